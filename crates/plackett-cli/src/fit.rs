@@ -1,0 +1,222 @@
+//! `plackett fit`.
+
+use anyhow::{Result, bail};
+use clap::Args;
+use plackett::data::{Dataset, TieSemantics};
+use plackett::infer::{Algorithm, PointOptions, Prior, fit_point};
+use plackett::io::output::{Diagnostics, FitReport, gauge_label, write_atomic};
+use plackett::io::{Format, ItemsSpec, ReadOptions, read_path};
+use plackett::posterior::Gauge;
+
+/// Options of `plackett fit`.
+#[derive(Args, Debug)]
+pub struct FitArgs {
+    /// Input file (CSV, PrefLib .soc/.soi/.toc/.toi, JSON, or selectors JSON).
+    pub file: String,
+    /// Input format (default: from the extension).
+    #[arg(long, value_parser = ["csv", "preflib", "json", "selectors"])]
+    pub format: Option<String>,
+    /// CSV column naming the ranking.
+    #[arg(long, default_value = "ranking")]
+    pub ranking_col: String,
+    /// CSV column holding the rank (lower is better; equal ranks form a tied group).
+    #[arg(long, default_value = "rank")]
+    pub rank_col: String,
+    /// CSV column naming the item.
+    #[arg(long, default_value = "item")]
+    pub item_col: String,
+    /// CSV column with observation weights (optional; constant within a ranking).
+    #[arg(long, default_value = "weight")]
+    pub weight_col: String,
+    /// Rankings are top-k lists of the whole item universe (unlisted items rank below).
+    #[arg(long)]
+    pub top_k: bool,
+    /// Declare the item universe: a file of names (one per line) or a count N (ids 0..N-1).
+    #[arg(long, value_name = "FILE|N")]
+    pub items: Option<String>,
+    /// Reading of tied groups: unknown order, or ties as events (Davidson–Luce).
+    #[arg(long, default_value = "unknown", value_parser = ["unknown", "event"])]
+    pub ties: String,
+    /// Drop these items from every observation before fitting (comma-separated names).
+    #[arg(long, value_name = "NAME[,NAME…]")]
+    pub exclude: Option<String>,
+    /// Selectors input: use only this case (0-based).
+    #[arg(long)]
+    pub case: Option<usize>,
+    /// Inference engine.
+    #[arg(long, default_value = "mle", value_parser = ["mle", "map", "gibbs", "ep", "vb"])]
+    pub engine: String,
+    /// Optimiser for mle/map.
+    #[arg(long, default_value = "auto", value_parser = ["auto", "newton", "mm", "ilsr"])]
+    pub algorithm: String,
+    /// Prior family for map: Gamma on worths, or Normal on log-worths.
+    #[arg(long, default_value = "gamma", value_parser = ["gamma", "normal"])]
+    pub prior: String,
+    /// Gamma prior shape on worths (map, gibbs, ep, vb).
+    #[arg(long, default_value_t = 2.0)]
+    pub prior_shape: f64,
+    /// Gamma prior rate on worths (map, gibbs, ep, vb).
+    #[arg(long, default_value_t = 1.0)]
+    pub prior_rate: f64,
+    /// Normal prior mean of log-worths (with --prior normal).
+    #[arg(long, default_value_t = 0.0)]
+    pub prior_mean: f64,
+    /// Normal prior sd of log-worths (with --prior normal).
+    #[arg(long, default_value_t = 1.0)]
+    pub prior_sd: f64,
+    /// Pseudo-rankings: W wins and W losses per item against a ghost item of worth 1.
+    #[arg(long, value_name = "W")]
+    pub pseudo: Option<f64>,
+    /// Report log-worths relative to this item (default: mean-centred).
+    #[arg(long, value_name = "NAME")]
+    pub reference: Option<String>,
+    /// Convergence tolerance on the max-norm of the score.
+    #[arg(long, default_value_t = 1e-10)]
+    pub tol: f64,
+    /// Iteration cap (0 = engine default).
+    #[arg(long, default_value_t = 0)]
+    pub max_iter: usize,
+    /// Skip standard errors (large problems).
+    #[arg(long)]
+    pub no_se: bool,
+    /// Posterior draws kept per chain (gibbs).
+    #[arg(long, default_value_t = 5000)]
+    pub samples: usize,
+    /// Burn-in sweeps per chain (gibbs).
+    #[arg(long, default_value_t = 1000)]
+    pub burn_in: usize,
+    /// Number of chains (gibbs).
+    #[arg(long, default_value_t = 4)]
+    pub chains: usize,
+    /// Random seed.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Item features CSV (item,f1,f2,…) for PL regression.
+    #[arg(long)]
+    pub features: Option<String>,
+    /// Prior precision of regression weights, or `auto`.
+    #[arg(long)]
+    pub eta: Option<String>,
+    /// Standardise feature columns before fitting.
+    #[arg(long, value_parser = ["on", "off"])]
+    pub standardize: Option<String>,
+    /// Output format.
+    #[arg(long, default_value = "table", value_parser = ["table", "json", "csv"])]
+    pub output: String,
+    /// Write the output to this file instead of standard output.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<String>,
+    /// Write a self-contained HTML report.
+    #[arg(long, value_name = "FILE.html")]
+    pub report: Option<String>,
+}
+
+/// Read the dataset named by the arguments, applying --exclude.
+pub fn load(a: &FitArgs) -> Result<Dataset> {
+    let items = match &a.items {
+        Some(s) => Some(ItemsSpec::from_arg(s)?),
+        None => None,
+    };
+    let opts = ReadOptions {
+        format: a.format.as_deref().map(Format::parse).transpose()?,
+        ranking_col: a.ranking_col.clone(),
+        rank_col: a.rank_col.clone(),
+        item_col: a.item_col.clone(),
+        weight_col: a.weight_col.clone(),
+        top_k: a.top_k,
+        items,
+        ties: if a.ties == "event" { TieSemantics::Event } else { TieSemantics::UnknownOrder },
+        case: a.case,
+    };
+    if a.case.is_some() && opts.format != Some(Format::Selectors) {
+        bail!("invalid option --case: only with --format selectors");
+    }
+    let ds = read_path(&a.file, &opts)?;
+    Ok(match &a.exclude {
+        Some(list) => {
+            let names: Vec<String> = list.split(',').map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect();
+            ds.exclude(&names)?
+        }
+        None => ds,
+    })
+}
+
+fn gauge(a: &FitArgs, ds: &Dataset) -> Result<Gauge> {
+    Ok(match &a.reference {
+        None => Gauge::MeanCentred,
+        Some(name) => match ds.items().get(name) {
+            Some(id) => Gauge::Reference(id),
+            None => bail!("invalid option --reference: no item named {name:?} among the fitted items"),
+        },
+    })
+}
+
+/// Run `plackett fit`.
+pub fn run(a: &FitArgs) -> Result<()> {
+    if a.features.is_some() || a.eta.is_some() || a.standardize.is_some() {
+        bail!("not supported yet: --features/--eta/--standardize (PL regression) are not in this build");
+    }
+    if a.report.is_some() {
+        bail!("not supported yet: --report is not in this build");
+    }
+    let ds = load(a)?;
+    let gauge = gauge(a, &ds)?;
+    let report = match a.engine.as_str() {
+        "mle" | "map" => {
+            let prior = if a.engine == "mle" {
+                Prior::Flat
+            } else if a.prior == "normal" {
+                Prior::Normal { mean: a.prior_mean, sd: a.prior_sd }
+            } else {
+                Prior::Gamma { shape: a.prior_shape, rate: a.prior_rate }
+            };
+            let opts = PointOptions {
+                prior,
+                pseudo: a.pseudo,
+                algorithm: match a.algorithm.as_str() {
+                    "newton" => Algorithm::Newton,
+                    "mm" => Algorithm::Mm,
+                    "ilsr" => Algorithm::Ilsr,
+                    _ => Algorithm::Auto,
+                },
+                tol: a.tol,
+                max_iter: a.max_iter,
+                gauge: gauge.clone(),
+                standard_errors: !a.no_se,
+            };
+            let f = fit_point(&ds, &opts)?;
+            FitReport {
+                engine: f.engine.to_string(),
+                algorithm: f.algorithm.clone(),
+                n_items: ds.n_items(),
+                n_observations: ds.n_real_obs(),
+                dropped_observations: ds.dropped(),
+                ties: ds.ties().as_str().to_string(),
+                gauge: gauge_label(&gauge, ds.items().names()),
+                converged: f.converged,
+                iterations: f.iterations,
+                log_likelihood: Some(f.log_likelihood),
+                deviance: Some(f.deviance()),
+                aic: Some(f.aic()),
+                log_evidence: None,
+                elbo: None,
+                diagnostics: Diagnostics::default(),
+                items: f.summary.items,
+                coefficients: None,
+                tie_parameters: None,
+                notes: f.notes,
+            }
+        }
+        other => bail!("not supported yet: --engine {other} is not in this build (use mle or map)"),
+    };
+    let text = match a.output.as_str() {
+        "json" => report.to_json(),
+        "csv" => report.to_csv(),
+        _ => report.to_table(),
+    };
+    match &a.out {
+        Some(p) => write_atomic(p, text.as_bytes())?,
+        None => print!("{text}"),
+    }
+    Ok(())
+}

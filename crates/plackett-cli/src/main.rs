@@ -1,0 +1,38 @@
+//! `plackett`: the command-line front end. Argument parsing and output
+//! formatting only; all statistics live in the `plackett` library.
+
+mod demo;
+mod fit;
+
+use clap::{Parser, Subcommand};
+
+/// Bayesian and likelihood inference for Plackett–Luce models of rankings,
+/// choices and comparisons.
+#[derive(Parser)]
+#[command(name = "plackett", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Fit a Plackett–Luce model to rankings, choices or comparisons.
+    Fit(Box<fit::FitArgs>),
+    /// Simulate rankings from known worths, fit them, and compare.
+    Demo(demo::DemoArgs),
+}
+
+fn main() {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Fit(a) => fit::run(&a),
+        Command::Demo(a) => demo::run(&a),
+    };
+    if let Err(e) = result {
+        // One line, then status 2 (bad input, or an estimate that does not exist).
+        let msg = format!("{e:#}").replace('\n', " ");
+        eprintln!("error: {msg}");
+        std::process::exit(2);
+    }
+}

@@ -1,0 +1,302 @@
+//! Comparison graph and Hunter's (2004) Assumption 1.
+//!
+//! Edge `i → j` means "i ranked above j" in some observation. The PL MLE
+//! exists (is finite and unique up to scale) iff this graph is strongly
+//! connected. Edges are drawn between consecutive groups only (and from the
+//! last ranked group to the tail), which preserves reachability.
+//!
+//! Ties: an unknown-order group contributes **no** edges among its members
+//! (the likelihood can be pushed up by sending one member's worth to infinity,
+//! which puts it first in the group), while a tie *event* is evidence both
+//! ways (its probability vanishes if either worth dominates) and adds a
+//! cycle through the group.
+
+use super::dataset::{Dataset, Tail, TieSemantics};
+use crate::data::items::Items;
+
+/// Largest number of implicit top-k edges materialised for the exact test.
+const EDGE_BUDGET: usize = 50_000_000;
+
+/// Outcome of the connectivity test.
+#[derive(Debug, Clone)]
+pub struct Connectivity {
+    /// True if the MLE exists.
+    pub strongly_connected: bool,
+    /// Items that never ranked above any other item.
+    pub never_win: Vec<u32>,
+    /// Items that were never ranked below any other item.
+    pub never_lose: Vec<u32>,
+    /// Strongly connected components, if computed (largest first).
+    pub components: Vec<Vec<u32>>,
+    /// A component no item of which beat anything outside it (sink of the
+    /// condensation), if not covered by `never_win`.
+    pub sink: Option<Vec<u32>>,
+    /// A component never beaten by anything outside it.
+    pub source: Option<Vec<u32>>,
+    /// False if the universe was too large for the exact test and only the
+    /// win/loss counts were checked.
+    pub exact: bool,
+}
+
+/// Build the graph and test it.
+pub fn connectivity(ds: &Dataset) -> Connectivity {
+    let n = ds.n_items();
+    let mut adj: Vec<Vec<u32>> = vec![Vec::new(); n];
+    let mut win = vec![false; n];
+    let mut lose = vec![false; n];
+    let event = ds.ties() == TieSemantics::Event;
+    // Implicit edges to unlisted items go through one auxiliary node per
+    // top-k observation, if the budget allows.
+    let implicit: usize = ds
+        .observations()
+        .filter(|o| o.tail == Tail::Universe)
+        .map(|o| ds.universe().saturating_sub(o.members.len()))
+        .sum();
+    let exact = implicit <= EDGE_BUDGET;
+    let mut aux_targets: Vec<Vec<u32>> = Vec::new(); // listed sets, per aux node
+    for obs in ds.observations() {
+        let groups: Vec<_> = obs.groups().collect();
+        for (gi, g) in groups.iter().enumerate() {
+            let mem = &obs.members[g.start..g.end];
+            if event && !g.is_tail && mem.len() > 1 {
+                for k in 0..mem.len() {
+                    let (a, b) = (mem[k], mem[(k + 1) % mem.len()]);
+                    adj[a as usize].push(b);
+                    win[a as usize] = true;
+                    lose[b as usize] = true;
+                }
+            }
+            if let Some(next) = groups.get(gi + 1) {
+                for &a in mem {
+                    for &b in &obs.members[next.start..next.end] {
+                        adj[a as usize].push(b);
+                        win[a as usize] = true;
+                        lose[b as usize] = true;
+                    }
+                }
+            }
+        }
+        if obs.tail == Tail::Universe && obs.members.len() < ds.universe() {
+            let last = groups.last().expect("non-empty");
+            let aux = (n + aux_targets.len()) as u32;
+            for &a in &obs.members[last.start..last.end] {
+                win[a as usize] = true;
+                if exact {
+                    adj[a as usize].push(aux);
+                }
+            }
+            // Every unlisted item loses here.
+            let mut listed = obs.members.to_vec();
+            listed.sort_unstable();
+            aux_targets.push(listed);
+        }
+    }
+    // Unlisted items of top-k observations lost at least once.
+    if !aux_targets.is_empty() {
+        let mut in_all = vec![0usize; n];
+        for listed in &aux_targets {
+            for &i in listed {
+                in_all[i as usize] += 1;
+            }
+        }
+        for i in 0..ds.universe() {
+            if in_all[i] < aux_targets.len() {
+                lose[i] = true;
+            }
+        }
+    }
+    let never_win: Vec<u32> = (0..n as u32).filter(|&i| !win[i as usize]).collect();
+    let never_lose: Vec<u32> = (0..n as u32).filter(|&i| !lose[i as usize]).collect();
+    if !exact {
+        let ok = never_win.is_empty() && never_lose.is_empty();
+        return Connectivity {
+            strongly_connected: ok,
+            never_win,
+            never_lose,
+            components: Vec::new(),
+            sink: None,
+            source: None,
+            exact: false,
+        };
+    }
+    // Materialise aux nodes.
+    let total = n + aux_targets.len();
+    adj.resize(total, Vec::new());
+    for (k, listed) in aux_targets.iter().enumerate() {
+        let aux = n + k;
+        let mut p = 0;
+        for i in 0..ds.universe() as u32 {
+            if p < listed.len() && listed[p] == i {
+                p += 1;
+                continue;
+            }
+            adj[aux].push(i);
+        }
+    }
+    let comp = tarjan(&adj);
+    // Components restricted to items (aux nodes dropped).
+    let n_comp = comp.iter().copied().max().map_or(0, |m| m + 1);
+    let mut members: Vec<Vec<u32>> = vec![Vec::new(); n_comp];
+    for i in 0..n {
+        members[comp[i]].push(i as u32);
+    }
+    let item_comps: Vec<usize> = (0..n_comp).filter(|&c| !members[c].is_empty()).collect();
+    let strongly = item_comps.len() <= 1;
+    let (mut sink, mut source) = (None, None);
+    if !strongly {
+        // Condensation degrees over item components (through aux nodes too).
+        let mut out_other = vec![false; n_comp];
+        let mut in_other = vec![false; n_comp];
+        for (u, nb) in adj.iter().enumerate() {
+            for &v in nb {
+                let (cu, cv) = (comp[u], comp[v as usize]);
+                if cu != cv {
+                    out_other[cu] = true;
+                    in_other[cv] = true;
+                }
+            }
+        }
+        // Aux nodes forward wins of their listed items: treat an aux node's
+        // component as reachable, so use item components only.
+        let smallest = |pred: &dyn Fn(usize) -> bool| -> Option<Vec<u32>> {
+            item_comps
+                .iter()
+                .copied()
+                .filter(|&c| pred(c))
+                .min_by_key(|&c| members[c].len())
+                .map(|c| members[c].clone())
+        };
+        sink = smallest(&|c| !out_other[c] || members[c].iter().all(|&i| !win[i as usize]));
+        source = smallest(&|c| !in_other[c]);
+    }
+    let mut components: Vec<Vec<u32>> = item_comps.iter().map(|&c| members[c].clone()).collect();
+    components.sort_by_key(|c| std::cmp::Reverse(c.len()));
+    Connectivity {
+        strongly_connected: strongly,
+        never_win,
+        never_lose,
+        components,
+        sink,
+        source,
+        exact: true,
+    }
+}
+
+/// Iterative Tarjan; returns the component id of each node.
+fn tarjan(adj: &[Vec<u32>]) -> Vec<usize> {
+    let n = adj.len();
+    let mut index = vec![usize::MAX; n];
+    let mut low = vec![0usize; n];
+    let mut on_stack = vec![false; n];
+    let mut stack: Vec<usize> = Vec::new();
+    let mut comp = vec![usize::MAX; n];
+    let mut next_index = 0;
+    let mut n_comp = 0;
+    let mut call: Vec<(usize, usize)> = Vec::new();
+    for root in 0..n {
+        if index[root] != usize::MAX {
+            continue;
+        }
+        call.push((root, 0));
+        index[root] = next_index;
+        low[root] = next_index;
+        next_index += 1;
+        stack.push(root);
+        on_stack[root] = true;
+        while let Some(&mut (v, ref mut ei)) = call.last_mut() {
+            if *ei < adj[v].len() {
+                let w = adj[v][*ei] as usize;
+                *ei += 1;
+                if index[w] == usize::MAX {
+                    index[w] = next_index;
+                    low[w] = next_index;
+                    next_index += 1;
+                    stack.push(w);
+                    on_stack[w] = true;
+                    call.push((w, 0));
+                } else if on_stack[w] {
+                    low[v] = low[v].min(index[w]);
+                }
+            } else {
+                call.pop();
+                if let Some(&(u, _)) = call.last() {
+                    low[u] = low[u].min(low[v]);
+                }
+                if low[v] == index[v] {
+                    loop {
+                        let w = stack.pop().expect("stack");
+                        on_stack[w] = false;
+                        comp[w] = n_comp;
+                        if w == v {
+                            break;
+                        }
+                    }
+                    n_comp += 1;
+                }
+            }
+        }
+    }
+    comp
+}
+
+/// The message shown when the MLE does not exist.
+pub fn non_existence_message(c: &Connectivity, items: &Items) -> String {
+    let names = |ids: &[u32]| -> String {
+        let shown: Vec<&str> = ids.iter().take(12).map(|&i| items.name(i)).collect();
+        let more = if ids.len() > 12 {
+            format!(", … ({} more)", ids.len() - 12)
+        } else {
+            String::new()
+        };
+        format!("{}{more}", shown.join(", "))
+    };
+    let plural = |k: usize| if k == 1 { "item" } else { "items" };
+    let mut parts = Vec::new();
+    if !c.never_win.is_empty() {
+        parts.push(format!(
+            "{} {} never beat anyone: {}",
+            c.never_win.len(),
+            plural(c.never_win.len()),
+            names(&c.never_win)
+        ));
+    }
+    if !c.never_lose.is_empty() {
+        parts.push(format!(
+            "{} {} never lost to anyone: {}",
+            c.never_lose.len(),
+            plural(c.never_lose.len()),
+            names(&c.never_lose)
+        ));
+    }
+    if parts.is_empty() {
+        if let Some(s) = &c.sink {
+            parts.push(format!(
+                "{} {} never beat any item outside their group: {}",
+                s.len(),
+                plural(s.len()),
+                names(s)
+            ));
+        }
+        if let Some(s) = &c.source {
+            parts.push(format!(
+                "{} {} never lost to any item outside their group: {}",
+                s.len(),
+                plural(s.len()),
+                names(s)
+            ));
+        }
+        if parts.is_empty() {
+            parts.push(format!(
+                "the comparison graph splits into {} strongly connected parts",
+                c.components.len()
+            ));
+        }
+    }
+    format!(
+        "the maximum-likelihood estimate does not exist (comparison graph not strongly \
+         connected, Hunter 2004 Assumption 1): {}; remedies: --pseudo 0.5 (pseudo-rankings \
+         against a ghost item), --engine map (Gamma prior) or a Bayesian engine, or --exclude \
+         these items",
+        parts.join("; ")
+    )
+}

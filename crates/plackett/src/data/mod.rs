@@ -1,0 +1,9 @@
+//! Items, observations, the flat dataset, validation and connectivity.
+
+pub mod dataset;
+pub mod graph;
+pub mod items;
+pub mod simulate;
+
+pub use dataset::{Dataset, DatasetBuilder, Group, Observation, Tail, TieSemantics};
+pub use items::Items;

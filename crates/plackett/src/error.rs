@@ -1,0 +1,77 @@
+//! Error type shared by the whole library.
+//!
+//! Every error renders as a single line that names the place (file and line,
+//! field or option) and, where one exists, the remedy. The CLI prints it and
+//! exits with status 2.
+
+use std::fmt;
+
+/// Where in the user's input an error was found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Location {
+    /// File name as given by the user (or `<memory>` for in-memory input).
+    pub file: String,
+    /// 1-based line, if the error belongs to one line.
+    pub line: Option<usize>,
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.line {
+            Some(l) => write!(f, "{}:{}", self.file, l),
+            None => write!(f, "{}", self.file),
+        }
+    }
+}
+
+/// All errors the library reports to callers.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// Malformed or invalid input in a file.
+    #[error("{loc}: {msg}")]
+    Input { loc: Location, msg: String },
+    /// Invalid data built in memory (no file context).
+    #[error("invalid data: {0}")]
+    Data(String),
+    /// An option or parameter out of its domain.
+    #[error("invalid option {name}: {msg}")]
+    Option { name: String, msg: String },
+    /// The requested estimate does not exist for this data (e.g. MLE on a
+    /// comparison graph that is not strongly connected).
+    #[error("{0}")]
+    NotIdentifiable(String),
+    /// A numerical failure (non-finite value, improper cavity, singular
+    /// information matrix) with what to try instead.
+    #[error("numerical failure: {0}")]
+    Numerical(String),
+    /// A combination that the library does not (yet) support.
+    #[error("not supported: {0}")]
+    Unsupported(String),
+    /// I/O failure on a named file.
+    #[error("{file}: {msg}")]
+    Io { file: String, msg: String },
+}
+
+impl Error {
+    /// Error at a file position.
+    pub fn input(file: &str, line: Option<usize>, msg: impl Into<String>) -> Self {
+        Error::Input {
+            loc: Location {
+                file: file.to_string(),
+                line,
+            },
+            msg: msg.into(),
+        }
+    }
+
+    /// Error in an option value.
+    pub fn option(name: &str, msg: impl Into<String>) -> Self {
+        Error::Option {
+            name: name.to_string(),
+            msg: msg.into(),
+        }
+    }
+}
+
+/// Library result type.
+pub type Result<T> = std::result::Result<T, Error>;

@@ -1,0 +1,278 @@
+//! Point estimation (MLE and MAP) with standard errors: the `mle` and `map`
+//! engines. Chooses among Newton, MM (SQUAREM) and I-LSR, handles
+//! pseudo-rankings and the existence check, and fills the shared summary.
+
+use super::lsr::ilsr;
+use super::mm::{MmOptions, mm};
+use super::newton::{NewtonOptions, covariance, newton};
+use super::prior::Prior;
+use crate::data::graph::{connectivity, non_existence_message};
+use crate::data::{Dataset, TieSemantics};
+use crate::error::{Error, Result};
+use crate::model::pl::{self, Scope};
+use crate::posterior::{Gauge, Summary};
+
+/// Largest number of items for which Newton (dense Hessian) is used by default.
+pub const NEWTON_MAX: usize = 2_000;
+/// Largest number of items for which standard errors are computed by default.
+pub const SE_MAX: usize = 5_000;
+
+/// Optimisation algorithm.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Algorithm {
+    /// Newton for up to [`NEWTON_MAX`] items, else SQUAREM-accelerated MM.
+    Auto,
+    /// Newton with line search (dense Hessian).
+    Newton,
+    /// MM (Hunter 2004) with SQUAREM; MAP under Gamma or Normal priors.
+    Mm,
+    /// Iterative Luce spectral ranking (MLE only).
+    Ilsr,
+}
+
+/// Settings for [`fit_point`].
+#[derive(Debug, Clone)]
+pub struct PointOptions {
+    /// Prior; `Flat` gives the MLE.
+    pub prior: Prior,
+    /// Pseudo-rankings of this weight against a ghost item.
+    pub pseudo: Option<f64>,
+    /// Algorithm.
+    pub algorithm: Algorithm,
+    /// Score tolerance (max-norm of ∂objective/∂θ).
+    pub tol: f64,
+    /// Iteration cap (sweeps for MM, iterations for Newton/I-LSR).
+    pub max_iter: usize,
+    /// Gauge for reported log-worths.
+    pub gauge: Gauge,
+    /// Compute standard errors (needs the dense information matrix).
+    pub standard_errors: bool,
+}
+
+impl Default for PointOptions {
+    fn default() -> Self {
+        PointOptions {
+            prior: Prior::Flat,
+            pseudo: None,
+            algorithm: Algorithm::Auto,
+            tol: 1e-10,
+            max_iter: 0,
+            gauge: Gauge::MeanCentred,
+            standard_errors: true,
+        }
+    }
+}
+
+/// A fitted point estimate.
+#[derive(Debug, Clone)]
+pub struct PointFit {
+    /// `"mle"` or `"map"`.
+    pub engine: &'static str,
+    /// Algorithm actually used (e.g. `"newton"`, `"mm+squarem"`).
+    pub algorithm: String,
+    /// Log-worths of the real items (any gauge; see `summary`).
+    pub theta: Vec<f64>,
+    /// Converged to `tol`.
+    pub converged: bool,
+    /// Iterations (Newton/I-LSR) or data sweeps (MM).
+    pub iterations: usize,
+    /// Max-norm of the score at the estimate.
+    pub score_norm: f64,
+    /// Log-likelihood of the real observations at the estimate.
+    pub log_likelihood: f64,
+    /// Number of free parameters used for AIC.
+    pub n_parameters: usize,
+    /// Per-item summary.
+    pub summary: Summary,
+    /// Notes for the user (dropped observations, skipped SEs, …).
+    pub notes: Vec<String>,
+}
+
+impl PointFit {
+    /// Deviance `−2ℓ` (the saturated log-likelihood of ranking data is 0).
+    pub fn deviance(&self) -> f64 {
+        -2.0 * self.log_likelihood
+    }
+    /// AIC `−2ℓ + 2k`.
+    pub fn aic(&self) -> f64 {
+        self.deviance() + 2.0 * self.n_parameters as f64
+    }
+}
+
+/// Fit the MLE (flat prior) or MAP.
+pub fn fit_point(ds: &Dataset, opts: &PointOptions) -> Result<PointFit> {
+    opts.prior.check()?;
+    if ds.n_real_obs() == 0 {
+        return Err(Error::Data(
+            "no informative observations (every observation lists fewer than two items)".into(),
+        ));
+    }
+    if ds.ties() == TieSemantics::Event && ds.has_ties() {
+        return Err(Error::Unsupported(
+            "ties as events (Davidson–Luce) are fitted by the davidson engine, which is not \
+             available yet in this build; use --ties unknown"
+                .into(),
+        ));
+    }
+    pl::check_supported(ds)?;
+    let n_real = ds.n_items();
+    let mut notes = Vec::new();
+    if let Gauge::Reference(r) = opts.gauge {
+        if r as usize >= n_real {
+            return Err(Error::option("--reference", "reference item out of range"));
+        }
+    }
+    let flat = !opts.prior.is_proper();
+    if flat && opts.pseudo.is_none() {
+        let c = connectivity(ds);
+        if !c.strongly_connected {
+            return Err(Error::NotIdentifiable(non_existence_message(&c, ds.items())));
+        }
+    }
+    if let Prior::Gamma { shape, .. } = opts.prior {
+        if shape <= 1.0 {
+            let w = pl::wins(ds, Scope::All);
+            let zero: Vec<&str> = (0..n_real)
+                .filter(|&i| w[i] + shape - 1.0 <= 0.0)
+                .map(|i| ds.items().name(i as u32))
+                .collect();
+            if !zero.is_empty() {
+                return Err(Error::NotIdentifiable(format!(
+                    "the MAP under Gamma(shape {shape}) is on the boundary (worth 0) for {} \
+                     item(s) that never win: {}; use --prior-shape > 1, or a Bayesian engine \
+                     (posterior means exist for any shape > 0)",
+                    zero.len(),
+                    zero.iter().take(12).cloned().collect::<Vec<_>>().join(", ")
+                )));
+            }
+        }
+    }
+    let (work, fixed) = match opts.pseudo {
+        Some(w) => {
+            let (d, g) = ds.with_ghost(w)?;
+            notes.push(format!(
+                "pseudo-rankings: each item won and lost {w} time(s) against a ghost item; \
+                 standard errors and log-likelihood use the real data only"
+            ));
+            (d, Some(g))
+        }
+        None => (ds.clone(), None),
+    };
+    let n = work.n_items();
+    let theta0 = vec![0.0; n];
+    let algorithm = match opts.algorithm {
+        Algorithm::Auto if n <= NEWTON_MAX => Algorithm::Newton,
+        Algorithm::Auto => Algorithm::Mm,
+        a => a,
+    };
+    if algorithm == Algorithm::Ilsr && !flat {
+        return Err(Error::option("--algorithm", "ilsr computes the MLE only (no prior)"));
+    }
+    let max_iter = |default: usize| if opts.max_iter == 0 { default } else { opts.max_iter };
+    let (theta_full, converged, iterations, score_norm, alg_name) = match algorithm {
+        Algorithm::Newton => {
+            // A few MM sweeps give Newton a start inside the region where
+            // full steps are taken, which matters on badly conditioned data.
+            let warm = mm(
+                &work,
+                &theta0,
+                &MmOptions {
+                    prior: opts.prior,
+                    fixed,
+                    max_iter: 6,
+                    tol: opts.tol,
+                    accelerate: true,
+                },
+            );
+            let r = newton(
+                &work,
+                &warm.theta,
+                &NewtonOptions {
+                    prior: opts.prior,
+                    fixed,
+                    max_iter: max_iter(200),
+                    tol: opts.tol,
+                },
+            )?;
+            (r.theta, r.converged, r.iterations, r.score_norm, "newton".to_string())
+        }
+        Algorithm::Mm | Algorithm::Auto => {
+            let r = mm(
+                &work,
+                &theta0,
+                &MmOptions {
+                    prior: opts.prior,
+                    fixed,
+                    max_iter: max_iter(100_000),
+                    tol: opts.tol,
+                    accelerate: true,
+                },
+            );
+            (r.theta, r.converged, r.sweeps, r.score_norm, "mm+squarem".to_string())
+        }
+        Algorithm::Ilsr => {
+            if fixed.is_some() {
+                return Err(Error::option(
+                    "--algorithm",
+                    "ilsr does not support --pseudo; use mm or newton",
+                ));
+            }
+            let r = ilsr(&work, &theta0, opts.tol, max_iter(10_000))?;
+            (r.theta, r.converged, r.iterations, r.score_norm, "ilsr".to_string())
+        }
+    };
+    if theta_full.iter().any(|t| !t.is_finite()) {
+        return Err(Error::Numerical(
+            "non-finite estimate; the data may not identify every worth (try --pseudo or a prior)"
+                .into(),
+        ));
+    }
+    if !converged {
+        notes.push(format!(
+            "did not reach the score tolerance {:e} (score max-norm {score_norm:.3e}); raise \
+             --max-iter or use --algorithm newton",
+            opts.tol
+        ));
+    }
+    // Everything reported is about the real items and the real data.
+    let keep: Vec<usize> = (0..n_real).collect();
+    let theta: Vec<f64> = keep.iter().map(|&i| theta_full[i]).collect();
+    let loglik = pl::log_likelihood(&work, &theta_full, Scope::Real);
+    let cov = if opts.standard_errors && n_real <= SE_MAX {
+        let c = covariance(&work, &theta_full, opts.prior, &keep)?;
+        if c.is_none() {
+            notes.push(
+                "standard errors unavailable: the information matrix of the real data is \
+                 singular beyond the gauge (items not connected by the real data)"
+                    .into(),
+            );
+        }
+        c
+    } else {
+        if opts.standard_errors {
+            notes.push(format!(
+                "standard errors skipped: {n_real} items exceed the dense-matrix limit {SE_MAX}"
+            ));
+        }
+        None
+    };
+    let summary = Summary::from_point(ds.items().names(), &theta, cov.as_ref(), opts.gauge.clone());
+    if ds.dropped() > 0 {
+        notes.push(format!(
+            "{} uninformative observation(s) dropped (a single item, or one unknown-order group)",
+            ds.dropped()
+        ));
+    }
+    Ok(PointFit {
+        engine: if flat { "mle" } else { "map" },
+        algorithm: alg_name,
+        theta,
+        converged,
+        iterations,
+        score_norm,
+        log_likelihood: loglik,
+        n_parameters: n_real.saturating_sub(1),
+        summary,
+        notes,
+    })
+}

@@ -1,0 +1,168 @@
+//! Long CSV: one row per (ranking, item), with a rank column (lower is
+//! better; equal ranks form a tied group) and an optional weight column.
+
+use super::{ReadOptions, initial_items};
+use crate::data::{Dataset, DatasetBuilder, Tail};
+use crate::error::{Error, Result};
+use std::collections::HashMap;
+
+struct Row {
+    rank: f64,
+    item: u32,
+    line: usize,
+}
+
+/// Parse long-format CSV text.
+pub fn read(name: &str, text: &str, opts: &ReadOptions) -> Result<Dataset> {
+    let mut rdr = csv::ReaderBuilder::new()
+        .has_headers(true)
+        .flexible(false)
+        .trim(csv::Trim::All)
+        .from_reader(text.as_bytes());
+    let headers = rdr
+        .headers()
+        .map_err(|e| csv_err(name, &e))?
+        .iter()
+        .map(|h| h.trim_start_matches('\u{feff}').to_string())
+        .collect::<Vec<_>>();
+    if headers.iter().all(|h| h.is_empty()) {
+        return Err(Error::input(name, Some(1), "empty file or missing header row"));
+    }
+    let col = |want: &str, flag: &str| -> Result<usize> {
+        headers.iter().position(|h| h == want).ok_or_else(|| {
+            Error::input(
+                name,
+                Some(1),
+                format!(
+                    "no column named {want:?} (set it with {flag}; columns are: {})",
+                    headers.join(", ")
+                ),
+            )
+        })
+    };
+    let c_rank_id = col(&opts.ranking_col, "--ranking-col")?;
+    let c_rank = col(&opts.rank_col, "--rank-col")?;
+    let c_item = col(&opts.item_col, "--item-col")?;
+    let c_weight = headers.iter().position(|h| h == &opts.weight_col);
+    let (items, closed) = initial_items(opts);
+    let mut b = DatasetBuilder::new(items, opts.ties);
+    let mut order: Vec<String> = Vec::new();
+    let mut rankings: HashMap<String, (Vec<Row>, Option<(f64, usize)>)> = HashMap::new();
+    let mut rec = csv::StringRecord::new();
+    loop {
+        match rdr.read_record(&mut rec) {
+            Ok(false) => break,
+            Ok(true) => {}
+            Err(e) => return Err(csv_err(name, &e)),
+        }
+        let line = rec.position().map_or(0, |p| p.line() as usize);
+        let rid = rec.get(c_rank_id).unwrap_or("").to_string();
+        if rid.is_empty() {
+            return Err(Error::input(name, Some(line), format!("empty {} field", opts.ranking_col)));
+        }
+        let rank_s = rec.get(c_rank).unwrap_or("");
+        let rank: f64 = rank_s.parse().map_err(|_| {
+            Error::input(name, Some(line), format!("{} {rank_s:?} is not a number", opts.rank_col))
+        })?;
+        if !rank.is_finite() {
+            return Err(Error::input(name, Some(line), format!("{} must be finite", opts.rank_col)));
+        }
+        let item_s = rec.get(c_item).unwrap_or("");
+        if item_s.is_empty() {
+            return Err(Error::input(name, Some(line), format!("empty {} field", opts.item_col)));
+        }
+        let item = match b.items().get(item_s) {
+            Some(i) => i,
+            None if closed => {
+                return Err(Error::input(
+                    name,
+                    Some(line),
+                    format!("item {item_s:?} is not in the declared universe (--items)"),
+                ));
+            }
+            None => b.items_mut().intern(item_s),
+        };
+        let weight = match c_weight {
+            Some(c) => {
+                let w_s = rec.get(c).unwrap_or("");
+                let w: f64 = w_s.parse().map_err(|_| {
+                    Error::input(name, Some(line), format!("weight {w_s:?} is not a number"))
+                })?;
+                if !(w.is_finite() && w > 0.0) {
+                    return Err(Error::input(
+                        name,
+                        Some(line),
+                        format!("weight must be positive and finite, got {w_s}"),
+                    ));
+                }
+                Some(w)
+            }
+            None => None,
+        };
+        let entry = rankings.entry(rid.clone()).or_insert_with(|| {
+            order.push(rid.clone());
+            (Vec::new(), None)
+        });
+        if let Some(w) = weight {
+            match entry.1 {
+                None => entry.1 = Some((w, line)),
+                Some((w0, l0)) if w0 != w => {
+                    return Err(Error::input(
+                        name,
+                        Some(line),
+                        format!(
+                            "weight {w} differs from weight {w0} on line {l0} of the same {} {rid:?}",
+                            opts.ranking_col
+                        ),
+                    ));
+                }
+                _ => {}
+            }
+        }
+        if let Some(prev) = entry.0.iter().find(|r| r.item == item) {
+            return Err(Error::input(
+                name,
+                Some(line),
+                format!(
+                    "item {item_s:?} appears twice in {} {rid:?} (first on line {})",
+                    opts.ranking_col, prev.line
+                ),
+            ));
+        }
+        entry.0.push(Row { rank, item, line });
+    }
+    if order.is_empty() {
+        return Err(Error::input(name, None, "no data rows"));
+    }
+    let tail = if opts.top_k { Tail::Universe } else { Tail::None };
+    for rid in &order {
+        let (mut rows, w) = rankings.remove(rid).expect("present");
+        rows.sort_by(|a, b| a.rank.total_cmp(&b.rank).then(a.line.cmp(&b.line)));
+        let mut groups: Vec<Vec<u32>> = Vec::new();
+        let mut last = f64::NAN;
+        for r in &rows {
+            if r.rank == last {
+                groups.last_mut().expect("group").push(r.item);
+            } else {
+                groups.push(vec![r.item]);
+                last = r.rank;
+            }
+        }
+        let line = rows.iter().map(|r| r.line).min().unwrap_or(0);
+        b.push(&groups, tail, &[], w.map_or(1.0, |x| x.0))
+            .map_err(|m| Error::input(name, Some(line), format!("{} {rid:?}: {m}", opts.ranking_col)))?;
+    }
+    Ok(b.finish())
+}
+
+fn csv_err(name: &str, e: &csv::Error) -> Error {
+    let line = e.position().map(|p| p.line() as usize);
+    let msg = match e.kind() {
+        csv::ErrorKind::UnequalLengths { expected_len, len, .. } => {
+            format!("expected {expected_len} fields, found {len}")
+        }
+        csv::ErrorKind::Utf8 { .. } => "not valid UTF-8 text".to_string(),
+        _ => format!("malformed CSV: {e}"),
+    };
+    Error::input(name, line, msg)
+}

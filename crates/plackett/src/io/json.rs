@@ -1,0 +1,240 @@
+//! JSON rankings.
+//!
+//! * A list of rankings, best first, choix style: `[[2,0,1],[0,[1,2]],…]`;
+//!   an inner list is a tied group. Items are ids named by their decimal
+//!   string; the universe is `0..=max id` unless `--items` declares it.
+//! * An object `{"items": [names…], "rankings": [...], "weights": [...]}`:
+//!   `items` declares the universe; ranking entries are names (strings) or
+//!   indices into `items`; `weights` is optional.
+
+use super::json_value::{JValue, Spanned, parse};
+use super::{ReadOptions, initial_items};
+use crate::data::{Dataset, DatasetBuilder, Items, Tail};
+use crate::error::{Error, Result};
+
+/// Parse JSON rankings.
+pub fn read(name: &str, text: &str, opts: &ReadOptions) -> Result<Dataset> {
+    let doc = parse(text).map_err(|e| Error::input(name, Some(e.line), e.msg))?;
+    match &doc.value {
+        JValue::Array(rankings) => read_lists(name, rankings, None, opts),
+        JValue::Object(fields) => {
+            let mut items_v = None;
+            let mut rankings_v = None;
+            let mut weights_v = None;
+            for (k, v) in fields {
+                match k.as_str() {
+                    "items" => items_v = Some(v),
+                    "rankings" => rankings_v = Some(v),
+                    "weights" => weights_v = Some(v),
+                    other => {
+                        return Err(Error::input(
+                            name,
+                            Some(v.line),
+                            format!("unknown key {other:?} (expected items, rankings, weights)"),
+                        ));
+                    }
+                }
+            }
+            let Some(r) = rankings_v else {
+                return Err(Error::input(name, Some(doc.line), "object has no \"rankings\" key"));
+            };
+            let JValue::Array(rankings) = &r.value else {
+                return Err(Error::input(name, Some(r.line), "\"rankings\" must be an array"));
+            };
+            let items = match items_v {
+                None => None,
+                Some(v) => {
+                    let JValue::Array(a) = &v.value else {
+                        return Err(Error::input(name, Some(v.line), "\"items\" must be an array of names"));
+                    };
+                    let mut it = Items::new();
+                    for e in a {
+                        let nm = match &e.value {
+                            JValue::String(s) if !s.is_empty() => s.clone(),
+                            JValue::Number(_, t) => t.clone(),
+                            other => {
+                                return Err(Error::input(
+                                    name,
+                                    Some(e.line),
+                                    format!("item name must be a non-empty string, found {}", other.kind()),
+                                ));
+                            }
+                        };
+                        if it.get(&nm).is_some() {
+                            return Err(Error::input(name, Some(e.line), format!("duplicate item name {nm:?}")));
+                        }
+                        it.intern(&nm);
+                    }
+                    if it.is_empty() {
+                        return Err(Error::input(name, Some(v.line), "\"items\" is empty"));
+                    }
+                    Some(it)
+                }
+            };
+            let weights = match weights_v {
+                None => None,
+                Some(v) => {
+                    let JValue::Array(a) = &v.value else {
+                        return Err(Error::input(name, Some(v.line), "\"weights\" must be an array of numbers"));
+                    };
+                    if a.len() != rankings.len() {
+                        return Err(Error::input(
+                            name,
+                            Some(v.line),
+                            format!("{} weights for {} rankings", a.len(), rankings.len()),
+                        ));
+                    }
+                    let mut ws = Vec::new();
+                    for e in a {
+                        match &e.value {
+                            JValue::Number(x, _) if *x > 0.0 => ws.push((*x, e.line)),
+                            _ => {
+                                return Err(Error::input(name, Some(e.line), "weight must be a positive number"));
+                            }
+                        }
+                    }
+                    Some(ws)
+                }
+            };
+            read_object(name, rankings, items, weights, opts)
+        }
+        other => Err(Error::input(
+            name,
+            Some(doc.line),
+            format!("expected a list of rankings or an object, found {}", other.kind()),
+        )),
+    }
+}
+
+/// Collect `(groups, line)` with a resolver for each leaf.
+fn collect(
+    name: &str,
+    rankings: &[Spanned],
+    resolve: &mut dyn FnMut(&Spanned) -> Result<u32>,
+) -> Result<Vec<(Vec<Vec<u32>>, usize)>> {
+    let mut out = Vec::with_capacity(rankings.len());
+    for r in rankings {
+        let JValue::Array(elems) = &r.value else {
+            return Err(Error::input(name, Some(r.line), format!("a ranking must be an array, found {}", r.value.kind())));
+        };
+        let mut groups = Vec::with_capacity(elems.len());
+        for e in elems {
+            match &e.value {
+                JValue::Array(g) => {
+                    if g.is_empty() {
+                        return Err(Error::input(name, Some(e.line), "empty tied group []"));
+                    }
+                    let mut ids = Vec::with_capacity(g.len());
+                    for x in g {
+                        if let JValue::Array(_) = x.value {
+                            return Err(Error::input(name, Some(x.line), "tied groups cannot be nested"));
+                        }
+                        ids.push(resolve(x)?);
+                    }
+                    groups.push(ids);
+                }
+                _ => groups.push(vec![resolve(e)?]),
+            }
+        }
+        if groups.is_empty() {
+            return Err(Error::input(name, Some(r.line), "empty ranking []"));
+        }
+        out.push((groups, r.line));
+    }
+    Ok(out)
+}
+
+fn as_index(name: &str, v: &Spanned) -> Result<u64> {
+    match &v.value {
+        JValue::Number(x, t) if *x >= 0.0 && x.fract() == 0.0 && *x < 4e9 && !t.contains(['e', 'E', '.']) => {
+            Ok(*x as u64)
+        }
+        JValue::Number(_, t) => Err(Error::input(name, Some(v.line), format!("item id {t} is not a non-negative integer"))),
+        other => Err(Error::input(name, Some(v.line), format!("expected an item id, found {}", other.kind()))),
+    }
+}
+
+fn read_lists(name: &str, rankings: &[Spanned], _w: Option<()>, opts: &ReadOptions) -> Result<Dataset> {
+    let (declared, closed) = initial_items(opts);
+    let mut max_id = 0u64;
+    let groups = collect(name, rankings, &mut |v| {
+        let i = as_index(name, v)?;
+        if closed && i as usize >= declared.len() {
+            return Err(Error::input(
+                name,
+                Some(v.line),
+                format!("item id {i} outside the declared universe of {} items (--items)", declared.len()),
+            ));
+        }
+        max_id = max_id.max(i);
+        Ok(i as u32)
+    })?;
+    if groups.is_empty() {
+        return Err(Error::input(name, None, "no rankings"));
+    }
+    let items = if closed { declared } else { Items::numbered(max_id as usize + 1) };
+    build(name, items, groups, None, opts)
+}
+
+fn read_object(
+    name: &str,
+    rankings: &[Spanned],
+    items: Option<Items>,
+    weights: Option<Vec<(f64, usize)>>,
+    opts: &ReadOptions,
+) -> Result<Dataset> {
+    let (declared, closed) = initial_items(opts);
+    let items = match (items, closed) {
+        (Some(i), true) => {
+            if i.names() != declared.names() {
+                return Err(Error::input(name, None, "\"items\" in the file differs from --items"));
+            }
+            i
+        }
+        (Some(i), false) => i,
+        (None, true) => declared,
+        (None, false) => Items::new(),
+    };
+    let fixed = !items.is_empty();
+    let mut items = items;
+    let groups = collect(name, rankings, &mut |v| match &v.value {
+        JValue::String(s) => match items.get(s) {
+            Some(i) => Ok(i),
+            None if !fixed => Ok(items.intern(s)),
+            None => Err(Error::input(name, Some(v.line), format!("item {s:?} is not in \"items\""))),
+        },
+        _ => {
+            let i = as_index(name, v)?;
+            if (i as usize) < items.len() {
+                Ok(i as u32)
+            } else {
+                Err(Error::input(
+                    name,
+                    Some(v.line),
+                    format!("item index {i} outside \"items\" ({} names)", items.len()),
+                ))
+            }
+        }
+    })?;
+    if groups.is_empty() {
+        return Err(Error::input(name, None, "no rankings"));
+    }
+    build(name, items, groups, weights, opts)
+}
+
+fn build(
+    name: &str,
+    items: Items,
+    groups: Vec<(Vec<Vec<u32>>, usize)>,
+    weights: Option<Vec<(f64, usize)>>,
+    opts: &ReadOptions,
+) -> Result<Dataset> {
+    let mut b = DatasetBuilder::new(items, opts.ties);
+    let tail = if opts.top_k { Tail::Universe } else { Tail::None };
+    for (k, (g, line)) in groups.iter().enumerate() {
+        let w = weights.as_ref().map_or(1.0, |ws| ws[k].0);
+        b.push(g, tail, &[], w)
+            .map_err(|m| Error::input(name, Some(*line), format!("ranking {}: {m}", k + 1)))?;
+    }
+    Ok(b.finish())
+}

@@ -1,0 +1,199 @@
+//! Readers and writers.
+//!
+//! Every reader returns one-line errors naming the file and line, never
+//! panics on arbitrary bytes, and produces the one flat
+//! [`Dataset`](crate::data::Dataset).
+
+pub mod csv_long;
+pub mod json;
+pub mod json_value;
+pub mod output;
+pub mod preflib;
+pub mod selectors;
+
+use crate::data::{Dataset, Items, TieSemantics};
+use crate::error::{Error, Result};
+use std::path::Path;
+
+/// Input format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// Long CSV: one row per (ranking, item).
+    Csv,
+    /// PrefLib SOC/SOI/TOC/TOI.
+    Preflib,
+    /// choix-style JSON lists or the object form.
+    Json,
+    /// Nested case → annotator → group → id lists (Stutz et al. selectors).
+    Selectors,
+}
+
+impl Format {
+    /// Format from a flag value.
+    pub fn parse(s: &str) -> Result<Format> {
+        match s {
+            "csv" => Ok(Format::Csv),
+            "preflib" => Ok(Format::Preflib),
+            "json" => Ok(Format::Json),
+            "selectors" => Ok(Format::Selectors),
+            _ => Err(Error::option(
+                "--format",
+                format!("unknown format {s:?} (csv, preflib, json, selectors)"),
+            )),
+        }
+    }
+
+    /// Format from a file extension.
+    pub fn from_path(path: &str) -> Result<Format> {
+        let ext = Path::new(path)
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(|e| e.to_ascii_lowercase())
+            .unwrap_or_default();
+        match ext.as_str() {
+            "csv" => Ok(Format::Csv),
+            "soc" | "soi" | "toc" | "toi" => Ok(Format::Preflib),
+            "json" => Ok(Format::Json),
+            _ => Err(Error::input(
+                path,
+                None,
+                "cannot tell the format from the extension; use --format csv|preflib|json|selectors",
+            )),
+        }
+    }
+}
+
+/// Declared item universe (`--items`).
+#[derive(Debug, Clone)]
+pub enum ItemsSpec {
+    /// Names, id i = line i.
+    Names(Vec<String>),
+    /// Ids `0..n`.
+    Count(usize),
+}
+
+impl ItemsSpec {
+    /// Parse the `--items` value: a count, or a file of names (one per line).
+    pub fn from_arg(arg: &str) -> Result<ItemsSpec> {
+        if let Ok(n) = arg.trim().parse::<usize>() {
+            if n == 0 {
+                return Err(Error::option("--items", "the universe needs at least one item"));
+            }
+            return Ok(ItemsSpec::Count(n));
+        }
+        let text = read_text(arg)?;
+        let mut names = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        for (k, line) in text.lines().enumerate() {
+            let name = line.trim();
+            if name.is_empty() {
+                if text.lines().skip(k).all(|l| l.trim().is_empty()) {
+                    break;
+                }
+                return Err(Error::input(arg, Some(k + 1), "empty item name"));
+            }
+            if !seen.insert(name.to_string()) {
+                return Err(Error::input(arg, Some(k + 1), format!("duplicate item name {name:?}")));
+            }
+            names.push(name.to_string());
+        }
+        if names.is_empty() {
+            return Err(Error::input(arg, None, "no item names in the file"));
+        }
+        Ok(ItemsSpec::Names(names))
+    }
+
+    /// The universe as [`Items`].
+    pub fn to_items(&self) -> Items {
+        match self {
+            ItemsSpec::Names(n) => Items::from_names(n).expect("checked unique"),
+            ItemsSpec::Count(n) => Items::numbered(*n),
+        }
+    }
+}
+
+/// Options shared by the readers.
+#[derive(Debug, Clone)]
+pub struct ReadOptions {
+    /// Format; `None` means from the extension.
+    pub format: Option<Format>,
+    /// CSV: column naming the ranking.
+    pub ranking_col: String,
+    /// CSV: column with the rank (lower is better; equal = tied group).
+    pub rank_col: String,
+    /// CSV: column naming the item.
+    pub item_col: String,
+    /// CSV: optional weight column.
+    pub weight_col: String,
+    /// Rankings are top-k lists of the whole universe.
+    pub top_k: bool,
+    /// Declared universe.
+    pub items: Option<ItemsSpec>,
+    /// Reading of tied groups.
+    pub ties: TieSemantics,
+    /// Selectors: only this case (0-based).
+    pub case: Option<usize>,
+}
+
+impl Default for ReadOptions {
+    fn default() -> Self {
+        ReadOptions {
+            format: None,
+            ranking_col: "ranking".into(),
+            rank_col: "rank".into(),
+            item_col: "item".into(),
+            weight_col: "weight".into(),
+            top_k: false,
+            items: None,
+            ties: TieSemantics::UnknownOrder,
+            case: None,
+        }
+    }
+}
+
+/// Read a file as UTF-8 text with a one-line error naming it.
+pub fn read_text(path: &str) -> Result<String> {
+    let bytes = std::fs::read(path).map_err(|e| Error::Io {
+        file: path.to_string(),
+        msg: e.to_string(),
+    })?;
+    bytes_to_text(path, bytes)
+}
+
+/// Validate UTF-8, naming the line of the first invalid byte.
+pub fn bytes_to_text(path: &str, bytes: Vec<u8>) -> Result<String> {
+    String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        let line = e.as_bytes()[..at].iter().filter(|&&b| b == b'\n').count() + 1;
+        Error::input(path, Some(line), "not valid UTF-8 text")
+    })
+}
+
+/// Read a dataset from a file.
+pub fn read_path(path: &str, opts: &ReadOptions) -> Result<Dataset> {
+    let text = read_text(path)?;
+    read_str(path, &text, opts)
+}
+
+/// Read a dataset from text; `name` is used in error messages.
+pub fn read_str(name: &str, text: &str, opts: &ReadOptions) -> Result<Dataset> {
+    let format = match opts.format {
+        Some(f) => f,
+        None => Format::from_path(name)?,
+    };
+    match format {
+        Format::Csv => csv_long::read(name, text, opts),
+        Format::Preflib => preflib::read(name, text, opts),
+        Format::Json => json::read(name, text, opts),
+        Format::Selectors => selectors::read(name, text, opts).map(|(d, _)| d),
+    }
+}
+
+/// Resolve a declared universe into a builder-ready [`Items`]; the boolean
+/// says whether names outside it are errors.
+pub(crate) fn initial_items(opts: &ReadOptions) -> (Items, bool) {
+    match &opts.items {
+        Some(spec) => (spec.to_items(), true),
+        None => (Items::new(), false),
+    }
+}

@@ -1,0 +1,243 @@
+//! Fit reports: the JSON of the CLI contract, CSV and a human-readable table.
+
+use crate::posterior::{Gauge, ItemSummary};
+use serde::Serialize;
+use std::fmt::Write as _;
+
+/// MCMC diagnostics block.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Diagnostics {
+    /// Largest split-R̂ over items.
+    pub rhat_max: Option<f64>,
+    /// Smallest bulk/tail effective sample size over items.
+    pub ess_min: Option<f64>,
+}
+
+/// A regression coefficient row (with `--features`).
+#[derive(Debug, Clone, Serialize)]
+pub struct Coefficient {
+    /// Feature name.
+    pub name: String,
+    /// Point estimate (mle, map).
+    pub estimate: Option<f64>,
+    /// Standard error (mle, map).
+    pub se: Option<f64>,
+    /// Posterior mean (Bayesian engines).
+    pub mean: Option<f64>,
+    /// Posterior sd (Bayesian engines).
+    pub sd: Option<f64>,
+}
+
+/// Tie-prevalence parameter row (with `--ties event`).
+#[derive(Debug, Clone, Serialize)]
+pub struct TieParameter {
+    /// Tie order k.
+    pub order: usize,
+    /// δ_k.
+    pub delta: f64,
+    /// Standard error of δ_k.
+    pub se: Option<f64>,
+}
+
+/// Everything `plackett fit` reports.
+#[derive(Debug, Clone, Serialize)]
+pub struct FitReport {
+    /// Engine name (mle, map, gibbs, ep, vb).
+    pub engine: String,
+    /// Algorithm used by the engine.
+    pub algorithm: String,
+    /// Items reported.
+    pub n_items: usize,
+    /// Informative observations used.
+    pub n_observations: usize,
+    /// Observations dropped as uninformative.
+    pub dropped_observations: usize,
+    /// Tie semantics used for tied groups.
+    pub ties: String,
+    /// Gauge of `log_worth`.
+    pub gauge: String,
+    /// Convergence flag.
+    pub converged: bool,
+    /// Iterations (or sweeps, or samples).
+    pub iterations: usize,
+    /// Log-likelihood at the estimate (mle, map).
+    pub log_likelihood: Option<f64>,
+    /// Deviance `−2ℓ` (mle, map).
+    pub deviance: Option<f64>,
+    /// AIC (mle, map).
+    pub aic: Option<f64>,
+    /// Log marginal likelihood (ep).
+    pub log_evidence: Option<f64>,
+    /// Evidence lower bound (vb).
+    pub elbo: Option<f64>,
+    /// MCMC diagnostics (gibbs).
+    pub diagnostics: Diagnostics,
+    /// Per-item rows, in item order.
+    pub items: Vec<ItemSummary>,
+    /// Regression coefficients (with `--features`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub coefficients: Option<Vec<Coefficient>>,
+    /// Tie parameters (with `--ties event`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tie_parameters: Option<Vec<TieParameter>>,
+    /// Notes and warnings.
+    pub notes: Vec<String>,
+}
+
+/// Gauge description for reports.
+pub fn gauge_label(g: &Gauge, names: &[String]) -> String {
+    match g {
+        Gauge::MeanCentred => "mean-centred".into(),
+        Gauge::Reference(r) => format!("relative to {}", names[*r as usize]),
+    }
+}
+
+impl FitReport {
+    /// Pretty JSON.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("serialisable") + "\n"
+    }
+
+    /// CSV: one row per item.
+    pub fn to_csv(&self) -> String {
+        let mut w = csv::Writer::from_writer(Vec::new());
+        w.write_record([
+            "item", "worth", "worth_sd", "log_worth", "log_worth_se", "log_worth_sd", "ci_low", "ci_high",
+        ])
+        .expect("write");
+        let f = |x: Option<f64>| x.map_or(String::new(), |v| format!("{v}"));
+        for it in &self.items {
+            w.write_record([
+                it.name.clone(),
+                format!("{}", it.worth),
+                f(it.worth_sd),
+                format!("{}", it.log_worth),
+                f(it.log_worth_se),
+                f(it.log_worth_sd),
+                f(it.ci_low),
+                f(it.ci_high),
+            ])
+            .expect("write");
+        }
+        String::from_utf8(w.into_inner().expect("flush")).expect("utf8")
+    }
+
+    /// Human-readable table, items ranked by worth.
+    pub fn to_table(&self) -> String {
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            "engine {} ({}), {} items, {} observations{}, ties: {}",
+            self.engine,
+            self.algorithm,
+            self.n_items,
+            self.n_observations,
+            if self.dropped_observations > 0 {
+                format!(" ({} uninformative dropped)", self.dropped_observations)
+            } else {
+                String::new()
+            },
+            self.ties
+        );
+        let _ = writeln!(
+            s,
+            "{} after {} iterations",
+            if self.converged { "converged" } else { "NOT converged" },
+            self.iterations
+        );
+        if let (Some(ll), Some(dev), Some(aic)) = (self.log_likelihood, self.deviance, self.aic) {
+            let _ = writeln!(s, "log-likelihood {ll:.4}   deviance {dev:.4}   AIC {aic:.4}");
+        }
+        if let Some(e) = self.log_evidence {
+            let _ = writeln!(s, "log-evidence {e:.4}");
+        }
+        if let Some(e) = self.elbo {
+            let _ = writeln!(s, "ELBO {e:.4}");
+        }
+        if let (Some(r), Some(e)) = (self.diagnostics.rhat_max, self.diagnostics.ess_min) {
+            let _ = writeln!(s, "max split-R̂ {r:.4}   min ESS {e:.0}");
+        }
+        let _ = writeln!(s, "log-worth gauge: {}", self.gauge);
+        let _ = writeln!(s);
+        let width = self.items.iter().map(|i| i.name.chars().count()).max().unwrap_or(4).max(4);
+        let bayes = self.items.iter().any(|i| i.log_worth_sd.is_some());
+        let unc = if bayes { "sd" } else { "se" };
+        let _ = writeln!(
+            s,
+            "{:>4}  {:<width$}  {:>9}  {:>9}  {:>8}  {:>19}",
+            "rank", "item", "worth", "log_worth", unc, "95% interval"
+        );
+        let mut order: Vec<usize> = (0..self.items.len()).collect();
+        order.sort_by(|&a, &b| self.items[b].worth.total_cmp(&self.items[a].worth));
+        for (r, &i) in order.iter().enumerate() {
+            let it = &self.items[i];
+            let u = it.log_worth_se.or(it.log_worth_sd);
+            let ci = match (it.ci_low, it.ci_high) {
+                (Some(a), Some(b)) => format!("[{a:>8.4}, {b:>8.4}]"),
+                _ => String::new(),
+            };
+            let _ = writeln!(
+                s,
+                "{:>4}  {:<width$}  {:>9.6}  {:>9.4}  {:>8}  {:>19}",
+                r + 1,
+                it.name,
+                it.worth,
+                it.log_worth,
+                u.map_or("-".into(), |x| format!("{x:.4}")),
+                ci
+            );
+        }
+        if let Some(tp) = &self.tie_parameters {
+            let _ = writeln!(s);
+            for t in tp {
+                let _ = writeln!(
+                    s,
+                    "tie order {}: delta {:.6}{}",
+                    t.order,
+                    t.delta,
+                    t.se.map_or(String::new(), |e| format!(" (se {e:.6})"))
+                );
+            }
+        }
+        if let Some(cs) = &self.coefficients {
+            let _ = writeln!(s);
+            for c in cs {
+                let _ = writeln!(
+                    s,
+                    "coefficient {}: {}",
+                    c.name,
+                    match (c.estimate, c.se, c.mean, c.sd) {
+                        (Some(e), se, _, _) => format!("{e:.6}{}", se.map_or(String::new(), |x| format!(" (se {x:.6})"))),
+                        (None, _, Some(m), sd) => format!("mean {m:.6}{}", sd.map_or(String::new(), |x| format!(" (sd {x:.6})"))),
+                        _ => "-".into(),
+                    }
+                );
+            }
+        }
+        for n in &self.notes {
+            let _ = writeln!(s, "note: {n}");
+        }
+        s
+    }
+}
+
+/// Write `content` to `path` atomically (temp file + rename), so that a
+/// failure never leaves a partial output file.
+pub fn write_atomic(path: &str, content: &[u8]) -> crate::Result<()> {
+    let p = std::path::Path::new(path);
+    let dir = p.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
+    let tmp = dir.join(format!(
+        ".{}.tmp{}",
+        p.file_name().and_then(|f| f.to_str()).unwrap_or("out"),
+        std::process::id()
+    ));
+    let io = |e: std::io::Error| crate::Error::Io {
+        file: path.to_string(),
+        msg: e.to_string(),
+    };
+    std::fs::write(&tmp, content).map_err(io)?;
+    std::fs::rename(&tmp, p).map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        io(e)
+    })
+}

@@ -1,0 +1,149 @@
+//! Selectors JSON (Stutz et al.; `ground-truth-aggregation.md` §2.7): a list
+//! of cases, each a list of annotators, each a best-first list of groups of
+//! class ids. Groups are unknown-order ties; every class an annotator did not
+//! list ranks below (a top-k observation of the class universe).
+
+use super::json_value::{JValue, Spanned, parse};
+use super::{ItemsSpec, ReadOptions};
+use crate::data::{Dataset, DatasetBuilder, Items, Tail};
+use crate::error::{Error, Result};
+
+/// One annotation: best-first groups of class ids.
+pub type Annotation = Vec<Vec<u32>>;
+
+/// Parsed selectors file: per case, its annotations (empty annotations are
+/// dropped and counted).
+#[derive(Debug, Clone)]
+pub struct Selectors {
+    /// Cases → annotations.
+    pub cases: Vec<Vec<Annotation>>,
+    /// Number of classes (universe size).
+    pub n_classes: usize,
+    /// Annotations with no listed class, dropped.
+    pub empty_dropped: usize,
+    /// Line of each case in the file.
+    pub lines: Vec<usize>,
+}
+
+/// Parse and validate a selectors file. Class ids must be below
+/// `n_classes` when given (e.g. from `--items`), and not repeated within an
+/// annotation.
+pub fn parse_selectors(name: &str, text: &str, n_classes: Option<usize>) -> Result<Selectors> {
+    let doc = parse(text).map_err(|e| Error::input(name, Some(e.line), e.msg))?;
+    let JValue::Array(cases) = &doc.value else {
+        return Err(Error::input(name, Some(doc.line), "expected a list of cases"));
+    };
+    let mut out = Vec::with_capacity(cases.len());
+    let mut lines = Vec::with_capacity(cases.len());
+    let mut max_id = 0usize;
+    let mut empty = 0;
+    for (ci, c) in cases.iter().enumerate() {
+        let JValue::Array(anns) = &c.value else {
+            return Err(Error::input(name, Some(c.line), format!("case {ci}: expected a list of annotators")));
+        };
+        let mut case = Vec::with_capacity(anns.len());
+        for (ai, a) in anns.iter().enumerate() {
+            let JValue::Array(groups) = &a.value else {
+                return Err(Error::input(name, Some(a.line), format!("case {ci}, annotator {ai}: expected a list of groups")));
+            };
+            let mut ann: Annotation = Vec::with_capacity(groups.len());
+            let mut seen: Vec<u32> = Vec::new();
+            for g in groups {
+                let JValue::Array(ids) = &g.value else {
+                    return Err(Error::input(name, Some(g.line), format!("case {ci}, annotator {ai}: a group must be a list of class ids")));
+                };
+                if ids.is_empty() {
+                    return Err(Error::input(name, Some(g.line), format!("case {ci}, annotator {ai}: empty group")));
+                }
+                let mut grp = Vec::with_capacity(ids.len());
+                for x in ids {
+                    let id = class_id(name, x, ci, ai)?;
+                    if let Some(k) = n_classes {
+                        if id >= k {
+                            return Err(Error::input(
+                                name,
+                                Some(x.line),
+                                format!("case {ci}, annotator {ai}: class id {id} outside 0..{k}"),
+                            ));
+                        }
+                    }
+                    if seen.contains(&(id as u32)) {
+                        return Err(Error::input(
+                            name,
+                            Some(x.line),
+                            format!("case {ci}, annotator {ai}: class {id} listed twice"),
+                        ));
+                    }
+                    seen.push(id as u32);
+                    max_id = max_id.max(id);
+                    grp.push(id as u32);
+                }
+                ann.push(grp);
+            }
+            if ann.is_empty() {
+                empty += 1;
+                continue;
+            }
+            case.push(ann);
+        }
+        out.push(case);
+        lines.push(c.line);
+    }
+    if out.is_empty() {
+        return Err(Error::input(name, Some(doc.line), "no cases"));
+    }
+    Ok(Selectors {
+        n_classes: n_classes.unwrap_or(max_id + 1),
+        cases: out,
+        empty_dropped: empty,
+        lines,
+    })
+}
+
+fn class_id(name: &str, x: &Spanned, ci: usize, ai: usize) -> Result<usize> {
+    match &x.value {
+        JValue::Number(v, t) if *v >= 0.0 && v.fract() == 0.0 && *v < 1e9 && !t.contains(['e', 'E', '.']) => {
+            Ok(*v as usize)
+        }
+        other => Err(Error::input(
+            name,
+            Some(x.line),
+            format!("case {ci}, annotator {ai}: class id must be a non-negative integer, found {}", match other {
+                JValue::Number(_, t) => t.clone(),
+                o => o.kind().to_string(),
+            }),
+        )),
+    }
+}
+
+/// Read selectors as a dataset: every annotation of every case (or of
+/// `--case N`) is a top-k observation with unknown-order groups.
+pub fn read(name: &str, text: &str, opts: &ReadOptions) -> Result<(Dataset, Selectors)> {
+    let declared = opts.items.as_ref().map(|s| match s {
+        ItemsSpec::Names(n) => n.len(),
+        ItemsSpec::Count(n) => *n,
+    });
+    let sel = parse_selectors(name, text, declared)?;
+    let items = match &opts.items {
+        Some(spec) => spec.to_items(),
+        None => Items::numbered(sel.n_classes),
+    };
+    let cases: Vec<usize> = match opts.case {
+        Some(c) if c < sel.cases.len() => vec![c],
+        Some(c) => {
+            return Err(Error::option(
+                "--case",
+                format!("case {c} out of range (the file has {} cases, numbered from 0)", sel.cases.len()),
+            ));
+        }
+        None => (0..sel.cases.len()).collect(),
+    };
+    let mut b = DatasetBuilder::new(items, opts.ties);
+    for &c in &cases {
+        for ann in &sel.cases[c] {
+            b.push(ann, Tail::Universe, &[], 1.0)
+                .map_err(|m| Error::input(name, Some(sel.lines[c]), format!("case {c}: {m}")))?;
+        }
+    }
+    Ok((b.finish(), sel))
+}

@@ -1,0 +1,5 @@
+//! Likelihoods, scores and information matrices.
+
+pub mod information;
+pub mod pl;
+pub mod subsets;

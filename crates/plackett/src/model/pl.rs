@@ -1,0 +1,319 @@
+//! Plackett–Luce likelihood over the flat dataset.
+//!
+//! Every observation is a sequence of *choice stages*. A singleton group
+//! `{g}` is one stage: `g` is chosen from everything still in play (the group,
+//! later groups, the explicit tail, and for top-k data every unlisted item of
+//! the universe). An unknown-order group `G` is a block of stages whose order
+//! is latent; its probability is `(Π_G λ)·R(G)` by the subset recursion
+//! ([`super::subsets`]).
+//!
+//! One sweep returns the log-likelihood and, for every item, the *expected
+//! in-play coefficient*
+//!
+//! ```text
+//! den_i = E[ Σ_{stages s with i in play} w_s / D_s ],   D_s = Σ_{j in play at s} λ_j
+//! ```
+//!
+//! (the expectation is over latent within-group orders given λ; it is exact
+//! for untied data). With the per-item stage wins `W_i` (each member of a
+//! chosen group wins exactly one stage, whatever the order) this gives
+//!
+//! * the score `∂ℓ/∂θ_i = W_i − λ_i·den_i` (Fisher's identity for ties),
+//! * Hunter's MM / EM update `λ_i ← W_i / den_i`, and its MAP form under a
+//!   Gamma(a, b) prior `λ_i ← (a − 1 + W_i)/(b + den_i)` (seed 000 eq 7).
+//!
+//! The sweep is chunked over observations with a chunk layout that depends
+//! on the data only, and partial results are reduced in chunk order, so the
+//! floating-point result does not depend on the number of threads.
+
+use super::subsets::{MAX_GROUP, SubsetTables};
+use crate::data::{Dataset, Tail, TieSemantics};
+use crate::error::{Error, Result};
+use rayon::prelude::*;
+
+/// Result of one sweep.
+#[derive(Debug, Clone)]
+pub struct Sweep {
+    /// Log-likelihood of the swept observations at the given worths.
+    pub loglik: f64,
+    /// Expected in-play coefficient per item (see module docs).
+    pub den: Vec<f64>,
+}
+
+/// Which observations a sweep covers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// Real and pseudo-observations (what is being maximised).
+    All,
+    /// Real observations only (PlackettLuce's convention for standard errors
+    /// and the reported log-likelihood).
+    Real,
+}
+
+fn scope_end(ds: &Dataset, scope: Scope) -> usize {
+    match scope {
+        Scope::All => ds.n_obs(),
+        Scope::Real => ds.n_real_obs(),
+    }
+}
+
+/// Check that the plain PL engines can read this dataset.
+pub fn check_supported(ds: &Dataset) -> Result<()> {
+    if ds.ties() == TieSemantics::Event && ds.has_ties() {
+        return Err(Error::Unsupported(
+            "this engine reads tied groups as unknown-order only; for ties as events use \
+             --engine mle or map (Davidson–Luce)"
+                .into(),
+        ));
+    }
+    if ds.max_group() > MAX_GROUP {
+        for (o, obs) in ds.observations().enumerate() {
+            if let Some(g) = obs.groups().find(|g| !g.is_tail && g.len() > MAX_GROUP) {
+                return Err(Error::Unsupported(format!(
+                    "observation {} has an unknown-order tied group of {} items; the exact \
+                     likelihood costs O(n·2^n) and groups above {MAX_GROUP} items are refused",
+                    o + 1,
+                    g.len()
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Stage wins per item: for every non-trivial ranked group, each member gets
+/// the observation's weight.
+pub fn wins(ds: &Dataset, scope: Scope) -> Vec<f64> {
+    let mut w = vec![0.0; ds.n_items()];
+    for o in 0..scope_end(ds, scope) {
+        let obs = ds.obs(o);
+        let groups: Vec<_> = obs.groups().filter(|g| !g.is_tail).collect();
+        let last = groups.len() - 1;
+        for (gi, g) in groups.iter().enumerate() {
+            if gi == last && obs.tail == Tail::None {
+                continue; // chosen from itself alone: probability 1
+            }
+            for &m in &obs.members[g.start..g.end] {
+                w[m as usize] += obs.weight;
+            }
+        }
+    }
+    w
+}
+
+/// Sum of worths over the universe (items that fill top-k tails).
+fn universe_sum(ds: &Dataset, lam: &[f64]) -> f64 {
+    lam[..ds.universe()].iter().sum()
+}
+
+/// Per-thread scratch space.
+#[derive(Default)]
+pub(crate) struct Scratch {
+    pub suffix: Vec<f64>,
+    pub tables: SubsetTables,
+    pub lam_g: Vec<f64>,
+    pub within: Vec<f64>,
+}
+
+/// Worth of the unlisted part of the universe for a top-k observation:
+/// `Σ_universe λ − Σ_listed λ`, recomputed directly when cancellation would
+/// lose more than a few digits.
+pub(crate) fn unlisted_sum(ds: &Dataset, members: &[u32], lam: &[f64], total: f64) -> f64 {
+    let listed: f64 = members
+        .iter()
+        .filter(|&&m| (m as usize) < ds.universe())
+        .map(|&m| lam[m as usize])
+        .sum();
+    let r = total - listed;
+    if r > 1e-8 * total {
+        return r;
+    }
+    // Listed items hold nearly all the mass: sum the rest exactly.
+    let mut mark = vec![false; ds.universe()];
+    for &m in members {
+        if (m as usize) < ds.universe() {
+            mark[m as usize] = true;
+        }
+    }
+    (0..ds.universe())
+        .filter(|&i| !mark[i])
+        .map(|i| lam[i])
+        .sum()
+}
+
+/// One observation: add its log-likelihood and its in-play coefficients.
+/// Returns `(loglik, c_universe)` where `c_universe` is the coefficient every
+/// unlisted universe item receives (already subtracted from listed items, so
+/// the caller adds it to all universe items).
+pub(crate) fn sweep_obs(
+    ds: &Dataset,
+    o: usize,
+    lam: &[f64],
+    log_lam: &[f64],
+    total: f64,
+    den: &mut [f64],
+    s: &mut Scratch,
+) -> (f64, f64) {
+    let obs = ds.obs(o);
+    let w = obs.weight;
+    let mem = obs.members;
+    let m = mem.len();
+    let rem = if obs.tail == Tail::Universe {
+        unlisted_sum(ds, mem, lam, total)
+    } else {
+        0.0
+    };
+    // suffix[k] = Σ_{j ≥ k} λ_{mem[j]} + rem, summed from the end (never as
+    // total − prefix, which cancels).
+    s.suffix.clear();
+    s.suffix.resize(m + 1, 0.0);
+    s.suffix[m] = rem;
+    for k in (0..m).rev() {
+        s.suffix[k] = s.suffix[k + 1] + lam[mem[k] as usize];
+    }
+    let mut ll = 0.0;
+    let mut cum = 0.0;
+    let n_ranked = obs.groups().filter(|g| !g.is_tail).count();
+    for (gi, g) in obs.groups().enumerate() {
+        if g.is_tail {
+            for &i in &mem[g.start..g.end] {
+                den[i as usize] += cum;
+            }
+            continue;
+        }
+        let trivial = gi + 1 == n_ranked && obs.tail == Tail::None;
+        if trivial {
+            for &i in &mem[g.start..g.end] {
+                den[i as usize] += cum;
+            }
+            continue;
+        }
+        if g.len() == 1 {
+            let i = mem[g.start] as usize;
+            let d = s.suffix[g.start];
+            ll += w * (log_lam[i] - d.ln());
+            let t = w / d;
+            den[i] += cum + t;
+            cum += t;
+        } else {
+            let n = g.len();
+            let zbar = s.suffix[g.end];
+            s.lam_g.clear();
+            s.lam_g.extend(mem[g.start..g.end].iter().map(|&i| lam[i as usize]));
+            s.tables.compute(&s.lam_g, zbar);
+            s.tables.compute_reach(n);
+            let full = (1usize << n) - 1;
+            let mut lsum = 0.0;
+            for &i in &mem[g.start..g.end] {
+                lsum += log_lam[i as usize];
+            }
+            ll += w * (lsum + s.tables.log_r[full]);
+            s.within.clear();
+            s.within.resize(n, 0.0);
+            let mut tot = 0.0;
+            for a in 1..=full {
+                let t = w * s.tables.reach[a] * (-s.tables.log_den[a]).exp();
+                if t == 0.0 {
+                    continue;
+                }
+                tot += t;
+                let mut bits = a;
+                while bits != 0 {
+                    let b = bits.trailing_zeros() as usize;
+                    s.within[b] += t;
+                    bits &= bits - 1;
+                }
+            }
+            for (k, &i) in mem[g.start..g.end].iter().enumerate() {
+                den[i as usize] += cum + s.within[k];
+            }
+            cum += tot;
+        }
+    }
+    if obs.tail == Tail::Universe {
+        for &i in mem {
+            if (i as usize) < ds.universe() {
+                den[i as usize] -= cum;
+            }
+        }
+        (ll, cum)
+    } else {
+        (ll, 0.0)
+    }
+}
+
+/// Chunk boundaries: depend on the data only (not on the thread count).
+pub(crate) fn chunks(ds: &Dataset, end: usize) -> Vec<(usize, usize)> {
+    let members = ds.n_members().max(1);
+    let n_chunks = (members / 65_536).clamp(1, 64).min(end.max(1));
+    let per = end.div_ceil(n_chunks).max(1);
+    (0..end)
+        .step_by(per)
+        .map(|a| (a, (a + per).min(end)))
+        .collect()
+}
+
+/// One sweep at worths `lam` (any positive scale) with `log_lam = ln lam`.
+pub fn sweep(ds: &Dataset, lam: &[f64], log_lam: &[f64], scope: Scope) -> Sweep {
+    let n = ds.n_items();
+    let end = scope_end(ds, scope);
+    let total = universe_sum(ds, lam);
+    let parts: Vec<(f64, f64, Vec<f64>)> = chunks(ds, end)
+        .into_par_iter()
+        .map(|(a, b)| {
+            let mut den = vec![0.0; n];
+            let mut s = Scratch::default();
+            let mut ll = 0.0;
+            let mut cu = 0.0;
+            for o in a..b {
+                let (l, c) = sweep_obs(ds, o, lam, log_lam, total, &mut den, &mut s);
+                ll += l;
+                cu += c;
+            }
+            (ll, cu, den)
+        })
+        .collect();
+    let mut den = vec![0.0; n];
+    let mut ll = 0.0;
+    let mut cu = 0.0;
+    for (l, c, d) in parts {
+        ll += l;
+        cu += c;
+        for (x, y) in den.iter_mut().zip(&d) {
+            *x += y;
+        }
+    }
+    if cu != 0.0 {
+        for x in den[..ds.universe()].iter_mut() {
+            *x += cu;
+        }
+    }
+    Sweep { loglik: ll, den }
+}
+
+/// Log-likelihood at log-worths `theta` (any gauge).
+pub fn log_likelihood(ds: &Dataset, theta: &[f64], scope: Scope) -> f64 {
+    let (lam, log_lam) = scaled(theta);
+    sweep(ds, &lam, &log_lam, scope).loglik
+}
+
+/// Worths scaled so the largest is 1, and their logs.
+pub fn scaled(theta: &[f64]) -> (Vec<f64>, Vec<f64>) {
+    let m = theta.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let log_lam: Vec<f64> = theta.iter().map(|t| t - m).collect();
+    let lam = log_lam.iter().map(|t| t.exp()).collect();
+    (lam, log_lam)
+}
+
+/// Score `∂ℓ/∂θ` at log-worths `theta`, and the log-likelihood.
+pub fn score(ds: &Dataset, theta: &[f64], wins: &[f64], scope: Scope) -> (Vec<f64>, f64) {
+    let (lam, log_lam) = scaled(theta);
+    let sw = sweep(ds, &lam, &log_lam, scope);
+    let g = wins
+        .iter()
+        .zip(&lam)
+        .zip(&sw.den)
+        .map(|((w, l), d)| w - l * d)
+        .collect();
+    (g, sw.loglik)
+}

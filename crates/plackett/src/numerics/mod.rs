@@ -1,0 +1,61 @@
+//! Small numerical kernels shared by the engines.
+
+pub mod gamma;
+
+/// Stable `log(Σ exp(x_i))`; `-inf` for an empty slice.
+pub fn log_sum_exp(xs: &[f64]) -> f64 {
+    let m = xs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    if !m.is_finite() {
+        return m;
+    }
+    m + xs.iter().map(|&x| (x - m).exp()).sum::<f64>().ln()
+}
+
+/// Stable `log(exp(a) + exp(b))`.
+#[inline]
+pub fn log_add_exp(a: f64, b: f64) -> f64 {
+    if a == f64::NEG_INFINITY {
+        return b;
+    }
+    if b == f64::NEG_INFINITY {
+        return a;
+    }
+    let (hi, lo) = if a > b { (a, b) } else { (b, a) };
+    hi + (lo - hi).exp().ln_1p()
+}
+
+/// Worths `λ = exp(θ − max θ)`: the largest is 1, so sums neither overflow
+/// nor (for the items that matter) underflow. The shift is returned so that
+/// log-likelihoods can be reported on the original scale when needed.
+pub fn worths_from_log(theta: &[f64], out: &mut [f64]) -> f64 {
+    let m = theta.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    for (o, &t) in out.iter_mut().zip(theta) {
+        *o = (t - m).exp();
+    }
+    m
+}
+
+/// Subtract the mean (the mean-centred gauge).
+pub fn centre(theta: &mut [f64]) {
+    if theta.is_empty() {
+        return;
+    }
+    let m = theta.iter().sum::<f64>() / theta.len() as f64;
+    theta.iter_mut().for_each(|t| *t -= m);
+}
+
+/// Max-norm of a vector.
+pub fn max_abs(v: &[f64]) -> f64 {
+    v.iter().fold(0.0f64, |m, x| m.max(x.abs()))
+}
+
+/// Logistic function.
+#[inline]
+pub fn sigmoid(x: f64) -> f64 {
+    if x >= 0.0 {
+        1.0 / (1.0 + (-x).exp())
+    } else {
+        let e = x.exp();
+        e / (1.0 + e)
+    }
+}
