@@ -1,6 +1,12 @@
 //! `plackett demo`: simulate from known worths, fit, compare.
 
 use anyhow::Result;
+
+/// `println!` through [`crate::emit`].
+macro_rules! outln {
+    () => { crate::emit("\n")? };
+    ($($t:tt)*) => { crate::emit(&format!("{}\n", format!($($t)*)))? };
+}
 use clap::Args;
 use plackett::data::simulate::{Design, simulate};
 use plackett::infer::{PointOptions, fit_point};
@@ -19,17 +25,17 @@ pub struct DemoArgs {
 pub fn run(a: &DemoArgs) -> Result<()> {
     let truth: Vec<f64> = (1..=10).map(|x| x as f64).collect();
     let total: f64 = truth.iter().sum();
-    println!("plackett demo: full rankings of 10 items simulated from PL with worths 1, 2, …, 10");
-    println!("(Guiver & Snelson 2009, §4.1). Worths normalised to sum to 1.\n");
+    outln!("plackett demo: full rankings of 10 items simulated from PL with worths 1, 2, …, 10");
+    outln!("(Guiver & Snelson 2009, §4.1). Worths normalised to sum to 1.\n");
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(a.seed);
     for n in [5usize, 50, 5000] {
         let ds = simulate(&mut rng, &truth, n, Design::Full);
-        println!("{n} rankings");
+        outln!("{n} rankings");
         match fit_point(&ds, &PointOptions::default()) {
             Ok(f) => {
-                println!("{:>6}  {:>8}  {:>8}  {:>8}", "item", "truth", "MLE", "MLE se");
+                outln!("{:>6}  {:>8}  {:>8}  {:>8}", "item", "truth", "MLE", "MLE se");
                 for (i, it) in f.summary.items.iter().enumerate() {
-                    println!(
+                    outln!(
                         "{:>6}  {:>8.4}  {:>8.4}  {:>8}",
                         i + 1,
                         truth[i] / total,
@@ -38,9 +44,10 @@ pub fn run(a: &DemoArgs) -> Result<()> {
                     );
                 }
             }
-            Err(e) => println!("  MLE: {e}"),
+            Err(e) => outln!("  MLE: {e}"),
         }
-        println!();
+        outln!();
     }
     Ok(())
 }
+

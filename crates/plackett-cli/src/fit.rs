@@ -216,7 +216,7 @@ pub fn run(a: &FitArgs) -> Result<()> {
     };
     match &a.out {
         Some(p) => write_atomic(p, text.as_bytes())?,
-        None => print!("{text}"),
+        None => crate::emit(&text)?,
     }
     Ok(())
 }

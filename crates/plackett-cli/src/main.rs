@@ -3,6 +3,7 @@
 
 mod demo;
 mod fit;
+mod simulate;
 
 use clap::{Parser, Subcommand};
 
@@ -21,6 +22,20 @@ enum Command {
     Fit(Box<fit::FitArgs>),
     /// Simulate rankings from known worths, fit them, and compare.
     Demo(demo::DemoArgs),
+    /// Simulate rankings from a PL model with known worths (JSON lists).
+    Simulate(simulate::SimulateArgs),
+}
+
+/// Write to standard output; a closed pipe (`plackett … | head`) ends the
+/// program quietly instead of panicking.
+pub fn emit(text: &str) -> anyhow::Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => std::process::exit(0),
+        Err(e) => Err(anyhow::anyhow!("standard output: {e}")),
+    }
 }
 
 fn main() {
@@ -28,6 +43,7 @@ fn main() {
     let result = match cli.command {
         Command::Fit(a) => fit::run(&a),
         Command::Demo(a) => demo::run(&a),
+        Command::Simulate(a) => simulate::run(&a),
     };
     if let Err(e) = result {
         // One line, then status 2 (bad input, or an estimate that does not exist).

@@ -78,6 +78,9 @@ pub struct Dataset {
     /// Observations dropped because they carry no information.
     dropped: usize,
     max_group: usize,
+    /// Per observation: number of choice stages if every ranked group is a
+    /// single item (the fast path of the sweeps), else `u32::MAX`.
+    fast_stages: Vec<u32>,
 }
 
 /// One group inside an observation: a range of the observation's members.
@@ -192,6 +195,7 @@ impl DatasetBuilder {
                 pseudo_start: usize::MAX,
                 dropped: 0,
                 max_group: 0,
+                fast_stages: Vec::new(),
             },
             stamp: Vec::new(),
             epoch: 0,
@@ -210,9 +214,9 @@ impl DatasetBuilder {
 
     /// Add an observation: `groups` best first, `tail` (for
     /// [`Tail::Explicit`], `explicit_tail` holds the tail items), `weight`.
-    pub fn push(
+    pub fn push<G: AsRef<[u32]>>(
         &mut self,
-        groups: &[Vec<u32>],
+        groups: &[G],
         tail: Tail,
         explicit_tail: &[u32],
         weight: f64,
@@ -220,10 +224,10 @@ impl DatasetBuilder {
         if !(weight.is_finite() && weight > 0.0) {
             return Err(format!("weight must be positive and finite, got {weight}"));
         }
-        if groups.is_empty() || groups.iter().all(|g| g.is_empty()) {
+        if groups.is_empty() || groups.iter().all(|g| g.as_ref().is_empty()) {
             return Err("empty observation: no items listed".into());
         }
-        if groups.iter().any(|g| g.is_empty()) {
+        if groups.iter().any(|g| g.as_ref().is_empty()) {
             return Err("empty group inside the observation".into());
         }
         if tail != Tail::Explicit && !explicit_tail.is_empty() {
@@ -240,7 +244,7 @@ impl DatasetBuilder {
         if self.stamp.len() < n {
             self.stamp.resize(n, 0);
         }
-        for &id in groups.iter().flatten().chain(explicit_tail.iter()) {
+        for &id in groups.iter().flat_map(|g| g.as_ref()).chain(explicit_tail.iter()) {
             let i = id as usize;
             if i >= n {
                 return Err(format!("item id {id} outside the universe of {n} items"));
@@ -260,6 +264,7 @@ impl DatasetBuilder {
         };
         let ds = &mut self.ds;
         for g in groups {
+            let g = g.as_ref();
             ds.max_group = ds.max_group.max(g.len());
             for (k, &id) in g.iter().enumerate() {
                 ds.members.push(id);
@@ -469,6 +474,7 @@ impl Dataset {
             }
         }
         ds.max_group = ds.max_group.max(1);
+        ds.reindex();
         Ok((ds, ghost))
     }
 
@@ -485,7 +491,9 @@ impl Dataset {
             .map(|o| self.is_informative(self.obs(o)))
             .collect();
         if keep.iter().all(|&k| k) {
-            return self;
+            let mut ds = self;
+            ds.reindex();
+            return ds;
         }
         let mut out = Dataset {
             items: self.items.clone(),
@@ -499,6 +507,7 @@ impl Dataset {
             pseudo_start: 0,
             dropped: self.dropped,
             max_group: 0,
+            fast_stages: Vec::new(),
         };
         for (o, &k) in keep.iter().enumerate() {
             if !k {
@@ -523,15 +532,29 @@ impl Dataset {
             .flat_map(|ob| ob.groups().map(|g| g.len()).collect::<Vec<_>>())
             .max()
             .unwrap_or(0);
+        out.reindex();
         out
     }
 
     fn is_informative(&self, obs: Observation<'_>) -> bool {
-        let groups: Vec<Group> = obs.groups().collect();
-        let ranked: Vec<&Group> = groups.iter().filter(|g| !g.is_tail).collect();
+        // Count ranked groups and note whether the first has more than one
+        // item, without allocating.
+        let mut n_ranked = 0usize;
+        let mut first_len = 0usize;
+        let mut explicit_tail = false;
+        for g in obs.groups() {
+            if g.is_tail {
+                explicit_tail = true;
+            } else {
+                if n_ranked == 0 {
+                    first_len = g.len();
+                }
+                n_ranked += 1;
+            }
+        }
         let has_tail_items = match obs.tail {
             Tail::None => false,
-            Tail::Explicit => groups.iter().any(|g| g.is_tail),
+            Tail::Explicit => explicit_tail,
             Tail::Universe => {
                 let listed_real = obs
                     .members
@@ -542,11 +565,11 @@ impl Dataset {
             }
         };
         if has_tail_items {
-            return !ranked.is_empty();
+            return n_ranked > 0;
         }
-        match ranked.len() {
+        match n_ranked {
             0 => false,
-            1 => self.ties == TieSemantics::Event && ranked[0].len() > 1,
+            1 => self.ties == TieSemantics::Event && first_len > 1,
             _ => true,
         }
     }
@@ -589,6 +612,7 @@ impl Dataset {
             pseudo_start: 0,
             dropped: 0,
             max_group: 0,
+            fast_stages: Vec::new(),
         };
         for o in 0..self.n_real_obs() {
             if !keep(o) {
@@ -603,7 +627,38 @@ impl Dataset {
         }
         out.pseudo_start = out.weights.len();
         out.max_group = self.max_group;
+        out.reindex();
         out
+    }
+
+    /// Recompute the per-observation stage index.
+    fn reindex(&mut self) {
+        self.fast_stages = (0..self.n_obs())
+            .map(|o| {
+                let obs = self.obs(o);
+                let mut n_ranked = 0u32;
+                for g in obs.groups() {
+                    if !g.is_tail {
+                        if g.len() > 1 {
+                            return u32::MAX;
+                        }
+                        n_ranked += 1;
+                    }
+                }
+                if obs.tail == Tail::None { n_ranked - 1 } else { n_ranked }
+            })
+            .collect();
+    }
+
+    /// Number of choice stages of observation `o` if all its ranked groups
+    /// are single items (stage `k` chooses member `k` from members `k..` plus
+    /// the tail), else `None`.
+    #[inline]
+    pub fn fast_stages(&self, o: usize) -> Option<usize> {
+        match self.fast_stages[o] {
+            u32::MAX => None,
+            k => Some(k as usize),
+        }
     }
 }
 

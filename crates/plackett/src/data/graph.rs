@@ -41,9 +41,6 @@ pub struct Connectivity {
 /// Build the graph and test it.
 pub fn connectivity(ds: &Dataset) -> Connectivity {
     let n = ds.n_items();
-    let mut adj: Vec<Vec<u32>> = vec![Vec::new(); n];
-    let mut win = vec![false; n];
-    let mut lose = vec![false; n];
     let event = ds.ties() == TieSemantics::Event;
     // Implicit edges to unlisted items go through one auxiliary node per
     // top-k observation, if the budget allows.
@@ -53,54 +50,57 @@ pub fn connectivity(ds: &Dataset) -> Connectivity {
         .map(|o| ds.universe().saturating_sub(o.members.len()))
         .sum();
     let exact = implicit <= EDGE_BUDGET;
-    let mut aux_targets: Vec<Vec<u32>> = Vec::new(); // listed sets, per aux node
-    for obs in ds.observations() {
-        let groups: Vec<_> = obs.groups().collect();
-        for (gi, g) in groups.iter().enumerate() {
-            let mem = &obs.members[g.start..g.end];
-            if event && !g.is_tail && mem.len() > 1 {
-                for k in 0..mem.len() {
-                    let (a, b) = (mem[k], mem[(k + 1) % mem.len()]);
-                    adj[a as usize].push(b);
-                    win[a as usize] = true;
-                    lose[b as usize] = true;
-                }
-            }
-            if let Some(next) = groups.get(gi + 1) {
-                for &a in mem {
-                    for &b in &obs.members[next.start..next.end] {
-                        adj[a as usize].push(b);
-                        win[a as usize] = true;
-                        lose[b as usize] = true;
-                    }
-                }
-            }
-        }
-        if obs.tail == Tail::Universe && obs.members.len() < ds.universe() {
-            let last = groups.last().expect("non-empty");
-            let aux = (n + aux_targets.len()) as u32;
-            for &a in &obs.members[last.start..last.end] {
+    let n_aux = ds
+        .observations()
+        .filter(|o| o.tail == Tail::Universe && o.members.len() < ds.universe())
+        .count();
+    let total = n + if exact { n_aux } else { 0 };
+    // Two passes over the same edge enumeration: count out-degrees, then
+    // fill the compressed adjacency; no edge list is ever materialised.
+    let mut start = vec![0usize; total + 1];
+    let mut win = vec![false; n];
+    let mut lose = vec![false; n];
+    let mut listed_count = vec![0usize; n];
+    for_each_edge(
+        ds,
+        event,
+        exact,
+        |a, _| start[a as usize + 1] += 1,
+        |listed, last_group| {
+            for &a in last_group {
                 win[a as usize] = true;
-                if exact {
-                    adj[a as usize].push(aux);
-                }
             }
-            // Every unlisted item loses here.
-            let mut listed = obs.members.to_vec();
-            listed.sort_unstable();
-            aux_targets.push(listed);
-        }
-    }
-    // Unlisted items of top-k observations lost at least once.
-    if !aux_targets.is_empty() {
-        let mut in_all = vec![0usize; n];
-        for listed in &aux_targets {
             for &i in listed {
-                in_all[i as usize] += 1;
+                listed_count[i as usize] += 1;
             }
-        }
+        },
+    );
+    for i in 0..total {
+        start[i + 1] += start[i];
+    }
+    let mut fill = start.clone();
+    let mut next = vec![0u32; start[total]];
+    for_each_edge(
+        ds,
+        event,
+        exact,
+        |a, b| {
+            next[fill[a as usize]] = b;
+            fill[a as usize] += 1;
+            if (a as usize) < n {
+                win[a as usize] = true;
+            }
+            if (b as usize) < n {
+                lose[b as usize] = true;
+            }
+        },
+        |_, _| {},
+    );
+    drop(fill);
+    // Unlisted items of top-k observations lost at least once.
+    if n_aux > 0 {
         for i in 0..ds.universe() {
-            if in_all[i] < aux_targets.len() {
+            if listed_count[i] < n_aux {
                 lose[i] = true;
             }
         }
@@ -119,20 +119,7 @@ pub fn connectivity(ds: &Dataset) -> Connectivity {
             exact: false,
         };
     }
-    // Materialise aux nodes.
-    let total = n + aux_targets.len();
-    adj.resize(total, Vec::new());
-    for (k, listed) in aux_targets.iter().enumerate() {
-        let aux = n + k;
-        let mut p = 0;
-        for i in 0..ds.universe() as u32 {
-            if p < listed.len() && listed[p] == i {
-                p += 1;
-                continue;
-            }
-            adj[aux].push(i);
-        }
-    }
+    let adj = Csr { start, next };
     let comp = tarjan(&adj);
     // Components restricted to items (aux nodes dropped).
     let n_comp = comp.iter().copied().max().map_or(0, |m| m + 1);
@@ -147,8 +134,8 @@ pub fn connectivity(ds: &Dataset) -> Connectivity {
         // Condensation degrees over item components (through aux nodes too).
         let mut out_other = vec![false; n_comp];
         let mut in_other = vec![false; n_comp];
-        for (u, nb) in adj.iter().enumerate() {
-            for &v in nb {
+        for u in 0..total {
+            for &v in adj.row(u) {
                 let (cu, cv) = (comp[u], comp[v as usize]);
                 if cu != cv {
                     out_other[cu] = true;
@@ -182,8 +169,85 @@ pub fn connectivity(ds: &Dataset) -> Connectivity {
     }
 }
 
+/// Enumerate the graph's edges in a fixed order: `edge(a, b)` for each edge
+/// (aux nodes are numbered `n + k` for the k-th top-k observation that leaves
+/// items unlisted, and only when `with_aux`), and `topk(listed, last_group)`
+/// once per such observation.
+fn for_each_edge(
+    ds: &Dataset,
+    event: bool,
+    with_aux: bool,
+    mut edge: impl FnMut(u32, u32),
+    mut topk: impl FnMut(&[u32], &[u32]),
+) {
+    let n = ds.n_items();
+    let mut groups: Vec<crate::data::Group> = Vec::new();
+    let mut aux = n as u32;
+    let mut listed_mark = vec![false; if with_aux { ds.universe() } else { 0 }];
+    for obs in ds.observations() {
+        groups.clear();
+        groups.extend(obs.groups());
+        for (gi, g) in groups.iter().enumerate() {
+            let mem = &obs.members[g.start..g.end];
+            if event && !g.is_tail && mem.len() > 1 {
+                for k in 0..mem.len() {
+                    edge(mem[k], mem[(k + 1) % mem.len()]);
+                }
+            }
+            if let Some(nx) = groups.get(gi + 1) {
+                for &a in mem {
+                    for &b in &obs.members[nx.start..nx.end] {
+                        edge(a, b);
+                    }
+                }
+            }
+        }
+        if obs.tail == Tail::Universe && obs.members.len() < ds.universe() {
+            let last = groups.last().expect("non-empty");
+            let last_group = &obs.members[last.start..last.end];
+            topk(obs.members, last_group);
+            if with_aux {
+                for &a in last_group {
+                    edge(a, aux);
+                }
+                for &i in obs.members {
+                    if (i as usize) < listed_mark.len() {
+                        listed_mark[i as usize] = true;
+                    }
+                }
+                for i in 0..ds.universe() {
+                    if !listed_mark[i] {
+                        edge(aux, i as u32);
+                    }
+                }
+                for &i in obs.members {
+                    if (i as usize) < listed_mark.len() {
+                        listed_mark[i as usize] = false;
+                    }
+                }
+                aux += 1;
+            }
+        }
+    }
+}
+
+/// Compressed adjacency lists.
+struct Csr {
+    start: Vec<usize>,
+    next: Vec<u32>,
+}
+
+impl Csr {
+    fn len(&self) -> usize {
+        self.start.len() - 1
+    }
+    fn row(&self, u: usize) -> &[u32] {
+        &self.next[self.start[u]..self.start[u + 1]]
+    }
+}
+
 /// Iterative Tarjan; returns the component id of each node.
-fn tarjan(adj: &[Vec<u32>]) -> Vec<usize> {
+fn tarjan(adj: &Csr) -> Vec<usize> {
     let n = adj.len();
     let mut index = vec![usize::MAX; n];
     let mut low = vec![0usize; n];
@@ -204,8 +268,8 @@ fn tarjan(adj: &[Vec<u32>]) -> Vec<usize> {
         stack.push(root);
         on_stack[root] = true;
         while let Some(&mut (v, ref mut ei)) = call.last_mut() {
-            if *ei < adj[v].len() {
-                let w = adj[v][*ei] as usize;
+            if *ei < adj.row(v).len() {
+                let w = adj.row(v)[*ei] as usize;
                 *ei += 1;
                 if index[w] == usize::MAX {
                     index[w] = next_index;
@@ -299,4 +363,80 @@ pub fn non_existence_message(c: &Connectivity, items: &Items) -> String {
          these items",
         parts.join("; ")
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::{DatasetBuilder, Items};
+
+    fn build(n: usize, obs: &[(&[&[u32]], Tail)], ties: TieSemantics) -> Dataset {
+        let mut b = DatasetBuilder::new(Items::numbered(n), ties);
+        for (g, t) in obs {
+            b.push(g, *t, &[], 1.0).unwrap();
+        }
+        b.finish()
+    }
+
+    #[test]
+    fn two_blocks_report_the_sink() {
+        // {0,1} beat each other, {2,3} beat each other, 0 beats 2 only.
+        let d = build(
+            4,
+            &[
+                (&[&[0], &[1]], Tail::None),
+                (&[&[1], &[0]], Tail::None),
+                (&[&[2], &[3]], Tail::None),
+                (&[&[3], &[2]], Tail::None),
+                (&[&[0], &[2]], Tail::None),
+            ],
+            TieSemantics::UnknownOrder,
+        );
+        let c = connectivity(&d);
+        assert!(!c.strongly_connected);
+        assert!(c.never_win.is_empty() && c.never_lose.is_empty());
+        assert_eq!(c.sink, Some(vec![2, 3]));
+        let msg = non_existence_message(&c, d.items());
+        assert!(msg.contains("2 items never beat any item outside their group: 2, 3"), "{msg}");
+    }
+
+    #[test]
+    fn topk_unlisted_items_never_win() {
+        // Universe of 4; top-2 lists never mention item 3.
+        let d = build(
+            4,
+            &[
+                (&[&[0], &[1]], Tail::Universe),
+                (&[&[1], &[2]], Tail::Universe),
+                (&[&[2], &[0]], Tail::Universe),
+            ],
+            TieSemantics::UnknownOrder,
+        );
+        let c = connectivity(&d);
+        assert!(!c.strongly_connected);
+        assert_eq!(c.never_win, vec![3]);
+        // Adding an observation where 3 wins connects it.
+        let d = build(
+            4,
+            &[
+                (&[&[0], &[1]], Tail::Universe),
+                (&[&[1], &[2]], Tail::Universe),
+                (&[&[2], &[0]], Tail::Universe),
+                (&[&[3], &[0]], Tail::None),
+            ],
+            TieSemantics::UnknownOrder,
+        );
+        assert!(connectivity(&d).strongly_connected);
+    }
+
+    #[test]
+    fn ties_unknown_vs_event() {
+        // {0,1} ≻ 2 and 2 ≻ 0: item 1 never loses under unknown order; a tie
+        // event is evidence both ways.
+        let obs: &[(&[&[u32]], Tail)] = &[(&[&[0, 1], &[2]], Tail::None), (&[&[2], &[0]], Tail::None)];
+        let c = connectivity(&build(3, obs, TieSemantics::UnknownOrder));
+        assert!(!c.strongly_connected);
+        assert_eq!(c.never_lose, vec![1]);
+        assert!(connectivity(&build(3, obs, TieSemantics::Event)).strongly_connected);
+    }
 }

@@ -109,35 +109,81 @@ fn build(ds: &Dataset, pi: &[f64]) -> Chain {
     }
 }
 
-fn stationary(ds: &Dataset, ch: &Chain, pi: &mut [f64], tol: f64) {
+/// Largest chain solved by a dense LU decomposition.
+const DENSE_MAX: usize = 2_000;
+
+fn unlisted_inflow(ds: &Dataset, ch: &Chain, pi: &[f64], uni_in: &mut [f64]) {
+    uni_in.iter_mut().for_each(|x| *x = 0.0);
+    if !ch.uni.is_empty() {
+        let total: f64 = pi[..ds.universe()].iter().sum();
+        for &(w, t, o) in &ch.uni {
+            let rem = pl::unlisted_sum(ds, ds.obs(o).members, pi, total);
+            uni_in[w as usize] += t * rem;
+        }
+    }
+}
+
+/// Stationary distribution of the chain, in place (warm start from `pi`).
+fn stationary(ds: &Dataset, ch: &Chain, pi: &mut [f64], tol: f64) -> Result<()> {
     let n = pi.len();
-    let mut uni_in = vec![0.0; n];
-    for _ in 0..10_000 {
-        // Unlisted mass per top-k observation, at the current π (Jacobi part).
-        uni_in.iter_mut().for_each(|x| *x = 0.0);
+    if n <= DENSE_MAX {
+        // Balance equations A π = 0 with A_{wj} = q_{jw}, A_{ww} = −out_w;
+        // the last equation is replaced by Σπ = 1.
+        let mut a = nalgebra::DMatrix::<f64>::zeros(n, n);
+        for w in 0..n {
+            for e in ch.start[w]..ch.start[w + 1] {
+                a[(w, ch.src[e] as usize)] += ch.rate[e];
+            }
+            a[(w, w)] -= ch.out[w];
+        }
         if !ch.uni.is_empty() {
-            let total: f64 = pi[..ds.universe()].iter().sum();
             for &(w, t, o) in &ch.uni {
-                let rem = pl::unlisted_sum(ds, ds.obs(o).members, pi, total);
-                uni_in[w as usize] += t * rem;
+                let mut listed = vec![false; ds.universe()];
+                for &m in ds.obs(o).members {
+                    if (m as usize) < ds.universe() {
+                        listed[m as usize] = true;
+                    }
+                }
+                for j in 0..ds.universe() {
+                    if !listed[j] {
+                        a[(w as usize, j)] += t;
+                    }
+                }
             }
         }
+        let mut b = nalgebra::DVector::<f64>::zeros(n);
+        for j in 0..n {
+            a[(n - 1, j)] = 1.0;
+        }
+        b[n - 1] = 1.0;
+        let x = a.lu().solve(&b).ok_or_else(|| {
+            Error::Numerical("I-LSR: singular Markov chain (data not connected)".into())
+        })?;
+        pi.copy_from_slice(x.as_slice());
+        return Ok(());
+    }
+    // Large chains: Gauss–Seidel on the lazy chain (relaxation ½), which is
+    // aperiodic, so periodic comparison cycles cannot make it oscillate.
+    let mut uni_in = vec![0.0; n];
+    for _ in 0..100_000 {
+        unlisted_inflow(ds, ch, pi, &mut uni_in);
         let mut change = 0.0f64;
         for w in 0..n {
             let mut inflow = uni_in[w];
             for e in ch.start[w]..ch.start[w + 1] {
                 inflow += pi[ch.src[e] as usize] * ch.rate[e];
             }
-            let new = inflow / ch.out[w];
+            let new = 0.5 * pi[w] + 0.5 * inflow / ch.out[w];
             change = change.max(((new - pi[w]) / pi[w]).abs());
             pi[w] = new;
         }
         let s: f64 = pi.iter().sum();
         pi.iter_mut().for_each(|x| *x /= s);
         if change < tol {
-            break;
+            return Ok(());
         }
     }
+    Err(Error::Numerical("I-LSR: the stationary distribution did not converge".into()))
 }
 
 /// I-LSR from `theta0` (untied data only).
@@ -175,7 +221,7 @@ pub fn ilsr(ds: &Dataset, theta0: &[f64], tol: f64, max_iter: usize) -> Result<L
         }
         it += 1;
         let ch = build(ds, &pi);
-        stationary(ds, &ch, &mut pi, 1e-13);
+        stationary(ds, &ch, &mut pi, 1e-13)?;
         if pi.iter().any(|p| !(p.is_finite() && *p > 0.0)) {
             return Err(Error::Numerical(
                 "I-LSR produced a non-positive stationary probability".into(),

@@ -77,7 +77,7 @@ impl Mapper<'_> {
     pub fn eval(&self, theta: &[f64]) -> Eval {
         let (lam, log_lam) = pl::scaled(theta);
         let shift = theta.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        let sw = pl::sweep(self.ds, &lam, &log_lam, Scope::All);
+        let sw = pl::sweep(self.ds, &lam, &log_lam, &self.wins, Scope::All);
         let n = theta.len();
         let mut image = vec![0.0; n];
         let mut score = vec![0.0; n];

@@ -12,7 +12,7 @@ use crate::error::{Error, Result};
 use crate::model::pl::{self, Scope};
 use crate::posterior::{Gauge, Summary};
 
-/// Largest number of items for which Newton (dense Hessian) is used by default.
+/// Largest number of items for which Newton (dense Hessian) may finish an MM run.
 pub const NEWTON_MAX: usize = 2_000;
 /// Largest number of items for which standard errors are computed by default.
 pub const SE_MAX: usize = 5_000;
@@ -20,7 +20,8 @@ pub const SE_MAX: usize = 5_000;
 /// Optimisation algorithm.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Algorithm {
-    /// Newton for up to [`NEWTON_MAX`] items, else SQUAREM-accelerated MM.
+    /// SQUAREM-accelerated MM, finished by Newton if it stalls (up to
+    /// [`NEWTON_MAX`] items).
     Auto,
     /// Newton with line search (dense Hessian).
     Newton,
@@ -160,54 +161,46 @@ pub fn fit_point(ds: &Dataset, opts: &PointOptions) -> Result<PointFit> {
     };
     let n = work.n_items();
     let theta0 = vec![0.0; n];
-    let algorithm = match opts.algorithm {
-        Algorithm::Auto if n <= NEWTON_MAX => Algorithm::Newton,
-        Algorithm::Auto => Algorithm::Mm,
-        a => a,
-    };
-    if algorithm == Algorithm::Ilsr && !flat {
+    if opts.algorithm == Algorithm::Ilsr && !flat {
         return Err(Error::option("--algorithm", "ilsr computes the MLE only (no prior)"));
     }
     let max_iter = |default: usize| if opts.max_iter == 0 { default } else { opts.max_iter };
-    let (theta_full, converged, iterations, score_norm, alg_name) = match algorithm {
+    let mm_opts = |cap: usize| MmOptions {
+        prior: opts.prior,
+        fixed,
+        max_iter: cap,
+        tol: opts.tol,
+        accelerate: true,
+    };
+    let (theta_full, converged, iterations, score_norm, alg_name) = match opts.algorithm {
+        Algorithm::Auto => {
+            // SQUAREM-accelerated MM is cheapest per unit of progress; if it
+            // stalls on badly conditioned data, Newton finishes the job.
+            let r = mm(&work, &theta0, &mm_opts(if n <= NEWTON_MAX { 500 } else { max_iter(100_000) }));
+            if r.converged || n > NEWTON_MAX {
+                (r.theta, r.converged, r.sweeps, r.score_norm, "mm+squarem".to_string())
+            } else {
+                let nr = newton(
+                    &work,
+                    &r.theta,
+                    &NewtonOptions { prior: opts.prior, fixed, max_iter: max_iter(200), tol: opts.tol },
+                )?;
+                (nr.theta, nr.converged, r.sweeps + nr.iterations, nr.score_norm, "mm+squarem, newton".to_string())
+            }
+        }
         Algorithm::Newton => {
             // A few MM sweeps give Newton a start inside the region where
             // full steps are taken, which matters on badly conditioned data.
-            let warm = mm(
-                &work,
-                &theta0,
-                &MmOptions {
-                    prior: opts.prior,
-                    fixed,
-                    max_iter: 6,
-                    tol: opts.tol,
-                    accelerate: true,
-                },
-            );
+            let warm = mm(&work, &theta0, &mm_opts(6));
             let r = newton(
                 &work,
                 &warm.theta,
-                &NewtonOptions {
-                    prior: opts.prior,
-                    fixed,
-                    max_iter: max_iter(200),
-                    tol: opts.tol,
-                },
+                &NewtonOptions { prior: opts.prior, fixed, max_iter: max_iter(200), tol: opts.tol },
             )?;
             (r.theta, r.converged, r.iterations, r.score_norm, "newton".to_string())
         }
-        Algorithm::Mm | Algorithm::Auto => {
-            let r = mm(
-                &work,
-                &theta0,
-                &MmOptions {
-                    prior: opts.prior,
-                    fixed,
-                    max_iter: max_iter(100_000),
-                    tol: opts.tol,
-                    accelerate: true,
-                },
-            );
+        Algorithm::Mm => {
+            let r = mm(&work, &theta0, &mm_opts(max_iter(100_000)));
             (r.theta, r.converged, r.sweeps, r.score_norm, "mm+squarem".to_string())
         }
         Algorithm::Ilsr => {

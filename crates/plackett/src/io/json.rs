@@ -14,6 +14,11 @@ use crate::error::{Error, Result};
 
 /// Parse JSON rankings.
 pub fn read(name: &str, text: &str, opts: &ReadOptions) -> Result<Dataset> {
+    if let Some(lists) = fast_lists(text) {
+        if let Some(ds) = build_fast(lists, opts) {
+            return Ok(ds);
+        }
+    }
     let doc = parse(text).map_err(|e| Error::input(name, Some(e.line), e.msg))?;
     match &doc.value {
         JValue::Array(rankings) => read_lists(name, rankings, None, opts),
@@ -237,4 +242,138 @@ fn build(
             .map_err(|m| Error::input(name, Some(*line), format!("ranking {}: {m}", k + 1)))?;
     }
     Ok(b.finish())
+}
+
+/// Flat result of the fast path: members, group starts, ranking starts.
+struct FastLists {
+    members: Vec<u32>,
+    group_start: Vec<usize>,
+    ranking_start: Vec<usize>,
+    max_id: u32,
+}
+
+/// Streaming parse of a plain choix-style document (`[[0,1,[2,3]],…]`:
+/// arrays of non-negative integers with at most one level of groups). Returns
+/// `None` on anything else, including any error, so that the general parser
+/// (which reports lines) takes over.
+fn fast_lists(text: &str) -> Option<FastLists> {
+    let b = text.as_bytes();
+    let mut i = 0;
+    let ws = |i: &mut usize| {
+        while *i < b.len() && matches!(b[*i], b' ' | b'\n' | b'\r' | b'\t') {
+            *i += 1;
+        }
+    };
+    let int = |i: &mut usize| -> Option<u32> {
+        let start = *i;
+        let mut v: u64 = 0;
+        while *i < b.len() && b[*i].is_ascii_digit() {
+            v = v * 10 + (b[*i] - b'0') as u64;
+            if v > u32::MAX as u64 / 2 {
+                return None;
+            }
+            *i += 1;
+        }
+        if *i == start || (b[start] == b'0' && *i - start > 1) {
+            return None;
+        }
+        Some(v as u32)
+    };
+    let mut out = FastLists { members: Vec::new(), group_start: Vec::new(), ranking_start: Vec::new(), max_id: 0 };
+    ws(&mut i);
+    if b.get(i) != Some(&b'[') {
+        return None;
+    }
+    i += 1;
+    ws(&mut i);
+    if b.get(i) == Some(&b']') {
+        return None; // empty list: let the general path report it
+    }
+    loop {
+        ws(&mut i);
+        if b.get(i) != Some(&b'[') {
+            return None;
+        }
+        i += 1;
+        out.ranking_start.push(out.group_start.len());
+        let mut any = false;
+        loop {
+            ws(&mut i);
+            match b.get(i)? {
+                b']' if !any => return None, // empty ranking
+                b'[' => {
+                    i += 1;
+                    out.group_start.push(out.members.len());
+                    loop {
+                        ws(&mut i);
+                        let v = int(&mut i)?;
+                        out.max_id = out.max_id.max(v);
+                        out.members.push(v);
+                        ws(&mut i);
+                        match b.get(i)? {
+                            b',' => i += 1,
+                            b']' => {
+                                i += 1;
+                                break;
+                            }
+                            _ => return None,
+                        }
+                    }
+                }
+                _ => {
+                    let v = int(&mut i)?;
+                    out.max_id = out.max_id.max(v);
+                    out.group_start.push(out.members.len());
+                    out.members.push(v);
+                }
+            }
+            any = true;
+            ws(&mut i);
+            match b.get(i)? {
+                b',' => i += 1,
+                b']' => {
+                    i += 1;
+                    break;
+                }
+                _ => return None,
+            }
+        }
+        ws(&mut i);
+        match b.get(i)? {
+            b',' => i += 1,
+            b']' => {
+                i += 1;
+                break;
+            }
+            _ => return None,
+        }
+    }
+    ws(&mut i);
+    if i != b.len() {
+        return None;
+    }
+    out.group_start.push(out.members.len());
+    out.ranking_start.push(out.group_start.len() - 1);
+    Some(out)
+}
+
+/// Build from the fast path; `None` if any ranking is invalid (the general
+/// path then reports it with its line).
+fn build_fast(f: FastLists, opts: &ReadOptions) -> Option<Dataset> {
+    let (declared, closed) = initial_items(opts);
+    if closed && f.max_id as usize >= declared.len() {
+        return None;
+    }
+    let items = if closed { declared } else { Items::numbered(f.max_id as usize + 1) };
+    let mut b = DatasetBuilder::new(items, opts.ties);
+    let tail = if opts.top_k { Tail::Universe } else { Tail::None };
+    let mut groups: Vec<&[u32]> = Vec::new();
+    for r in 0..f.ranking_start.len() - 1 {
+        groups.clear();
+        for g in f.ranking_start[r]..f.ranking_start[r + 1] {
+            groups.push(&f.members[f.group_start[g]..f.group_start[g + 1]]);
+        }
+        b.push(&groups, tail, &[], 1.0).ok()?;
+    }
+    Some(b.finish())
 }

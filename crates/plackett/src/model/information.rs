@@ -126,7 +126,7 @@ fn group_coef(tab: &SubsetTables, n: usize, w: f64) -> GroupCoef {
 /// `scope`. Dense `n × n`; the caller fixes the gauge.
 pub fn information(ds: &Dataset, theta: &[f64], scope: Scope) -> Result<DMatrix<f64>> {
     let n = ds.n_items();
-    let (lam, log_lam) = super::pl::scaled(theta);
+    let (lam, _) = super::pl::scaled(theta);
     let end = match scope {
         Scope::All => ds.n_obs(),
         Scope::Real => ds.n_real_obs(),
@@ -145,7 +145,7 @@ pub fn information(ds: &Dataset, theta: &[f64], scope: Scope) -> Result<DMatrix<
     let mut aa_before: Vec<f64> = Vec::new();
     let mut pos_in_group: Vec<usize> = Vec::new();
     for o in 0..end {
-        let (_, cu) = sweep_obs(ds, o, &lam, &log_lam, total, &mut den, &mut s);
+        let (_, cu) = sweep_obs(ds, o, &lam, total, &mut den, &mut s);
         cu_total += cu;
         let obs = ds.obs(o);
         let mem = obs.members;

@@ -87,6 +87,12 @@ pub fn wins(ds: &Dataset, scope: Scope) -> Vec<f64> {
     let mut w = vec![0.0; ds.n_items()];
     for o in 0..scope_end(ds, scope) {
         let obs = ds.obs(o);
+        if let Some(stages) = ds.fast_stages(o) {
+            for &m in &obs.members[..stages] {
+                w[m as usize] += obs.weight;
+            }
+            continue;
+        }
         let groups: Vec<_> = obs.groups().filter(|g| !g.is_tail).collect();
         let last = groups.len() - 1;
         for (gi, g) in groups.iter().enumerate() {
@@ -141,15 +147,50 @@ pub(crate) fn unlisted_sum(ds: &Dataset, members: &[u32], lam: &[f64], total: f6
         .sum()
 }
 
-/// One observation: add its log-likelihood and its in-play coefficients.
-/// Returns `(loglik, c_universe)` where `c_universe` is the coefficient every
-/// unlisted universe item receives (already subtracted from listed items, so
-/// the caller adds it to all universe items).
+/// Accumulates `Σ ln d` as a running product, with one `ln` per flush: the
+/// stage denominators of one sweep cost a multiplication each instead of a
+/// logarithm.
+#[derive(Default)]
+pub(crate) struct LogProduct {
+    prod: f64,
+    acc: f64,
+}
+
+impl LogProduct {
+    #[inline]
+    pub fn new() -> Self {
+        LogProduct { prod: 1.0, acc: 0.0 }
+    }
+    #[inline]
+    pub fn push(&mut self, d: f64) {
+        // Keep the product far from overflow and underflow: flush when it
+        // leaves [1e-150, 1e150], and take extreme factors directly.
+        if !(1e-100..=1e100).contains(&d) {
+            self.acc += d.ln();
+            return;
+        }
+        if !(1e-150..=1e150).contains(&self.prod) {
+            self.acc += self.prod.ln();
+            self.prod = 1.0;
+        }
+        self.prod *= d;
+    }
+    #[inline]
+    pub fn ln(&self) -> f64 {
+        self.acc + self.prod.ln()
+    }
+}
+
+/// One observation: add its in-play coefficients to `den` and return
+/// `(−Σ_stages w·ln D_s + Σ_groups w·ln R(G), c_universe)`. The winners'
+/// `Σ W_i θ_i` part of the log-likelihood is added by the caller once per
+/// sweep. `c_universe` is the coefficient every unlisted universe item
+/// receives (already subtracted from listed items, so the caller adds it to
+/// all universe items).
 pub(crate) fn sweep_obs(
     ds: &Dataset,
     o: usize,
     lam: &[f64],
-    log_lam: &[f64],
     total: f64,
     den: &mut [f64],
     s: &mut Scratch,
@@ -171,63 +212,68 @@ pub(crate) fn sweep_obs(
     for k in (0..m).rev() {
         s.suffix[k] = s.suffix[k + 1] + lam[mem[k] as usize];
     }
-    let mut ll = 0.0;
     let mut cum = 0.0;
-    let n_ranked = obs.groups().filter(|g| !g.is_tail).count();
-    for (gi, g) in obs.groups().enumerate() {
-        if g.is_tail {
-            for &i in &mem[g.start..g.end] {
-                den[i as usize] += cum;
-            }
-            continue;
+    let mut ll;
+    if let Some(stages) = ds.fast_stages(o) {
+        // Untied: stage k chooses member k from members k.. (+ tail).
+        let mut lp = LogProduct::new();
+        for k in 0..stages {
+            let d = s.suffix[k];
+            lp.push(d);
+            cum += w / d;
+            den[mem[k] as usize] += cum;
         }
-        let trivial = gi + 1 == n_ranked && obs.tail == Tail::None;
-        if trivial {
-            for &i in &mem[g.start..g.end] {
-                den[i as usize] += cum;
-            }
-            continue;
+        for &i in &mem[stages..] {
+            den[i as usize] += cum;
         }
-        if g.len() == 1 {
-            let i = mem[g.start] as usize;
-            let d = s.suffix[g.start];
-            ll += w * (log_lam[i] - d.ln());
-            let t = w / d;
-            den[i] += cum + t;
-            cum += t;
-        } else {
-            let n = g.len();
-            let zbar = s.suffix[g.end];
-            s.lam_g.clear();
-            s.lam_g.extend(mem[g.start..g.end].iter().map(|&i| lam[i as usize]));
-            s.tables.compute(&s.lam_g, zbar);
-            s.tables.compute_reach(n);
-            let full = (1usize << n) - 1;
-            let mut lsum = 0.0;
-            for &i in &mem[g.start..g.end] {
-                lsum += log_lam[i as usize];
-            }
-            ll += w * (lsum + s.tables.log_r[full]);
-            s.within.clear();
-            s.within.resize(n, 0.0);
-            let mut tot = 0.0;
-            for a in 1..=full {
-                let t = w * s.tables.reach[a] * (-s.tables.log_den[a]).exp();
-                if t == 0.0 {
-                    continue;
+        ll = -w * lp.ln();
+    } else {
+        ll = 0.0;
+        let n_ranked = obs.groups().filter(|g| !g.is_tail).count();
+        for (gi, g) in obs.groups().enumerate() {
+            let trivial = g.is_tail || (gi + 1 == n_ranked && obs.tail == Tail::None);
+            if trivial {
+                for &i in &mem[g.start..g.end] {
+                    den[i as usize] += cum;
                 }
-                tot += t;
-                let mut bits = a;
-                while bits != 0 {
-                    let b = bits.trailing_zeros() as usize;
-                    s.within[b] += t;
-                    bits &= bits - 1;
+                continue;
+            }
+            if g.len() == 1 {
+                let i = mem[g.start] as usize;
+                let d = s.suffix[g.start];
+                ll -= w * d.ln();
+                cum += w / d;
+                den[i] += cum;
+            } else {
+                let n = g.len();
+                let zbar = s.suffix[g.end];
+                s.lam_g.clear();
+                s.lam_g.extend(mem[g.start..g.end].iter().map(|&i| lam[i as usize]));
+                s.tables.compute(&s.lam_g, zbar);
+                s.tables.compute_reach(n);
+                let full = (1usize << n) - 1;
+                ll += w * s.tables.log_r[full];
+                s.within.clear();
+                s.within.resize(n, 0.0);
+                let mut tot = 0.0;
+                for a in 1..=full {
+                    let t = w * s.tables.reach[a] * (-s.tables.log_den[a]).exp();
+                    if t == 0.0 {
+                        continue;
+                    }
+                    tot += t;
+                    let mut bits = a;
+                    while bits != 0 {
+                        let b = bits.trailing_zeros() as usize;
+                        s.within[b] += t;
+                        bits &= bits - 1;
+                    }
                 }
+                for (k, &i) in mem[g.start..g.end].iter().enumerate() {
+                    den[i as usize] += cum + s.within[k];
+                }
+                cum += tot;
             }
-            for (k, &i) in mem[g.start..g.end].iter().enumerate() {
-                den[i as usize] += cum + s.within[k];
-            }
-            cum += tot;
         }
     }
     if obs.tail == Tail::Universe {
@@ -253,8 +299,9 @@ pub(crate) fn chunks(ds: &Dataset, end: usize) -> Vec<(usize, usize)> {
         .collect()
 }
 
-/// One sweep at worths `lam` (any positive scale) with `log_lam = ln lam`.
-pub fn sweep(ds: &Dataset, lam: &[f64], log_lam: &[f64], scope: Scope) -> Sweep {
+/// One sweep at worths `lam` (any positive scale) with `log_lam = ln lam`
+/// and stage wins `wins` for the same scope (see [`wins`]).
+pub fn sweep(ds: &Dataset, lam: &[f64], log_lam: &[f64], wins: &[f64], scope: Scope) -> Sweep {
     let n = ds.n_items();
     let end = scope_end(ds, scope);
     let total = universe_sum(ds, lam);
@@ -266,7 +313,7 @@ pub fn sweep(ds: &Dataset, lam: &[f64], log_lam: &[f64], scope: Scope) -> Sweep 
             let mut ll = 0.0;
             let mut cu = 0.0;
             for o in a..b {
-                let (l, c) = sweep_obs(ds, o, lam, log_lam, total, &mut den, &mut s);
+                let (l, c) = sweep_obs(ds, o, lam, total, &mut den, &mut s);
                 ll += l;
                 cu += c;
             }
@@ -288,13 +335,18 @@ pub fn sweep(ds: &Dataset, lam: &[f64], log_lam: &[f64], scope: Scope) -> Sweep 
             *x += cu;
         }
     }
+    for (w, t) in wins.iter().zip(log_lam) {
+        if *w != 0.0 {
+            ll += w * t;
+        }
+    }
     Sweep { loglik: ll, den }
 }
 
 /// Log-likelihood at log-worths `theta` (any gauge).
 pub fn log_likelihood(ds: &Dataset, theta: &[f64], scope: Scope) -> f64 {
     let (lam, log_lam) = scaled(theta);
-    sweep(ds, &lam, &log_lam, scope).loglik
+    sweep(ds, &lam, &log_lam, &wins(ds, scope), scope).loglik
 }
 
 /// Worths scaled so the largest is 1, and their logs.
@@ -308,7 +360,7 @@ pub fn scaled(theta: &[f64]) -> (Vec<f64>, Vec<f64>) {
 /// Score `∂ℓ/∂θ` at log-worths `theta`, and the log-likelihood.
 pub fn score(ds: &Dataset, theta: &[f64], wins: &[f64], scope: Scope) -> (Vec<f64>, f64) {
     let (lam, log_lam) = scaled(theta);
-    let sw = sweep(ds, &lam, &log_lam, scope);
+    let sw = sweep(ds, &lam, &log_lam, wins, scope);
     let g = wins
         .iter()
         .zip(&lam)

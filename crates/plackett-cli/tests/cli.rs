@@ -1,0 +1,150 @@
+//! End-to-end tests of the `plackett` binary.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_plackett"))
+}
+
+fn data(test: &str) -> Option<PathBuf> {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data");
+    if p.is_dir() {
+        Some(p)
+    } else {
+        eprintln!("SKIP {test}: ../shared/data not found beside the repository");
+        None
+    }
+}
+
+fn tmpdir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("plackett-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+#[test]
+fn nascar_json_contract() {
+    let Some(d) = data("nascar_json_contract") else { return };
+    let out = bin()
+        .args(["fit", d.join("nascar2002/results.csv").to_str().unwrap()])
+        .args(["--ranking-col", "race", "--rank-col", "position", "--item-col", "driver"])
+        .args(["--exclude", "Andy Hillenburg,Gary Bradberry,Jason Hedlesky,Randy Renfrow"])
+        .args(["--reference", "Austin Cameron", "--output", "json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    for key in [
+        "engine", "n_items", "n_observations", "converged", "iterations", "log_likelihood",
+        "log_evidence", "elbo", "diagnostics", "items",
+    ] {
+        assert!(v.get(key).is_some(), "missing key {key}");
+    }
+    assert_eq!(v["engine"], "mle");
+    assert_eq!(v["n_items"], 83);
+    assert_eq!(v["n_observations"], 36);
+    assert!(v["log_evidence"].is_null() && v["elbo"].is_null());
+    assert!(v["diagnostics"]["rhat_max"].is_null());
+    assert!((v["log_likelihood"].as_f64().unwrap() + 4191.0973).abs() < 1e-4);
+    let pj = v["items"].as_array().unwrap().iter().find(|i| i["name"] == "PJ Jones").unwrap();
+    for key in ["worth", "worth_sd", "log_worth", "log_worth_se", "log_worth_sd", "ci_low", "ci_high"] {
+        assert!(pj.get(key).is_some(), "missing item key {key}");
+    }
+    assert!((pj["log_worth"].as_f64().unwrap() - 4.1477).abs() < 1e-4);
+    assert!((pj["log_worth_se"].as_f64().unwrap() - 1.5676).abs() < 1e-3);
+    assert!((pj["worth"].as_f64().unwrap() - 0.1864).abs() < 1e-4);
+}
+
+#[test]
+fn nascar_without_exclusion_fails_with_connectivity_message() {
+    let Some(d) = data("nascar_without_exclusion") else { return };
+    let dir = tmpdir("nascar-fail");
+    let outp = dir.join("out.json");
+    let out = bin()
+        .args(["fit", d.join("nascar2002/results.csv").to_str().unwrap()])
+        .args(["--ranking-col", "race", "--rank-col", "position", "--item-col", "driver"])
+        .args(["--engine", "mle", "--output", "json", "--out", outp.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(err.contains("4 items never beat anyone"), "{err}");
+    assert!(!outp.exists(), "no output may be written on failure");
+    let out = bin()
+        .args(["fit", d.join("nascar2002/results.csv").to_str().unwrap()])
+        .args(["--ranking-col", "race", "--rank-col", "position", "--item-col", "driver"])
+        .args(["--pseudo", "0.5", "--output", "json", "--out", outp.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&outp).unwrap()).unwrap();
+    assert_eq!(v["n_items"], 87);
+    assert_eq!(v["items"].as_array().unwrap().len(), 87);
+}
+
+#[test]
+fn malformed_input_exit_2_and_nothing_written() {
+    let dir = tmpdir("malformed");
+    let bad = dir.join("bad.csv");
+    std::fs::write(&bad, "ranking,rank,item\n1,1,a\n1,two,b\n").unwrap();
+    let outp = dir.join("out.csv");
+    let out = bin()
+        .args(["fit", bad.to_str().unwrap(), "--output", "csv", "--out", outp.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("bad.csv:3:") && err.contains("not a number"), "{err}");
+    assert!(!outp.exists());
+    assert!(out.stdout.is_empty());
+    // Missing file, unknown flag value, unknown reference.
+    let out = bin().args(["fit", dir.join("missing.csv").to_str().unwrap()]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let good = dir.join("good.json");
+    std::fs::write(&good, "[[0,1,2],[2,1,0],[1,0,2]]").unwrap();
+    let out = bin().args(["fit", good.to_str().unwrap(), "--engine", "nope"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let out = bin().args(["fit", good.to_str().unwrap(), "--reference", "zz"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--reference"));
+    let out = bin().args(["fit", good.to_str().unwrap(), "--exclude", "zz"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--exclude"));
+}
+
+#[test]
+fn output_formats() {
+    let dir = tmpdir("formats");
+    let f = dir.join("r.json");
+    std::fs::write(&f, "[[0,1,2],[3,2,0],[1,3]]").unwrap();
+    for fmt in ["table", "json", "csv"] {
+        let out = bin().args(["fit", f.to_str().unwrap(), "--output", fmt]).output().unwrap();
+        assert!(out.status.success(), "{fmt}: {}", String::from_utf8_lossy(&out.stderr));
+        let s = String::from_utf8(out.stdout).unwrap();
+        match fmt {
+            "csv" => {
+                assert!(s.starts_with("item,worth,worth_sd,log_worth,log_worth_se"));
+                assert_eq!(s.lines().count(), 5);
+            }
+            "json" => {
+                let v: serde_json::Value = serde_json::from_str(&s).unwrap();
+                let lw: Vec<f64> = v["items"].as_array().unwrap().iter().map(|i| i["log_worth"].as_f64().unwrap()).collect();
+                for (a, b) in lw.iter().zip([-0.443308, 0.695068, -0.670610, 0.418850]) {
+                    assert!((a - b).abs() < 1e-5);
+                }
+            }
+            _ => assert!(s.contains("log-likelihood")),
+        }
+    }
+}
+
+#[test]
+fn demo_runs() {
+    let out = bin().args(["demo"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let s = String::from_utf8(out.stdout).unwrap();
+    assert!(s.contains("5000 rankings"));
+}

@@ -1,0 +1,171 @@
+//! Malformed input: every reader returns a one-line error naming the file and
+//! line, and none panics on arbitrary bytes.
+
+use plackett::io::{Format, ItemsSpec, ReadOptions, bytes_to_text, read_str};
+use proptest::prelude::*;
+
+fn opts(f: Format) -> ReadOptions {
+    ReadOptions { format: Some(f), ..Default::default() }
+}
+
+/// (content, expected line or 0 for "file-level", fragment of the message)
+fn check(f: Format, cases: &[(&str, usize, &str)]) {
+    assert!(cases.len() >= 10, "at least 10 malformed files per format family");
+    for (k, (text, line, frag)) in cases.iter().enumerate() {
+        let name = format!("bad{k}.in");
+        let err = match read_str(&name, text, &opts(f)) {
+            Ok(_) => panic!("{f:?} case {k} was accepted: {text:?}"),
+            Err(e) => e.to_string(),
+        };
+        assert!(!err.contains('\n'), "multi-line error: {err}");
+        let want = if *line > 0 { format!("{name}:{line}:") } else { format!("{name}") };
+        assert!(err.starts_with(&want), "{f:?} case {k}: expected {want:?} in {err:?}");
+        assert!(err.contains(frag), "{f:?} case {k}: expected {frag:?} in {err:?}");
+    }
+}
+
+#[test]
+fn csv_malformed() {
+    check(
+        Format::Csv,
+        &[
+            ("", 1, "empty file or missing header"),
+            ("ranking,rank,item\n", 0, "no data rows"),
+            ("race,rank,item\n1,1,a\n", 1, "no column named \"ranking\""),
+            ("ranking,item\n1,a\n", 1, "no column named \"rank\""),
+            ("ranking,rank,item\n1,1,a\n1,x,b\n", 3, "is not a number"),
+            ("ranking,rank,item\n1,1,a\n1,2\n", 3, "expected 3 fields"),
+            ("ranking,rank,item\n1,1,a\n1,2,a\n", 3, "appears twice"),
+            ("ranking,rank,item\n1,1,a\n1,2,\n", 3, "empty item"),
+            ("ranking,rank,item\n,1,a\n", 2, "empty ranking"),
+            ("ranking,rank,item,weight\n1,1,a,1\n1,2,b,2\n", 3, "differs from weight"),
+            ("ranking,rank,item,weight\n1,1,a,-1\n1,2,b,-1\n", 2, "weight must be positive"),
+            ("ranking,rank,item,weight\n1,1,a,0\n", 2, "weight must be positive"),
+            ("ranking,rank,item\n1,NaN,a\n", 2, "must be finite"),
+            ("ranking,rank,item\n1,inf,a\n1,1,b\n", 2, "must be finite"),
+        ],
+    );
+}
+
+#[test]
+fn csv_unknown_item_with_declared_universe() {
+    let o = ReadOptions {
+        format: Some(Format::Csv),
+        items: Some(ItemsSpec::Names(vec!["a".into(), "b".into()])),
+        ..Default::default()
+    };
+    let e = read_str("u.csv", "ranking,rank,item\n1,1,a\n1,2,c\n", &o).unwrap_err().to_string();
+    assert!(e.starts_with("u.csv:3:") && e.contains("not in the declared universe"), "{e}");
+}
+
+#[test]
+fn preflib_malformed() {
+    let head = "# DATA TYPE: soi\n# NUMBER ALTERNATIVES: 3\n# ALTERNATIVE NAME 1: a\n# ALTERNATIVE NAME 2: b\n# ALTERNATIVE NAME 3: c\n";
+    let toc = "# DATA TYPE: toc\n# NUMBER ALTERNATIVES: 3\n";
+    let cases: Vec<(String, usize, &str)> = vec![
+        ("".into(), 0, "empty file"),
+        (format!("{head}2: 1,4\n"), 6, "not a number in 1..3"),
+        (format!("{head}0: 1,2\n"), 6, "not a positive integer"),
+        (format!("{head}x: 1,2\n"), 6, "not a positive integer"),
+        (format!("{head}2: 1,{{2,3\n"), 6, "unclosed"),
+        (format!("{head}2: 1,{{2,3}}\n"), 6, "strict-order"),
+        (format!("{head}2: 1,1\n"), 6, "more than once"),
+        (format!("{head}2: 1,\n"), 6, "trailing comma"),
+        (format!("{head}2 1 2\n"), 6, "expected 'count: order'"),
+        (format!("{toc}1: 1,{{2,3}}\n1: 1,2\n"), 4, "complete order expected"),
+        (format!("{toc}1: {{}},1,2,3\n"), 3, "empty tied group"),
+        ("# NUMBER ALTERNATIVES: -1\n".into(), 1, "invalid number of alternatives"),
+        ("# DATA TYPE: wmd\n# NUMBER ALTERNATIVES: 2\n1: 1,2\n".into(), 0, "unsupported PrefLib data type"),
+        ("3\n1,a\n2,b\n".into(), 4, "file ends inside"),
+        ("2\n1,a\n2,b\n5,5\n".into(), 4, "voters,sum,unique"),
+        (format!("{head}"), 0, "no orders"),
+        (format!("{head}2: 1,2}}\n"), 6, "unexpected"),
+    ];
+    let borrowed: Vec<(&str, usize, &str)> = cases.iter().map(|(a, b, c)| (a.as_str(), *b, *c)).collect();
+    check(Format::Preflib, &borrowed);
+}
+
+#[test]
+fn json_malformed() {
+    check(
+        Format::Json,
+        &[
+            ("", 1, "empty JSON"),
+            ("[[0,1],\n[1,", 2, "unexpected end"),
+            ("[[0,1],\n[1,1]]", 2, "more than once"),
+            ("[[0,1],\n[]]", 2, "empty ranking"),
+            ("[[0,1],\n[0,[]]]", 2, "empty tied group"),
+            ("[[0,1],\n[0,[1,[2]]]]", 2, "cannot be nested"),
+            ("[[0,1],\n[0,-1]]", 2, "not a non-negative integer"),
+            ("[[0,1],\n[0,1.5]]", 2, "not a non-negative integer"),
+            ("[[0,1],\n[0,\"a\"]]", 2, "expected an item id"),
+            ("{\"rankings\": [[\"a\",\"b\"]],\n\"weights\": [0]}", 2, "weight must be a positive"),
+            ("{\"items\": [\"a\",\"b\"],\n\"rankings\": [[\"a\",\"c\"]]}", 2, "not in \"items\""),
+            ("{\"items\": [\"a\",\"a\"],\n\"rankings\": []}", 1, "duplicate item name"),
+            ("{\"rankings\": [[0,1]],\n\"extra\": 1}", 2, "unknown key"),
+            ("{\"items\": [\"a\"]}", 1, "no \"rankings\""),
+            ("42", 1, "expected a list of rankings"),
+            ("[[0,1]] x", 1, "trailing"),
+            ("{\"items\":[\"a\",\"b\"],\"rankings\":[[0,1]],\n\"weights\":[1,2]}", 2, "2 weights for 1 rankings"),
+        ],
+    );
+}
+
+#[test]
+fn selectors_malformed() {
+    check(
+        Format::Selectors,
+        &[
+            ("", 1, "empty JSON"),
+            ("[]", 1, "no cases"),
+            ("{}", 1, "expected a list of cases"),
+            ("[[[[1]]],\n 5]", 2, "expected a list of annotators"),
+            ("[[[[1]]],\n [7]]", 2, "expected a list of groups"),
+            ("[[[[1]]],\n [[7]]]", 2, "a group must be a list"),
+            ("[[[[1]]],\n [[[]]]]", 2, "empty group"),
+            ("[[[[1]]],\n [[[1,1]]]]", 2, "listed twice"),
+            ("[[[[1]]],\n [[[1],[1]]]]", 2, "listed twice"),
+            ("[[[[1]]],\n [[[-3]]]]", 2, "non-negative integer"),
+            ("[[[[1]]],\n [[[\"x\"]]]]", 2, "non-negative integer"),
+            ("[[[[1]]],\n [[[2.5]]]]", 2, "non-negative integer"),
+            ("[[[[1]]]\n [[[2]]]]", 2, "expected ',' or ']'"),
+        ],
+    );
+}
+
+#[test]
+fn invalid_utf8_names_line() {
+    let e = bytes_to_text("x.csv", b"ranking,rank,item\n1,1,\xff\n".to_vec()).unwrap_err().to_string();
+    assert!(e.starts_with("x.csv:2:") && e.contains("UTF-8"), "{e}");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    /// No reader panics on arbitrary bytes.
+    #[test]
+    fn readers_never_panic_on_bytes(bytes in prop::collection::vec(any::<u8>(), 0..300)) {
+        let text = String::from_utf8_lossy(&bytes);
+        for f in [Format::Csv, Format::Preflib, Format::Json, Format::Selectors] {
+            let _ = read_str("fuzz", &text, &opts(f));
+        }
+    }
+
+    /// Nor on text built from each format's own alphabet (reaches deeper).
+    #[test]
+    fn readers_never_panic_on_format_alphabets(
+        s in "[0-9,:{}\\[\\]\" \n#a-cDATYPENUMBRLIV.-]{0,200}",
+        top_k in any::<bool>(),
+        event in any::<bool>(),
+    ) {
+        for f in [Format::Csv, Format::Preflib, Format::Json, Format::Selectors] {
+            let mut o = opts(f);
+            o.top_k = top_k;
+            if event { o.ties = plackett::data::TieSemantics::Event; }
+            if let Ok(ds) = read_str("fuzz", &s, &o) {
+                // Whatever parses must also survive the fitting pipeline's checks.
+                let _ = plackett::infer::fit_point(&ds, &plackett::infer::PointOptions::default());
+            }
+        }
+    }
+}

@@ -1,0 +1,146 @@
+//! Published reference values (spec `plackett-luce-core.md` §5).
+
+mod common;
+use common::{data_dir, path};
+use plackett::data::{DatasetBuilder, Items, Tail, TieSemantics};
+use plackett::infer::{Algorithm, PointOptions, Prior, fit_point};
+use plackett::io::{ReadOptions, read_path};
+use plackett::posterior::Gauge;
+
+const DROPPED: [&str; 4] = ["Andy Hillenburg", "Gary Bradberry", "Jason Hedlesky", "Randy Renfrow"];
+
+fn nascar_opts() -> ReadOptions {
+    ReadOptions {
+        ranking_col: "race".into(),
+        rank_col: "position".into(),
+        item_col: "driver".into(),
+        ..Default::default()
+    }
+}
+
+fn lw(f: &plackett::infer::PointFit, name: &str) -> (f64, Option<f64>) {
+    let it = f.summary.items.iter().find(|i| i.name == name).expect(name);
+    (it.log_worth, it.log_worth_se)
+}
+
+#[test]
+fn nascar_mle_matches_hunter() {
+    let Some(d) = data_dir("nascar_mle_matches_hunter") else { return };
+    let ds = read_path(&path(&d, "nascar2002/results.csv"), &nascar_opts()).unwrap();
+    assert_eq!(ds.n_items(), 87);
+    assert_eq!(ds.n_obs(), 36);
+    let names: Vec<String> = DROPPED.iter().map(|s| s.to_string()).collect();
+    let ds = ds.exclude(&names).unwrap();
+    assert_eq!(ds.n_items(), 83);
+    let reference = ds.items().get("Austin Cameron").unwrap();
+    for alg in [Algorithm::Newton, Algorithm::Mm, Algorithm::Ilsr] {
+        let f = fit_point(
+            &ds,
+            &PointOptions { gauge: Gauge::Reference(reference), algorithm: alg, ..Default::default() },
+        )
+        .unwrap();
+        assert!(f.converged, "{alg:?}");
+        assert!((f.log_likelihood - -4191.0973).abs() < 1e-4, "{alg:?} {}", f.log_likelihood);
+        for (name, want) in [
+            ("PJ Jones", 4.1477),
+            ("Scott Pruett", 3.6162),
+            ("Mike Bliss", 2.2310),
+            ("Mark Martin", 2.0763),
+            ("Rusty Wallace", 2.0572),
+            ("Dick Trickle", -0.3113),
+        ] {
+            let (v, _) = lw(&f, name);
+            assert!((v - want).abs() < 1e-4, "{alg:?} {name}: {v} vs {want}");
+        }
+        let (_, se) = lw(&f, "PJ Jones");
+        assert!((se.unwrap() - 1.5676).abs() < 1e-3);
+        let (_, se) = lw(&f, "Mark Martin");
+        assert!((se.unwrap() - 1.0528).abs() < 1e-3);
+        // Guiver & Snelson Table 1, MLE column (normalised worths).
+        let w = f.summary.items.iter().find(|i| i.name == "PJ Jones").unwrap().worth;
+        assert!((w - 0.1864).abs() < 1e-4);
+    }
+}
+
+#[test]
+fn nascar_all_drivers_needs_a_remedy() {
+    let Some(d) = data_dir("nascar_all_drivers_needs_a_remedy") else { return };
+    let ds = read_path(&path(&d, "nascar2002/results.csv"), &nascar_opts()).unwrap();
+    let err = fit_point(&ds, &PointOptions::default()).unwrap_err().to_string();
+    assert!(err.contains("4 items never beat anyone"), "{err}");
+    for name in DROPPED {
+        assert!(err.contains(name), "{err}");
+    }
+    assert!(err.contains("--pseudo") && err.contains("--engine map"), "{err}");
+    let f = fit_point(&ds, &PointOptions { pseudo: Some(0.5), ..Default::default() }).unwrap();
+    assert_eq!(f.summary.items.len(), 87);
+    assert!(f.converged);
+    assert!(f.summary.items.iter().all(|i| i.log_worth.is_finite() && i.log_worth_se.is_some()));
+    // MAP also fits all drivers.
+    let f = fit_point(&ds, &PointOptions { prior: Prior::Gamma { shape: 2.0, rate: 1.0 }, ..Default::default() })
+        .unwrap();
+    assert_eq!(f.summary.items.len(), 87);
+}
+
+#[test]
+fn salad_plain_pl() {
+    let Some(d) = data_dir("salad_plain_pl") else { return };
+    let ds = read_path(
+        &path(&d, "salad/rankings.csv"),
+        &ReadOptions { ranking_col: "judge".into(), ..Default::default() },
+    )
+    .unwrap();
+    let a = ds.items().get("A").unwrap();
+    let f = fit_point(&ds, &PointOptions { gauge: Gauge::Reference(a), ..Default::default() }).unwrap();
+    for (name, want) in [("B", 2.72991), ("C", 1.56154), ("D", 1.02684)] {
+        let (v, _) = lw(&f, name);
+        assert!((v - want).abs() < 1e-4, "{name}: {v}");
+    }
+}
+
+fn ds(n: usize, rankings: &[&[u32]]) -> plackett::data::Dataset {
+    let mut b = DatasetBuilder::new(Items::numbered(n), TieSemantics::UnknownOrder);
+    for r in rankings {
+        let g: Vec<Vec<u32>> = r.iter().map(|&i| vec![i]).collect();
+        b.push(&g, Tail::None, &[], 1.0).unwrap();
+    }
+    b.finish()
+}
+
+fn centred(d: &plackett::data::Dataset, alg: Algorithm) -> Vec<f64> {
+    let f = fit_point(d, &PointOptions { algorithm: alg, ..Default::default() }).unwrap();
+    f.summary.items.iter().map(|i| i.log_worth).collect()
+}
+
+#[test]
+fn tiny_cases_from_spec() {
+    for alg in [Algorithm::Newton, Algorithm::Mm, Algorithm::Ilsr] {
+        let v = centred(&ds(4, &[&[0, 1, 2], &[3, 2, 0], &[1, 3]]), alg);
+        for (a, b) in v.iter().zip([-0.443308, 0.695068, -0.670610, 0.418850]) {
+            assert!((a - b).abs() < 1e-5, "{alg:?} {v:?}");
+        }
+        let v = centred(&ds(3, &[&[0, 1], &[0, 1], &[1, 2], &[2, 0]]), alg);
+        for (a, b) in v.iter().zip([0.419618, -0.419618, 0.0]) {
+            assert!((a - b).abs() < 1e-5, "{alg:?} {v:?}");
+        }
+        let v = centred(&ds(3, &[&[0, 1], &[1, 2], &[2, 0]]), alg);
+        assert!(v.iter().all(|x| x.abs() < 1e-10), "{alg:?} {v:?}");
+    }
+}
+
+#[test]
+fn choices_pairs_topk_agree_across_algorithms() {
+    use plackett::data::simulate::{Design, simulate};
+    use rand::SeedableRng;
+    let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(7);
+    let lam: Vec<f64> = (1..=12).map(|x| x as f64).collect();
+    for design in [Design::TopK { k: 3 }, Design::SubRankings { len: 4 }, Design::Pairs] {
+        let d = simulate(&mut rng, &lam, 400, design);
+        let a = centred(&d, Algorithm::Newton);
+        let b = centred(&d, Algorithm::Mm);
+        let c = centred(&d, Algorithm::Ilsr);
+        for i in 0..a.len() {
+            assert!((a[i] - b[i]).abs() < 1e-7 && (a[i] - c[i]).abs() < 1e-7, "{design:?}");
+        }
+    }
+}
