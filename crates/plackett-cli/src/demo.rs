@@ -33,7 +33,13 @@ pub fn run(a: &DemoArgs) -> Result<()> {
         outln!("{n} rankings");
         match fit_point(&ds, &PointOptions::default()) {
             Ok(f) => {
-                outln!("{:>6}  {:>8}  {:>8}  {:>8}", "item", "truth", "MLE", "MLE se");
+                outln!(
+                    "{:>6}  {:>8}  {:>8}  {:>8}",
+                    "item",
+                    "truth",
+                    "MLE",
+                    "MLE se"
+                );
                 for (i, it) in f.summary.items.iter().enumerate() {
                     outln!(
                         "{:>6}  {:>8.4}  {:>8.4}  {:>8}",
@@ -50,4 +56,3 @@ pub fn run(a: &DemoArgs) -> Result<()> {
     }
     Ok(())
 }
-

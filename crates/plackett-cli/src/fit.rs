@@ -125,7 +125,11 @@ pub fn load(a: &FitArgs) -> Result<Dataset> {
         weight_col: a.weight_col.clone(),
         top_k: a.top_k,
         items,
-        ties: if a.ties == "event" { TieSemantics::Event } else { TieSemantics::UnknownOrder },
+        ties: if a.ties == "event" {
+            TieSemantics::Event
+        } else {
+            TieSemantics::UnknownOrder
+        },
         case: a.case,
     };
     if a.case.is_some() && opts.format != Some(Format::Selectors) {
@@ -134,7 +138,11 @@ pub fn load(a: &FitArgs) -> Result<Dataset> {
     let ds = read_path(&a.file, &opts)?;
     Ok(match &a.exclude {
         Some(list) => {
-            let names: Vec<String> = list.split(',').map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect();
+            let names: Vec<String> = list
+                .split(',')
+                .map(|s| s.trim().to_string())
+                .filter(|s| !s.is_empty())
+                .collect();
             ds.exclude(&names)?
         }
         None => ds,
@@ -146,7 +154,9 @@ fn gauge(a: &FitArgs, ds: &Dataset) -> Result<Gauge> {
         None => Gauge::MeanCentred,
         Some(name) => match ds.items().get(name) {
             Some(id) => Gauge::Reference(id),
-            None => bail!("invalid option --reference: no item named {name:?} among the fitted items"),
+            None => {
+                bail!("invalid option --reference: no item named {name:?} among the fitted items")
+            }
         },
     })
 }
@@ -154,7 +164,9 @@ fn gauge(a: &FitArgs, ds: &Dataset) -> Result<Gauge> {
 /// Run `plackett fit`.
 pub fn run(a: &FitArgs) -> Result<()> {
     if a.features.is_some() || a.eta.is_some() || a.standardize.is_some() {
-        bail!("not supported yet: --features/--eta/--standardize (PL regression) are not in this build");
+        bail!(
+            "not supported yet: --features/--eta/--standardize (PL regression) are not in this build"
+        );
     }
     if a.report.is_some() {
         bail!("not supported yet: --report is not in this build");
@@ -166,9 +178,15 @@ pub fn run(a: &FitArgs) -> Result<()> {
             let prior = if a.engine == "mle" {
                 Prior::Flat
             } else if a.prior == "normal" {
-                Prior::Normal { mean: a.prior_mean, sd: a.prior_sd }
+                Prior::Normal {
+                    mean: a.prior_mean,
+                    sd: a.prior_sd,
+                }
             } else {
-                Prior::Gamma { shape: a.prior_shape, rate: a.prior_rate }
+                Prior::Gamma {
+                    shape: a.prior_shape,
+                    rate: a.prior_rate,
+                }
             };
             let opts = PointOptions {
                 prior,

@@ -47,7 +47,11 @@ pub fn run(a: &SimulateArgs) -> Result<()> {
         bail!("invalid option --length: sub-rankings need at least 2 items");
     }
     if a.length > a.items && a.design != "full" && a.design != "pairs" {
-        bail!("invalid option --length: {} exceeds --items {}", a.length, a.items);
+        bail!(
+            "invalid option --length: {} exceeds --items {}",
+            a.length,
+            a.items
+        );
     }
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(a.seed);
     let lam: Vec<f64> = match a.worths.as_str() {

@@ -7,16 +7,30 @@ use std::process::Command;
 
 #[test]
 fn mle_equals_choix_ilsr_rankings() {
-    let ok = Command::new("python3").args(["-c", "import choix, numpy"]).output();
+    let ok = Command::new("python3")
+        .args(["-c", "import choix, numpy"])
+        .output();
     if !matches!(ok, Ok(ref o) if o.status.success()) {
-        eprintln!("SKIP mle_equals_choix_ilsr_rankings: python3 with choix not available (pip install choix)");
+        eprintln!(
+            "SKIP mle_equals_choix_ilsr_rankings: python3 with choix not available (pip install choix)"
+        );
         return;
     }
     let dir = std::env::temp_dir().join(format!("plackett-choix-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let data = dir.join("r.json");
     let st = Command::new(env!("CARGO_BIN_EXE_plackett"))
-        .args(["simulate", "--items", "1000", "--rankings", "10000", "--length", "10", "--seed", "11"])
+        .args([
+            "simulate",
+            "--items",
+            "1000",
+            "--rankings",
+            "10000",
+            "--length",
+            "10",
+            "--seed",
+            "11",
+        ])
         .args(["--out", data.to_str().unwrap()])
         .status()
         .unwrap();
@@ -25,7 +39,11 @@ fn mle_equals_choix_ilsr_rankings() {
         .args(["fit", data.to_str().unwrap(), "--output", "json", "--no-se"])
         .output()
         .unwrap();
-    assert!(fit.status.success(), "{}", String::from_utf8_lossy(&fit.stderr));
+    assert!(
+        fit.status.success(),
+        "{}",
+        String::from_utf8_lossy(&fit.stderr)
+    );
     let ours = dir.join("ours.json");
     std::fs::write(&ours, &fit.stdout).unwrap();
     let script = r#"
@@ -42,7 +60,11 @@ print(float(np.max(np.abs(p - q))))
         .args(["-c", script, data.to_str().unwrap(), ours.to_str().unwrap()])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let diff: f64 = String::from_utf8_lossy(&out.stdout).trim().parse().unwrap();
     eprintln!("max |plackett − choix| log-worth difference: {diff:.2e}");
     assert!(diff <= 1e-4, "{diff}");

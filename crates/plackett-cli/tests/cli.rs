@@ -26,19 +26,43 @@ fn tmpdir(name: &str) -> PathBuf {
 
 #[test]
 fn nascar_json_contract() {
-    let Some(d) = data("nascar_json_contract") else { return };
+    let Some(d) = data("nascar_json_contract") else {
+        return;
+    };
     let out = bin()
         .args(["fit", d.join("nascar2002/results.csv").to_str().unwrap()])
-        .args(["--ranking-col", "race", "--rank-col", "position", "--item-col", "driver"])
-        .args(["--exclude", "Andy Hillenburg,Gary Bradberry,Jason Hedlesky,Randy Renfrow"])
+        .args([
+            "--ranking-col",
+            "race",
+            "--rank-col",
+            "position",
+            "--item-col",
+            "driver",
+        ])
+        .args([
+            "--exclude",
+            "Andy Hillenburg,Gary Bradberry,Jason Hedlesky,Randy Renfrow",
+        ])
         .args(["--reference", "Austin Cameron", "--output", "json"])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     for key in [
-        "engine", "n_items", "n_observations", "converged", "iterations", "log_likelihood",
-        "log_evidence", "elbo", "diagnostics", "items",
+        "engine",
+        "n_items",
+        "n_observations",
+        "converged",
+        "iterations",
+        "log_likelihood",
+        "log_evidence",
+        "elbo",
+        "diagnostics",
+        "items",
     ] {
         assert!(v.get(key).is_some(), "missing key {key}");
     }
@@ -48,8 +72,21 @@ fn nascar_json_contract() {
     assert!(v["log_evidence"].is_null() && v["elbo"].is_null());
     assert!(v["diagnostics"]["rhat_max"].is_null());
     assert!((v["log_likelihood"].as_f64().unwrap() + 4191.0973).abs() < 1e-4);
-    let pj = v["items"].as_array().unwrap().iter().find(|i| i["name"] == "PJ Jones").unwrap();
-    for key in ["worth", "worth_sd", "log_worth", "log_worth_se", "log_worth_sd", "ci_low", "ci_high"] {
+    let pj = v["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["name"] == "PJ Jones")
+        .unwrap();
+    for key in [
+        "worth",
+        "worth_sd",
+        "log_worth",
+        "log_worth_se",
+        "log_worth_sd",
+        "ci_low",
+        "ci_high",
+    ] {
         assert!(pj.get(key).is_some(), "missing item key {key}");
     }
     assert!((pj["log_worth"].as_f64().unwrap() - 4.1477).abs() < 1e-4);
@@ -59,13 +96,29 @@ fn nascar_json_contract() {
 
 #[test]
 fn nascar_without_exclusion_fails_with_connectivity_message() {
-    let Some(d) = data("nascar_without_exclusion") else { return };
+    let Some(d) = data("nascar_without_exclusion") else {
+        return;
+    };
     let dir = tmpdir("nascar-fail");
     let outp = dir.join("out.json");
     let out = bin()
         .args(["fit", d.join("nascar2002/results.csv").to_str().unwrap()])
-        .args(["--ranking-col", "race", "--rank-col", "position", "--item-col", "driver"])
-        .args(["--engine", "mle", "--output", "json", "--out", outp.to_str().unwrap()])
+        .args([
+            "--ranking-col",
+            "race",
+            "--rank-col",
+            "position",
+            "--item-col",
+            "driver",
+        ])
+        .args([
+            "--engine",
+            "mle",
+            "--output",
+            "json",
+            "--out",
+            outp.to_str().unwrap(),
+        ])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
@@ -75,8 +128,22 @@ fn nascar_without_exclusion_fails_with_connectivity_message() {
     assert!(!outp.exists(), "no output may be written on failure");
     let out = bin()
         .args(["fit", d.join("nascar2002/results.csv").to_str().unwrap()])
-        .args(["--ranking-col", "race", "--rank-col", "position", "--item-col", "driver"])
-        .args(["--pseudo", "0.5", "--output", "json", "--out", outp.to_str().unwrap()])
+        .args([
+            "--ranking-col",
+            "race",
+            "--rank-col",
+            "position",
+            "--item-col",
+            "driver",
+        ])
+        .args([
+            "--pseudo",
+            "0.5",
+            "--output",
+            "json",
+            "--out",
+            outp.to_str().unwrap(),
+        ])
         .output()
         .unwrap();
     assert!(out.status.success());
@@ -92,25 +159,47 @@ fn malformed_input_exit_2_and_nothing_written() {
     std::fs::write(&bad, "ranking,rank,item\n1,1,a\n1,two,b\n").unwrap();
     let outp = dir.join("out.csv");
     let out = bin()
-        .args(["fit", bad.to_str().unwrap(), "--output", "csv", "--out", outp.to_str().unwrap()])
+        .args([
+            "fit",
+            bad.to_str().unwrap(),
+            "--output",
+            "csv",
+            "--out",
+            outp.to_str().unwrap(),
+        ])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("bad.csv:3:") && err.contains("not a number"), "{err}");
+    assert!(
+        err.contains("bad.csv:3:") && err.contains("not a number"),
+        "{err}"
+    );
     assert!(!outp.exists());
     assert!(out.stdout.is_empty());
     // Missing file, unknown flag value, unknown reference.
-    let out = bin().args(["fit", dir.join("missing.csv").to_str().unwrap()]).output().unwrap();
+    let out = bin()
+        .args(["fit", dir.join("missing.csv").to_str().unwrap()])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let good = dir.join("good.json");
     std::fs::write(&good, "[[0,1,2],[2,1,0],[1,0,2]]").unwrap();
-    let out = bin().args(["fit", good.to_str().unwrap(), "--engine", "nope"]).output().unwrap();
+    let out = bin()
+        .args(["fit", good.to_str().unwrap(), "--engine", "nope"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    let out = bin().args(["fit", good.to_str().unwrap(), "--reference", "zz"]).output().unwrap();
+    let out = bin()
+        .args(["fit", good.to_str().unwrap(), "--reference", "zz"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--reference"));
-    let out = bin().args(["fit", good.to_str().unwrap(), "--exclude", "zz"]).output().unwrap();
+    let out = bin()
+        .args(["fit", good.to_str().unwrap(), "--exclude", "zz"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--exclude"));
 }
@@ -121,8 +210,15 @@ fn output_formats() {
     let f = dir.join("r.json");
     std::fs::write(&f, "[[0,1,2],[3,2,0],[1,3]]").unwrap();
     for fmt in ["table", "json", "csv"] {
-        let out = bin().args(["fit", f.to_str().unwrap(), "--output", fmt]).output().unwrap();
-        assert!(out.status.success(), "{fmt}: {}", String::from_utf8_lossy(&out.stderr));
+        let out = bin()
+            .args(["fit", f.to_str().unwrap(), "--output", fmt])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{fmt}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let s = String::from_utf8(out.stdout).unwrap();
         match fmt {
             "csv" => {
@@ -131,7 +227,12 @@ fn output_formats() {
             }
             "json" => {
                 let v: serde_json::Value = serde_json::from_str(&s).unwrap();
-                let lw: Vec<f64> = v["items"].as_array().unwrap().iter().map(|i| i["log_worth"].as_f64().unwrap()).collect();
+                let lw: Vec<f64> = v["items"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|i| i["log_worth"].as_f64().unwrap())
+                    .collect();
                 for (a, b) in lw.iter().zip([-0.443308, 0.695068, -0.670610, 0.418850]) {
                     assert!((a - b).abs() < 1e-5);
                 }
@@ -144,7 +245,11 @@ fn output_formats() {
 #[test]
 fn demo_runs() {
     let out = bin().args(["demo"]).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let s = String::from_utf8(out.stdout).unwrap();
     assert!(s.contains("5000 rankings"));
 }

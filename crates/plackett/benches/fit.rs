@@ -13,7 +13,8 @@ use std::hint::black_box;
 use std::path::PathBuf;
 
 fn nascar(c: &mut Criterion) {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/nascar2002/results.csv");
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/data/nascar2002/results.csv");
     if !p.exists() {
         eprintln!("SKIP nascar benchmark: ../shared/data not found");
         return;
@@ -24,11 +25,19 @@ fn nascar(c: &mut Criterion) {
         item_col: "driver".into(),
         ..Default::default()
     };
-    let drop: Vec<String> = ["Andy Hillenburg", "Gary Bradberry", "Jason Hedlesky", "Randy Renfrow"]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-    let ds = read_path(p.to_str().unwrap(), &opts).unwrap().exclude(&drop).unwrap();
+    let drop: Vec<String> = [
+        "Andy Hillenburg",
+        "Gary Bradberry",
+        "Jason Hedlesky",
+        "Randy Renfrow",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let ds = read_path(p.to_str().unwrap(), &opts)
+        .unwrap()
+        .exclude(&drop)
+        .unwrap();
     c.bench_function("nascar_mle_with_se", |b| {
         b.iter(|| fit_point(black_box(&ds), &PointOptions::default()).unwrap())
     });

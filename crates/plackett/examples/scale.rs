@@ -24,7 +24,10 @@ fn peak_rss_mb() -> f64 {
 }
 
 fn main() {
-    let args: Vec<usize> = std::env::args().skip(1).map(|a| a.parse().expect("integer")).collect();
+    let args: Vec<usize> = std::env::args()
+        .skip(1)
+        .map(|a| a.parse().expect("integer"))
+        .collect();
     let n = *args.first().unwrap_or(&100_000);
     let m = *args.get(1).unwrap_or(&10_000_000);
     let len = *args.get(2).unwrap_or(&10);
@@ -34,7 +37,10 @@ fn main() {
     let lam: Vec<f64> = (0..n).map(|_| nd.sample(&mut rng).exp()).collect();
     let t = Instant::now();
     let ds = simulate(&mut rng, &lam, m, Design::SubRankings { len });
-    println!("simulated {m} rankings x {len} over {n} items in {:.2} s", t.elapsed().as_secs_f64());
+    println!(
+        "simulated {m} rankings x {len} over {n} items in {:.2} s",
+        t.elapsed().as_secs_f64()
+    );
     println!("peak RSS after simulation: {:.0} MB", peak_rss_mb());
     let t = Instant::now();
     let c = connectivity(&ds);
@@ -45,7 +51,14 @@ fn main() {
         peak_rss_mb()
     );
     let t = Instant::now();
-    let r = mm(&ds, &vec![0.0; n], &MmOptions { tol: 1e-8, ..Default::default() });
+    let r = mm(
+        &ds,
+        &vec![0.0; n],
+        &MmOptions {
+            tol: 1e-8,
+            ..Default::default()
+        },
+    );
     let secs = t.elapsed().as_secs_f64();
     println!(
         "MM+SQUAREM: converged = {} after {} sweeps in {:.2} s ({:.3} s per sweep); score max-norm {:.2e}",
@@ -57,7 +70,14 @@ fn main() {
     );
     let truth: Vec<f64> = lam.iter().map(|l| l.ln()).collect();
     let mt = truth.iter().sum::<f64>() / n as f64;
-    let rmse = (r.theta.iter().zip(&truth).map(|(a, b)| (a - (b - mt)).powi(2)).sum::<f64>() / n as f64).sqrt();
+    let rmse = (r
+        .theta
+        .iter()
+        .zip(&truth)
+        .map(|(a, b)| (a - (b - mt)).powi(2))
+        .sum::<f64>()
+        / n as f64)
+        .sqrt();
     println!("RMSE of log-worths against the truth: {rmse:.4}");
     println!("peak RSS: {:.0} MB", peak_rss_mb());
     // Bandwidth floor: one streaming pass over the bytes a sweep must read

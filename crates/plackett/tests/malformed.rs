@@ -5,12 +5,18 @@ use plackett::io::{Format, ItemsSpec, ReadOptions, bytes_to_text, read_str};
 use proptest::prelude::*;
 
 fn opts(f: Format) -> ReadOptions {
-    ReadOptions { format: Some(f), ..Default::default() }
+    ReadOptions {
+        format: Some(f),
+        ..Default::default()
+    }
 }
 
 /// (content, expected line or 0 for "file-level", fragment of the message)
 fn check(f: Format, cases: &[(&str, usize, &str)]) {
-    assert!(cases.len() >= 10, "at least 10 malformed files per format family");
+    assert!(
+        cases.len() >= 10,
+        "at least 10 malformed files per format family"
+    );
     for (k, (text, line, frag)) in cases.iter().enumerate() {
         let name = format!("bad{k}.in");
         let err = match read_str(&name, text, &opts(f)) {
@@ -18,9 +24,19 @@ fn check(f: Format, cases: &[(&str, usize, &str)]) {
             Err(e) => e.to_string(),
         };
         assert!(!err.contains('\n'), "multi-line error: {err}");
-        let want = if *line > 0 { format!("{name}:{line}:") } else { format!("{name}") };
-        assert!(err.starts_with(&want), "{f:?} case {k}: expected {want:?} in {err:?}");
-        assert!(err.contains(frag), "{f:?} case {k}: expected {frag:?} in {err:?}");
+        let want = if *line > 0 {
+            format!("{name}:{line}:")
+        } else {
+            name.to_string()
+        };
+        assert!(
+            err.starts_with(&want),
+            "{f:?} case {k}: expected {want:?} in {err:?}"
+        );
+        assert!(
+            err.contains(frag),
+            "{f:?} case {k}: expected {frag:?} in {err:?}"
+        );
     }
 }
 
@@ -38,9 +54,21 @@ fn csv_malformed() {
             ("ranking,rank,item\n1,1,a\n1,2,a\n", 3, "appears twice"),
             ("ranking,rank,item\n1,1,a\n1,2,\n", 3, "empty item"),
             ("ranking,rank,item\n,1,a\n", 2, "empty ranking"),
-            ("ranking,rank,item,weight\n1,1,a,1\n1,2,b,2\n", 3, "differs from weight"),
-            ("ranking,rank,item,weight\n1,1,a,-1\n1,2,b,-1\n", 2, "weight must be positive"),
-            ("ranking,rank,item,weight\n1,1,a,0\n", 2, "weight must be positive"),
+            (
+                "ranking,rank,item,weight\n1,1,a,1\n1,2,b,2\n",
+                3,
+                "differs from weight",
+            ),
+            (
+                "ranking,rank,item,weight\n1,1,a,-1\n1,2,b,-1\n",
+                2,
+                "weight must be positive",
+            ),
+            (
+                "ranking,rank,item,weight\n1,1,a,0\n",
+                2,
+                "weight must be positive",
+            ),
             ("ranking,rank,item\n1,NaN,a\n", 2, "must be finite"),
             ("ranking,rank,item\n1,inf,a\n1,1,b\n", 2, "must be finite"),
         ],
@@ -54,8 +82,13 @@ fn csv_unknown_item_with_declared_universe() {
         items: Some(ItemsSpec::Names(vec!["a".into(), "b".into()])),
         ..Default::default()
     };
-    let e = read_str("u.csv", "ranking,rank,item\n1,1,a\n1,2,c\n", &o).unwrap_err().to_string();
-    assert!(e.starts_with("u.csv:3:") && e.contains("not in the declared universe"), "{e}");
+    let e = read_str("u.csv", "ranking,rank,item\n1,1,a\n1,2,c\n", &o)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.starts_with("u.csv:3:") && e.contains("not in the declared universe"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -72,16 +105,29 @@ fn preflib_malformed() {
         (format!("{head}2: 1,1\n"), 6, "more than once"),
         (format!("{head}2: 1,\n"), 6, "trailing comma"),
         (format!("{head}2 1 2\n"), 6, "expected 'count: order'"),
-        (format!("{toc}1: 1,{{2,3}}\n1: 1,2\n"), 4, "complete order expected"),
+        (
+            format!("{toc}1: 1,{{2,3}}\n1: 1,2\n"),
+            4,
+            "complete order expected",
+        ),
         (format!("{toc}1: {{}},1,2,3\n"), 3, "empty tied group"),
-        ("# NUMBER ALTERNATIVES: -1\n".into(), 1, "invalid number of alternatives"),
-        ("# DATA TYPE: wmd\n# NUMBER ALTERNATIVES: 2\n1: 1,2\n".into(), 0, "unsupported PrefLib data type"),
+        (
+            "# NUMBER ALTERNATIVES: -1\n".into(),
+            1,
+            "invalid number of alternatives",
+        ),
+        (
+            "# DATA TYPE: wmd\n# NUMBER ALTERNATIVES: 2\n1: 1,2\n".into(),
+            0,
+            "unsupported PrefLib data type",
+        ),
         ("3\n1,a\n2,b\n".into(), 4, "file ends inside"),
         ("2\n1,a\n2,b\n5,5\n".into(), 4, "voters,sum,unique"),
-        (format!("{head}"), 0, "no orders"),
+        (head.to_string(), 0, "no orders"),
         (format!("{head}2: 1,2}}\n"), 6, "unexpected"),
     ];
-    let borrowed: Vec<(&str, usize, &str)> = cases.iter().map(|(a, b, c)| (a.as_str(), *b, *c)).collect();
+    let borrowed: Vec<(&str, usize, &str)> =
+        cases.iter().map(|(a, b, c)| (a.as_str(), *b, *c)).collect();
     check(Format::Preflib, &borrowed);
 }
 
@@ -99,14 +145,30 @@ fn json_malformed() {
             ("[[0,1],\n[0,-1]]", 2, "not a non-negative integer"),
             ("[[0,1],\n[0,1.5]]", 2, "not a non-negative integer"),
             ("[[0,1],\n[0,\"a\"]]", 2, "expected an item id"),
-            ("{\"rankings\": [[\"a\",\"b\"]],\n\"weights\": [0]}", 2, "weight must be a positive"),
-            ("{\"items\": [\"a\",\"b\"],\n\"rankings\": [[\"a\",\"c\"]]}", 2, "not in \"items\""),
-            ("{\"items\": [\"a\",\"a\"],\n\"rankings\": []}", 1, "duplicate item name"),
+            (
+                "{\"rankings\": [[\"a\",\"b\"]],\n\"weights\": [0]}",
+                2,
+                "weight must be a positive",
+            ),
+            (
+                "{\"items\": [\"a\",\"b\"],\n\"rankings\": [[\"a\",\"c\"]]}",
+                2,
+                "not in \"items\"",
+            ),
+            (
+                "{\"items\": [\"a\",\"a\"],\n\"rankings\": []}",
+                1,
+                "duplicate item name",
+            ),
             ("{\"rankings\": [[0,1]],\n\"extra\": 1}", 2, "unknown key"),
             ("{\"items\": [\"a\"]}", 1, "no \"rankings\""),
             ("42", 1, "expected a list of rankings"),
             ("[[0,1]] x", 1, "trailing"),
-            ("{\"items\":[\"a\",\"b\"],\"rankings\":[[0,1]],\n\"weights\":[1,2]}", 2, "2 weights for 1 rankings"),
+            (
+                "{\"items\":[\"a\",\"b\"],\"rankings\":[[0,1]],\n\"weights\":[1,2]}",
+                2,
+                "2 weights for 1 rankings",
+            ),
         ],
     );
 }
@@ -135,7 +197,9 @@ fn selectors_malformed() {
 
 #[test]
 fn invalid_utf8_names_line() {
-    let e = bytes_to_text("x.csv", b"ranking,rank,item\n1,1,\xff\n".to_vec()).unwrap_err().to_string();
+    let e = bytes_to_text("x.csv", b"ranking,rank,item\n1,1,\xff\n".to_vec())
+        .unwrap_err()
+        .to_string();
     assert!(e.starts_with("x.csv:2:") && e.contains("UTF-8"), "{e}");
 }
 

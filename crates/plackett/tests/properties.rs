@@ -12,7 +12,11 @@ fn build(n: usize, obs: &[Obs], perm: Option<&[u32]>) -> Dataset {
     for (g, topk, w) in obs {
         let g: Vec<Vec<u32>> = g
             .iter()
-            .map(|grp| grp.iter().map(|&i| perm.map_or(i, |p| p[i as usize])).collect())
+            .map(|grp| {
+                grp.iter()
+                    .map(|&i| perm.map_or(i, |p| p[i as usize]))
+                    .collect()
+            })
             .collect();
         let tail = if *topk { Tail::Universe } else { Tail::None };
         b.push(&g, tail, &[], *w).unwrap();
@@ -22,19 +26,29 @@ fn build(n: usize, obs: &[Obs], perm: Option<&[u32]>) -> Dataset {
 
 /// Random observations over `n` items: groups of size 1–3, optional top-k.
 fn arb_obs(n: usize) -> impl Strategy<Value = Vec<Obs>> {
-    let one = (Just(n), prop::sample::subsequence((0..n as u32).collect::<Vec<_>>(), 2..=n.min(6)), any::<bool>(), 0.5f64..3.0, any::<u64>())
+    let one = (
+        Just(n),
+        prop::sample::subsequence((0..n as u32).collect::<Vec<_>>(), 2..=n.min(6)),
+        any::<bool>(),
+        0.5f64..3.0,
+        any::<u64>(),
+    )
         .prop_map(|(_, items, topk, w, seed)| {
             // Shuffle and cut into groups deterministically from the seed.
             let mut items = items;
             let mut s = seed;
             for i in (1..items.len()).rev() {
-                s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                s = s
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
                 items.swap(i, (s >> 33) as usize % (i + 1));
             }
             let mut groups = Vec::new();
             let mut k = 0;
             while k < items.len() {
-                s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                s = s
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
                 let len = 1 + ((s >> 40) as usize % 3).min(items.len() - k - 1);
                 groups.push(items[k..k + len].to_vec());
                 k += len;
@@ -152,7 +166,11 @@ fn topk_and_subranking_differ_as_specified() {
     let theta: Vec<f64> = [1.0f64, 2.0, 3.0, 4.0].iter().map(|l| l.ln()).collect();
     let mk = |tail: Tail, explicit: &[u32]| {
         let mut b = DatasetBuilder::new(Items::numbered(4), TieSemantics::UnknownOrder);
-        let groups = if tail == Tail::Explicit { vec![vec![3]] } else { vec![vec![3], vec![2]] };
+        let groups = if tail == Tail::Explicit {
+            vec![vec![3]]
+        } else {
+            vec![vec![3], vec![2]]
+        };
         b.push(&groups, tail, explicit, 1.0).unwrap();
         b.finish()
     };
@@ -194,5 +212,50 @@ fn weight_two_gives_same_mle_as_copies() {
     for (x, y) in a.summary.items.iter().zip(&b.summary.items) {
         assert!((x.log_worth - y.log_worth).abs() < 1e-10);
         assert!((x.log_worth_se.unwrap() - y.log_worth_se.unwrap()).abs() < 1e-10);
+    }
+}
+
+#[test]
+fn map_algorithms_agree_and_zero_the_score() {
+    use plackett::data::simulate::{Design, simulate};
+    use plackett::infer::{Algorithm, Prior};
+    use rand::SeedableRng;
+    let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(5);
+    let lam: Vec<f64> = (1..=15).map(|x| x as f64).collect();
+    let d = simulate(&mut rng, &lam, 60, Design::SubRankings { len: 4 });
+    for prior in [
+        Prior::Gamma {
+            shape: 1.5,
+            rate: 0.3,
+        },
+        Prior::Normal { mean: 0.5, sd: 0.7 },
+    ] {
+        let fit = |alg| {
+            fit_point(
+                &d,
+                &PointOptions {
+                    prior,
+                    algorithm: alg,
+                    ..Default::default()
+                },
+            )
+            .unwrap()
+        };
+        let a = fit(Algorithm::Newton);
+        let b = fit(Algorithm::Mm);
+        assert!(a.converged && b.converged);
+        assert_eq!(a.engine, "map");
+        for (x, y) in a.theta.iter().zip(&b.theta) {
+            assert!((x - y).abs() < 1e-8, "{prior:?}");
+        }
+        // The MAP is identified: shifting θ lowers the log-posterior.
+        let lp = |t: &[f64]| {
+            log_likelihood(&d, t, Scope::All) + t.iter().map(|&x| prior.log_density(x)).sum::<f64>()
+        };
+        let best = lp(&a.theta);
+        for s in [-0.01, 0.01] {
+            let moved: Vec<f64> = a.theta.iter().map(|t| t + s).collect();
+            assert!(lp(&moved) < best);
+        }
     }
 }

@@ -7,7 +7,12 @@ use plackett::infer::{Algorithm, PointOptions, Prior, fit_point};
 use plackett::io::{ReadOptions, read_path};
 use plackett::posterior::Gauge;
 
-const DROPPED: [&str; 4] = ["Andy Hillenburg", "Gary Bradberry", "Jason Hedlesky", "Randy Renfrow"];
+const DROPPED: [&str; 4] = [
+    "Andy Hillenburg",
+    "Gary Bradberry",
+    "Jason Hedlesky",
+    "Randy Renfrow",
+];
 
 fn nascar_opts() -> ReadOptions {
     ReadOptions {
@@ -25,7 +30,9 @@ fn lw(f: &plackett::infer::PointFit, name: &str) -> (f64, Option<f64>) {
 
 #[test]
 fn nascar_mle_matches_hunter() {
-    let Some(d) = data_dir("nascar_mle_matches_hunter") else { return };
+    let Some(d) = data_dir("nascar_mle_matches_hunter") else {
+        return;
+    };
     let ds = read_path(&path(&d, "nascar2002/results.csv"), &nascar_opts()).unwrap();
     assert_eq!(ds.n_items(), 87);
     assert_eq!(ds.n_obs(), 36);
@@ -36,11 +43,19 @@ fn nascar_mle_matches_hunter() {
     for alg in [Algorithm::Newton, Algorithm::Mm, Algorithm::Ilsr] {
         let f = fit_point(
             &ds,
-            &PointOptions { gauge: Gauge::Reference(reference), algorithm: alg, ..Default::default() },
+            &PointOptions {
+                gauge: Gauge::Reference(reference),
+                algorithm: alg,
+                ..Default::default()
+            },
         )
         .unwrap();
         assert!(f.converged, "{alg:?}");
-        assert!((f.log_likelihood - -4191.0973).abs() < 1e-4, "{alg:?} {}", f.log_likelihood);
+        assert!(
+            (f.log_likelihood - -4191.0973).abs() < 1e-4,
+            "{alg:?} {}",
+            f.log_likelihood
+        );
         for (name, want) in [
             ("PJ Jones", 4.1477),
             ("Scott Pruett", 3.6162),
@@ -57,41 +72,87 @@ fn nascar_mle_matches_hunter() {
         let (_, se) = lw(&f, "Mark Martin");
         assert!((se.unwrap() - 1.0528).abs() < 1e-3);
         // Guiver & Snelson Table 1, MLE column (normalised worths).
-        let w = f.summary.items.iter().find(|i| i.name == "PJ Jones").unwrap().worth;
+        let w = f
+            .summary
+            .items
+            .iter()
+            .find(|i| i.name == "PJ Jones")
+            .unwrap()
+            .worth;
         assert!((w - 0.1864).abs() < 1e-4);
     }
 }
 
 #[test]
 fn nascar_all_drivers_needs_a_remedy() {
-    let Some(d) = data_dir("nascar_all_drivers_needs_a_remedy") else { return };
+    let Some(d) = data_dir("nascar_all_drivers_needs_a_remedy") else {
+        return;
+    };
     let ds = read_path(&path(&d, "nascar2002/results.csv"), &nascar_opts()).unwrap();
-    let err = fit_point(&ds, &PointOptions::default()).unwrap_err().to_string();
+    let err = fit_point(&ds, &PointOptions::default())
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("4 items never beat anyone"), "{err}");
     for name in DROPPED {
         assert!(err.contains(name), "{err}");
     }
-    assert!(err.contains("--pseudo") && err.contains("--engine map"), "{err}");
-    let f = fit_point(&ds, &PointOptions { pseudo: Some(0.5), ..Default::default() }).unwrap();
+    assert!(
+        err.contains("--pseudo") && err.contains("--engine map"),
+        "{err}"
+    );
+    let f = fit_point(
+        &ds,
+        &PointOptions {
+            pseudo: Some(0.5),
+            ..Default::default()
+        },
+    )
+    .unwrap();
     assert_eq!(f.summary.items.len(), 87);
     assert!(f.converged);
-    assert!(f.summary.items.iter().all(|i| i.log_worth.is_finite() && i.log_worth_se.is_some()));
+    assert!(
+        f.summary
+            .items
+            .iter()
+            .all(|i| i.log_worth.is_finite() && i.log_worth_se.is_some())
+    );
     // MAP also fits all drivers.
-    let f = fit_point(&ds, &PointOptions { prior: Prior::Gamma { shape: 2.0, rate: 1.0 }, ..Default::default() })
-        .unwrap();
+    let f = fit_point(
+        &ds,
+        &PointOptions {
+            prior: Prior::Gamma {
+                shape: 2.0,
+                rate: 1.0,
+            },
+            ..Default::default()
+        },
+    )
+    .unwrap();
     assert_eq!(f.summary.items.len(), 87);
 }
 
 #[test]
 fn salad_plain_pl() {
-    let Some(d) = data_dir("salad_plain_pl") else { return };
+    let Some(d) = data_dir("salad_plain_pl") else {
+        return;
+    };
     let ds = read_path(
         &path(&d, "salad/rankings.csv"),
-        &ReadOptions { ranking_col: "judge".into(), ..Default::default() },
+        &ReadOptions {
+            ranking_col: "judge".into(),
+            ..Default::default()
+        },
     )
     .unwrap();
     let a = ds.items().get("A").unwrap();
-    let f = fit_point(&ds, &PointOptions { gauge: Gauge::Reference(a), ..Default::default() }).unwrap();
+    let f = fit_point(
+        &ds,
+        &PointOptions {
+            gauge: Gauge::Reference(a),
+            ..Default::default()
+        },
+    )
+    .unwrap();
     for (name, want) in [("B", 2.72991), ("C", 1.56154), ("D", 1.02684)] {
         let (v, _) = lw(&f, name);
         assert!((v - want).abs() < 1e-4, "{name}: {v}");
@@ -108,7 +169,14 @@ fn ds(n: usize, rankings: &[&[u32]]) -> plackett::data::Dataset {
 }
 
 fn centred(d: &plackett::data::Dataset, alg: Algorithm) -> Vec<f64> {
-    let f = fit_point(d, &PointOptions { algorithm: alg, ..Default::default() }).unwrap();
+    let f = fit_point(
+        d,
+        &PointOptions {
+            algorithm: alg,
+            ..Default::default()
+        },
+    )
+    .unwrap();
     f.summary.items.iter().map(|i| i.log_worth).collect()
 }
 
@@ -134,13 +202,20 @@ fn choices_pairs_topk_agree_across_algorithms() {
     use rand::SeedableRng;
     let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(7);
     let lam: Vec<f64> = (1..=12).map(|x| x as f64).collect();
-    for design in [Design::TopK { k: 3 }, Design::SubRankings { len: 4 }, Design::Pairs] {
+    for design in [
+        Design::TopK { k: 3 },
+        Design::SubRankings { len: 4 },
+        Design::Pairs,
+    ] {
         let d = simulate(&mut rng, &lam, 400, design);
         let a = centred(&d, Algorithm::Newton);
         let b = centred(&d, Algorithm::Mm);
         let c = centred(&d, Algorithm::Ilsr);
         for i in 0..a.len() {
-            assert!((a[i] - b[i]).abs() < 1e-7 && (a[i] - c[i]).abs() < 1e-7, "{design:?}");
+            assert!(
+                (a[i] - b[i]).abs() < 1e-7 && (a[i] - c[i]).abs() < 1e-7,
+                "{design:?}"
+            );
         }
     }
 }

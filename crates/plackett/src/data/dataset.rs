@@ -244,7 +244,11 @@ impl DatasetBuilder {
         if self.stamp.len() < n {
             self.stamp.resize(n, 0);
         }
-        for &id in groups.iter().flat_map(|g| g.as_ref()).chain(explicit_tail.iter()) {
+        for &id in groups
+            .iter()
+            .flat_map(|g| g.as_ref())
+            .chain(explicit_tail.iter())
+        {
             let i = id as usize;
             if i >= n {
                 return Err(format!("item id {id} outside the universe of {n} items"));
@@ -456,7 +460,10 @@ impl Dataset {
     /// the ghost's id. The ghost never enters top-k tails.
     pub fn with_ghost(&self, w: f64) -> Result<(Dataset, u32)> {
         if !(w.is_finite() && w > 0.0) {
-            return Err(Error::option("--pseudo", format!("must be positive, got {w}")));
+            return Err(Error::option(
+                "--pseudo",
+                format!("must be positive, got {w}"),
+            ));
         }
         let mut ds = self.clone();
         let ghost_name = unique_name(&ds.items, "(ghost)");
@@ -645,7 +652,11 @@ impl Dataset {
                         n_ranked += 1;
                     }
                 }
-                if obs.tail == Tail::None { n_ranked - 1 } else { n_ranked }
+                if obs.tail == Tail::None {
+                    n_ranked - 1
+                } else {
+                    n_ranked
+                }
             })
             .collect();
     }

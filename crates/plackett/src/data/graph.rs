@@ -397,7 +397,10 @@ mod tests {
         assert!(c.never_win.is_empty() && c.never_lose.is_empty());
         assert_eq!(c.sink, Some(vec![2, 3]));
         let msg = non_existence_message(&c, d.items());
-        assert!(msg.contains("2 items never beat any item outside their group: 2, 3"), "{msg}");
+        assert!(
+            msg.contains("2 items never beat any item outside their group: 2, 3"),
+            "{msg}"
+        );
     }
 
     #[test]
@@ -433,7 +436,8 @@ mod tests {
     fn ties_unknown_vs_event() {
         // {0,1} ≻ 2 and 2 ≻ 0: item 1 never loses under unknown order; a tie
         // event is evidence both ways.
-        let obs: &[(&[&[u32]], Tail)] = &[(&[&[0, 1], &[2]], Tail::None), (&[&[2], &[0]], Tail::None)];
+        let obs: &[(&[&[u32]], Tail)] =
+            &[(&[&[0, 1], &[2]], Tail::None), (&[&[2], &[0]], Tail::None)];
         let c = connectivity(&build(3, obs, TieSemantics::UnknownOrder));
         assert!(!c.strongly_connected);
         assert_eq!(c.never_lose, vec![1]);

@@ -37,7 +37,12 @@ pub fn pl_order<R: rand::Rng + ?Sized>(rng: &mut R, set: &[u32], lam: &[f64]) ->
 }
 
 /// `k` distinct items out of `n` (partial Fisher–Yates).
-pub fn sample_subset<R: rand::Rng + ?Sized>(rng: &mut R, n: usize, k: usize, buf: &mut Vec<u32>) -> Vec<u32> {
+pub fn sample_subset<R: rand::Rng + ?Sized>(
+    rng: &mut R,
+    n: usize,
+    k: usize,
+    buf: &mut Vec<u32>,
+) -> Vec<u32> {
     if buf.len() != n {
         *buf = (0..n as u32).collect();
     }
@@ -77,7 +82,8 @@ pub fn simulate<R: rand::Rng + ?Sized>(
             }
         };
         let groups: Vec<Vec<u32>> = order.into_iter().map(|i| vec![i]).collect();
-        b.push(&groups, tail, &[], 1.0).expect("simulated data are valid");
+        b.push(&groups, tail, &[], 1.0)
+            .expect("simulated data are valid");
     }
     b.finish()
 }

@@ -63,7 +63,11 @@ fn build(ds: &Dataset, pi: &[f64]) -> Chain {
             suffix[k] = suffix[k + 1] + pi[mem[k] as usize];
         }
         let ranked = obs.ranked_len();
-        let last = if obs.tail == Tail::None { ranked - 1 } else { ranked };
+        let last = if obs.tail == Tail::None {
+            ranked - 1
+        } else {
+            ranked
+        };
         let mut c_obs = 0.0;
         for k in 0..last {
             let w = mem[k];
@@ -183,7 +187,9 @@ fn stationary(ds: &Dataset, ch: &Chain, pi: &mut [f64], tol: f64) -> Result<()> 
             return Ok(());
         }
     }
-    Err(Error::Numerical("I-LSR: the stationary distribution did not converge".into()))
+    Err(Error::Numerical(
+        "I-LSR: the stationary distribution did not converge".into(),
+    ))
 }
 
 /// I-LSR from `theta0` (untied data only).

@@ -107,7 +107,11 @@ pub fn newton(ds: &Dataset, theta0: &[f64], opts: &NewtonOptions) -> Result<Newt
         let mut t = 1.0;
         let mut accepted = false;
         for _ in 0..60 {
-            let cand: Vec<f64> = theta.iter().zip(step.iter()).map(|(a, d)| a + t * d).collect();
+            let cand: Vec<f64> = theta
+                .iter()
+                .zip(step.iter())
+                .map(|(a, d)| a + t * d)
+                .collect();
             let (o2, g2) = objective_and_score(ds, &cand, &wins, opts.prior, opts.fixed);
             // Accept improvement, or (at the numerical floor) a smaller score.
             if o2.is_finite() && (o2 > obj || (o2 >= obj - 1e-12 * obj.abs() && max_abs(&g2) < sn))

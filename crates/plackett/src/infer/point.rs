@@ -118,34 +118,37 @@ pub fn fit_point(ds: &Dataset, opts: &PointOptions) -> Result<PointFit> {
     pl::check_supported(ds)?;
     let n_real = ds.n_items();
     let mut notes = Vec::new();
-    if let Gauge::Reference(r) = opts.gauge {
-        if r as usize >= n_real {
-            return Err(Error::option("--reference", "reference item out of range"));
-        }
+    if let Gauge::Reference(r) = opts.gauge
+        && r as usize >= n_real
+    {
+        return Err(Error::option("--reference", "reference item out of range"));
     }
     let flat = !opts.prior.is_proper();
     if flat && opts.pseudo.is_none() {
         let c = connectivity(ds);
         if !c.strongly_connected {
-            return Err(Error::NotIdentifiable(non_existence_message(&c, ds.items())));
+            return Err(Error::NotIdentifiable(non_existence_message(
+                &c,
+                ds.items(),
+            )));
         }
     }
-    if let Prior::Gamma { shape, .. } = opts.prior {
-        if shape <= 1.0 {
-            let w = pl::wins(ds, Scope::All);
-            let zero: Vec<&str> = (0..n_real)
-                .filter(|&i| w[i] + shape - 1.0 <= 0.0)
-                .map(|i| ds.items().name(i as u32))
-                .collect();
-            if !zero.is_empty() {
-                return Err(Error::NotIdentifiable(format!(
-                    "the MAP under Gamma(shape {shape}) is on the boundary (worth 0) for {} \
+    if let Prior::Gamma { shape, .. } = opts.prior
+        && shape <= 1.0
+    {
+        let w = pl::wins(ds, Scope::All);
+        let zero: Vec<&str> = (0..n_real)
+            .filter(|&i| w[i] + shape - 1.0 <= 0.0)
+            .map(|i| ds.items().name(i as u32))
+            .collect();
+        if !zero.is_empty() {
+            return Err(Error::NotIdentifiable(format!(
+                "the MAP under Gamma(shape {shape}) is on the boundary (worth 0) for {} \
                      item(s) that never win: {}; use --prior-shape > 1, or a Bayesian engine \
                      (posterior means exist for any shape > 0)",
-                    zero.len(),
-                    zero.iter().take(12).cloned().collect::<Vec<_>>().join(", ")
-                )));
-            }
+                zero.len(),
+                zero.iter().take(12).cloned().collect::<Vec<_>>().join(", ")
+            )));
         }
     }
     let (work, fixed) = match opts.pseudo {
@@ -162,9 +165,18 @@ pub fn fit_point(ds: &Dataset, opts: &PointOptions) -> Result<PointFit> {
     let n = work.n_items();
     let theta0 = vec![0.0; n];
     if opts.algorithm == Algorithm::Ilsr && !flat {
-        return Err(Error::option("--algorithm", "ilsr computes the MLE only (no prior)"));
+        return Err(Error::option(
+            "--algorithm",
+            "ilsr computes the MLE only (no prior)",
+        ));
     }
-    let max_iter = |default: usize| if opts.max_iter == 0 { default } else { opts.max_iter };
+    let max_iter = |default: usize| {
+        if opts.max_iter == 0 {
+            default
+        } else {
+            opts.max_iter
+        }
+    };
     let mm_opts = |cap: usize| MmOptions {
         prior: opts.prior,
         fixed,
@@ -176,16 +188,41 @@ pub fn fit_point(ds: &Dataset, opts: &PointOptions) -> Result<PointFit> {
         Algorithm::Auto => {
             // SQUAREM-accelerated MM is cheapest per unit of progress; if it
             // stalls on badly conditioned data, Newton finishes the job.
-            let r = mm(&work, &theta0, &mm_opts(if n <= NEWTON_MAX { 500 } else { max_iter(100_000) }));
+            let r = mm(
+                &work,
+                &theta0,
+                &mm_opts(if n <= NEWTON_MAX {
+                    500
+                } else {
+                    max_iter(100_000)
+                }),
+            );
             if r.converged || n > NEWTON_MAX {
-                (r.theta, r.converged, r.sweeps, r.score_norm, "mm+squarem".to_string())
+                (
+                    r.theta,
+                    r.converged,
+                    r.sweeps,
+                    r.score_norm,
+                    "mm+squarem".to_string(),
+                )
             } else {
                 let nr = newton(
                     &work,
                     &r.theta,
-                    &NewtonOptions { prior: opts.prior, fixed, max_iter: max_iter(200), tol: opts.tol },
+                    &NewtonOptions {
+                        prior: opts.prior,
+                        fixed,
+                        max_iter: max_iter(200),
+                        tol: opts.tol,
+                    },
                 )?;
-                (nr.theta, nr.converged, r.sweeps + nr.iterations, nr.score_norm, "mm+squarem, newton".to_string())
+                (
+                    nr.theta,
+                    nr.converged,
+                    r.sweeps + nr.iterations,
+                    nr.score_norm,
+                    "mm+squarem, newton".to_string(),
+                )
             }
         }
         Algorithm::Newton => {
@@ -195,13 +232,30 @@ pub fn fit_point(ds: &Dataset, opts: &PointOptions) -> Result<PointFit> {
             let r = newton(
                 &work,
                 &warm.theta,
-                &NewtonOptions { prior: opts.prior, fixed, max_iter: max_iter(200), tol: opts.tol },
+                &NewtonOptions {
+                    prior: opts.prior,
+                    fixed,
+                    max_iter: max_iter(200),
+                    tol: opts.tol,
+                },
             )?;
-            (r.theta, r.converged, r.iterations, r.score_norm, "newton".to_string())
+            (
+                r.theta,
+                r.converged,
+                r.iterations,
+                r.score_norm,
+                "newton".to_string(),
+            )
         }
         Algorithm::Mm => {
             let r = mm(&work, &theta0, &mm_opts(max_iter(100_000)));
-            (r.theta, r.converged, r.sweeps, r.score_norm, "mm+squarem".to_string())
+            (
+                r.theta,
+                r.converged,
+                r.sweeps,
+                r.score_norm,
+                "mm+squarem".to_string(),
+            )
         }
         Algorithm::Ilsr => {
             if fixed.is_some() {
@@ -211,7 +265,13 @@ pub fn fit_point(ds: &Dataset, opts: &PointOptions) -> Result<PointFit> {
                 ));
             }
             let r = ilsr(&work, &theta0, opts.tol, max_iter(10_000))?;
-            (r.theta, r.converged, r.iterations, r.score_norm, "ilsr".to_string())
+            (
+                r.theta,
+                r.converged,
+                r.iterations,
+                r.score_norm,
+                "ilsr".to_string(),
+            )
         }
     };
     if theta_full.iter().any(|t| !t.is_finite()) {

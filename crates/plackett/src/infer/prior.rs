@@ -31,10 +31,16 @@ impl Prior {
             Prior::Flat => Ok(()),
             Prior::Gamma { shape, rate } => {
                 if !(shape.is_finite() && shape > 0.0) {
-                    return Err(Error::option("--prior-shape", format!("must be > 0, got {shape}")));
+                    return Err(Error::option(
+                        "--prior-shape",
+                        format!("must be > 0, got {shape}"),
+                    ));
                 }
                 if !(rate.is_finite() && rate > 0.0) {
-                    return Err(Error::option("--prior-rate", format!("must be > 0, got {rate}")));
+                    return Err(Error::option(
+                        "--prior-rate",
+                        format!("must be > 0, got {rate}"),
+                    ));
                 }
                 Ok(())
             }
@@ -43,7 +49,10 @@ impl Prior {
                     return Err(Error::option("--prior-mean", "must be finite"));
                 }
                 if !(sd.is_finite() && sd > 0.0) {
-                    return Err(Error::option("--prior-sd", format!("must be > 0, got {sd}")));
+                    return Err(Error::option(
+                        "--prior-sd",
+                        format!("must be > 0, got {sd}"),
+                    ));
                 }
                 Ok(())
             }

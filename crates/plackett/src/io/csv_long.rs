@@ -6,6 +6,9 @@ use crate::data::{Dataset, DatasetBuilder, Tail};
 use crate::error::{Error, Result};
 use std::collections::HashMap;
 
+/// Rows of one ranking and its weight with the line it was first set on.
+type Collected = (Vec<Row>, Option<(f64, usize)>);
+
 struct Row {
     rank: f64,
     item: u32,
@@ -26,7 +29,11 @@ pub fn read(name: &str, text: &str, opts: &ReadOptions) -> Result<Dataset> {
         .map(|h| h.trim_start_matches('\u{feff}').to_string())
         .collect::<Vec<_>>();
     if headers.iter().all(|h| h.is_empty()) {
-        return Err(Error::input(name, Some(1), "empty file or missing header row"));
+        return Err(Error::input(
+            name,
+            Some(1),
+            "empty file or missing header row",
+        ));
     }
     let col = |want: &str, flag: &str| -> Result<usize> {
         headers.iter().position(|h| h == want).ok_or_else(|| {
@@ -47,7 +54,7 @@ pub fn read(name: &str, text: &str, opts: &ReadOptions) -> Result<Dataset> {
     let (items, closed) = initial_items(opts);
     let mut b = DatasetBuilder::new(items, opts.ties);
     let mut order: Vec<String> = Vec::new();
-    let mut rankings: HashMap<String, (Vec<Row>, Option<(f64, usize)>)> = HashMap::new();
+    let mut rankings: HashMap<String, Collected> = HashMap::new();
     let mut rec = csv::StringRecord::new();
     loop {
         match rdr.read_record(&mut rec) {
@@ -58,18 +65,34 @@ pub fn read(name: &str, text: &str, opts: &ReadOptions) -> Result<Dataset> {
         let line = rec.position().map_or(0, |p| p.line() as usize);
         let rid = rec.get(c_rank_id).unwrap_or("").to_string();
         if rid.is_empty() {
-            return Err(Error::input(name, Some(line), format!("empty {} field", opts.ranking_col)));
+            return Err(Error::input(
+                name,
+                Some(line),
+                format!("empty {} field", opts.ranking_col),
+            ));
         }
         let rank_s = rec.get(c_rank).unwrap_or("");
         let rank: f64 = rank_s.parse().map_err(|_| {
-            Error::input(name, Some(line), format!("{} {rank_s:?} is not a number", opts.rank_col))
+            Error::input(
+                name,
+                Some(line),
+                format!("{} {rank_s:?} is not a number", opts.rank_col),
+            )
         })?;
         if !rank.is_finite() {
-            return Err(Error::input(name, Some(line), format!("{} must be finite", opts.rank_col)));
+            return Err(Error::input(
+                name,
+                Some(line),
+                format!("{} must be finite", opts.rank_col),
+            ));
         }
         let item_s = rec.get(c_item).unwrap_or("");
         if item_s.is_empty() {
-            return Err(Error::input(name, Some(line), format!("empty {} field", opts.item_col)));
+            return Err(Error::input(
+                name,
+                Some(line),
+                format!("empty {} field", opts.item_col),
+            ));
         }
         let item = match b.items().get(item_s) {
             Some(i) => i,
@@ -134,7 +157,11 @@ pub fn read(name: &str, text: &str, opts: &ReadOptions) -> Result<Dataset> {
     if order.is_empty() {
         return Err(Error::input(name, None, "no data rows"));
     }
-    let tail = if opts.top_k { Tail::Universe } else { Tail::None };
+    let tail = if opts.top_k {
+        Tail::Universe
+    } else {
+        Tail::None
+    };
     for rid in &order {
         let (mut rows, w) = rankings.remove(rid).expect("present");
         rows.sort_by(|a, b| a.rank.total_cmp(&b.rank).then(a.line.cmp(&b.line)));
@@ -150,7 +177,13 @@ pub fn read(name: &str, text: &str, opts: &ReadOptions) -> Result<Dataset> {
         }
         let line = rows.iter().map(|r| r.line).min().unwrap_or(0);
         b.push(&groups, tail, &[], w.map_or(1.0, |x| x.0))
-            .map_err(|m| Error::input(name, Some(line), format!("{} {rid:?}: {m}", opts.ranking_col)))?;
+            .map_err(|m| {
+                Error::input(
+                    name,
+                    Some(line),
+                    format!("{} {rid:?}: {m}", opts.ranking_col),
+                )
+            })?;
     }
     Ok(b.finish())
 }
@@ -158,7 +191,9 @@ pub fn read(name: &str, text: &str, opts: &ReadOptions) -> Result<Dataset> {
 fn csv_err(name: &str, e: &csv::Error) -> Error {
     let line = e.position().map(|p| p.line() as usize);
     let msg = match e.kind() {
-        csv::ErrorKind::UnequalLengths { expected_len, len, .. } => {
+        csv::ErrorKind::UnequalLengths {
+            expected_len, len, ..
+        } => {
             format!("expected {expected_len} fields, found {len}")
         }
         csv::ErrorKind::Utf8 { .. } => "not valid UTF-8 text".to_string(),

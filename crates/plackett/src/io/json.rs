@@ -14,10 +14,10 @@ use crate::error::{Error, Result};
 
 /// Parse JSON rankings.
 pub fn read(name: &str, text: &str, opts: &ReadOptions) -> Result<Dataset> {
-    if let Some(lists) = fast_lists(text) {
-        if let Some(ds) = build_fast(lists, opts) {
-            return Ok(ds);
-        }
+    if let Some(lists) = fast_lists(text)
+        && let Some(ds) = build_fast(lists, opts)
+    {
+        return Ok(ds);
     }
     let doc = parse(text).map_err(|e| Error::input(name, Some(e.line), e.msg))?;
     match &doc.value {
@@ -41,16 +41,28 @@ pub fn read(name: &str, text: &str, opts: &ReadOptions) -> Result<Dataset> {
                 }
             }
             let Some(r) = rankings_v else {
-                return Err(Error::input(name, Some(doc.line), "object has no \"rankings\" key"));
+                return Err(Error::input(
+                    name,
+                    Some(doc.line),
+                    "object has no \"rankings\" key",
+                ));
             };
             let JValue::Array(rankings) = &r.value else {
-                return Err(Error::input(name, Some(r.line), "\"rankings\" must be an array"));
+                return Err(Error::input(
+                    name,
+                    Some(r.line),
+                    "\"rankings\" must be an array",
+                ));
             };
             let items = match items_v {
                 None => None,
                 Some(v) => {
                     let JValue::Array(a) = &v.value else {
-                        return Err(Error::input(name, Some(v.line), "\"items\" must be an array of names"));
+                        return Err(Error::input(
+                            name,
+                            Some(v.line),
+                            "\"items\" must be an array of names",
+                        ));
                     };
                     let mut it = Items::new();
                     for e in a {
@@ -61,12 +73,19 @@ pub fn read(name: &str, text: &str, opts: &ReadOptions) -> Result<Dataset> {
                                 return Err(Error::input(
                                     name,
                                     Some(e.line),
-                                    format!("item name must be a non-empty string, found {}", other.kind()),
+                                    format!(
+                                        "item name must be a non-empty string, found {}",
+                                        other.kind()
+                                    ),
                                 ));
                             }
                         };
                         if it.get(&nm).is_some() {
-                            return Err(Error::input(name, Some(e.line), format!("duplicate item name {nm:?}")));
+                            return Err(Error::input(
+                                name,
+                                Some(e.line),
+                                format!("duplicate item name {nm:?}"),
+                            ));
                         }
                         it.intern(&nm);
                     }
@@ -80,7 +99,11 @@ pub fn read(name: &str, text: &str, opts: &ReadOptions) -> Result<Dataset> {
                 None => None,
                 Some(v) => {
                     let JValue::Array(a) = &v.value else {
-                        return Err(Error::input(name, Some(v.line), "\"weights\" must be an array of numbers"));
+                        return Err(Error::input(
+                            name,
+                            Some(v.line),
+                            "\"weights\" must be an array of numbers",
+                        ));
                     };
                     if a.len() != rankings.len() {
                         return Err(Error::input(
@@ -94,7 +117,11 @@ pub fn read(name: &str, text: &str, opts: &ReadOptions) -> Result<Dataset> {
                         match &e.value {
                             JValue::Number(x, _) if *x > 0.0 => ws.push((*x, e.line)),
                             _ => {
-                                return Err(Error::input(name, Some(e.line), "weight must be a positive number"));
+                                return Err(Error::input(
+                                    name,
+                                    Some(e.line),
+                                    "weight must be a positive number",
+                                ));
                             }
                         }
                     }
@@ -106,7 +133,10 @@ pub fn read(name: &str, text: &str, opts: &ReadOptions) -> Result<Dataset> {
         other => Err(Error::input(
             name,
             Some(doc.line),
-            format!("expected a list of rankings or an object, found {}", other.kind()),
+            format!(
+                "expected a list of rankings or an object, found {}",
+                other.kind()
+            ),
         )),
     }
 }
@@ -120,7 +150,11 @@ fn collect(
     let mut out = Vec::with_capacity(rankings.len());
     for r in rankings {
         let JValue::Array(elems) = &r.value else {
-            return Err(Error::input(name, Some(r.line), format!("a ranking must be an array, found {}", r.value.kind())));
+            return Err(Error::input(
+                name,
+                Some(r.line),
+                format!("a ranking must be an array, found {}", r.value.kind()),
+            ));
         };
         let mut groups = Vec::with_capacity(elems.len());
         for e in elems {
@@ -132,7 +166,11 @@ fn collect(
                     let mut ids = Vec::with_capacity(g.len());
                     for x in g {
                         if let JValue::Array(_) = x.value {
-                            return Err(Error::input(name, Some(x.line), "tied groups cannot be nested"));
+                            return Err(Error::input(
+                                name,
+                                Some(x.line),
+                                "tied groups cannot be nested",
+                            ));
                         }
                         ids.push(resolve(x)?);
                     }
@@ -151,15 +189,30 @@ fn collect(
 
 fn as_index(name: &str, v: &Spanned) -> Result<u64> {
     match &v.value {
-        JValue::Number(x, t) if *x >= 0.0 && x.fract() == 0.0 && *x < 4e9 && !t.contains(['e', 'E', '.']) => {
+        JValue::Number(x, t)
+            if *x >= 0.0 && x.fract() == 0.0 && *x < 4e9 && !t.contains(['e', 'E', '.']) =>
+        {
             Ok(*x as u64)
         }
-        JValue::Number(_, t) => Err(Error::input(name, Some(v.line), format!("item id {t} is not a non-negative integer"))),
-        other => Err(Error::input(name, Some(v.line), format!("expected an item id, found {}", other.kind()))),
+        JValue::Number(_, t) => Err(Error::input(
+            name,
+            Some(v.line),
+            format!("item id {t} is not a non-negative integer"),
+        )),
+        other => Err(Error::input(
+            name,
+            Some(v.line),
+            format!("expected an item id, found {}", other.kind()),
+        )),
     }
 }
 
-fn read_lists(name: &str, rankings: &[Spanned], _w: Option<()>, opts: &ReadOptions) -> Result<Dataset> {
+fn read_lists(
+    name: &str,
+    rankings: &[Spanned],
+    _w: Option<()>,
+    opts: &ReadOptions,
+) -> Result<Dataset> {
     let (declared, closed) = initial_items(opts);
     let mut max_id = 0u64;
     let groups = collect(name, rankings, &mut |v| {
@@ -168,7 +221,10 @@ fn read_lists(name: &str, rankings: &[Spanned], _w: Option<()>, opts: &ReadOptio
             return Err(Error::input(
                 name,
                 Some(v.line),
-                format!("item id {i} outside the declared universe of {} items (--items)", declared.len()),
+                format!(
+                    "item id {i} outside the declared universe of {} items (--items)",
+                    declared.len()
+                ),
             ));
         }
         max_id = max_id.max(i);
@@ -177,7 +233,11 @@ fn read_lists(name: &str, rankings: &[Spanned], _w: Option<()>, opts: &ReadOptio
     if groups.is_empty() {
         return Err(Error::input(name, None, "no rankings"));
     }
-    let items = if closed { declared } else { Items::numbered(max_id as usize + 1) };
+    let items = if closed {
+        declared
+    } else {
+        Items::numbered(max_id as usize + 1)
+    };
     build(name, items, groups, None, opts)
 }
 
@@ -192,7 +252,11 @@ fn read_object(
     let items = match (items, closed) {
         (Some(i), true) => {
             if i.names() != declared.names() {
-                return Err(Error::input(name, None, "\"items\" in the file differs from --items"));
+                return Err(Error::input(
+                    name,
+                    None,
+                    "\"items\" in the file differs from --items",
+                ));
             }
             i
         }
@@ -206,7 +270,11 @@ fn read_object(
         JValue::String(s) => match items.get(s) {
             Some(i) => Ok(i),
             None if !fixed => Ok(items.intern(s)),
-            None => Err(Error::input(name, Some(v.line), format!("item {s:?} is not in \"items\""))),
+            None => Err(Error::input(
+                name,
+                Some(v.line),
+                format!("item {s:?} is not in \"items\""),
+            )),
         },
         _ => {
             let i = as_index(name, v)?;
@@ -235,7 +303,11 @@ fn build(
     opts: &ReadOptions,
 ) -> Result<Dataset> {
     let mut b = DatasetBuilder::new(items, opts.ties);
-    let tail = if opts.top_k { Tail::Universe } else { Tail::None };
+    let tail = if opts.top_k {
+        Tail::Universe
+    } else {
+        Tail::None
+    };
     for (k, (g, line)) in groups.iter().enumerate() {
         let w = weights.as_ref().map_or(1.0, |ws| ws[k].0);
         b.push(g, tail, &[], w)
@@ -279,7 +351,12 @@ fn fast_lists(text: &str) -> Option<FastLists> {
         }
         Some(v as u32)
     };
-    let mut out = FastLists { members: Vec::new(), group_start: Vec::new(), ranking_start: Vec::new(), max_id: 0 };
+    let mut out = FastLists {
+        members: Vec::new(),
+        group_start: Vec::new(),
+        ranking_start: Vec::new(),
+        max_id: 0,
+    };
     ws(&mut i);
     if b.get(i) != Some(&b'[') {
         return None;
@@ -364,9 +441,17 @@ fn build_fast(f: FastLists, opts: &ReadOptions) -> Option<Dataset> {
     if closed && f.max_id as usize >= declared.len() {
         return None;
     }
-    let items = if closed { declared } else { Items::numbered(f.max_id as usize + 1) };
+    let items = if closed {
+        declared
+    } else {
+        Items::numbered(f.max_id as usize + 1)
+    };
     let mut b = DatasetBuilder::new(items, opts.ties);
-    let tail = if opts.top_k { Tail::Universe } else { Tail::None };
+    let tail = if opts.top_k {
+        Tail::Universe
+    } else {
+        Tail::None
+    };
     let mut groups: Vec<&[u32]> = Vec::new();
     for r in 0..f.ranking_start.len() - 1 {
         groups.clear();

@@ -175,10 +175,7 @@ impl Parser<'_> {
             Some(b'n') => self.keyword("null", JValue::Null)?,
             Some(c) if c == b'-' || c.is_ascii_digit() => self.number()?,
             Some(c) => {
-                return Err(self.err(format!(
-                    "unexpected character {:?} in JSON",
-                    char::from(c)
-                )));
+                return Err(self.err(format!("unexpected character {:?} in JSON", char::from(c))));
             }
         };
         Ok(Spanned { line, value })
@@ -287,13 +284,25 @@ mod tests {
         let JValue::Array(a) = v.value else { panic!() };
         assert_eq!(a[0].line, 2);
         assert_eq!(a[1].line, 3);
-        let JValue::Object(o) = &a[1].value else { panic!() };
+        let JValue::Object(o) = &a[1].value else {
+            panic!()
+        };
         assert_eq!(o[0].1.value, JValue::String("xé".into()));
     }
 
     #[test]
     fn rejects_bad() {
-        for s in ["", "[", "[1,]", "{\"a\" 1}", "[1 2]", "\"abc", "[1e999]", "nul", "[01x]"] {
+        for s in [
+            "",
+            "[",
+            "[1,]",
+            "{\"a\" 1}",
+            "[1 2]",
+            "\"abc",
+            "[1e999]",
+            "nul",
+            "[01x]",
+        ] {
             assert!(parse(s).is_err(), "{s}");
         }
         let deep = "[".repeat(1000);

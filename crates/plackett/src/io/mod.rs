@@ -77,7 +77,10 @@ impl ItemsSpec {
     pub fn from_arg(arg: &str) -> Result<ItemsSpec> {
         if let Ok(n) = arg.trim().parse::<usize>() {
             if n == 0 {
-                return Err(Error::option("--items", "the universe needs at least one item"));
+                return Err(Error::option(
+                    "--items",
+                    "the universe needs at least one item",
+                ));
             }
             return Ok(ItemsSpec::Count(n));
         }
@@ -93,7 +96,11 @@ impl ItemsSpec {
                 return Err(Error::input(arg, Some(k + 1), "empty item name"));
             }
             if !seen.insert(name.to_string()) {
-                return Err(Error::input(arg, Some(k + 1), format!("duplicate item name {name:?}")));
+                return Err(Error::input(
+                    arg,
+                    Some(k + 1),
+                    format!("duplicate item name {name:?}"),
+                ));
             }
             names.push(name.to_string());
         }

@@ -102,7 +102,14 @@ impl FitReport {
     pub fn to_csv(&self) -> String {
         let mut w = csv::Writer::from_writer(Vec::new());
         w.write_record([
-            "item", "worth", "worth_sd", "log_worth", "log_worth_se", "log_worth_sd", "ci_low", "ci_high",
+            "item",
+            "worth",
+            "worth_sd",
+            "log_worth",
+            "log_worth_se",
+            "log_worth_sd",
+            "ci_low",
+            "ci_high",
         ])
         .expect("write");
         let f = |x: Option<f64>| x.map_or(String::new(), |v| format!("{v}"));
@@ -142,11 +149,18 @@ impl FitReport {
         let _ = writeln!(
             s,
             "{} after {} iterations",
-            if self.converged { "converged" } else { "NOT converged" },
+            if self.converged {
+                "converged"
+            } else {
+                "NOT converged"
+            },
             self.iterations
         );
         if let (Some(ll), Some(dev), Some(aic)) = (self.log_likelihood, self.deviance, self.aic) {
-            let _ = writeln!(s, "log-likelihood {ll:.4}   deviance {dev:.4}   AIC {aic:.4}");
+            let _ = writeln!(
+                s,
+                "log-likelihood {ll:.4}   deviance {dev:.4}   AIC {aic:.4}"
+            );
         }
         if let Some(e) = self.log_evidence {
             let _ = writeln!(s, "log-evidence {e:.4}");
@@ -159,7 +173,13 @@ impl FitReport {
         }
         let _ = writeln!(s, "log-worth gauge: {}", self.gauge);
         let _ = writeln!(s);
-        let width = self.items.iter().map(|i| i.name.chars().count()).max().unwrap_or(4).max(4);
+        let width = self
+            .items
+            .iter()
+            .map(|i| i.name.chars().count())
+            .max()
+            .unwrap_or(4)
+            .max(4);
         let bayes = self.items.iter().any(|i| i.log_worth_sd.is_some());
         let unc = if bayes { "sd" } else { "se" };
         let _ = writeln!(
@@ -207,8 +227,14 @@ impl FitReport {
                     "coefficient {}: {}",
                     c.name,
                     match (c.estimate, c.se, c.mean, c.sd) {
-                        (Some(e), se, _, _) => format!("{e:.6}{}", se.map_or(String::new(), |x| format!(" (se {x:.6})"))),
-                        (None, _, Some(m), sd) => format!("mean {m:.6}{}", sd.map_or(String::new(), |x| format!(" (sd {x:.6})"))),
+                        (Some(e), se, _, _) => format!(
+                            "{e:.6}{}",
+                            se.map_or(String::new(), |x| format!(" (se {x:.6})"))
+                        ),
+                        (None, _, Some(m), sd) => format!(
+                            "mean {m:.6}{}",
+                            sd.map_or(String::new(), |x| format!(" (sd {x:.6})"))
+                        ),
                         _ => "-".into(),
                     }
                 );
@@ -225,7 +251,10 @@ impl FitReport {
 /// failure never leaves a partial output file.
 pub fn write_atomic(path: &str, content: &[u8]) -> crate::Result<()> {
     let p = std::path::Path::new(path);
-    let dir = p.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
+    let dir = p
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(std::path::Path::new("."));
     let tmp = dir.join(format!(
         ".{}.tmp{}",
         p.file_name().and_then(|f| f.to_str()).unwrap_or("out"),

@@ -28,15 +28,25 @@ pub fn read(name: &str, text: &str, opts: &ReadOptions) -> Result<Dataset> {
     let data_start;
     if lines[first].trim_start().starts_with('#') {
         let mut k = first;
-        while k < lines.len() && (lines[k].trim_start().starts_with('#') || lines[k].trim().is_empty()) {
+        while k < lines.len()
+            && (lines[k].trim_start().starts_with('#') || lines[k].trim().is_empty())
+        {
             let l = lines[k].trim_start().trim_start_matches('#').trim();
             if let Some((key, val)) = l.split_once(':') {
                 let key = key.trim().to_ascii_uppercase();
                 let val = val.trim();
                 if key == "NUMBER ALTERNATIVES" {
-                    let n = val.parse::<usize>().ok().filter(|&n| n > 0).ok_or_else(|| {
-                        Error::input(name, Some(k + 1), format!("invalid number of alternatives {val:?}"))
-                    })?;
+                    let n = val
+                        .parse::<usize>()
+                        .ok()
+                        .filter(|&n| n > 0)
+                        .ok_or_else(|| {
+                            Error::input(
+                                name,
+                                Some(k + 1),
+                                format!("invalid number of alternatives {val:?}"),
+                            )
+                        })?;
                     if n > 10_000_000 {
                         return Err(Error::input(name, Some(k + 1), "too many alternatives"));
                     }
@@ -52,9 +62,18 @@ pub fn read(name: &str, text: &str, opts: &ReadOptions) -> Result<Dataset> {
                             "ALTERNATIVE NAME before NUMBER ALTERNATIVES",
                         ));
                     };
-                    let i = idx.trim().parse::<usize>().ok().filter(|&i| i >= 1 && i <= n).ok_or_else(|| {
-                        Error::input(name, Some(k + 1), format!("alternative number {idx:?} outside 1..{n}"))
-                    })?;
+                    let i = idx
+                        .trim()
+                        .parse::<usize>()
+                        .ok()
+                        .filter(|&i| i >= 1 && i <= n)
+                        .ok_or_else(|| {
+                            Error::input(
+                                name,
+                                Some(k + 1),
+                                format!("alternative number {idx:?} outside 1..{n}"),
+                            )
+                        })?;
                     names[i - 1] = Some(val.to_string());
                 }
             }
@@ -63,31 +82,56 @@ pub fn read(name: &str, text: &str, opts: &ReadOptions) -> Result<Dataset> {
         data_start = k;
     } else {
         let l0 = lines[first].trim();
-        let n = l0.parse::<usize>().ok().filter(|&n| n > 0 && n <= 10_000_000).ok_or_else(|| {
-            Error::input(name, Some(first + 1), format!("expected the number of alternatives, found {l0:?}"))
-        })?;
+        let n = l0
+            .parse::<usize>()
+            .ok()
+            .filter(|&n| n > 0 && n <= 10_000_000)
+            .ok_or_else(|| {
+                Error::input(
+                    name,
+                    Some(first + 1),
+                    format!("expected the number of alternatives, found {l0:?}"),
+                )
+            })?;
         n_alt = Some(n);
         names.resize(n, None);
         for j in 0..n {
             let k = first + 1 + j;
             let l = lines.get(k).ok_or_else(|| {
-                Error::input(name, Some(k + 1), "file ends inside the list of alternatives")
+                Error::input(
+                    name,
+                    Some(k + 1),
+                    "file ends inside the list of alternatives",
+                )
             })?;
             let (idx, nm) = l.split_once(',').ok_or_else(|| {
                 Error::input(name, Some(k + 1), "expected 'id,name' for an alternative")
             })?;
-            let i = idx.trim().parse::<usize>().ok().filter(|&i| i >= 1 && i <= n).ok_or_else(|| {
-                Error::input(name, Some(k + 1), format!("alternative number {:?} outside 1..{n}", idx.trim()))
-            })?;
+            let i = idx
+                .trim()
+                .parse::<usize>()
+                .ok()
+                .filter(|&i| i >= 1 && i <= n)
+                .ok_or_else(|| {
+                    Error::input(
+                        name,
+                        Some(k + 1),
+                        format!("alternative number {:?} outside 1..{n}", idx.trim()),
+                    )
+                })?;
             names[i - 1] = Some(nm.trim().to_string());
         }
         let k = first + 1 + n;
-        let l = lines.get(k).ok_or_else(|| {
-            Error::input(name, Some(k + 1), "missing 'voters,sum,unique' line")
-        })?;
+        let l = lines
+            .get(k)
+            .ok_or_else(|| Error::input(name, Some(k + 1), "missing 'voters,sum,unique' line"))?;
         let parts: Vec<&str> = l.split(',').map(|s| s.trim()).collect();
         if parts.len() != 3 || parts.iter().any(|p| p.parse::<u64>().is_err()) {
-            return Err(Error::input(name, Some(k + 1), "expected 'voters,sum,unique' counts"));
+            return Err(Error::input(
+                name,
+                Some(k + 1),
+                "expected 'voters,sum,unique' counts",
+            ));
         }
         data_start = k + 1;
     }
@@ -122,7 +166,11 @@ pub fn read(name: &str, text: &str, opts: &ReadOptions) -> Result<Dataset> {
         };
     }
     let mut b = DatasetBuilder::new(items, opts.ties);
-    let tail = if opts.top_k { Tail::Universe } else { Tail::None };
+    let tail = if opts.top_k {
+        Tail::Universe
+    } else {
+        Tail::None
+    };
     let mut any = false;
     for (k, raw) in lines.iter().enumerate().skip(data_start) {
         let l = raw.trim();
@@ -143,7 +191,11 @@ pub fn read(name: &str, text: &str, opts: &ReadOptions) -> Result<Dataset> {
             .filter(|&c| c > 0)
             .map(|c| c as f64)
             .ok_or_else(|| {
-                Error::input(name, Some(line), format!("count {count_s:?} is not a positive integer"))
+                Error::input(
+                    name,
+                    Some(line),
+                    format!("count {count_s:?} is not a positive integer"),
+                )
             })?;
         let groups = parse_order(order_s, n).map_err(|m| Error::input(name, Some(line), m))?;
         if strict && groups.iter().any(|g| g.len() > 1) {

@@ -31,7 +31,11 @@ pub struct Selectors {
 pub fn parse_selectors(name: &str, text: &str, n_classes: Option<usize>) -> Result<Selectors> {
     let doc = parse(text).map_err(|e| Error::input(name, Some(e.line), e.msg))?;
     let JValue::Array(cases) = &doc.value else {
-        return Err(Error::input(name, Some(doc.line), "expected a list of cases"));
+        return Err(Error::input(
+            name,
+            Some(doc.line),
+            "expected a list of cases",
+        ));
     };
     let mut out = Vec::with_capacity(cases.len());
     let mut lines = Vec::with_capacity(cases.len());
@@ -39,33 +43,49 @@ pub fn parse_selectors(name: &str, text: &str, n_classes: Option<usize>) -> Resu
     let mut empty = 0;
     for (ci, c) in cases.iter().enumerate() {
         let JValue::Array(anns) = &c.value else {
-            return Err(Error::input(name, Some(c.line), format!("case {ci}: expected a list of annotators")));
+            return Err(Error::input(
+                name,
+                Some(c.line),
+                format!("case {ci}: expected a list of annotators"),
+            ));
         };
         let mut case = Vec::with_capacity(anns.len());
         for (ai, a) in anns.iter().enumerate() {
             let JValue::Array(groups) = &a.value else {
-                return Err(Error::input(name, Some(a.line), format!("case {ci}, annotator {ai}: expected a list of groups")));
+                return Err(Error::input(
+                    name,
+                    Some(a.line),
+                    format!("case {ci}, annotator {ai}: expected a list of groups"),
+                ));
             };
             let mut ann: Annotation = Vec::with_capacity(groups.len());
             let mut seen: Vec<u32> = Vec::new();
             for g in groups {
                 let JValue::Array(ids) = &g.value else {
-                    return Err(Error::input(name, Some(g.line), format!("case {ci}, annotator {ai}: a group must be a list of class ids")));
+                    return Err(Error::input(
+                        name,
+                        Some(g.line),
+                        format!("case {ci}, annotator {ai}: a group must be a list of class ids"),
+                    ));
                 };
                 if ids.is_empty() {
-                    return Err(Error::input(name, Some(g.line), format!("case {ci}, annotator {ai}: empty group")));
+                    return Err(Error::input(
+                        name,
+                        Some(g.line),
+                        format!("case {ci}, annotator {ai}: empty group"),
+                    ));
                 }
                 let mut grp = Vec::with_capacity(ids.len());
                 for x in ids {
                     let id = class_id(name, x, ci, ai)?;
-                    if let Some(k) = n_classes {
-                        if id >= k {
-                            return Err(Error::input(
-                                name,
-                                Some(x.line),
-                                format!("case {ci}, annotator {ai}: class id {id} outside 0..{k}"),
-                            ));
-                        }
+                    if let Some(k) = n_classes
+                        && id >= k
+                    {
+                        return Err(Error::input(
+                            name,
+                            Some(x.line),
+                            format!("case {ci}, annotator {ai}: class id {id} outside 0..{k}"),
+                        ));
                     }
                     if seen.contains(&(id as u32)) {
                         return Err(Error::input(
@@ -102,16 +122,21 @@ pub fn parse_selectors(name: &str, text: &str, n_classes: Option<usize>) -> Resu
 
 fn class_id(name: &str, x: &Spanned, ci: usize, ai: usize) -> Result<usize> {
     match &x.value {
-        JValue::Number(v, t) if *v >= 0.0 && v.fract() == 0.0 && *v < 1e9 && !t.contains(['e', 'E', '.']) => {
+        JValue::Number(v, t)
+            if *v >= 0.0 && v.fract() == 0.0 && *v < 1e9 && !t.contains(['e', 'E', '.']) =>
+        {
             Ok(*v as usize)
         }
         other => Err(Error::input(
             name,
             Some(x.line),
-            format!("case {ci}, annotator {ai}: class id must be a non-negative integer, found {}", match other {
-                JValue::Number(_, t) => t.clone(),
-                o => o.kind().to_string(),
-            }),
+            format!(
+                "case {ci}, annotator {ai}: class id must be a non-negative integer, found {}",
+                match other {
+                    JValue::Number(_, t) => t.clone(),
+                    o => o.kind().to_string(),
+                }
+            ),
         )),
     }
 }
@@ -133,7 +158,10 @@ pub fn read(name: &str, text: &str, opts: &ReadOptions) -> Result<(Dataset, Sele
         Some(c) => {
             return Err(Error::option(
                 "--case",
-                format!("case {c} out of range (the file has {} cases, numbered from 0)", sel.cases.len()),
+                format!(
+                    "case {c} out of range (the file has {} cases, numbered from 0)",
+                    sel.cases.len()
+                ),
             ));
         }
         None => (0..sel.cases.len()).collect(),

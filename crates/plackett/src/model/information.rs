@@ -44,7 +44,13 @@ fn group_coef(tab: &SubsetTables, n: usize, w: f64) -> GroupCoef {
     let size = 1usize << n;
     let full = size - 1;
     let t: Vec<f64> = (0..size)
-        .map(|a| if a == 0 { 0.0 } else { w * (-tab.log_den[a]).exp() })
+        .map(|a| {
+            if a == 0 {
+                0.0
+            } else {
+                w * (-tab.log_den[a]).exp()
+            }
+        })
         .collect();
     let p = &tab.reach;
     let mut gg = vec![0.0; n * n];
@@ -73,9 +79,7 @@ fn group_coef(tab: &SubsetTables, n: usize, w: f64) -> GroupCoef {
         // Forward–backward moments of Y_k = Σ_{A on path} f_k(A), with
         // f_k(A) = t_A·[k∈A] (k<n) and f_n(A) = t_A.
         let nv = n + 1;
-        let f = |k: usize, a: usize| -> f64 {
-            if k == n || a >> k & 1 == 1 { t[a] } else { 0.0 }
-        };
+        let f = |k: usize, a: usize| -> f64 { if k == n || a >> k & 1 == 1 { t[a] } else { 0.0 } };
         // F[k][A] = E[Σ_{C strictly below A on the path} f_k(C) | at A].
         let mut big_f = vec![0.0; nv * size];
         for a in 1..=full {
@@ -182,7 +186,10 @@ pub fn information(ds: &Dataset, theta: &[f64], scope: Scope) -> Result<DMatrix<
                     o + 1
                 )));
             }
-            let lam_g: Vec<f64> = mem[g.start..g.end].iter().map(|&i| lam[i as usize]).collect();
+            let lam_g: Vec<f64> = mem[g.start..g.end]
+                .iter()
+                .map(|&i| lam[i as usize])
+                .collect();
             tab.compute(&lam_g, suffix[g.end]);
             tab.compute_reach(ng);
             let c = group_coef(&tab, ng, w);
@@ -226,10 +233,7 @@ pub fn information(ds: &Dataset, theta: &[f64], scope: Scope) -> Result<DMatrix<
                     }
                 };
                 let mut v = lam[ij] * lam[ik] * coef;
-                if obs.tail == Tail::Universe
-                    && ij < ds.universe()
-                    && ik < ds.universe()
-                {
+                if obs.tail == Tail::Universe && ij < ds.universe() && ik < ds.universe() {
                     // Undo the part the rank-3 universe update will add.
                     v += lam[ij] * lam[ik] * (aa_total - q(j) - q(k));
                 }
@@ -258,8 +262,7 @@ pub fn information(ds: &Dataset, theta: &[f64], scope: Scope) -> Result<DMatrix<
         let u = ds.universe();
         for j in 0..u {
             for k in 0..u {
-                info[(j, k)] -=
-                    alpha * lam[j] * lam[k] + beta[j] * lam[k] + lam[j] * beta[k];
+                info[(j, k)] -= alpha * lam[j] * lam[k] + beta[j] * lam[k] + lam[j] * beta[k];
             }
         }
     }

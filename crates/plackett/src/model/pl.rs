@@ -159,7 +159,10 @@ pub(crate) struct LogProduct {
 impl LogProduct {
     #[inline]
     pub fn new() -> Self {
-        LogProduct { prod: 1.0, acc: 0.0 }
+        LogProduct {
+            prod: 1.0,
+            acc: 0.0,
+        }
     }
     #[inline]
     pub fn push(&mut self, d: f64) {
@@ -248,7 +251,8 @@ pub(crate) fn sweep_obs(
                 let n = g.len();
                 let zbar = s.suffix[g.end];
                 s.lam_g.clear();
-                s.lam_g.extend(mem[g.start..g.end].iter().map(|&i| lam[i as usize]));
+                s.lam_g
+                    .extend(mem[g.start..g.end].iter().map(|&i| lam[i as usize]));
                 s.tables.compute(&s.lam_g, zbar);
                 s.tables.compute_reach(n);
                 let full = (1usize << n) - 1;
