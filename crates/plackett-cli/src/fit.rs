@@ -3,6 +3,10 @@
 use anyhow::{Result, bail};
 use clap::Args;
 use plackett::data::{Dataset, TieSemantics};
+use plackett::infer::bayes::GammaPrior;
+use plackett::infer::ep::{EpOptions, ep};
+use plackett::infer::gibbs::{GibbsOptions, gibbs};
+use plackett::infer::vb::{VbOptions, vb};
 use plackett::infer::{Algorithm, PointOptions, Prior, fit_point};
 use plackett::io::output::{Diagnostics, FitReport, gauge_label, write_atomic};
 use plackett::io::{Format, ItemsSpec, ReadOptions, read_path};
@@ -103,6 +107,12 @@ pub struct FitArgs {
     /// Output format.
     #[arg(long, default_value = "table", value_parser = ["table", "json", "csv"])]
     pub output: String,
+    /// Draws sampled from the EP/VB approximate posterior (for intervals and exports).
+    #[arg(long, default_value_t = 4000)]
+    pub draws: usize,
+    /// Export posterior draws of normalised log-worths (CSV, or JSON if the name ends in .json).
+    #[arg(long, value_name = "FILE")]
+    pub draws_out: Option<String>,
     /// Write the output to this file instead of standard output.
     #[arg(long, value_name = "FILE")]
     pub out: Option<String>,
@@ -173,6 +183,8 @@ pub fn run(a: &FitArgs) -> Result<()> {
     }
     let ds = load(a)?;
     let gauge = gauge(a, &ds)?;
+    // Files written only after everything succeeded.
+    let mut pending: Vec<(String, String)> = Vec::new();
     let report = match a.engine.as_str() {
         "mle" | "map" => {
             let prior = if a.engine == "mle" {
@@ -225,13 +237,107 @@ pub fn run(a: &FitArgs) -> Result<()> {
                 notes: f.notes,
             }
         }
-        other => bail!("not supported yet: --engine {other} is not in this build (use mle or map)"),
+        "gibbs" | "ep" | "vb" => {
+            let prior = GammaPrior::iid(ds.n_items(), a.prior_shape, a.prior_rate)?;
+            let f = match a.engine.as_str() {
+                "gibbs" => {
+                    let total = (a.burn_in + a.samples) as u64 * a.chains as u64;
+                    let progress = crate::progress::Progress::new(total, "sampling");
+                    let r = gibbs(
+                        &ds,
+                        &GibbsOptions {
+                            prior,
+                            samples: a.samples,
+                            burn_in: a.burn_in,
+                            thin: 1,
+                            chains: a.chains,
+                            seed: a.seed,
+                            rescale: true,
+                            progress: Some(progress.callback()),
+                        },
+                    );
+                    progress.finish();
+                    r?
+                }
+                "ep" => ep(
+                    &ds,
+                    &EpOptions {
+                        prior,
+                        tol: if a.tol == 1e-10 { 1e-9 } else { a.tol },
+                        max_passes: if a.max_iter == 0 { 5000 } else { a.max_iter },
+                        damping: 1.0,
+                        min_damping: 1.0 / 64.0,
+                        draws: a.draws,
+                        seed: a.seed,
+                    },
+                )?,
+                _ => vb(
+                    &ds,
+                    &VbOptions {
+                        prior,
+                        tol: if a.tol == 1e-10 { 1e-10 } else { a.tol },
+                        max_iter: if a.max_iter == 0 { 100_000 } else { a.max_iter },
+                        draws: a.draws,
+                        seed: a.seed,
+                    },
+                )?,
+            };
+            let summary = f.summary(ds.items().names(), gauge.clone());
+            let (rhat, ess) = f.rhat_ess();
+            let mut notes = f.notes.clone();
+            if ds.dropped() > 0 {
+                notes.push(format!(
+                    "{} uninformative observation(s) dropped",
+                    ds.dropped()
+                ));
+            }
+            if let Some(path) = &a.draws_out {
+                let text = if path.ends_with(".json") {
+                    f.draws.to_json(ds.items().names())
+                } else {
+                    f.draws.to_csv(ds.items().names())
+                };
+                pending.push((path.clone(), text));
+            }
+            FitReport {
+                engine: f.engine.to_string(),
+                algorithm: match f.engine {
+                    "gibbs" => format!("gibbs, {} chains x {} draws", a.chains, a.samples),
+                    "ep" => "power EP (alpha = -1)".to_string(),
+                    _ => "mean-field VB".to_string(),
+                },
+                n_items: ds.n_items(),
+                n_observations: ds.n_real_obs(),
+                dropped_observations: ds.dropped(),
+                ties: ds.ties().as_str().to_string(),
+                gauge: gauge_label(&gauge, ds.items().names()),
+                converged: f.converged,
+                iterations: f.iterations,
+                log_likelihood: None,
+                deviance: None,
+                aic: None,
+                log_evidence: f.log_evidence,
+                elbo: f.elbo,
+                diagnostics: Diagnostics {
+                    rhat_max: rhat,
+                    ess_min: ess,
+                },
+                items: summary.items,
+                coefficients: None,
+                tie_parameters: None,
+                notes,
+            }
+        }
+        other => bail!("unknown engine {other}"),
     };
     let text = match a.output.as_str() {
         "json" => report.to_json(),
         "csv" => report.to_csv(),
         _ => report.to_table(),
     };
+    for (path, content) in &pending {
+        write_atomic(path, content.as_bytes())?;
+    }
     match &a.out {
         Some(p) => write_atomic(p, text.as_bytes())?,
         None => crate::emit(&text)?,

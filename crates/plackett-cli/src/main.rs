@@ -3,6 +3,7 @@
 
 mod demo;
 mod fit;
+mod progress;
 mod simulate;
 
 use clap::{Parser, Subcommand};

@@ -1,10 +1,15 @@
 //! Inference engines.
 
+pub mod bayes;
+pub mod ep;
+pub mod gibbs;
 pub mod lsr;
 pub mod mm;
 pub mod newton;
 pub mod point;
 pub mod prior;
+pub mod rng;
+pub mod vb;
 
 pub use point::{Algorithm, PointFit, PointOptions, fit_point};
 pub use prior::Prior;

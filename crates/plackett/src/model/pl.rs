@@ -373,3 +373,30 @@ pub fn score(ds: &Dataset, theta: &[f64], wins: &[f64], scope: Scope) -> (Vec<f6
         .collect();
     (g, sw.loglik)
 }
+
+/// Log-likelihood of each observation separately at log-worths `theta`.
+pub fn log_likelihood_per_obs(ds: &Dataset, theta: &[f64]) -> Vec<f64> {
+    let (lam, log_lam) = scaled(theta);
+    let total = universe_sum(ds, &lam);
+    let mut den = vec![0.0; ds.n_items()];
+    let mut s = Scratch::default();
+    (0..ds.n_obs())
+        .map(|o| {
+            let (l, _) = sweep_obs(ds, o, &lam, total, &mut den, &mut s);
+            // Winners' Σ w·θ for this observation.
+            let obs = ds.obs(o);
+            let groups: Vec<_> = obs.groups().filter(|g| !g.is_tail).collect();
+            let last = groups.len() - 1;
+            let mut wt = 0.0;
+            for (gi, g) in groups.iter().enumerate() {
+                if gi == last && obs.tail == Tail::None {
+                    continue;
+                }
+                for &m in &obs.members[g.start..g.end] {
+                    wt += obs.weight * log_lam[m as usize];
+                }
+            }
+            l + wt
+        })
+        .collect()
+}

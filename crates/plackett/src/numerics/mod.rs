@@ -1,6 +1,7 @@
 //! Small numerical kernels shared by the engines.
 
 pub mod gamma;
+pub mod special;
 
 /// Stable `log(Σ exp(x_i))`; `-inf` for an empty slice.
 pub fn log_sum_exp(xs: &[f64]) -> f64 {

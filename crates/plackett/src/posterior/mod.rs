@@ -1,6 +1,10 @@
-//! What every engine returns: per-item summaries in a stated gauge, and
-//! (for Bayesian engines) a way to draw worths.
+//! What every engine returns: per-item summaries in a stated gauge, draws
+//! (MCMC, or sampled from a parametric posterior), diagnostics.
 
+pub mod diagnostics;
+pub mod draws;
 pub mod summary;
 
+pub use diagnostics::{ScalarDiagnostics, diagnose};
+pub use draws::Draws;
 pub use summary::{Gauge, ItemSummary, Summary};

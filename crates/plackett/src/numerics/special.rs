@@ -1,0 +1,52 @@
+//! Special functions not provided by `statrs`.
+
+/// Trigamma function ψ'(x) for x > 0: recurrence `ψ'(x) = ψ'(x+1) + 1/x²`
+/// up to x ≥ 6, then the asymptotic series
+/// `1/x + 1/2x² + 1/6x³ − 1/30x⁵ + 1/42x⁷ − 1/30x⁹` (Abramowitz & Stegun 6.4.12).
+pub fn trigamma(mut x: f64) -> f64 {
+    if !(x > 0.0) {
+        return f64::NAN;
+    }
+    let mut acc = 0.0;
+    while x < 6.0 {
+        acc += 1.0 / (x * x);
+        x += 1.0;
+    }
+    let x2 = 1.0 / (x * x);
+    acc + 1.0 / x
+        + x2 / 2.0
+        + (1.0 / x) * x2 * (1.0 / 6.0 - x2 * (1.0 / 30.0 - x2 * (1.0 / 42.0 - x2 / 30.0)))
+}
+
+/// Digamma ψ(x) (re-exported from statrs for one import path).
+pub fn digamma(x: f64) -> f64 {
+    statrs::function::gamma::digamma(x)
+}
+
+/// `ln Γ(x)`.
+pub fn ln_gamma(x: f64) -> f64 {
+    statrs::function::gamma::ln_gamma(x)
+}
+
+/// Standard normal quantile.
+pub fn normal_quantile(p: f64) -> f64 {
+    use statrs::distribution::{ContinuousCDF, Normal};
+    Normal::new(0.0, 1.0).expect("valid").inverse_cdf(p)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[test]
+    fn trigamma_values() {
+        let pi2_6 = std::f64::consts::PI.powi(2) / 6.0;
+        assert!((trigamma(1.0) - pi2_6).abs() < 1e-13);
+        assert!((trigamma(0.5) - std::f64::consts::PI.powi(2) / 2.0).abs() < 1e-12);
+        // Against a central difference of digamma.
+        for x in [0.01, 0.3, 2.5, 17.0, 400.0] {
+            let h = 1e-5 * x;
+            let fd = (digamma(x + h) - digamma(x - h)) / (2.0 * h);
+            assert!((trigamma(x) - fd).abs() < 1e-6 * trigamma(x), "{x}");
+        }
+    }
+}

@@ -1,0 +1,236 @@
+//! MCMC convergence diagnostics: rank-normalised split-R̂ and bulk/tail
+//! effective sample size (Vehtari, Gelman, Simpson, Carpenter & Bürkner
+//! 2021, "Rank-normalization, folding, and localization").
+
+use crate::numerics::special::normal_quantile;
+
+/// Diagnostics of one scalar quantity across chains.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ScalarDiagnostics {
+    /// max(bulk R̂, tail R̂) on split chains (§4.2).
+    pub rhat: f64,
+    /// Bulk effective sample size (rank-normalised, split chains).
+    pub ess_bulk: f64,
+    /// Tail ESS: the smaller ESS of the 5% and 95% quantile indicators.
+    pub ess_tail: f64,
+}
+
+/// Split each chain in two halves (dropping the middle draw of odd lengths).
+fn split(chains: &[Vec<f64>]) -> Vec<Vec<f64>> {
+    let mut out = Vec::with_capacity(chains.len() * 2);
+    for c in chains {
+        let h = c.len() / 2;
+        out.push(c[..h].to_vec());
+        out.push(c[c.len() - h..].to_vec());
+    }
+    out
+}
+
+/// Rank-normalise all draws jointly: `Φ⁻¹((r − 3/8)/(S + 1/4))` with
+/// average ranks for ties.
+fn rank_normalise(chains: &[Vec<f64>]) -> Vec<Vec<f64>> {
+    let s: usize = chains.iter().map(|c| c.len()).sum();
+    let mut idx: Vec<(f64, usize, usize)> = Vec::with_capacity(s);
+    for (ci, c) in chains.iter().enumerate() {
+        for (t, &x) in c.iter().enumerate() {
+            idx.push((x, ci, t));
+        }
+    }
+    idx.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mut out: Vec<Vec<f64>> = chains.iter().map(|c| vec![0.0; c.len()]).collect();
+    let mut k = 0;
+    while k < idx.len() {
+        let mut e = k + 1;
+        while e < idx.len() && idx[e].0 == idx[k].0 {
+            e += 1;
+        }
+        let rank = (k + 1 + e) as f64 / 2.0; // average 1-based rank of the tie block
+        let z = normal_quantile((rank - 0.375) / (s as f64 + 0.25));
+        for &(_, ci, t) in &idx[k..e] {
+            out[ci][t] = z;
+        }
+        k = e;
+    }
+    out
+}
+
+fn mean(x: &[f64]) -> f64 {
+    x.iter().sum::<f64>() / x.len() as f64
+}
+
+fn var(x: &[f64]) -> f64 {
+    let m = mean(x);
+    x.iter().map(|v| (v - m).powi(2)).sum::<f64>() / (x.len() as f64 - 1.0)
+}
+
+/// Classic R̂ of (already split) chains (Gelman et al. BDA3 eq 11.4).
+fn rhat_basic(chains: &[Vec<f64>]) -> f64 {
+    let n = chains[0].len() as f64;
+    let means: Vec<f64> = chains.iter().map(|c| mean(c)).collect();
+    let w = chains.iter().map(|c| var(c)).sum::<f64>() / chains.len() as f64;
+    let b = n * var(&means);
+    if w == 0.0 {
+        return if b == 0.0 { 1.0 } else { f64::INFINITY };
+    }
+    let var_plus = (n - 1.0) / n * w + b / n;
+    (var_plus / w).sqrt()
+}
+
+/// ESS of (already split) chains with Geyer's initial monotone sequence
+/// (Stan's algorithm; Vehtari et al. §3.2).
+fn ess_basic(chains: &[Vec<f64>]) -> f64 {
+    let m = chains.len();
+    let n = chains[0].len();
+    if n < 4 {
+        return f64::NAN;
+    }
+    // Autocovariances per chain by direct summation up to where needed.
+    let means: Vec<f64> = chains.iter().map(|c| mean(c)).collect();
+    let acov = |c: usize, lag: usize| -> f64 {
+        let x = &chains[c];
+        let mu = means[c];
+        let mut s = 0.0;
+        for t in 0..n - lag {
+            s += (x[t] - mu) * (x[t + lag] - mu);
+        }
+        s / n as f64
+    };
+    let w = chains.iter().map(|c| var(c)).sum::<f64>() / m as f64;
+    let b_over_n = if m > 1 { var(&means) } else { 0.0 };
+    let var_plus = (n as f64 - 1.0) / n as f64 * w + b_over_n;
+    if !(var_plus > 0.0) {
+        return f64::NAN;
+    }
+    let rho = |lag: usize| -> f64 {
+        let mean_acov = (0..m).map(|c| acov(c, lag)).sum::<f64>() / m as f64;
+        1.0 - (w - mean_acov) / var_plus
+    };
+    // Geyer: sum pairs Γ_k = ρ_{2k} + ρ_{2k+1} while positive, enforcing
+    // monotone decrease.
+    let mut sum = 0.0;
+    let mut prev_pair = f64::INFINITY;
+    let mut k = 0;
+    let mut rho_even = 1.0; // ρ_0
+    loop {
+        let lag_odd = 2 * k + 1;
+        if lag_odd >= n - 1 {
+            break;
+        }
+        let rho_odd = rho(lag_odd);
+        let mut pair = rho_even + rho_odd;
+        if pair < 0.0 {
+            break;
+        }
+        if pair > prev_pair {
+            pair = prev_pair;
+        }
+        sum += pair;
+        prev_pair = pair;
+        k += 1;
+        if 2 * k >= n - 1 {
+            break;
+        }
+        rho_even = rho(2 * k);
+    }
+    let tau = -1.0 + 2.0 * sum;
+    let tau = tau.max(1.0 / ((m * n) as f64).log10().max(1.0));
+    (m * n) as f64 / tau
+}
+
+/// Diagnostics of one scalar tracked in several chains of equal length.
+pub fn diagnose(chains: &[Vec<f64>]) -> ScalarDiagnostics {
+    let sp = split(chains);
+    if sp.is_empty() || sp[0].len() < 4 {
+        return ScalarDiagnostics {
+            rhat: f64::NAN,
+            ess_bulk: f64::NAN,
+            ess_tail: f64::NAN,
+        };
+    }
+    let z = rank_normalise(&sp);
+    let rhat_bulk = rhat_basic(&z);
+    // Folded: |x − median| (tail R̂).
+    let mut all: Vec<f64> = sp.iter().flatten().copied().collect();
+    all.sort_by(|a, b| a.total_cmp(b));
+    let med = all[all.len() / 2];
+    let folded: Vec<Vec<f64>> = sp
+        .iter()
+        .map(|c| c.iter().map(|x| (x - med).abs()).collect())
+        .collect();
+    let rhat_tail = rhat_basic(&rank_normalise(&folded));
+    let ess_bulk = ess_basic(&z);
+    let q = |p: f64| all[((all.len() - 1) as f64 * p).round() as usize];
+    let (q05, q95) = (q(0.05), q(0.95));
+    let ind = |f: &dyn Fn(f64) -> bool| -> Vec<Vec<f64>> {
+        sp.iter()
+            .map(|c| c.iter().map(|&x| if f(x) { 1.0 } else { 0.0 }).collect())
+            .collect()
+    };
+    let e_lo = ess_basic(&ind(&|x| x <= q05));
+    let e_hi = ess_basic(&ind(&|x| x <= q95));
+    ScalarDiagnostics {
+        rhat: rhat_bulk.max(rhat_tail),
+        ess_bulk,
+        ess_tail: e_lo.min(e_hi),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+    use rand_distr::{Distribution, Normal};
+
+    #[test]
+    fn iid_chains_have_rhat_near_one_and_full_ess() {
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(3);
+        let nd = Normal::new(0.0, 1.0).unwrap();
+        let chains: Vec<Vec<f64>> = (0..4)
+            .map(|_| (0..1000).map(|_| nd.sample(&mut rng)).collect())
+            .collect();
+        let d = diagnose(&chains);
+        assert!(d.rhat < 1.01, "{d:?}");
+        assert!(d.ess_bulk > 3000.0 && d.ess_bulk < 5000.0, "{d:?}");
+        assert!(d.ess_tail > 2500.0, "{d:?}");
+    }
+
+    #[test]
+    fn ar1_chain_ess_matches_theory() {
+        // AR(1) with φ: τ = (1+φ)/(1−φ) ⇒ ESS ≈ N(1−φ)/(1+φ).
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(4);
+        let nd = Normal::new(0.0, 1.0).unwrap();
+        let phi: f64 = 0.9;
+        let chains: Vec<Vec<f64>> = (0..4)
+            .map(|_| {
+                let mut x = 0.0;
+                (0..20_000)
+                    .map(|_| {
+                        x = phi * x + (1.0 - phi * phi).sqrt() * nd.sample(&mut rng);
+                        x
+                    })
+                    .collect()
+            })
+            .collect();
+        let d = diagnose(&chains);
+        let theory = 80_000.0 * (1.0 - phi) / (1.0 + phi);
+        assert!(
+            (d.ess_bulk / theory - 1.0).abs() < 0.15,
+            "{} vs {theory}",
+            d.ess_bulk
+        );
+    }
+
+    #[test]
+    fn shifted_chain_has_large_rhat() {
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(5);
+        let nd = Normal::new(0.0, 1.0).unwrap();
+        let chains: Vec<Vec<f64>> = (0..4)
+            .map(|c| {
+                (0..500)
+                    .map(|_| nd.sample(&mut rng) + if c == 0 { 2.0 } else { 0.0 })
+                    .collect()
+            })
+            .collect();
+        assert!(diagnose(&chains).rhat > 1.1);
+    }
+}

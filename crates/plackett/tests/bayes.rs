@@ -1,0 +1,446 @@
+//! Bayesian engines against published numbers, each other, and simulation.
+
+mod common;
+use common::{data_dir, path};
+use plackett::data::simulate::{Design, simulate};
+use plackett::data::{Dataset, DatasetBuilder, Items, Tail, TieSemantics};
+use plackett::infer::bayes::{BayesFit, GammaPrior};
+use plackett::infer::ep::{EpOptions, ep};
+use plackett::infer::gibbs::{GibbsOptions, gibbs};
+use plackett::infer::vb::{VbOptions, vb};
+use plackett::io::{ReadOptions, read_path};
+use plackett::posterior::Gauge;
+use rand::SeedableRng;
+
+fn nascar(dir: &std::path::Path, exclude: bool) -> Dataset {
+    let o = ReadOptions {
+        ranking_col: "race".into(),
+        rank_col: "position".into(),
+        item_col: "driver".into(),
+        ..Default::default()
+    };
+    let d = read_path(&path(dir, "nascar2002/results.csv"), &o).unwrap();
+    if !exclude {
+        return d;
+    }
+    let drop: Vec<String> = [
+        "Andy Hillenburg",
+        "Gary Bradberry",
+        "Jason Hedlesky",
+        "Randy Renfrow",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    d.exclude(&drop).unwrap()
+}
+
+fn ep_opts(n: usize, a: f64, b: f64) -> EpOptions {
+    EpOptions {
+        prior: GammaPrior::iid(n, a, b).unwrap(),
+        tol: 1e-10,
+        max_passes: 5000,
+        damping: 1.0,
+        min_damping: 1.0 / 64.0,
+        draws: 2000,
+        seed: 1,
+    }
+}
+
+fn gibbs_opts(
+    n: usize,
+    a: f64,
+    b: f64,
+    samples: usize,
+    burn: usize,
+    chains: usize,
+    seed: u64,
+) -> GibbsOptions {
+    GibbsOptions {
+        prior: GammaPrior::iid(n, a, b).unwrap(),
+        samples,
+        burn_in: burn,
+        thin: 1,
+        chains,
+        seed,
+        rescale: true,
+        progress: None,
+    }
+}
+
+fn vb_opts(n: usize, a: f64, b: f64) -> VbOptions {
+    VbOptions {
+        prior: GammaPrior::iid(n, a, b).unwrap(),
+        tol: 1e-12,
+        max_iter: 100_000,
+        draws: 2000,
+        seed: 1,
+    }
+}
+
+/// Guiver & Snelson (2009) Table 1: EP posterior of normalised worths,
+/// prior Gamma(3, 2), NASCAR 2002 without the four always-last drivers.
+const TABLE1: [(&str, usize, f64, f64); 20] = [
+    ("PJ Jones", 18, 0.0159, 0.0079),
+    ("Scott Pruett", 19, 0.0156, 0.0078),
+    ("Mark Martin", 1, 0.0278, 0.0047),
+    ("Tony Stewart", 4, 0.0229, 0.0040),
+    ("Rusty Wallace", 2, 0.0275, 0.0046),
+    ("Jimmie Johnson", 3, 0.0250, 0.0042),
+    ("Sterling Marlin", 6, 0.0207, 0.0040),
+    ("Mike Bliss", 23, 0.0146, 0.0073),
+    ("Jeff Gordon", 5, 0.0213, 0.0036),
+    ("Kurt Busch", 8, 0.0198, 0.0034),
+    ("Carl Long", 73, 0.0062, 0.0029),
+    ("Christian Fittipaldi", 68, 0.0075, 0.0039),
+    ("Hideo Fukuyama", 77, 0.0054, 0.0028),
+    ("Jason Small", 71, 0.0067, 0.0036),
+    ("Morgan Shepherd", 83, 0.0041, 0.0016),
+    ("Kirk Shelmerdine", 75, 0.0059, 0.0028),
+    ("Austin Cameron", 62, 0.0083, 0.0043),
+    ("Dave Marcis", 61, 0.0083, 0.0043),
+    ("Dick Trickle", 80, 0.0050, 0.0022),
+    ("Joe Varde", 66, 0.0078, 0.0041),
+];
+
+#[test]
+fn ep_reproduces_guiver_snelson_table1() {
+    let Some(dir) = data_dir("ep_reproduces_guiver_snelson_table1") else {
+        return;
+    };
+    let d = nascar(&dir, true);
+    let f = ep(&d, &ep_opts(d.n_items(), 3.0, 2.0)).unwrap();
+    assert!(f.converged);
+    let s = f.summary(d.items().names(), Gauge::MeanCentred);
+    let total: f64 = s.items.iter().map(|i| i.worth).sum();
+    assert!((total - 1.0).abs() < 1e-12);
+    let mut order: Vec<usize> = (0..s.items.len()).collect();
+    order.sort_by(|&a, &b| s.items[b].worth.total_cmp(&s.items[a].worth));
+    for (name, rank, mean, sd) in TABLE1 {
+        let i = d.items().get(name).unwrap() as usize;
+        let it = &s.items[i];
+        assert!(
+            (it.worth - mean).abs() <= 3e-4,
+            "{name}: mean {} vs {mean}",
+            it.worth
+        );
+        assert!(
+            (it.worth_sd.unwrap() - sd).abs() <= 3e-4,
+            "{name}: sd {:?} vs {sd}",
+            it.worth_sd
+        );
+        let r = order.iter().position(|&k| k == i).unwrap() + 1;
+        assert!(
+            (r as i64 - rank as i64).abs() <= 1,
+            "{name}: rank {r} vs {rank}"
+        );
+    }
+    assert!(f.log_evidence.unwrap().is_finite());
+}
+
+#[test]
+fn gibbs_agrees_with_ep_on_nascar() {
+    let Some(dir) = data_dir("gibbs_agrees_with_ep_on_nascar") else {
+        return;
+    };
+    let d = nascar(&dir, true);
+    let e = ep(&d, &ep_opts(d.n_items(), 3.0, 2.0)).unwrap();
+    let g = gibbs(&d, &gibbs_opts(d.n_items(), 3.0, 2.0, 5000, 1000, 4, 2024)).unwrap();
+    let (rhat, _) = g.rhat_ess();
+    assert!(rhat.unwrap() <= 1.01, "R̂ {rhat:?}");
+    let names = d.items().names();
+    let se = e.summary(names, Gauge::MeanCentred);
+    let sg = g.summary(names, Gauge::MeanCentred);
+    let diag = g.diagnostics.as_ref().unwrap();
+    for i in 0..d.n_items() {
+        let (ge, ee) = (sg.items[i].worth, se.items[i].worth);
+        let mcse = sg.items[i].worth_sd.unwrap() / diag[i].ess_bulk.sqrt();
+        assert!(
+            (ge - ee).abs() <= 3.0 * mcse + 0.05 * ee,
+            "{}: gibbs {ge} ep {ee} mcse {mcse}",
+            names[i]
+        );
+    }
+}
+
+#[test]
+fn sparse_winner_does_not_top_the_posterior() {
+    let Some(dir) = data_dir("sparse_winner_does_not_top_the_posterior") else {
+        return;
+    };
+    let d = nascar(&dir, true);
+    let pj = d.items().get("PJ Jones").unwrap() as usize;
+    let mm = d.items().get("Mark Martin").unwrap() as usize;
+    for f in [
+        ep(&d, &ep_opts(d.n_items(), 3.0, 2.0)).unwrap(),
+        vb(&d, &vb_opts(d.n_items(), 3.0, 2.0)).unwrap(),
+        gibbs(&d, &gibbs_opts(d.n_items(), 3.0, 2.0, 1000, 300, 2, 5)).unwrap(),
+    ] {
+        let s = f.summary(d.items().names(), Gauge::MeanCentred);
+        let top = (0..s.items.len())
+            .max_by(|&a, &b| s.items[a].worth.total_cmp(&s.items[b].worth))
+            .unwrap();
+        assert_ne!(top, pj, "{}: PJ Jones tops", f.engine);
+        let w = |i: usize| s.items[i].ci_high.unwrap() - s.items[i].ci_low.unwrap();
+        assert!(
+            w(pj) > 2.0 * w(mm),
+            "{}: one race should mean a wide interval",
+            f.engine
+        );
+    }
+}
+
+#[test]
+fn disconnected_data_fit_by_every_bayesian_engine() {
+    let Some(dir) = data_dir("disconnected_data_fit_by_every_bayesian_engine") else {
+        return;
+    };
+    let d = nascar(&dir, false); // four drivers never beat anyone
+    let n = d.n_items();
+    for f in [
+        ep(&d, &ep_opts(n, 2.0, 1.0)).unwrap(),
+        vb(&d, &vb_opts(n, 2.0, 1.0)).unwrap(),
+        gibbs(&d, &gibbs_opts(n, 2.0, 1.0, 500, 200, 2, 3)).unwrap(),
+    ] {
+        let s = f.summary(d.items().names(), Gauge::MeanCentred);
+        assert_eq!(s.items.len(), 87);
+        assert!(
+            s.items
+                .iter()
+                .all(|i| i.worth.is_finite() && i.worth > 0.0 && i.log_worth.is_finite())
+        );
+    }
+}
+
+fn elbo_is_monotone(f: &BayesFit) {
+    for w in f.trace.windows(2) {
+        assert!(
+            w[1] >= w[0] - 1e-9 * w[0].abs(),
+            "ELBO decreased: {} -> {}",
+            w[0],
+            w[1]
+        );
+    }
+}
+
+#[test]
+fn vb_elbo_never_decreases() {
+    let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(8);
+    let lam: Vec<f64> = (1..=10).map(|x| x as f64).collect();
+    for design in [
+        Design::Full,
+        Design::TopK { k: 3 },
+        Design::Pairs,
+        Design::SubRankings { len: 4 },
+    ] {
+        let d = simulate(&mut rng, &lam, 40, design);
+        for (a, b) in [(1.0, 1.0), (3.0, 2.0), (0.5, 0.1)] {
+            let f = vb(&d, &vb_opts(10, a, b)).unwrap();
+            assert!(f.converged);
+            elbo_is_monotone(&f);
+        }
+    }
+    // With unknown-order groups and a top-k tail.
+    let mut b = DatasetBuilder::new(Items::numbered(5), TieSemantics::UnknownOrder);
+    b.push(&[vec![0], vec![1, 2]], Tail::Universe, &[], 1.0)
+        .unwrap();
+    b.push(&[vec![1, 3, 4], vec![0]], Tail::None, &[], 2.0)
+        .unwrap();
+    b.push(&[vec![2], vec![0, 4]], Tail::Universe, &[], 1.0)
+        .unwrap();
+    let f = vb(&b.finish(), &vb_opts(5, 1.0, 1.0)).unwrap();
+    elbo_is_monotone(&f);
+}
+
+/// Exact log-evidence by importance sampling from the prior.
+fn log_evidence_is(d: &Dataset, a: f64, b: f64, m: usize) -> f64 {
+    use plackett::model::pl::{Scope, log_likelihood};
+    use plackett::numerics::gamma::ln_gamma_draw;
+    let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(99);
+    let mut ls = Vec::with_capacity(m);
+    let mut th = vec![0.0; d.n_items()];
+    for _ in 0..m {
+        for t in th.iter_mut() {
+            *t = ln_gamma_draw(&mut rng, a, b);
+        }
+        ls.push(log_likelihood(d, &th, Scope::All));
+    }
+    plackett::numerics::log_sum_exp(&ls) - (m as f64).ln()
+}
+
+#[test]
+fn ep_evidence_against_closed_forms() {
+    // Two items with iid Gamma(a, ·) priors: p = λ0/(λ0+λ1) ~ Beta(a, a), so
+    // P(0≻1) = 1/2, P(0≻1, 0≻1) = (a+1)/(2(2a+1)), P(0≻1, 1≻0) = a/(2(2a+1));
+    // a full ranking of three exchangeable items has probability 1/6.
+    let mk = |n: usize, obs: &[&[u32]]| {
+        let mut b = DatasetBuilder::new(Items::numbered(n), TieSemantics::UnknownOrder);
+        for o in obs {
+            let g: Vec<Vec<u32>> = o.iter().map(|&i| vec![i]).collect();
+            b.push(&g, Tail::None, &[], 1.0).unwrap();
+        }
+        b.finish()
+    };
+    for (a, rel) in [(30.0, 1e-3), (3.0, 0.03)] {
+        let cases: Vec<(Dataset, f64)> = vec![
+            (mk(2, &[&[0, 1]]), 0.5),
+            (
+                mk(2, &[&[0, 1], &[0, 1]]),
+                (a + 1.0) / (2.0 * (2.0 * a + 1.0)),
+            ),
+            (mk(2, &[&[0, 1], &[1, 0]]), a / (2.0 * (2.0 * a + 1.0))),
+            (mk(3, &[&[0, 1, 2]]), 1.0 / 6.0),
+        ];
+        for (d, exact) in cases {
+            let z = ep(&d, &ep_opts(d.n_items(), a, 2.0))
+                .unwrap()
+                .log_evidence
+                .unwrap()
+                .exp();
+            assert!(
+                (z / exact - 1.0).abs() < rel,
+                "a={a}: EP {z} vs exact {exact}"
+            );
+            // The ELBO is a lower bound on the exact log-evidence.
+            let v = vb(&d, &vb_opts(d.n_items(), a, 2.0)).unwrap().elbo.unwrap();
+            assert!(
+                v <= exact.ln() + 1e-9,
+                "ELBO {v} above log-evidence {}",
+                exact.ln()
+            );
+        }
+    }
+}
+
+#[test]
+fn evidence_and_elbo_on_simulated_data() {
+    let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(12);
+    let lam = [1.0, 2.0, 3.0, 4.0];
+    for design in [Design::Full, Design::Pairs] {
+        let d = simulate(&mut rng, &lam, 6, design);
+        let factors: usize = (0..d.n_obs()).map(|o| d.fast_stages(o).unwrap()).sum();
+        let exact = log_evidence_is(&d, 3.0, 2.0, 400_000);
+        let e = ep(&d, &ep_opts(4, 3.0, 2.0)).unwrap().log_evidence.unwrap();
+        let v = vb(&d, &vb_opts(4, 3.0, 2.0)).unwrap().elbo.unwrap();
+        eprintln!(
+            "{design:?}: IS log-evidence {exact:.4}, EP {e:.4}, VB ELBO {v:.4} ({factors} factors)"
+        );
+        assert!(v <= exact + 0.01, "ELBO {v} above the evidence {exact}");
+        // EP's error per factor at prior shape 3 is about 1–2% (see above).
+        assert!(
+            (e - exact).abs() < 0.02 * factors as f64,
+            "EP evidence {e} vs {exact}"
+        );
+    }
+    let err = ep(
+        &simulate(&mut rng, &lam, 3, Design::Full),
+        &ep_opts(4, 1.0, 1.0),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("shape > 1"), "{err}");
+}
+
+/// Simulation-based calibration (Talts et al. 2018): θ ~ prior, data ~ PL(θ),
+/// rank of the true normalised log-worth among thinned posterior draws must
+/// be uniform.
+fn sbc(design: Design, ties: bool, reps: usize, seed: u64) -> f64 {
+    let n = 4;
+    let (a, b) = (2.0, 1.0);
+    let l = 49; // draws per replication → ranks 0..=49, 10 bins of 5
+    let mut bins = vec![0usize; 10];
+    let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed);
+    for r in 0..reps {
+        let theta: Vec<f64> = (0..n)
+            .map(|_| plackett::numerics::gamma::ln_gamma_draw(&mut rng, a, b))
+            .collect();
+        let lam: Vec<f64> = theta.iter().map(|t| t.exp()).collect();
+        let d = simulate(&mut rng, &lam, 6, design);
+        let d = if ties {
+            // Merge the 2nd and 3rd listed items of every observation into an
+            // unknown-order group (the model then marginalises their order).
+            let mut bb = DatasetBuilder::new(Items::numbered(n), TieSemantics::UnknownOrder);
+            for ob in d.observations() {
+                let m = ob.members;
+                let mut g: Vec<Vec<u32>> = vec![vec![m[0]]];
+                if m.len() >= 3 {
+                    g.push(vec![m[1], m[2]]);
+                    g.extend(m[3..].iter().map(|&x| vec![x]));
+                } else {
+                    g.extend(m[1..].iter().map(|&x| vec![x]));
+                }
+                bb.push(&g, ob.tail, &[], 1.0).unwrap();
+            }
+            bb.finish()
+        } else {
+            d
+        };
+        let mut o = gibbs_opts(n, a, b, l, 100, 1, 1000 + r as u64);
+        o.thin = 4;
+        let f = gibbs(&d, &o).unwrap();
+        let mut t0 = theta.clone();
+        plackett::posterior::Draws::normalise(&mut t0);
+        let rank = (0..f.draws.len())
+            .filter(|&k| f.draws.draw(k)[0] < t0[0])
+            .count();
+        bins[rank * 10 / (l + 1)] += 1;
+    }
+    let e = reps as f64 / 10.0;
+    let chi2: f64 = bins.iter().map(|&c| (c as f64 - e).powi(2) / e).sum();
+    eprintln!("SBC {design:?} ties={ties}: bins {bins:?}, chi2 {chi2:.2}");
+    chi2
+}
+
+#[test]
+fn gibbs_simulation_based_calibration() {
+    // χ²(9) upper 0.1% point: 27.88.
+    assert!(sbc(Design::Full, false, 400, 1) < 27.88);
+    assert!(sbc(Design::TopK { k: 3 }, true, 400, 2) < 27.88);
+    assert!(sbc(Design::Pairs, false, 300, 3) < 27.88);
+}
+
+/// Coverage of nominal 90% intervals of mean-centred log-worths for EP and
+/// VB (approximate posteriors: reported, checked only for gross errors).
+#[test]
+fn ep_vb_coverage_report() {
+    let n = 6;
+    let (a, b) = (2.0, 1.0);
+    let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(77);
+    let (mut hit_ep, mut hit_vb, mut total) = (0usize, 0usize, 0usize);
+    for r in 0..150 {
+        let theta: Vec<f64> = (0..n)
+            .map(|_| plackett::numerics::gamma::ln_gamma_draw(&mut rng, a, b))
+            .collect();
+        let lam: Vec<f64> = theta.iter().map(|t| t.exp()).collect();
+        let d = simulate(&mut rng, &lam, 10, Design::SubRankings { len: 3 });
+        let mean = theta.iter().sum::<f64>() / n as f64;
+        let mut covered = |f: &BayesFit| {
+            let mut c = 0;
+            for i in 0..n {
+                let col: Vec<f64> = (0..f.draws.len())
+                    .map(|k| {
+                        let dr = f.draws.draw(k);
+                        dr[i] - dr.iter().sum::<f64>() / n as f64
+                    })
+                    .collect();
+                let mut s = col.clone();
+                let (lo, hi) = plackett::posterior::draws::central_interval(&mut s, 0.9);
+                if theta[i] - mean >= lo && theta[i] - mean <= hi {
+                    c += 1;
+                }
+            }
+            c
+        };
+        let mut eo = ep_opts(n, a, b);
+        eo.seed = r;
+        hit_ep += covered(&ep(&d, &eo).unwrap());
+        let mut vo = vb_opts(n, a, b);
+        vo.seed = r;
+        hit_vb += covered(&vb(&d, &vo).unwrap());
+        total += n;
+    }
+    let (ce, cv) = (hit_ep as f64 / total as f64, hit_vb as f64 / total as f64);
+    eprintln!("coverage of nominal 90% intervals: EP {ce:.3}, VB {cv:.3} ({total} intervals)");
+    assert!(ce > 0.75 && ce < 0.99, "EP coverage {ce}");
+    assert!(cv > 0.5 && cv < 0.99, "VB coverage {cv}");
+}
