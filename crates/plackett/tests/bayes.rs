@@ -414,7 +414,7 @@ fn ep_vb_coverage_report() {
         let lam: Vec<f64> = theta.iter().map(|t| t.exp()).collect();
         let d = simulate(&mut rng, &lam, 10, Design::SubRankings { len: 3 });
         let mean = theta.iter().sum::<f64>() / n as f64;
-        let mut covered = |f: &BayesFit| {
+        let covered = |f: &BayesFit| {
             let mut c = 0;
             for i in 0..n {
                 let col: Vec<f64> = (0..f.draws.len())

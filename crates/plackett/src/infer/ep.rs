@@ -112,6 +112,7 @@ struct Failure {
 }
 
 /// One damped update of factor `a`. Marginals change in place.
+#[allow(clippy::too_many_arguments)]
 fn update(
     a: usize,
     f: &Factors,

@@ -303,15 +303,13 @@ pub fn gibbs(ds: &Dataset, opts: &GibbsOptions) -> Result<BayesFit> {
                     let target = ln_gamma_draw(&mut lr, shape_total, b);
                     log_lam.iter_mut().for_each(|t| *t += target - l);
                 }
-                if sweep >= opts.burn_in && (sweep - opts.burn_in) % thin == 0 {
+                if sweep >= opts.burn_in && (sweep - opts.burn_in).is_multiple_of(thin) {
                     row.copy_from_slice(&log_lam);
                     Draws::normalise(&mut row);
                     kept.extend_from_slice(&row);
                 }
-                if let Some(p) = &opts.progress {
-                    if sweep % 64 == 63 {
-                        p(64);
-                    }
+                if let Some(p) = opts.progress.as_ref().filter(|_| sweep % 64 == 63) {
+                    p(64);
                 }
             }
             kept

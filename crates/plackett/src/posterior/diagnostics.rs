@@ -98,7 +98,7 @@ fn ess_basic(chains: &[Vec<f64>]) -> f64 {
     let w = chains.iter().map(|c| var(c)).sum::<f64>() / m as f64;
     let b_over_n = if m > 1 { var(&means) } else { 0.0 };
     let var_plus = (n as f64 - 1.0) / n as f64 * w + b_over_n;
-    if !(var_plus > 0.0) {
+    if var_plus.is_nan() || var_plus <= 0.0 {
         return f64::NAN;
     }
     let rho = |lag: usize| -> f64 {
