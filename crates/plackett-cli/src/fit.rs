@@ -116,9 +116,76 @@ pub struct FitArgs {
     /// Write the output to this file instead of standard output.
     #[arg(long, value_name = "FILE")]
     pub out: Option<String>,
+    /// Probability that A beats B (repeatable): `--compare "A,B"`.
+    #[arg(long, value_name = "A,B")]
+    pub compare: Vec<String>,
+    /// Write rank marginals (P(item at each place in a race among all fitted items)) as CSV.
+    #[arg(long, value_name = "FILE.csv")]
+    pub rank_marginals: Option<String>,
+    /// Held-out observations (same format options) for the posterior predictive log-likelihood.
+    #[arg(long, value_name = "FILE")]
+    pub test: Option<String>,
     /// Write a self-contained HTML report.
     #[arg(long, value_name = "FILE.html")]
     pub report: Option<String>,
+}
+
+/// Quote a CSV field if needed.
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+/// The reading options of a fit, for a second file (held-out data).
+struct FitArgsView {
+    file: String,
+    format: Option<String>,
+    ranking_col: String,
+    rank_col: String,
+    item_col: String,
+    weight_col: String,
+    top_k: bool,
+    ties: String,
+    case: Option<usize>,
+}
+
+impl From<&FitArgs> for FitArgsView {
+    fn from(a: &FitArgs) -> Self {
+        FitArgsView {
+            file: a.file.clone(),
+            format: a.format.clone(),
+            ranking_col: a.ranking_col.clone(),
+            rank_col: a.rank_col.clone(),
+            item_col: a.item_col.clone(),
+            weight_col: a.weight_col.clone(),
+            top_k: a.top_k,
+            ties: a.ties.clone(),
+            case: a.case,
+        }
+    }
+}
+
+/// Read held-out data over the fitted universe (unknown items are errors).
+fn load_with_universe(a: &FitArgsView, items: &plackett::data::Items) -> Result<Dataset> {
+    let opts = ReadOptions {
+        format: a.format.as_deref().map(Format::parse).transpose()?,
+        ranking_col: a.ranking_col.clone(),
+        rank_col: a.rank_col.clone(),
+        item_col: a.item_col.clone(),
+        weight_col: a.weight_col.clone(),
+        top_k: a.top_k,
+        items: Some(ItemsSpec::Names(items.names().to_vec())),
+        ties: if a.ties == "event" {
+            TieSemantics::Event
+        } else {
+            TieSemantics::UnknownOrder
+        },
+        case: a.case,
+    };
+    Ok(read_path(&a.file, &opts)?)
 }
 
 /// Read the dataset named by the arguments, applying --exclude.
@@ -178,13 +245,15 @@ pub fn run(a: &FitArgs) -> Result<()> {
             "not supported yet: --features/--eta/--standardize (PL regression) are not in this build"
         );
     }
-    if a.report.is_some() {
-        bail!("not supported yet: --report is not in this build");
-    }
     let ds = load(a)?;
     let gauge = gauge(a, &ds)?;
     // Files written only after everything succeeded.
     let mut pending: Vec<(String, String)> = Vec::new();
+    // What the extras (comparisons, rank marginals, report) are computed from.
+    let mut draws: Option<plackett::posterior::Draws> = None;
+    let mut point: Option<Vec<f64>> = None;
+    let mut diag: Option<Vec<plackett::posterior::ScalarDiagnostics>> = None;
+    let mut trace: Option<(&'static str, Vec<f64>, bool)> = None;
     let report = match a.engine.as_str() {
         "mle" | "map" => {
             let prior = if a.engine == "mle" {
@@ -215,6 +284,7 @@ pub fn run(a: &FitArgs) -> Result<()> {
                 standard_errors: !a.no_se,
             };
             let f = fit_point(&ds, &opts)?;
+            point = Some(f.theta.clone());
             FitReport {
                 engine: f.engine.to_string(),
                 algorithm: f.algorithm.clone(),
@@ -234,6 +304,9 @@ pub fn run(a: &FitArgs) -> Result<()> {
                 items: f.summary.items,
                 coefficients: None,
                 tie_parameters: None,
+                comparisons: Vec::new(),
+                predictive_log_likelihood: None,
+                n_test_observations: None,
                 notes: f.notes,
             }
         }
@@ -263,12 +336,13 @@ pub fn run(a: &FitArgs) -> Result<()> {
                     &ds,
                     &EpOptions {
                         prior,
-                        tol: if a.tol == 1e-10 { 1e-9 } else { a.tol },
+                        tol: if a.tol == 1e-10 { 1e-8 } else { a.tol },
                         max_passes: if a.max_iter == 0 { 5000 } else { a.max_iter },
                         damping: 1.0,
                         min_damping: 1.0 / 64.0,
                         draws: a.draws,
                         seed: a.seed,
+                        rescale: true,
                     },
                 )?,
                 _ => vb(
@@ -284,6 +358,17 @@ pub fn run(a: &FitArgs) -> Result<()> {
             };
             let summary = f.summary(ds.items().names(), gauge.clone());
             let (rhat, ess) = f.rhat_ess();
+            trace = match f.engine {
+                "vb" => Some(("ELBO", f.trace.clone(), false)),
+                "ep" => Some((
+                    "largest relative change of a marginal per pass",
+                    f.trace.clone(),
+                    true,
+                )),
+                _ => None,
+            };
+            diag = f.diagnostics.clone();
+            draws = Some(f.draws.clone());
             let mut notes = f.notes.clone();
             if ds.dropped() > 0 {
                 notes.push(format!(
@@ -325,11 +410,125 @@ pub fn run(a: &FitArgs) -> Result<()> {
                 items: summary.items,
                 coefficients: None,
                 tie_parameters: None,
+                comparisons: Vec::new(),
+                predictive_log_likelihood: None,
+                n_test_observations: None,
                 notes,
             }
         }
         other => bail!("unknown engine {other}"),
     };
+    let mut report = report;
+    let names = ds.items().names();
+    // A single-draw stand-in for point estimates, so every engine answers
+    // the same questions the same way.
+    let point_draws = point.as_ref().map(|t| {
+        let mut t = t.clone();
+        plackett::posterior::Draws::normalise(&mut t);
+        plackett::posterior::Draws::from_chains(t.len(), vec![t])
+    });
+    let source = draws
+        .as_ref()
+        .or(point_draws.as_ref())
+        .expect("one of them");
+    for pair in &a.compare {
+        let parts: Vec<&str> = pair.split(',').map(|x| x.trim()).collect();
+        if parts.len() != 2 {
+            bail!("invalid option --compare: expected \"A,B\", got {pair:?}");
+        }
+        let id = |nm: &str| {
+            ds.items()
+                .get(nm)
+                .ok_or_else(|| anyhow::anyhow!("invalid option --compare: no item named {nm:?}"))
+        };
+        let (i, j) = (id(parts[0])?, id(parts[1])?);
+        report.comparisons.push(plackett::io::output::Comparison {
+            winner: parts[0].to_string(),
+            loser: parts[1].to_string(),
+            probability: source.prob_beats(i as usize, j as usize),
+        });
+    }
+    if let Some(path) = &a.rank_marginals {
+        let all: Vec<u32> = (0..ds.n_items() as u32).collect();
+        let races = if draws.is_some() {
+            (20_000 / source.len().max(1)).max(1)
+        } else {
+            20_000
+        };
+        let rm = source.rank_marginals(&all, races, a.seed);
+        let mut text = String::from("item");
+        for r in 1..=ds.n_items() {
+            text.push_str(&format!(",place_{r}"));
+        }
+        text.push('\n');
+        for (i, row) in rm.iter().enumerate() {
+            text.push_str(&csv_field(&names[i]));
+            for v in row {
+                text.push_str(&format!(",{v}"));
+            }
+            text.push('\n');
+        }
+        pending.push((path.clone(), text));
+    }
+    if let Some(test_path) = &a.test {
+        let mut ta = FitArgsView::from(a);
+        ta.file = test_path.clone();
+        let test = load_with_universe(&ta, ds.items())?;
+        report.predictive_log_likelihood = Some(source.predictive_log_likelihood(&test));
+        report.n_test_observations = Some(test.n_obs());
+    }
+    if let Some(path) = &a.report {
+        let summary = plackett::posterior::Summary {
+            items: report.items.clone(),
+            gauge: gauge.clone(),
+        };
+        let mut facts = vec![
+            (
+                "engine",
+                format!("{} ({})", report.engine, report.algorithm),
+            ),
+            (
+                "data",
+                format!(
+                    "{} ({} items, {} observations)",
+                    a.file, report.n_items, report.n_observations
+                ),
+            ),
+            ("tie semantics", report.ties.clone()),
+            ("log-worth gauge", report.gauge.clone()),
+            (
+                "converged",
+                format!(
+                    "{} after {} iterations",
+                    report.converged, report.iterations
+                ),
+            ),
+        ];
+        if let Some(ll) = report.log_likelihood {
+            facts.push(("log-likelihood", format!("{ll:.4}")));
+        }
+        if let Some(e) = report.log_evidence {
+            facts.push(("log-evidence", format!("{e:.4}")));
+        }
+        if let Some(e) = report.elbo {
+            facts.push(("ELBO", format!("{e:.4}")));
+        }
+        if let (Some(r), Some(e)) = (report.diagnostics.rhat_max, report.diagnostics.ess_min) {
+            facts.push(("max split-R̂ / min ESS", format!("{r:.4} / {e:.0}")));
+        }
+        let view = plackett::report::fit::FitView {
+            title: format!("plackett fit: {}", a.file),
+            facts,
+            summary: &summary,
+            draws: draws.as_ref(),
+            point: point.as_deref(),
+            diagnostics: diag.as_deref(),
+            trace: trace.as_ref().map(|(l, v, lg)| (*l, v.as_slice(), *lg)),
+            notes: &report.notes,
+            seed: a.seed,
+        };
+        pending.push((path.clone(), plackett::report::fit::render(&view)));
+    }
     let text = match a.output.as_str() {
         "json" => report.to_json(),
         "csv" => report.to_csv(),

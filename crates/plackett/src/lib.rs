@@ -18,5 +18,6 @@ pub mod io;
 pub mod model;
 pub mod numerics;
 pub mod posterior;
+pub mod report;
 
 pub use error::{Error, Result};

@@ -44,6 +44,7 @@ fn ep_opts(n: usize, a: f64, b: f64) -> EpOptions {
         min_damping: 1.0 / 64.0,
         draws: 2000,
         seed: 1,
+        rescale: true,
     }
 }
 
@@ -443,4 +444,37 @@ fn ep_vb_coverage_report() {
     eprintln!("coverage of nominal 90% intervals: EP {ce:.3}, VB {cv:.3} ({total} intervals)");
     assert!(ce > 0.75 && ce < 0.99, "EP coverage {ce}");
     assert!(cv > 0.5 && cv < 0.99, "VB coverage {cv}");
+}
+
+/// The per-pass rescaling of likelihood messages changes the speed, not the
+/// fixed point: unaccelerated EP converges to marginal means summing to
+/// Σa/b as well (the exact posterior mean of the total worth).
+#[test]
+fn ep_scale_acceleration_keeps_the_fixed_point() {
+    let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(21);
+    let lam: Vec<f64> = (1..=10).map(|x| x as f64).collect();
+    let d = simulate(&mut rng, &lam, 50, Design::Full);
+    let mut slow = ep_opts(10, 2.0, 1.0);
+    slow.rescale = false;
+    slow.tol = 1e-13;
+    let a = ep(&d, &slow).unwrap();
+    let b = ep(&d, &ep_opts(10, 2.0, 1.0)).unwrap();
+    assert!(
+        b.iterations * 5 < a.iterations,
+        "{} vs {}",
+        b.iterations,
+        a.iterations
+    );
+    let (ma, mb) = (a.marginals.unwrap(), b.marginals.unwrap());
+    let ta: f64 = ma.iter().map(|(s, r)| s / r).sum();
+    let tb: f64 = mb.iter().map(|(s, r)| s / r).sum();
+    assert!(
+        (ta - 20.0).abs() < 1e-6 && (tb - 20.0).abs() < 1e-9,
+        "{ta} {tb}"
+    );
+    for i in 0..10 {
+        assert!((ma[i].0 / mb[i].0 - 1.0).abs() < 1e-8);
+        assert!(((ma[i].0 / ma[i].1 / ta) / (mb[i].0 / mb[i].1 / tb) - 1.0).abs() < 1e-8);
+    }
+    assert!((a.log_evidence.unwrap() - b.log_evidence.unwrap()).abs() < 1e-6);
 }

@@ -56,7 +56,7 @@ pub struct BayesFit {
     /// Evidence lower bound (VB).
     pub elbo: Option<f64>,
     /// Convergence trace: ELBO per iteration (VB), largest relative change
-    /// of a marginal per pass (EP).
+    /// of a marginal's shape or normalised mean per pass (EP).
     pub trace: Vec<f64>,
     /// Per-item MCMC diagnostics (Gibbs).
     pub diagnostics: Option<Vec<ScalarDiagnostics>>,

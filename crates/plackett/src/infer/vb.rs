@@ -19,6 +19,13 @@
 //! (`ℓ_sweep(E λ) − Σ W log Eλ` is `−Σ_s w_s log D̄_s + Σ_G w log R(G)`).
 //! Coordinate ascent makes this non-decreasing; every iteration's value is
 //! kept in the trace.
+//!
+//! The likelihood part of the bound is invariant to a common rescaling of
+//! all worths (every stage has one winner), so the overall scale is pinned
+//! by the prior alone and plain coordinate ascent creeps along it. Each
+//! iteration therefore also takes the exact maximiser over `β → β/c`:
+//! `c = Σ a_i / (b Σ_i α_i/β_i)`, which is another coordinate step, so the
+//! bound stays monotone.
 
 use super::bayes::{BayesFit, GammaPrior, draws_from_gammas};
 use crate::data::Dataset;
@@ -79,11 +86,15 @@ pub fn vb(ds: &Dataset, opts: &VbOptions) -> Result<BayesFit> {
         let mean: Vec<f64> = (0..n).map(|i| alpha[i] / beta[i]).collect();
         let log_mean: Vec<f64> = mean.iter().map(|m| m.ln()).collect();
         let sw = pl::sweep(ds, &mean, &log_mean, &wins, Scope::All);
+        let mut nb: Vec<f64> = (0..n).map(|i| b + sw.den[i]).collect();
+        // Exact step along the scale direction.
+        let c = opts.prior.shapes.iter().sum::<f64>()
+            / (b * (0..n).map(|i| alpha[i] / nb[i]).sum::<f64>());
+        nb.iter_mut().for_each(|x| *x /= c);
         let mut change = 0.0f64;
         for i in 0..n {
-            let nb = b + sw.den[i];
-            change = change.max(((nb - beta[i]) / beta[i]).abs());
-            beta[i] = nb;
+            change = change.max(((nb[i] - beta[i]) / beta[i]).abs());
+            beta[i] = nb[i];
         }
         trace.push(elbo(ds, &opts.prior, &wins, &alpha, &beta));
         if change < opts.tol {

@@ -39,6 +39,17 @@ pub struct TieParameter {
     pub se: Option<f64>,
 }
 
+/// Posterior (or plug-in) probability that one item beats another.
+#[derive(Debug, Clone, Serialize)]
+pub struct Comparison {
+    /// First item.
+    pub winner: String,
+    /// Second item.
+    pub loser: String,
+    /// P(winner ≻ loser).
+    pub probability: f64,
+}
+
 /// Everything `plackett fit` reports.
 #[derive(Debug, Clone, Serialize)]
 pub struct FitReport {
@@ -80,6 +91,15 @@ pub struct FitReport {
     /// Tie parameters (with `--ties event`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tie_parameters: Option<Vec<TieParameter>>,
+    /// `--compare` results.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub comparisons: Vec<Comparison>,
+    /// Posterior predictive log-likelihood of `--test` observations.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub predictive_log_likelihood: Option<f64>,
+    /// Number of held-out observations.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub n_test_observations: Option<usize>,
     /// Notes and warnings.
     pub notes: Vec<String>,
 }
@@ -239,6 +259,22 @@ impl FitReport {
                     }
                 );
             }
+        }
+        if !self.comparisons.is_empty() {
+            let _ = writeln!(s);
+            for c in &self.comparisons {
+                let _ = writeln!(
+                    s,
+                    "P({} beats {}) = {:.4}",
+                    c.winner, c.loser, c.probability
+                );
+            }
+        }
+        if let (Some(p), Some(k)) = (self.predictive_log_likelihood, self.n_test_observations) {
+            let _ = writeln!(
+                s,
+                "\nposterior predictive log-likelihood of {k} held-out observations: {p:.4}"
+            );
         }
         for n in &self.notes {
             let _ = writeln!(s, "note: {n}");

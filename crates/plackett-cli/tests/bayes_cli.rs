@@ -1,0 +1,196 @@
+//! Bayesian engines through the CLI: reproducibility, reports, extras.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_plackett"))
+}
+
+fn tmpdir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("plackett-bcli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn data_file(dir: &std::path::Path) -> PathBuf {
+    let f = dir.join("r.json");
+    let st = bin()
+        .args([
+            "simulate",
+            "--items",
+            "12",
+            "--rankings",
+            "60",
+            "--length",
+            "4",
+            "--seed",
+            "5",
+        ])
+        .args(["--out", f.to_str().unwrap()])
+        .status()
+        .unwrap();
+    assert!(st.success());
+    f
+}
+
+#[test]
+fn same_seed_byte_identical_json_any_thread_count() {
+    let dir = tmpdir("seed");
+    let f = data_file(&dir);
+    for engine in ["gibbs", "ep", "vb"] {
+        let run = |threads: Option<&str>, seed: &str| {
+            let mut c = bin();
+            c.args([
+                "fit",
+                f.to_str().unwrap(),
+                "--engine",
+                engine,
+                "--seed",
+                seed,
+                "--output",
+                "json",
+            ])
+            .args(["--samples", "400", "--burn-in", "100"]);
+            if let Some(t) = threads {
+                c.env("RAYON_NUM_THREADS", t);
+            }
+            let o = c.output().unwrap();
+            assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+            o.stdout
+        };
+        let a = run(None, "7");
+        let b = run(None, "7");
+        let c = run(Some("1"), "7");
+        let d = run(Some("3"), "7");
+        assert_eq!(a, b, "{engine}: two runs differ");
+        assert_eq!(a, c, "{engine}: RAYON_NUM_THREADS=1 differs");
+        assert_eq!(a, d, "{engine}: RAYON_NUM_THREADS=3 differs");
+        if engine == "gibbs" {
+            assert_ne!(
+                a,
+                run(None, "8"),
+                "a different seed should give different draws"
+            );
+        }
+    }
+}
+
+#[test]
+fn report_draws_and_extras() {
+    let dir = tmpdir("report");
+    let f = data_file(&dir);
+    let html = dir.join("r.html");
+    let draws = dir.join("d.csv");
+    let rm = dir.join("rm.csv");
+    let o = bin()
+        .args([
+            "fit",
+            f.to_str().unwrap(),
+            "--engine",
+            "gibbs",
+            "--samples",
+            "300",
+            "--burn-in",
+            "100",
+        ])
+        .args([
+            "--report",
+            html.to_str().unwrap(),
+            "--draws-out",
+            draws.to_str().unwrap(),
+        ])
+        .args([
+            "--rank-marginals",
+            rm.to_str().unwrap(),
+            "--compare",
+            "0,1",
+            "--compare",
+            "1,0",
+        ])
+        .args(["--test", f.to_str().unwrap(), "--output", "json"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let p01 = v["comparisons"][0]["probability"].as_f64().unwrap();
+    let p10 = v["comparisons"][1]["probability"].as_f64().unwrap();
+    assert!((p01 + p10 - 1.0).abs() < 1e-12);
+    assert!(v["predictive_log_likelihood"].as_f64().unwrap() < 0.0);
+    assert!(v["diagnostics"]["rhat_max"].as_f64().is_some());
+    assert!(v["log_worth_sd"].is_null() && v["items"][0]["log_worth_sd"].as_f64().is_some());
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(
+        page.starts_with("<!DOCTYPE html>") && page.contains("<svg") && page.contains("split-R")
+    );
+    assert!(
+        !page.contains("<script") && !page.contains("src=\"http"),
+        "report must be self-contained"
+    );
+    let d = std::fs::read_to_string(&draws).unwrap();
+    assert_eq!(d.lines().count(), 1 + 4 * 300);
+    let r = std::fs::read_to_string(&rm).unwrap();
+    assert_eq!(r.lines().count(), 13);
+    // Each item's places sum to one.
+    for line in r.lines().skip(1) {
+        let s: f64 = line
+            .split(',')
+            .skip(1)
+            .map(|x| x.parse::<f64>().unwrap())
+            .sum();
+        assert!((s - 1.0).abs() < 1e-9);
+    }
+    // Renders in headless Chromium when it is installed.
+    if std::path::Path::new("/usr/bin/chromium").exists() {
+        let png = dir.join("r.png");
+        let st = Command::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../bench/render_report.sh"
+        ))
+        .args([html.to_str().unwrap(), png.to_str().unwrap()])
+        .status()
+        .unwrap();
+        assert!(st.success());
+        assert!(
+            std::fs::metadata(&png).unwrap().len() > 20_000,
+            "screenshot looks blank"
+        );
+    } else {
+        eprintln!(
+            "SKIP chromium rendering check: /usr/bin/chromium not installed (apt install chromium)"
+        );
+    }
+}
+
+#[test]
+fn ep_refuses_ties_and_names_alternatives() {
+    let dir = tmpdir("epties");
+    let f = dir.join("t.json");
+    std::fs::write(&f, "[[0,[1,2]],[2,0,1],[1,2,0]]").unwrap();
+    let o = bin()
+        .args(["fit", f.to_str().unwrap(), "--engine", "ep"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(e.contains("gibbs") && e.contains("mle"), "{e}");
+    for engine in ["gibbs", "vb", "mle"] {
+        let o = bin()
+            .args([
+                "fit",
+                f.to_str().unwrap(),
+                "--engine",
+                engine,
+                "--samples",
+                "200",
+            ])
+            .output()
+            .unwrap();
+        assert!(
+            o.status.success(),
+            "{engine}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+}

@@ -1,0 +1,401 @@
+//! SVG charts for the reports (plotters' SVG backend; text is emitted as SVG
+//! `<text>`, so no font files are needed).
+
+use plotters::prelude::*;
+
+fn svg_string(
+    w: u32,
+    h: u32,
+    draw: impl FnOnce(DrawingArea<SVGBackend, plotters::coord::Shift>) -> Result<(), String>,
+) -> String {
+    let mut s = String::new();
+    {
+        let root = SVGBackend::with_string(&mut s, (w, h)).into_drawing_area();
+        let _ = root.fill(&WHITE);
+        if let Err(e) = draw(root.clone()) {
+            return format!("<p>chart unavailable: {e}</p>");
+        }
+        let _ = root.present();
+    }
+    s
+}
+
+fn err<E: std::fmt::Debug>(e: E) -> String {
+    format!("{e:?}")
+}
+
+/// Forest plot: one row per item (in the given order), a dot at `mid` and a
+/// bar from `lo` to `hi`.
+pub fn forest(names: &[String], mid: &[f64], lo: &[f64], hi: &[f64], x_label: &str) -> String {
+    let n = names.len();
+    let h = (40 + 14 * n).max(160) as u32;
+    let xmin = lo
+        .iter()
+        .chain(mid)
+        .copied()
+        .filter(|x| x.is_finite())
+        .fold(f64::INFINITY, f64::min);
+    let xmax = hi
+        .iter()
+        .chain(mid)
+        .copied()
+        .filter(|x| x.is_finite())
+        .fold(f64::NEG_INFINITY, f64::max);
+    let pad = ((xmax - xmin) * 0.05).max(1e-3);
+    let label_w = names
+        .iter()
+        .map(|s| s.chars().count())
+        .max()
+        .unwrap_or(4)
+        .min(40) as u32
+        * 7
+        + 10;
+    svg_string(900, h, |root| {
+        let mut c = ChartBuilder::on(&root)
+            .margin(10)
+            .x_label_area_size(30)
+            .y_label_area_size(label_w)
+            .build_cartesian_2d(xmin - pad..xmax + pad, -0.5f64..n as f64 - 0.5)
+            .map_err(err)?;
+        let names_rev: Vec<String> = names.to_vec();
+        c.configure_mesh()
+            .disable_y_mesh()
+            .y_labels(n.min(200))
+            .y_label_formatter(&|y| {
+                let k = y.round() as i64;
+                if (y - k as f64).abs() < 1e-6 && k >= 0 && (k as usize) < n {
+                    names_rev[n - 1 - k as usize].clone()
+                } else {
+                    String::new()
+                }
+            })
+            .x_desc(x_label)
+            .draw()
+            .map_err(err)?;
+        for i in 0..n {
+            let y = (n - 1 - i) as f64;
+            if lo[i].is_finite() && hi[i].is_finite() {
+                c.draw_series(LineSeries::new(
+                    vec![(lo[i], y), (hi[i], y)],
+                    BLUE.stroke_width(2),
+                ))
+                .map_err(err)?;
+            }
+            c.draw_series(std::iter::once(Circle::new((mid[i], y), 3, BLACK.filled())))
+                .map_err(err)?;
+        }
+        Ok(())
+    })
+}
+
+/// Grey-scale heatmap `rows × cols` of probabilities (white = high), as in
+/// Guiver & Snelson Fig. 2.
+pub fn heatmap(row_names: &[String], values: &[Vec<f64>], x_label: &str) -> String {
+    let r = row_names.len();
+    let cols = values.first().map_or(0, |v| v.len());
+    let vmax = values
+        .iter()
+        .flatten()
+        .copied()
+        .fold(0.0f64, f64::max)
+        .max(1e-12);
+    let label_w = row_names
+        .iter()
+        .map(|s| s.chars().count())
+        .max()
+        .unwrap_or(4)
+        .min(40) as u32
+        * 7
+        + 10;
+    svg_string(900, (50 + 22 * r) as u32, |root| {
+        let mut c = ChartBuilder::on(&root)
+            .margin(10)
+            .x_label_area_size(30)
+            .y_label_area_size(label_w)
+            .build_cartesian_2d(0.5f64..cols as f64 + 0.5, -0.5f64..r as f64 - 0.5)
+            .map_err(err)?;
+        let names = row_names.to_vec();
+        c.configure_mesh()
+            .disable_mesh()
+            .y_labels(r)
+            .y_label_formatter(&|y| {
+                let k = y.round() as i64;
+                if (y - k as f64).abs() < 1e-6 && k >= 0 && (k as usize) < r {
+                    names[r - 1 - k as usize].clone()
+                } else {
+                    String::new()
+                }
+            })
+            .x_desc(x_label)
+            .draw()
+            .map_err(err)?;
+        for (i, row) in values.iter().enumerate() {
+            let y = (r - 1 - i) as f64;
+            c.draw_series(row.iter().enumerate().map(|(j, &v)| {
+                let g = (255.0 * (v / vmax).sqrt()).round() as u8;
+                Rectangle::new(
+                    [(j as f64 + 0.5, y - 0.5), (j as f64 + 1.5, y + 0.5)],
+                    RGBColor(g, g, g).filled(),
+                )
+            }))
+            .map_err(err)?;
+        }
+        Ok(())
+    })
+}
+
+/// Line chart of several series against their index (1-based).
+pub fn lines(series: &[(String, Vec<f64>)], x_label: &str, y_label: &str, log_y: bool) -> String {
+    let tr = |v: f64| if log_y { v.max(1e-300).log10() } else { v };
+    let pts: Vec<f64> = series
+        .iter()
+        .flat_map(|s| s.1.iter().map(|&v| tr(v)))
+        .filter(|v| v.is_finite())
+        .collect();
+    let (ymin, ymax) = pts
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| {
+            (a.min(v), b.max(v))
+        });
+    let (ymin, ymax) = if ymin < ymax {
+        (ymin, ymax)
+    } else {
+        (ymin - 1.0, ymin + 1.0)
+    };
+    let pad = (ymax - ymin) * 0.05;
+    let xmax = series.iter().map(|s| s.1.len()).max().unwrap_or(1).max(2) as f64;
+    let palette = [BLUE, RED, GREEN, MAGENTA, CYAN, BLACK];
+    svg_string(900, 320, |root| {
+        let mut c = ChartBuilder::on(&root)
+            .margin(10)
+            .x_label_area_size(35)
+            .y_label_area_size(70)
+            .build_cartesian_2d(1f64..xmax, ymin - pad..ymax + pad)
+            .map_err(err)?;
+        c.configure_mesh()
+            .x_desc(x_label)
+            .y_desc(if log_y {
+                format!("log10 {y_label}")
+            } else {
+                y_label.to_string()
+            })
+            .draw()
+            .map_err(err)?;
+        for (k, (name, ys)) in series.iter().enumerate() {
+            let col = palette[k % palette.len()];
+            c.draw_series(LineSeries::new(
+                ys.iter()
+                    .enumerate()
+                    .map(|(i, &v)| ((i + 1) as f64, tr(v)))
+                    .filter(|p| p.1.is_finite()),
+                col.stroke_width(1),
+            ))
+            .map_err(err)?
+            .label(name.clone())
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 15, y)], col));
+        }
+        if series.len() > 1 {
+            c.configure_series_labels()
+                .border_style(BLACK)
+                .background_style(WHITE.mix(0.8))
+                .draw()
+                .map_err(err)?;
+        }
+        Ok(())
+    })
+}
+
+/// Histogram of values with `bins` equal bins.
+pub fn histogram(series: &[(String, Vec<f64>)], bins: usize, x_label: &str) -> String {
+    let all: Vec<f64> = series
+        .iter()
+        .flat_map(|s| s.1.iter().copied())
+        .filter(|v| v.is_finite())
+        .collect();
+    let (lo, hi) = all
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| {
+            (a.min(v), b.max(v))
+        });
+    let (lo, hi) = if lo < hi {
+        (lo, hi)
+    } else {
+        (lo - 0.5, lo + 0.5)
+    };
+    let w = (hi - lo) / bins as f64;
+    let counts: Vec<Vec<usize>> = series
+        .iter()
+        .map(|(_, v)| {
+            let mut c = vec![0usize; bins];
+            for &x in v.iter().filter(|x| x.is_finite()) {
+                c[(((x - lo) / w) as usize).min(bins - 1)] += 1;
+            }
+            c
+        })
+        .collect();
+    let cmax = counts.iter().flatten().copied().max().unwrap_or(1).max(1) as f64;
+    let palette = [BLUE, RED, GREEN, MAGENTA];
+    svg_string(900, 320, |root| {
+        let mut c = ChartBuilder::on(&root)
+            .margin(10)
+            .x_label_area_size(35)
+            .y_label_area_size(60)
+            .build_cartesian_2d(lo..hi, 0f64..cmax * 1.05)
+            .map_err(err)?;
+        c.configure_mesh()
+            .x_desc(x_label)
+            .y_desc("count")
+            .draw()
+            .map_err(err)?;
+        let k = series.len() as f64;
+        for (s, (name, _)) in series.iter().enumerate() {
+            let col = palette[s % palette.len()];
+            c.draw_series(counts[s].iter().enumerate().map(|(b, &n)| {
+                let x0 = lo + b as f64 * w + s as f64 * w / k;
+                Rectangle::new([(x0, 0.0), (x0 + w / k, n as f64)], col.mix(0.6).filled())
+            }))
+            .map_err(err)?
+            .label(name.clone())
+            .legend(move |(x, y)| {
+                Rectangle::new([(x, y - 4), (x + 10, y + 4)], col.mix(0.6).filled())
+            });
+        }
+        if series.len() > 1 {
+            c.configure_series_labels()
+                .border_style(BLACK)
+                .background_style(WHITE.mix(0.8))
+                .draw()
+                .map_err(err)?;
+        }
+        Ok(())
+    })
+}
+
+/// Scatter plot with an optional y = x reference line.
+pub fn scatter(points: &[(f64, f64)], x_label: &str, y_label: &str, diagonal: bool) -> String {
+    let xs = points.iter().map(|p| p.0).filter(|v| v.is_finite());
+    let ys = points.iter().map(|p| p.1).filter(|v| v.is_finite());
+    let (x0, x1) = xs.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
+        (a.min(v), b.max(v))
+    });
+    let (y0, y1) = ys.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
+        (a.min(v), b.max(v))
+    });
+    let (x0, x1) = if x0 < x1 {
+        (x0, x1)
+    } else {
+        (x0 - 0.5, x0 + 0.5)
+    };
+    let (y0, y1) = if y0 < y1 {
+        (y0, y1)
+    } else {
+        (y0 - 0.5, y0 + 0.5)
+    };
+    svg_string(520, 420, |root| {
+        let mut c = ChartBuilder::on(&root)
+            .margin(10)
+            .x_label_area_size(35)
+            .y_label_area_size(60)
+            .build_cartesian_2d(x0..x1, y0..y1)
+            .map_err(err)?;
+        c.configure_mesh()
+            .x_desc(x_label)
+            .y_desc(y_label)
+            .draw()
+            .map_err(err)?;
+        if diagonal {
+            let a = x0.max(y0);
+            let b = x1.min(y1);
+            c.draw_series(LineSeries::new(vec![(a, a), (b, b)], BLACK.mix(0.4)))
+                .map_err(err)?;
+        }
+        c.draw_series(
+            points
+                .iter()
+                .map(|&(x, y)| Circle::new((x, y), 2, BLUE.mix(0.5).filled())),
+        )
+        .map_err(err)?;
+        Ok(())
+    })
+}
+
+/// Point estimates with intervals for several methods side by side, per
+/// item, against the truth (a black cross per item).
+pub fn compare_methods(
+    items: &[String],
+    truth: &[f64],
+    methods: &[(String, Vec<f64>, Vec<f64>, Vec<f64>)],
+    y_label: &str,
+) -> String {
+    let n = items.len();
+    let vals = truth.iter().chain(
+        methods
+            .iter()
+            .flat_map(|m| m.1.iter().chain(&m.2).chain(&m.3)),
+    );
+    let (lo, hi) = vals
+        .filter(|v| v.is_finite())
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| {
+            (a.min(v), b.max(v))
+        });
+    let pad = (hi - lo).max(1e-6) * 0.05;
+    let palette = [BLUE, RED, GREEN, MAGENTA, CYAN];
+    let k = methods.len().max(1) as f64;
+    svg_string(900, 360, |root| {
+        let mut c = ChartBuilder::on(&root)
+            .margin(10)
+            .x_label_area_size(35)
+            .y_label_area_size(60)
+            .build_cartesian_2d(0.5f64..n as f64 + 0.5, (lo - pad)..(hi + pad))
+            .map_err(err)?;
+        let labels = items.to_vec();
+        c.configure_mesh()
+            .disable_x_mesh()
+            .x_labels(n)
+            .x_label_formatter(&|x| {
+                let i = x.round() as i64;
+                if (x - i as f64).abs() < 1e-6 && i >= 1 && i as usize <= n {
+                    labels[i as usize - 1].clone()
+                } else {
+                    String::new()
+                }
+            })
+            .y_desc(y_label)
+            .draw()
+            .map_err(err)?;
+        for (m, (name, mid, l, h)) in methods.iter().enumerate() {
+            let col = palette[m % palette.len()];
+            let off = |i: usize| (i + 1) as f64 + (m as f64 - (k - 1.0) / 2.0) * 0.12;
+            for i in 0..n {
+                if l[i].is_finite() && h[i].is_finite() {
+                    c.draw_series(LineSeries::new(
+                        vec![(off(i), l[i]), (off(i), h[i])],
+                        col.stroke_width(2),
+                    ))
+                    .map_err(err)?;
+                }
+            }
+            c.draw_series(
+                (0..n)
+                    .filter(|&i| mid[i].is_finite())
+                    .map(|i| Circle::new((off(i), mid[i]), 3, col.filled())),
+            )
+            .map_err(err)?
+            .label(name.clone())
+            .legend(move |(x, y)| Circle::new((x + 5, y), 3, col.filled()));
+        }
+        c.draw_series(
+            (0..n).map(|i| Cross::new(((i + 1) as f64, truth[i]), 5, BLACK.stroke_width(2))),
+        )
+        .map_err(err)?
+        .label("truth")
+        .legend(|(x, y)| Cross::new((x + 5, y), 4, BLACK));
+        c.configure_series_labels()
+            .border_style(BLACK)
+            .background_style(WHITE.mix(0.85))
+            .position(SeriesLabelPosition::UpperLeft)
+            .draw()
+            .map_err(err)?;
+        Ok(())
+    })
+}

@@ -1,0 +1,180 @@
+//! The `plackett fit --report` page.
+
+use super::{HtmlReport, charts};
+use crate::posterior::{Draws, ScalarDiagnostics, Summary};
+
+/// What a fit report shows; built by the CLI from any engine's result.
+pub struct FitView<'a> {
+    /// Page title.
+    pub title: String,
+    /// Key facts (engine, data, convergence, evidence…).
+    pub facts: Vec<(&'static str, String)>,
+    /// Per-item summary.
+    pub summary: &'a Summary,
+    /// Posterior draws (Bayesian engines), for rank marginals and traces.
+    pub draws: Option<&'a Draws>,
+    /// Point log-worths (MLE/MAP), for rank marginals of the estimate.
+    pub point: Option<&'a [f64]>,
+    /// Per-item MCMC diagnostics (Gibbs).
+    pub diagnostics: Option<&'a [ScalarDiagnostics]>,
+    /// Convergence curve: (label, values, log scale).
+    pub trace: Option<(&'a str, &'a [f64], bool)>,
+    /// Notes.
+    pub notes: &'a [String],
+    /// Seed for Monte Carlo rank marginals.
+    pub seed: u64,
+}
+
+/// Render the report.
+pub fn render(v: &FitView<'_>) -> String {
+    let s = v.summary;
+    let n = s.items.len();
+    let mut r = HtmlReport::new(&v.title);
+    r.facts(&v.facts);
+    for note in v.notes {
+        r.para(&format!("Note: {note}"));
+    }
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by(|&a, &b| s.items[b].worth.total_cmp(&s.items[a].worth));
+
+    r.heading("Log-worths with 95% intervals");
+    let names: Vec<String> = order.iter().map(|&i| s.items[i].name.clone()).collect();
+    let mid: Vec<f64> = order.iter().map(|&i| s.items[i].log_worth).collect();
+    let lo: Vec<f64> = order
+        .iter()
+        .map(|&i| s.items[i].ci_low.unwrap_or(f64::NAN))
+        .collect();
+    let hi: Vec<f64> = order
+        .iter()
+        .map(|&i| s.items[i].ci_high.unwrap_or(f64::NAN))
+        .collect();
+    r.figure(
+        &charts::forest(&names, &mid, &lo, &hi, "log-worth"),
+        "Items ordered by worth; dots are point estimates or posterior means, bars 95% intervals.",
+    );
+
+    // Rank marginals for the top and bottom five (Guiver & Snelson Fig. 2).
+    let draws_owned;
+    let draws = match (v.draws, v.point) {
+        (Some(d), _) => Some((d, (20_000 / d.len().max(1)).clamp(1, 20))),
+        (None, Some(p)) => {
+            let mut t = p.to_vec();
+            Draws::normalise(&mut t);
+            draws_owned = Draws::from_chains(t.len(), vec![t]);
+            Some((&draws_owned, 20_000))
+        }
+        _ => None,
+    };
+    if let Some((d, races)) = draws {
+        let all: Vec<u32> = (0..n as u32).collect();
+        // Thin the draws to at most 4,000 for speed.
+        let step = (d.len() / 4000).max(1);
+        let thinned = if step > 1 {
+            let rows: Vec<f64> = (0..d.len())
+                .step_by(step)
+                .flat_map(|k| d.draw(k).to_vec())
+                .collect();
+            Draws::from_chains(n, vec![rows])
+        } else {
+            d.clone()
+        };
+        let rm = thinned.rank_marginals(&all, races * step, v.seed);
+        let mut picks: Vec<usize> = order.iter().take(5).copied().collect();
+        for &i in order.iter().rev().take(5).collect::<Vec<_>>().iter().rev() {
+            if !picks.contains(i) {
+                picks.push(*i);
+            }
+        }
+        let rows: Vec<Vec<f64>> = picks.iter().map(|&i| rm[i].clone()).collect();
+        let labels: Vec<String> = picks.iter().map(|&i| s.items[i].name.clone()).collect();
+        r.heading("Rank marginals");
+        r.figure(
+            &charts::heatmap(&labels, &rows, &format!("place in a race among all {n} items")),
+            "P(item finishes at each place), top and bottom five items; white is high probability (cf. Guiver & Snelson 2009, Fig. 2).",
+        );
+    }
+
+    if let (Some(d), Some(diag)) = (v.draws, v.diagnostics) {
+        r.heading("MCMC traces");
+        for &i in order.iter().take(3) {
+            // At most 500 points per chain keep the page light.
+            let series: Vec<(String, Vec<f64>)> = d
+                .item_chains(i)
+                .into_iter()
+                .enumerate()
+                .map(|(c, xs)| {
+                    let step = xs.len().div_ceil(500).max(1);
+                    (
+                        format!("chain {}", c + 1),
+                        xs.into_iter().step_by(step).collect(),
+                    )
+                })
+                .collect();
+            r.figure(
+                &charts::lines(
+                    &series,
+                    "kept draw (thinned for display)",
+                    "normalised log-worth",
+                    false,
+                ),
+                &format!("Trace of {} (one line per chain).", s.items[i].name),
+            );
+        }
+        r.heading("Convergence diagnostics");
+        let rows: Vec<Vec<String>> = order
+            .iter()
+            .map(|&i| {
+                vec![
+                    s.items[i].name.clone(),
+                    format!("{:.4}", diag[i].rhat),
+                    format!("{:.0}", diag[i].ess_bulk),
+                    format!("{:.0}", diag[i].ess_tail),
+                ]
+            })
+            .collect();
+        r.para("Rank-normalised split-R̂ (warn above 1.01) and bulk/tail effective sample sizes (warn below 400), Vehtari et al. (2021).");
+        r.table(&["item", "split-R̂", "bulk ESS", "tail ESS"], &rows);
+    }
+
+    if let Some((label, ys, log)) = v.trace {
+        r.heading("Convergence");
+        r.figure(
+            &charts::lines(&[(label.to_string(), ys.to_vec())], "iteration", label, log),
+            label,
+        );
+    }
+
+    r.heading("Estimates");
+    let rows: Vec<Vec<String>> = order
+        .iter()
+        .enumerate()
+        .map(|(k, &i)| {
+            let it = &s.items[i];
+            let f = |x: Option<f64>| x.map_or("-".into(), |v| format!("{v:.4}"));
+            vec![
+                (k + 1).to_string(),
+                it.name.clone(),
+                format!("{:.6}", it.worth),
+                f(it.worth_sd),
+                format!("{:.4}", it.log_worth),
+                f(it.log_worth_se.or(it.log_worth_sd)),
+                f(it.ci_low),
+                f(it.ci_high),
+            ]
+        })
+        .collect();
+    r.table(
+        &[
+            "rank",
+            "item",
+            "worth",
+            "worth sd",
+            "log-worth",
+            "se/sd",
+            "2.5%",
+            "97.5%",
+        ],
+        &rows,
+    );
+    r.render()
+}
