@@ -131,6 +131,47 @@ fn sweep_chunk(
         } else {
             0.0
         };
+        if let Some(stages) = ds.fast_stages(o) {
+            // Untied: the order is the listed one. Suffix sums from the end,
+            // then one latent time per stage. The draws are made in the
+            // backward pass, where they overlap with the dependent additions
+            // of the suffix sums; the forward pass only accumulates.
+            w.suffix.clear();
+            w.suffix.resize(m, 0.0);
+            let mut acc = rem;
+            let wt = obs.weight;
+            if wt == 1.0 {
+                for k in (0..m).rev() {
+                    acc += lam[mem[k] as usize];
+                    let e: f64 = Exp1.sample(rng);
+                    w.suffix[k] = e / acc;
+                }
+            } else {
+                let g = Gamma::new(wt, 1.0).expect("positive weight");
+                for k in (0..m).rev() {
+                    acc += lam[mem[k] as usize];
+                    let e: f64 = g.sample(rng);
+                    w.suffix[k] = e / acc;
+                }
+            }
+            let mut cum = 0.0;
+            for k in 0..stages {
+                cum += w.suffix[k];
+                w.zden[mem[k] as usize] += cum;
+            }
+            for &i in &mem[stages..] {
+                w.zden[i as usize] += cum;
+            }
+            if obs.tail == Tail::Universe {
+                cu += cum;
+                for &i in mem {
+                    if (i as usize) < ds.universe() {
+                        w.zden[i as usize] -= cum;
+                    }
+                }
+            }
+            continue;
+        }
         // Repetitions: an integer weight on an observation with ties is that
         // many independent copies (each with its own latent order); other
         // weights enter as the shape of the latent Gamma times.

@@ -319,12 +319,15 @@ pub fn scatter(points: &[(f64, f64)], x_label: &str, y_label: &str, diagonal: bo
     })
 }
 
+/// One method's estimates: (name, middle, lower, upper) per item.
+pub type MethodSeries = (String, Vec<f64>, Vec<f64>, Vec<f64>);
+
 /// Point estimates with intervals for several methods side by side, per
 /// item, against the truth (a black cross per item).
 pub fn compare_methods(
     items: &[String],
     truth: &[f64],
-    methods: &[(String, Vec<f64>, Vec<f64>, Vec<f64>)],
+    methods: &[MethodSeries],
     y_label: &str,
 ) -> String {
     let n = items.len();
