@@ -18,7 +18,7 @@ pub struct FitArgs {
     /// Input file (CSV, PrefLib .soc/.soi/.toc/.toi, JSON, or selectors JSON).
     pub file: String,
     /// Input format (default: from the extension).
-    #[arg(long, value_parser = ["csv", "preflib", "json", "selectors"])]
+    #[arg(long, value_parser = ["csv", "preflib", "json", "selectors", "pairs"])]
     pub format: Option<String>,
     /// CSV column naming the ranking.
     #[arg(long, default_value = "ranking")]
@@ -44,6 +44,9 @@ pub struct FitArgs {
     /// Drop these items from every observation before fitting (comma-separated names).
     #[arg(long, value_name = "NAME[,NAME…]")]
     pub exclude: Option<String>,
+    /// Pairs input: the two item columns (default: the first two columns).
+    #[arg(long, value_name = "A,B")]
+    pub item_cols: Option<String>,
     /// Selectors input: use only this case (0-based).
     #[arg(long)]
     pub case: Option<usize>,
@@ -150,6 +153,7 @@ struct FitArgsView {
     top_k: bool,
     ties: String,
     case: Option<usize>,
+    item_cols: Option<String>,
 }
 
 impl From<&FitArgs> for FitArgsView {
@@ -164,8 +168,22 @@ impl From<&FitArgs> for FitArgsView {
             top_k: a.top_k,
             ties: a.ties.clone(),
             case: a.case,
+            item_cols: a.item_cols.clone(),
         }
     }
+}
+
+fn parse_item_cols(s: Option<&str>) -> Result<Option<(String, String)>> {
+    Ok(match s {
+        None => None,
+        Some(v) => {
+            let p: Vec<&str> = v.split(',').map(|x| x.trim()).collect();
+            if p.len() != 2 || p.iter().any(|x| x.is_empty()) {
+                bail!("invalid option --item-cols: expected two column names \"A,B\"");
+            }
+            Some((p[0].to_string(), p[1].to_string()))
+        }
+    })
 }
 
 /// Read held-out data over the fitted universe (unknown items are errors).
@@ -184,6 +202,7 @@ fn load_with_universe(a: &FitArgsView, items: &plackett::data::Items) -> Result<
             TieSemantics::UnknownOrder
         },
         case: a.case,
+        item_cols: parse_item_cols(a.item_cols.as_deref())?,
     };
     Ok(read_path(&a.file, &opts)?)
 }
@@ -208,6 +227,7 @@ pub fn load(a: &FitArgs) -> Result<Dataset> {
             TieSemantics::UnknownOrder
         },
         case: a.case,
+        item_cols: parse_item_cols(a.item_cols.as_deref())?,
     };
     if a.case.is_some() && opts.format != Some(Format::Selectors) {
         bail!("invalid option --case: only with --format selectors");
@@ -303,7 +323,16 @@ pub fn run(a: &FitArgs) -> Result<()> {
                 diagnostics: Diagnostics::default(),
                 items: f.summary.items,
                 coefficients: None,
-                tie_parameters: None,
+                tie_parameters: (!f.tie_parameters.is_empty()).then(|| {
+                    f.tie_parameters
+                        .iter()
+                        .map(|t| plackett::io::output::TieParameter {
+                            order: t.order,
+                            delta: t.delta,
+                            se: t.se,
+                        })
+                        .collect()
+                }),
                 comparisons: Vec::new(),
                 predictive_log_likelihood: None,
                 n_test_observations: None,

@@ -259,3 +259,35 @@ fn map_algorithms_agree_and_zero_the_score() {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(40))]
+
+    /// The observed information (Louis' identity for unknown-order groups,
+    /// rank-3 universe update for top-k) equals the negative Hessian of the
+    /// exact log-likelihood by central differences.
+    #[test]
+    fn information_equals_numerical_hessian(
+        obs in arb_obs(6),
+        theta in prop::collection::vec(-1.5f64..1.5, 6),
+    ) {
+        use plackett::model::information::information;
+        let d = build(6, &obs, None);
+        prop_assume!(d.n_obs() > 0);
+        let info = information(&d, &theta, Scope::All).unwrap();
+        let h = 1e-4;
+        for a in 0..6 {
+            for c in 0..6 {
+                let mut v = 0.0;
+                for (sa, sb, s) in [(1.0, 1.0, 1.0), (1.0, -1.0, -1.0), (-1.0, 1.0, -1.0), (-1.0, -1.0, 1.0)] {
+                    let mut q = theta.clone();
+                    q[a] += sa * h;
+                    q[c] += sb * h;
+                    v += s * log_likelihood(&d, &q, Scope::All);
+                }
+                let fd = -v / (4.0 * h * h);
+                prop_assert!((fd - info[(a, c)]).abs() < 1e-5 * (1.0 + fd.abs()), "({a},{c}): {fd} vs {}", info[(a, c)]);
+            }
+        }
+    }
+}

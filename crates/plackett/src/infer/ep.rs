@@ -66,6 +66,13 @@ fn build_factors(ds: &Dataset) -> Result<Factors> {
     let mut listed = vec![false; ds.universe()];
     for o in 0..ds.n_obs() {
         let obs = ds.obs(o);
+        if ds.ties() == crate::data::TieSemantics::Event && obs.has_tie() {
+            return Err(Error::Unsupported(format!(
+                "observation {} has a tie read as an event; ties as events (Davidson–Luce) are \
+                 fitted by --engine mle or map",
+                o + 1
+            )));
+        }
         let Some(stages) = ds.fast_stages(o) else {
             return Err(Error::Unsupported(format!(
                 "observation {} has an unknown-order tied group; EP does not support unknown-order \

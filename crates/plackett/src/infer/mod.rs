@@ -1,6 +1,7 @@
 //! Inference engines.
 
 pub mod bayes;
+pub mod davidson;
 pub mod ep;
 pub mod gibbs;
 pub mod lsr;

@@ -64,6 +64,17 @@ impl Default for PointOptions {
     }
 }
 
+/// An estimated tie prevalence (Davidson–Luce).
+#[derive(Debug, Clone)]
+pub struct TieParam {
+    /// Tie order k.
+    pub order: usize,
+    /// δ_k.
+    pub delta: f64,
+    /// Standard error of δ_k (delta method from log δ_k).
+    pub se: Option<f64>,
+}
+
 /// A fitted point estimate.
 #[derive(Debug, Clone)]
 pub struct PointFit {
@@ -87,6 +98,8 @@ pub struct PointFit {
     pub summary: Summary,
     /// Notes for the user (dropped observations, skipped SEs, …).
     pub notes: Vec<String>,
+    /// Tie prevalences δ_k (ties as events only).
+    pub tie_parameters: Vec<TieParam>,
 }
 
 impl PointFit {
@@ -109,11 +122,7 @@ pub fn fit_point(ds: &Dataset, opts: &PointOptions) -> Result<PointFit> {
         ));
     }
     if ds.ties() == TieSemantics::Event && ds.has_ties() {
-        return Err(Error::Unsupported(
-            "ties as events (Davidson–Luce) are fitted by the davidson engine, which is not \
-             available yet in this build; use --ties unknown"
-                .into(),
-        ));
+        return super::davidson::fit_davidson(ds, opts);
     }
     pl::check_supported(ds)?;
     let n_real = ds.n_items();
@@ -327,5 +336,6 @@ pub fn fit_point(ds: &Dataset, opts: &PointOptions) -> Result<PointFit> {
         n_parameters: n_real.saturating_sub(1),
         summary,
         notes,
+        tie_parameters: Vec::new(),
     })
 }

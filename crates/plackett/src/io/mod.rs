@@ -8,6 +8,7 @@ pub mod csv_long;
 pub mod json;
 pub mod json_value;
 pub mod output;
+pub mod pairs;
 pub mod preflib;
 pub mod selectors;
 
@@ -26,6 +27,8 @@ pub enum Format {
     Json,
     /// Nested case → annotator → group → id lists (Stutz et al. selectors).
     Selectors,
+    /// Pairwise counts: item, item, i_wins, j_wins[, ties].
+    Pairs,
 }
 
 impl Format {
@@ -36,9 +39,10 @@ impl Format {
             "preflib" => Ok(Format::Preflib),
             "json" => Ok(Format::Json),
             "selectors" => Ok(Format::Selectors),
+            "pairs" => Ok(Format::Pairs),
             _ => Err(Error::option(
                 "--format",
-                format!("unknown format {s:?} (csv, preflib, json, selectors)"),
+                format!("unknown format {s:?} (csv, preflib, json, selectors, pairs)"),
             )),
         }
     }
@@ -140,6 +144,8 @@ pub struct ReadOptions {
     pub ties: TieSemantics,
     /// Selectors: only this case (0-based).
     pub case: Option<usize>,
+    /// Pairs: the two item columns (default: the first two).
+    pub item_cols: Option<(String, String)>,
 }
 
 impl Default for ReadOptions {
@@ -154,6 +160,7 @@ impl Default for ReadOptions {
             items: None,
             ties: TieSemantics::UnknownOrder,
             case: None,
+            item_cols: None,
         }
     }
 }
@@ -193,6 +200,7 @@ pub fn read_str(name: &str, text: &str, opts: &ReadOptions) -> Result<Dataset> {
         Format::Preflib => preflib::read(name, text, opts),
         Format::Json => json::read(name, text, opts),
         Format::Selectors => selectors::read(name, text, opts).map(|(d, _)| d),
+        Format::Pairs => pairs::read(name, text, opts),
     }
 }
 

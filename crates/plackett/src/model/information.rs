@@ -79,7 +79,15 @@ fn group_coef(tab: &SubsetTables, n: usize, w: f64) -> GroupCoef {
         // Forward–backward moments of Y_k = Σ_{A on path} f_k(A), with
         // f_k(A) = t_A·[k∈A] (k<n) and f_n(A) = t_A.
         let nv = n + 1;
-        let f = |k: usize, a: usize| -> f64 { if k == n || a >> k & 1 == 1 { t[a] } else { 0.0 } };
+        // Unit-weight stage terms: a weight-w observation contributes
+        // w × (the covariance of one copy), not the covariance of w·X.
+        let f = |k: usize, a: usize| -> f64 {
+            if k == n || a >> k & 1 == 1 {
+                t[a] / w
+            } else {
+                0.0
+            }
+        };
         // F[k][A] = E[Σ_{C strictly below A on the path} f_k(C) | at A].
         let mut big_f = vec![0.0; nv * size];
         for a in 1..=full {
@@ -114,7 +122,7 @@ fn group_coef(tab: &SubsetTables, n: usize, w: f64) -> GroupCoef {
                 }
             }
         }
-        let cov = |i: usize, k: usize| second[i * nv + k] - mean[i] * mean[k];
+        let cov = |i: usize, k: usize| w * (second[i * nv + k] - mean[i] * mean[k]);
         for i in 0..n {
             for k in 0..n {
                 gg[i * n + k] += cov(i, k);

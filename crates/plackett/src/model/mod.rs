@@ -1,5 +1,6 @@
 //! Likelihoods, scores and information matrices.
 
+pub mod davidson;
 pub mod information;
 pub mod pl;
 pub mod subsets;
