@@ -69,5 +69,61 @@ fn subset_recursion(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, nascar, sweeps, subset_recursion);
+/// Exact log-likelihood of every dermatology annotation (9,602 top-k lists
+/// with unknown-order groups) at a worth vector over the 419 classes.
+fn dermatology_likelihood(c: &mut Criterion) {
+    use plackett::io::{Format, ItemsSpec};
+    use plackett::model::pl::{Scope, log_likelihood};
+    let dir =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/dermatology-ddx");
+    if !dir.exists() {
+        eprintln!("SKIP dermatology benchmark: ../shared/data not found");
+        return;
+    }
+    let opts = ReadOptions {
+        format: Some(Format::Selectors),
+        items: Some(ItemsSpec::Count(419)),
+        ..Default::default()
+    };
+    let ds = read_path(
+        dir.join("dermatology_selectors.json").to_str().unwrap(),
+        &opts,
+    )
+    .unwrap();
+    let theta: Vec<f64> = (0..419)
+        .map(|i| ((i * 37 % 101) as f64 / 50.0) - 1.0)
+        .collect();
+    c.bench_function("dermatology_exact_loglik_9602_annotations", |b| {
+        b.iter(|| log_likelihood(black_box(&ds), &theta, Scope::All))
+    });
+}
+
+/// Gibbs step A: one draw of a group's internal order, per group size.
+fn group_order_sampler(c: &mut Criterion) {
+    use plackett::infer::gibbs::sample_group_order;
+    let mut g = c.benchmark_group("within_group_order_draw");
+    let mut rng = plackett::infer::rng::stream(1, &[]);
+    let mut t = SubsetTables::default();
+    let mut out = Vec::new();
+    for n in [2usize, 3, 4, 5, 6, 8] {
+        let ids: Vec<u32> = (0..n as u32).collect();
+        let lam: Vec<f64> = (1..=n).map(|x| x as f64).collect();
+        g.bench_function(format!("size_{n}"), |b| {
+            b.iter(|| {
+                out.clear();
+                sample_group_order(&mut rng, black_box(&ids), &lam, 400.0, &mut t, &mut out);
+            })
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(
+    benches,
+    nascar,
+    sweeps,
+    subset_recursion,
+    dermatology_likelihood,
+    group_order_sampler
+);
 criterion_main!(benches);

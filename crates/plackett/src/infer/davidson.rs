@@ -99,6 +99,9 @@ pub fn fit_davidson(ds: &Dataset, opts: &PointOptions) -> Result<PointFit> {
     let orders = tie_orders(ds);
     let flat = !opts.prior.is_proper();
     let n_real = ds.n_items();
+    if matches!(opts.gauge, Gauge::Reference(r) if r as usize >= n_real) {
+        return Err(Error::option("--reference", "reference item out of range"));
+    }
     if flat && opts.pseudo.is_none() {
         let c = connectivity(ds);
         if !c.strongly_connected {
@@ -298,11 +301,6 @@ pub fn fit_davidson(ds: &Dataset, opts: &PointOptions) -> Result<PointFit> {
             "{} uninformative observation(s) dropped",
             ds.dropped()
         ));
-    }
-    if let Gauge::Reference(r) = opts.gauge {
-        if r as usize >= n_real {
-            return Err(Error::option("--reference", "reference item out of range"));
-        }
     }
     Ok(PointFit {
         engine: if flat { "mle" } else { "map" },
