@@ -6,6 +6,8 @@
 
 mod demo;
 mod fit;
+mod groundtruth;
+mod gtreport;
 mod progress;
 mod simulate;
 
@@ -26,6 +28,10 @@ enum Command {
     Fit(Box<fit::FitArgs>),
     /// Simulate rankings from known worths, fit them, and compare.
     Demo(demo::DemoArgs),
+    /// Aggregate differential diagnoses into plausibilities (IRN, PrIRN, Plackett–Luce).
+    Aggregate(Box<groundtruth::AggregateArgs>),
+    /// Score predictions against aggregated annotations with uncertainty-adjusted metrics.
+    Evaluate(Box<groundtruth::EvaluateArgs>),
     /// Simulate rankings from a PL model with known worths (JSON lists).
     Simulate(simulate::SimulateArgs),
 }
@@ -48,6 +54,8 @@ fn main() {
         Command::Fit(a) => fit::run(&a),
         Command::Demo(a) => demo::run(&a),
         Command::Simulate(a) => simulate::run(&a),
+        Command::Aggregate(a) => groundtruth::run_aggregate(&a),
+        Command::Evaluate(a) => groundtruth::run_evaluate(&a),
     };
     if let Err(e) = result {
         // One line, then status 2 (bad input, or an estimate that does not exist).

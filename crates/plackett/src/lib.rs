@@ -13,6 +13,7 @@
 pub mod data;
 pub mod error;
 pub mod eval;
+pub mod groundtruth;
 pub mod infer;
 pub mod io;
 pub mod model;

@@ -258,94 +258,170 @@ fn sweep_chunk(
     cu
 }
 
+/// One chain's state, with every buffer it needs allocated once: a sweep
+/// allocates nothing, which matters when thousands of small problems are
+/// sampled (the ground-truth aggregation runs one chain per case).
+pub struct Chain<'a> {
+    ds: &'a Dataset,
+    shapes: &'a [f64],
+    rate: f64,
+    shape_total: f64,
+    wins: Vec<f64>,
+    chunks: Vec<(usize, usize)>,
+    works: Vec<Work>,
+    lam: Vec<f64>,
+    zden: Vec<f64>,
+    log_lam: Vec<f64>,
+    seed: u64,
+    chain: u64,
+    rescale: bool,
+    sweeps_done: u64,
+}
+
+impl<'a> Chain<'a> {
+    /// Validate the inputs and start chain `chain` from a prior draw.
+    pub fn new(
+        ds: &'a Dataset,
+        prior: &'a GammaPrior,
+        seed: u64,
+        chain: u64,
+        rescale: bool,
+    ) -> Result<Self> {
+        pl::check_supported(ds)?;
+        let n = ds.n_items();
+        if prior.shapes.len() != n {
+            return Err(Error::Data(
+                "prior shapes do not match the number of items".into(),
+            ));
+        }
+        for o in 0..ds.n_obs() {
+            let wgt = ds.obs(o).weight;
+            if ds.fast_stages(o).is_none() && (wgt.fract() != 0.0 || wgt < 1.0) {
+                return Err(Error::Unsupported(format!(
+                    "observation {} has unknown-order ties and a non-integer weight {wgt}; the Gibbs \
+                     sampler treats integer weights on tied observations as independent copies",
+                    o + 1
+                )));
+            }
+        }
+        let chunks = pl::chunks(ds, ds.n_obs());
+        let works = chunks
+            .iter()
+            .map(|_| Work {
+                zden: vec![0.0; n],
+                ..Default::default()
+            })
+            .collect();
+        let mut rng = stream(seed, &[chain, u64::MAX]);
+        let log_lam = prior
+            .shapes
+            .iter()
+            .map(|&a| ln_gamma_draw(&mut rng, a, prior.rate))
+            .collect();
+        Ok(Chain {
+            ds,
+            shapes: &prior.shapes,
+            rate: prior.rate,
+            shape_total: prior.shapes.iter().sum(),
+            wins: pl::wins(ds, Scope::All),
+            chunks,
+            works,
+            lam: vec![0.0; n],
+            zden: vec![0.0; n],
+            log_lam,
+            seed,
+            chain,
+            rescale,
+            sweeps_done: 0,
+        })
+    }
+
+    /// Current log-worths (unnormalised).
+    pub fn log_worths(&self) -> &[f64] {
+        &self.log_lam
+    }
+
+    /// One Gibbs sweep (orders, latent times, worths, total mass).
+    pub fn sweep(&mut self) {
+        let ds = self.ds;
+        let n = self.lam.len();
+        let sweep = self.sweeps_done;
+        self.sweeps_done += 1;
+        let mx = self
+            .log_lam
+            .iter()
+            .copied()
+            .fold(f64::NEG_INFINITY, f64::max);
+        for i in 0..n {
+            self.lam[i] = (self.log_lam[i] - mx).exp();
+        }
+        let total: f64 = self.lam[..ds.universe()].iter().sum();
+        let (seed, c) = (self.seed, self.chain);
+        let lam = &self.lam;
+        let chunks = &self.chunks;
+        let run = |k: usize, w: &mut Work| -> f64 {
+            w.zden.iter_mut().for_each(|x| *x = 0.0);
+            let mut r = stream(seed, &[c, sweep, k as u64]);
+            sweep_chunk(ds, chunks[k], lam, total, &mut r, w)
+        };
+        let cu: f64 = if self.works.len() == 1 {
+            run(0, &mut self.works[0])
+        } else {
+            let parts: Vec<f64> = self
+                .works
+                .par_iter_mut()
+                .enumerate()
+                .map(|(k, w)| run(k, w))
+                .collect();
+            parts.iter().sum()
+        };
+        self.zden.iter_mut().for_each(|x| *x = 0.0);
+        for w in &self.works {
+            for (x, y) in self.zden.iter_mut().zip(&w.zden) {
+                *x += y;
+            }
+        }
+        // zden is on the scale of λ/e^{mx}: true Σz = zden·e^{−mx}.
+        let scale = (-mx).exp();
+        let b = self.rate;
+        let mut lr = stream(seed, &[c, sweep, u64::MAX]);
+        for i in 0..n {
+            let zi = (self.zden[i] + if i < ds.universe() { cu } else { 0.0 }) * scale;
+            self.log_lam[i] =
+                ln_gamma_draw(&mut lr, self.shapes[i] + self.wins[i], b + zi.max(0.0));
+        }
+        if self.rescale {
+            let l = crate::numerics::log_sum_exp(&self.log_lam);
+            let target = ln_gamma_draw(&mut lr, self.shape_total, b);
+            self.log_lam.iter_mut().for_each(|t| *t += target - l);
+        }
+    }
+}
+
 /// Run the sampler.
 pub fn gibbs(ds: &Dataset, opts: &GibbsOptions) -> Result<BayesFit> {
-    pl::check_supported(ds)?;
     let n = ds.n_items();
-    if opts.prior.shapes.len() != n {
-        return Err(Error::Data(
-            "prior shapes do not match the number of items".into(),
-        ));
-    }
     if opts.chains == 0 || opts.samples == 0 {
         return Err(Error::option(
             "--samples/--chains",
             "need at least one chain and one sample",
         ));
     }
-    for o in 0..ds.n_obs() {
-        let wgt = ds.obs(o).weight;
-        if ds.fast_stages(o).is_none() && (wgt.fract() != 0.0 || wgt < 1.0) {
-            return Err(Error::Unsupported(format!(
-                "observation {} has unknown-order ties and a non-integer weight {wgt}; the Gibbs \
-                 sampler treats integer weights on tied observations as independent copies",
-                o + 1
-            )));
-        }
-    }
-    let wins = pl::wins(ds, Scope::All);
-    let chunks = pl::chunks(ds, ds.n_obs());
+    // Validate once up front (errors are the same for every chain).
+    Chain::new(ds, &opts.prior, opts.seed, 0, opts.rescale)?;
     let thin = opts.thin.max(1);
     let sweeps = opts.burn_in + opts.samples * thin;
-    let shape_total: f64 = opts.prior.shapes.iter().sum();
-    let b = opts.prior.rate;
     let chains: Vec<Vec<f64>> = (0..opts.chains)
         .into_par_iter()
         .map(|c| {
-            let c = c as u64;
-            let mut rng = stream(opts.seed, &[c, u64::MAX]);
-            // Over-dispersed start: a prior draw.
-            let mut log_lam: Vec<f64> = opts
-                .prior
-                .shapes
-                .iter()
-                .map(|&a| ln_gamma_draw(&mut rng, a, b))
-                .collect();
+            let mut ch =
+                Chain::new(ds, &opts.prior, opts.seed, c as u64, opts.rescale).expect("validated");
             let mut kept = Vec::with_capacity(opts.samples * n);
-            let mut lam = vec![0.0; n];
             let mut row = vec![0.0; n];
             for sweep in 0..sweeps {
-                let mx = log_lam.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-                for i in 0..n {
-                    lam[i] = (log_lam[i] - mx).exp();
-                }
-                let total: f64 = lam[..ds.universe()].iter().sum();
-                let parts: Vec<(f64, Vec<f64>)> = chunks
-                    .par_iter()
-                    .enumerate()
-                    .map(|(k, &range)| {
-                        let mut r = stream(opts.seed, &[c, sweep as u64, k as u64]);
-                        let mut w = Work {
-                            zden: vec![0.0; n],
-                            ..Default::default()
-                        };
-                        let cu = sweep_chunk(ds, range, &lam, total, &mut r, &mut w);
-                        (cu, w.zden)
-                    })
-                    .collect();
-                let mut zden = vec![0.0; n];
-                let mut cu = 0.0;
-                for (u, z) in parts {
-                    cu += u;
-                    for (x, y) in zden.iter_mut().zip(z) {
-                        *x += y;
-                    }
-                }
-                // zden is on the scale of λ/e^{mx}: true Σz = zden·e^{−mx}.
-                let scale = (-mx).exp();
-                let mut lr = stream(opts.seed, &[c, sweep as u64, u64::MAX]);
-                for i in 0..n {
-                    let zi = (zden[i] + if i < ds.universe() { cu } else { 0.0 }) * scale;
-                    log_lam[i] =
-                        ln_gamma_draw(&mut lr, opts.prior.shapes[i] + wins[i], b + zi.max(0.0));
-                }
-                if opts.rescale {
-                    let l = crate::numerics::log_sum_exp(&log_lam);
-                    let target = ln_gamma_draw(&mut lr, shape_total, b);
-                    log_lam.iter_mut().for_each(|t| *t += target - l);
-                }
+                ch.sweep();
                 if sweep >= opts.burn_in && (sweep - opts.burn_in).is_multiple_of(thin) {
-                    row.copy_from_slice(&log_lam);
+                    row.copy_from_slice(ch.log_worths());
                     Draws::normalise(&mut row);
                     kept.extend_from_slice(&row);
                 }

@@ -402,3 +402,139 @@ pub fn compare_methods(
         Ok(())
     })
 }
+
+/// Means with ±sd bars for several series over categorical x positions.
+pub fn errorbars(
+    x_labels: &[String],
+    series: &[(String, Vec<f64>, Vec<f64>)],
+    y_label: &str,
+) -> String {
+    let n = x_labels.len();
+    let vals = series
+        .iter()
+        .flat_map(|s| s.1.iter().zip(&s.2).flat_map(|(m, d)| [m - d, m + d]));
+    let (lo, hi) = vals
+        .filter(|v| v.is_finite())
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
+            (a.min(v), b.max(v))
+        });
+    let (lo, hi) = if lo < hi {
+        (lo, hi)
+    } else {
+        (lo - 0.05, lo + 0.05)
+    };
+    let pad = (hi - lo) * 0.08;
+    let palette = [BLUE, RED, GREEN, MAGENTA, CYAN, BLACK];
+    let k = series.len().max(1) as f64;
+    svg_string(900, 340, |root| {
+        let mut c = ChartBuilder::on(&root)
+            .margin(10)
+            .x_label_area_size(35)
+            .y_label_area_size(60)
+            .build_cartesian_2d(0.5f64..n as f64 + 0.5, (lo - pad)..(hi + pad))
+            .map_err(err)?;
+        let labels = x_labels.to_vec();
+        c.configure_mesh()
+            .disable_x_mesh()
+            .x_labels(n)
+            .x_label_formatter(&|x| {
+                let i = x.round() as i64;
+                if (x - i as f64).abs() < 1e-6 && i >= 1 && i as usize <= n {
+                    labels[i as usize - 1].clone()
+                } else {
+                    String::new()
+                }
+            })
+            .y_desc(y_label)
+            .draw()
+            .map_err(err)?;
+        for (s, (name, mean, sd)) in series.iter().enumerate() {
+            let col = palette[s % palette.len()];
+            let off = |i: usize| (i + 1) as f64 + (s as f64 - (k - 1.0) / 2.0) * 0.1;
+            for i in 0..n.min(mean.len()) {
+                if mean[i].is_finite() {
+                    c.draw_series(LineSeries::new(
+                        vec![(off(i), mean[i] - sd[i]), (off(i), mean[i] + sd[i])],
+                        col.stroke_width(2),
+                    ))
+                    .map_err(err)?;
+                }
+            }
+            c.draw_series(LineSeries::new(
+                (0..n.min(mean.len()))
+                    .filter(|&i| mean[i].is_finite())
+                    .map(|i| (off(i), mean[i])),
+                col.mix(0.5),
+            ))
+            .map_err(err)?;
+            c.draw_series(
+                (0..n.min(mean.len()))
+                    .filter(|&i| mean[i].is_finite())
+                    .map(|i| Circle::new((off(i), mean[i]), 3, col.filled())),
+            )
+            .map_err(err)?
+            .label(name.clone())
+            .legend(move |(x, y)| Circle::new((x + 5, y), 3, col.filled()));
+        }
+        c.configure_series_labels()
+            .border_style(BLACK)
+            .background_style(WHITE.mix(0.85))
+            .draw()
+            .map_err(err)?;
+        Ok(())
+    })
+}
+
+/// Per-class plausibilities of one case (Stutz et al. Fig. 5): bars for a
+/// point estimate, dots for posterior samples.
+pub fn plausibilities(classes: &[String], point: &[f64], samples: &[Vec<f64>]) -> String {
+    let n = classes.len();
+    let hi = point
+        .iter()
+        .chain(samples.iter().flatten())
+        .copied()
+        .fold(0.0f64, f64::max)
+        .max(1e-6);
+    svg_string(900, 380, |root| {
+        let mut c = ChartBuilder::on(&root)
+            .margin(10)
+            .x_label_area_size(60)
+            .y_label_area_size(60)
+            .build_cartesian_2d(0.5f64..n as f64 + 0.5, 0f64..hi * 1.05)
+            .map_err(err)?;
+        let labels = classes.to_vec();
+        c.configure_mesh()
+            .disable_x_mesh()
+            .x_labels(n)
+            .x_label_formatter(&|x| {
+                let i = x.round() as i64;
+                if (x - i as f64).abs() < 1e-6 && i >= 1 && i as usize <= n {
+                    labels[i as usize - 1].chars().take(24).collect()
+                } else {
+                    String::new()
+                }
+            })
+            .y_desc("plausibility")
+            .draw()
+            .map_err(err)?;
+        c.draw_series((0..n).map(|i| {
+            Rectangle::new(
+                [
+                    ((i + 1) as f64 - 0.3, 0.0),
+                    ((i + 1) as f64 + 0.3, point[i]),
+                ],
+                BLUE.mix(0.35).filled(),
+            )
+        }))
+        .map_err(err)?;
+        for (i, vs) in samples.iter().enumerate() {
+            let step = vs.len().div_ceil(300).max(1);
+            c.draw_series(vs.iter().step_by(step).enumerate().map(|(j, &v)| {
+                let jitter = ((j * 7919) % 100) as f64 / 100.0 * 0.4 - 0.2;
+                Circle::new(((i + 1) as f64 + jitter, v), 2, GREEN.mix(0.4).filled())
+            }))
+            .map_err(err)?;
+        }
+        Ok(())
+    })
+}

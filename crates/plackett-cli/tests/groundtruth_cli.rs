@@ -1,0 +1,272 @@
+//! `plackett aggregate` and `plackett evaluate` end to end.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_plackett"))
+}
+
+fn data(test: &str) -> Option<PathBuf> {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/dermatology-ddx");
+    if p.is_dir() {
+        Some(p)
+    } else {
+        eprintln!("SKIP {test}: ../shared/data not found beside the repository");
+        None
+    }
+}
+
+fn s(p: &std::path::Path, f: &str) -> String {
+    p.join(f).to_string_lossy().into_owned()
+}
+
+#[test]
+fn describe_matches_spec_statistics() {
+    let Some(d) = data("describe_matches_spec_statistics") else {
+        return;
+    };
+    let o = bin()
+        .args([
+            "aggregate",
+            &s(&d, "dermatology_selectors.json"),
+            "--classes",
+            &s(&d, "dermatology_conditions.txt"),
+            "--describe",
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    let t = String::from_utf8(o.stdout).unwrap();
+    for want in [
+        "cases: 1947",
+        "annotations: 9602",
+        "1: 25, 2: 132, 3: 359, 4: 434, 5: 289, 6: 374, 7: 97, 8: 85, 9: 68, 10: 84",
+        "fewer than 3 annotators: 157",
+        "1: 5194, 2: 2860, 3: 1399, 4: 117, 5: 25, 6: 5, 7: 2",
+        "1: 5858, 2: 3097, 3: 642, 4: 5",
+        "1: 12445, 2: 1379, 3: 155, 4: 16, 5: 2, 6: 1",
+        "annotations with at least one tie: 1519 (15.8%)",
+        "unique conditions per case: mean 3.96, median 4, max 15",
+        "mean 4.93, median 5",
+    ] {
+        assert!(t.contains(want), "missing {want:?} in\n{t}");
+    }
+}
+
+#[test]
+fn aggregate_json_contract() {
+    let Some(d) = data("aggregate_json_contract") else {
+        return;
+    };
+    let o = bin()
+        .args([
+            "aggregate",
+            &s(&d, "dermatology_selectors.json"),
+            "--classes",
+            &s(&d, "dermatology_conditions.txt"),
+        ])
+        .args([
+            "--method",
+            "pl",
+            "--reliability",
+            "3",
+            "--samples",
+            "500",
+            "--burn-in",
+            "200",
+            "--seed",
+            "3",
+        ])
+        .args(["--cases", "1026,687", "--output", "json"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(v["method"].as_str().unwrap().starts_with("pl"));
+    let cases = v["cases"].as_array().unwrap();
+    assert_eq!(cases.len(), 2);
+    assert_eq!(cases[0]["case"], 1026);
+    assert!(cases[0]["top"].as_array().unwrap().len() >= 5);
+    assert_eq!(cases[0]["top"][0]["class"], "Hemangioma");
+    for k in ["id", "class", "mean", "sd"] {
+        assert!(cases[0]["top"][0].get(k).is_some());
+    }
+    for k in ["certainty_top1", "certainty_top2", "certainty_top3"] {
+        let c = cases[0][k].as_f64().unwrap();
+        assert!((0.0..=1.0).contains(&c));
+    }
+    // Same seed, same output; IRN and PrIRN also run.
+    let again = bin()
+        .args([
+            "aggregate",
+            &s(&d, "dermatology_selectors.json"),
+            "--classes",
+            &s(&d, "dermatology_conditions.txt"),
+        ])
+        .args([
+            "--method",
+            "pl",
+            "--reliability",
+            "3",
+            "--samples",
+            "500",
+            "--burn-in",
+            "200",
+            "--seed",
+            "3",
+        ])
+        .args(["--cases", "1026,687", "--output", "json"])
+        .env("RAYON_NUM_THREADS", "1")
+        .output()
+        .unwrap();
+    assert_eq!(o.stdout, again.stdout);
+    for m in ["irn", "prirn"] {
+        let o = bin()
+            .args([
+                "aggregate",
+                &s(&d, "dermatology_selectors.json"),
+                "--classes",
+                &s(&d, "dermatology_conditions.txt"),
+            ])
+            .args(["--method", m, "--cases", "1026", "--samples", "200"])
+            .output()
+            .unwrap();
+        assert!(
+            o.status.success(),
+            "{m}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+}
+
+#[test]
+fn evaluate_scores_and_leave_one_out() {
+    let Some(d) = data("evaluate_scores_and_leave_one_out") else {
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("plackett-eval-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // A prediction file for cases 1026 and 1057 (numpy.savetxt layout).
+    let mut rows = String::new();
+    for ids in [[40usize, 171, 244], [111, 347, 407]] {
+        let mut r = vec![0.0f64; 419];
+        for (k, i) in ids.iter().enumerate() {
+            r[*i] = 3.0 - k as f64;
+        }
+        rows.push_str(
+            &r.iter()
+                .map(|x| format!("{x:.18e}"))
+                .collect::<Vec<_>>()
+                .join(" "),
+        );
+        rows.push('\n');
+    }
+    let pred = dir.join("pred.txt");
+    std::fs::write(&pred, rows).unwrap();
+    let html = dir.join("eval.html");
+    let o = bin()
+        .args([
+            "evaluate",
+            "--annotations",
+            &s(&d, "dermatology_selectors.json"),
+            "--predictions",
+            pred.to_str().unwrap(),
+        ])
+        .args([
+            "--classes",
+            &s(&d, "dermatology_conditions.txt"),
+            "--risks",
+            &s(&d, "dermatology_risks.txt"),
+        ])
+        .args([
+            "--method",
+            "pl",
+            "--reliability",
+            "3",
+            "--k",
+            "1,2,3",
+            "--samples",
+            "400",
+            "--seed",
+            "2",
+        ])
+        .args([
+            "--cases",
+            "1026,1057",
+            "--output",
+            "json",
+            "--report",
+            html.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(v["annotation_certainty"].as_f64().is_some());
+    for key in [
+        "ua_topk_accuracy",
+        "ua_topk_set_accuracy",
+        "ua_average_overlap",
+    ] {
+        for k in ["1", "2", "3"] {
+            assert!(
+                v[key][k]["mean"].as_f64().is_some() && v[key][k]["sd"].as_f64().is_some(),
+                "{key} {k}"
+            );
+        }
+    }
+    for k in ["1", "2", "3"] {
+        assert!(v["topk_accuracy"][k].as_f64().is_some());
+    }
+    assert!(v["risk_certainty"]["top1"].as_f64().is_some());
+    assert!(v["expected_risk"]["mean"].as_f64().is_some());
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("<svg") && page.contains("Fig. 6") && page.contains("Fig. 8"));
+    // Leave-one-annotator-out.
+    let o = bin()
+        .args([
+            "evaluate",
+            "--annotations",
+            &s(&d, "dermatology_selectors.json"),
+            "--predictions",
+            "annotator:leave-one-out",
+        ])
+        .args([
+            "--classes",
+            &s(&d, "dermatology_conditions.txt"),
+            "--cases",
+            "1026,1057",
+            "--samples",
+            "200",
+            "--k",
+            "1,3",
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["n_units"], 9, "6 + 3 annotators");
+    // A prediction file of the wrong shape: one-line error with file and line.
+    std::fs::write(&pred, "1 2 3\n").unwrap();
+    let o = bin()
+        .args([
+            "evaluate",
+            "--annotations",
+            &s(&d, "dermatology_selectors.json"),
+            "--predictions",
+            pred.to_str().unwrap(),
+        ])
+        .args([
+            "--classes",
+            &s(&d, "dermatology_conditions.txt"),
+            "--cases",
+            "1026",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(e.contains("pred.txt:1:") && e.contains("419"), "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,0 +1,11 @@
+//! Evaluation under uncertain ground truth (Stutz et al.; seed 003,
+//! `ground-truth-aggregation.md`): aggregate experts' differential
+//! diagnoses into posterior plausibilities (IRN, PrIRN, Plackett–Luce) and
+//! score classifiers with uncertainty-adjusted metrics.
+
+pub mod describe;
+pub mod irn;
+pub mod measures;
+pub mod models;
+pub mod run;
+pub mod samples;
