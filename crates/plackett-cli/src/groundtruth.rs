@@ -611,6 +611,7 @@ pub fn run_evaluate(a: &EvaluateArgs) -> Result<()> {
         let page = crate::gtreport::evaluate_page(
             &format!("plackett evaluate: {}", a.annotations),
             &runs,
+            &method_label,
             &ks,
             &names,
             risks.as_deref(),

@@ -132,6 +132,7 @@ pub fn aggregate_page(
 pub fn evaluate_page(
     title: &str,
     runs: &[(Option<f64>, Method, RunResult)],
+    label_of: &dyn Fn(&Method) -> String,
     ks: &[usize],
     names: &[String],
     risks: Option<&[u8]>,
@@ -139,7 +140,10 @@ pub fn evaluate_page(
     let mut page = HtmlReport::new(title);
     let (_, m0, r0) = &runs[0];
     page.facts(&[
-        ("method", format!("{m0:?}")),
+        (
+            "method (first reliability; per-case figures use it)",
+            label_of(m0),
+        ),
         ("cases", r0.cases.len().to_string()),
         ("scored units", r0.n_units.to_string()),
         ("samples per case", r0.samples.to_string()),
