@@ -1,6 +1,7 @@
 //! Items, observations, the flat dataset, validation and connectivity.
 
 pub mod dataset;
+pub mod features;
 pub mod graph;
 pub mod items;
 pub mod simulate;

@@ -9,6 +9,7 @@ pub mod mm;
 pub mod newton;
 pub mod point;
 pub mod prior;
+pub mod regression;
 pub mod rng;
 pub mod vb;
 
