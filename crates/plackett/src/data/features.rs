@@ -194,7 +194,7 @@ pub fn read_features(path: &str, text: &str, items: &Items, standardize: bool) -
         let mean = col.iter().sum::<f64>() / n as f64;
         let sd = (col.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n as f64 - 1.0).max(1.0))
             .sqrt();
-        if !(sd > 1e-12 * (1.0 + mean.abs())) {
+        if sd.is_nan() || sd <= 1e-12 * (1.0 + mean.abs()) {
             return Err(Error::input(
                 path,
                 None,

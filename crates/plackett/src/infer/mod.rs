@@ -3,6 +3,8 @@
 pub mod bayes;
 pub mod davidson;
 pub mod ep;
+pub mod gaussian_vi;
+pub mod gaussian_vi_exact;
 pub mod gibbs;
 pub mod lsr;
 pub mod mm;

@@ -156,6 +156,8 @@ pub fn information(ds: &Dataset, theta: &[f64], scope: Scope) -> Result<DMatrix<
     let mut coefs: Vec<GroupCoef> = Vec::new();
     let mut aa_before: Vec<f64> = Vec::new();
     let mut pos_in_group: Vec<usize> = Vec::new();
+    let mut suffix: Vec<f64> = Vec::new();
+    let mut cum2: Vec<f64> = Vec::new();
     for o in 0..end {
         let (_, cu) = sweep_obs(ds, o, &lam, total, &mut den, &mut s);
         cu_total += cu;
@@ -168,10 +170,51 @@ pub fn information(ds: &Dataset, theta: &[f64], scope: Scope) -> Result<DMatrix<
         } else {
             0.0
         };
-        let mut suffix = vec![0.0; m + 1];
+        suffix.clear();
+        suffix.resize(m + 1, 0.0);
         suffix[m] = rem;
         for k in (0..m).rev() {
             suffix[k] = suffix[k + 1] + lam[mem[k] as usize];
+        }
+        if let Some(stages) = ds.fast_stages(o) {
+            // Untied: items at positions p ≤ q are both in play at stages
+            // 0..=min(p, stages−1); coef = cumulative Σ w/D² up to there.
+            cum2.clear();
+            let mut c = 0.0;
+            for k in 0..stages {
+                c += w / (suffix[k] * suffix[k]);
+                cum2.push(c);
+            }
+            let aa_total = c;
+            let q = |p: usize| -> f64 { if p < stages { cum2[p] } else { aa_total } };
+            let uni = obs.tail == Tail::Universe;
+            for p in 0..m {
+                let ip = mem[p] as usize;
+                let lp = lam[ip];
+                let qp = q(p);
+                for r in p..m {
+                    let ir = mem[r] as usize;
+                    let mut coef = qp; // min(p, r) = p
+                    if uni && ip < ds.universe() && ir < ds.universe() {
+                        coef += aa_total - qp - q(r);
+                    }
+                    let v = lp * lam[ir] * coef;
+                    info[(ip, ir)] -= v;
+                    if ip != ir {
+                        info[(ir, ip)] -= v;
+                    }
+                }
+            }
+            if uni {
+                alpha += aa_total;
+                for p in 0..m {
+                    let ip = mem[p] as usize;
+                    if ip < ds.universe() {
+                        beta[ip] += lam[ip] * (q(p) - aa_total);
+                    }
+                }
+            }
+            continue;
         }
         gidx.clear();
         gidx.resize(m, usize::MAX);
