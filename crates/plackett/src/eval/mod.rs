@@ -1,1 +1,5 @@
-//! Metrics and cross-validation splits.
+//! Metrics, predictions and cross-validation splits.
+
+pub mod cv;
+pub mod metrics;
+pub mod predict;
