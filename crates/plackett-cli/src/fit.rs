@@ -12,9 +12,9 @@ use plackett::io::output::{Diagnostics, FitReport, gauge_label, write_atomic};
 use plackett::io::{Format, ItemsSpec, ReadOptions, read_path};
 use plackett::posterior::Gauge;
 
-/// Options of `plackett fit`.
-#[derive(Args, Debug)]
-pub struct FitArgs {
+/// What to read and how (shared by `fit` and `cv`).
+#[derive(Args, Debug, Clone)]
+pub struct DataArgs {
     /// Input file (CSV, PrefLib .soc/.soi/.toc/.toi, JSON, or selectors JSON).
     pub file: String,
     /// Input format (default: from the extension).
@@ -50,6 +50,13 @@ pub struct FitArgs {
     /// Selectors input: use only this case (0-based).
     #[arg(long)]
     pub case: Option<usize>,
+}
+
+/// Options of `plackett fit`.
+#[derive(Args, Debug)]
+pub struct FitArgs {
+    #[command(flatten)]
+    pub data: DataArgs,
     /// Inference engine.
     #[arg(long, default_value = "mle", value_parser = ["mle", "map", "gibbs", "ep", "vb"])]
     pub engine: String,
@@ -104,9 +111,15 @@ pub struct FitArgs {
     /// Prior precision of regression weights, or `auto`.
     #[arg(long)]
     pub eta: Option<String>,
-    /// Standardise feature columns before fitting.
+    /// Standardise feature columns before fitting (default on; coefficients are reported on the original scale).
     #[arg(long, value_parser = ["on", "off"])]
     pub standardize: Option<String>,
+    /// With --features and --engine vb (or --eta auto): Gaussian VI on the exact bound, or seed 000's Algorithm 1.
+    #[arg(long, value_parser = ["exact", "guo"])]
+    pub vi: Option<String>,
+    /// With --eta auto: the η grid, LO:HI:N (log-spaced) or a comma list (default 1e-3:1e3:25).
+    #[arg(long, value_name = "LO:HI:N")]
+    pub eta_grid: Option<String>,
     /// Output format.
     #[arg(long, default_value = "table", value_parser = ["table", "json", "csv"])]
     pub output: String,
@@ -142,37 +155,6 @@ fn csv_field(s: &str) -> String {
     }
 }
 
-/// The reading options of a fit, for a second file (held-out data).
-struct FitArgsView {
-    file: String,
-    format: Option<String>,
-    ranking_col: String,
-    rank_col: String,
-    item_col: String,
-    weight_col: String,
-    top_k: bool,
-    ties: String,
-    case: Option<usize>,
-    item_cols: Option<String>,
-}
-
-impl From<&FitArgs> for FitArgsView {
-    fn from(a: &FitArgs) -> Self {
-        FitArgsView {
-            file: a.file.clone(),
-            format: a.format.clone(),
-            ranking_col: a.ranking_col.clone(),
-            rank_col: a.rank_col.clone(),
-            item_col: a.item_col.clone(),
-            weight_col: a.weight_col.clone(),
-            top_k: a.top_k,
-            ties: a.ties.clone(),
-            case: a.case,
-            item_cols: a.item_cols.clone(),
-        }
-    }
-}
-
 fn parse_item_cols(s: Option<&str>) -> Result<Option<(String, String)>> {
     Ok(match s {
         None => None,
@@ -187,7 +169,7 @@ fn parse_item_cols(s: Option<&str>) -> Result<Option<(String, String)>> {
 }
 
 /// Read held-out data over the fitted universe (unknown items are errors).
-fn load_with_universe(a: &FitArgsView, items: &plackett::data::Items) -> Result<Dataset> {
+fn load_with_universe(a: &DataArgs, items: &plackett::data::Items) -> Result<Dataset> {
     let opts = ReadOptions {
         format: a.format.as_deref().map(Format::parse).transpose()?,
         ranking_col: a.ranking_col.clone(),
@@ -208,7 +190,7 @@ fn load_with_universe(a: &FitArgsView, items: &plackett::data::Items) -> Result<
 }
 
 /// Read the dataset named by the arguments, applying --exclude.
-pub fn load(a: &FitArgs) -> Result<Dataset> {
+pub fn load(a: &DataArgs) -> Result<Dataset> {
     let items = match &a.items {
         Some(s) => Some(ItemsSpec::from_arg(s)?),
         None => None,
@@ -260,12 +242,19 @@ fn gauge(a: &FitArgs, ds: &Dataset) -> Result<Gauge> {
 
 /// Run `plackett fit`.
 pub fn run(a: &FitArgs) -> Result<()> {
-    if a.features.is_some() || a.eta.is_some() || a.standardize.is_some() {
-        bail!(
-            "not supported yet: --features/--eta/--standardize (PL regression) are not in this build"
-        );
+    if a.features.is_none() {
+        for (flag, set) in [
+            ("--eta", a.eta.is_some()),
+            ("--standardize", a.standardize.is_some()),
+            ("--vi", a.vi.is_some()),
+            ("--eta-grid", a.eta_grid.is_some()),
+        ] {
+            if set {
+                bail!("invalid option {flag}: only with --features");
+            }
+        }
     }
-    let ds = load(a)?;
+    let ds = load(&a.data)?;
     let gauge = gauge(a, &ds)?;
     // Files written only after everything succeeded.
     let mut pending: Vec<(String, String)> = Vec::new();
@@ -274,178 +263,202 @@ pub fn run(a: &FitArgs) -> Result<()> {
     let mut point: Option<Vec<f64>> = None;
     let mut diag: Option<Vec<plackett::posterior::ScalarDiagnostics>> = None;
     let mut trace: Option<(&'static str, Vec<f64>, bool)> = None;
-    let report = match a.engine.as_str() {
-        "mle" | "map" => {
-            let prior = if a.engine == "mle" {
-                Prior::Flat
-            } else if a.prior == "normal" {
-                Prior::Normal {
-                    mean: a.prior_mean,
-                    sd: a.prior_sd,
-                }
-            } else {
-                Prior::Gamma {
-                    shape: a.prior_shape,
-                    rate: a.prior_rate,
-                }
-            };
-            let opts = PointOptions {
-                prior,
-                pseudo: a.pseudo,
-                algorithm: match a.algorithm.as_str() {
-                    "newton" => Algorithm::Newton,
-                    "mm" => Algorithm::Mm,
-                    "ilsr" => Algorithm::Ilsr,
-                    _ => Algorithm::Auto,
-                },
-                tol: a.tol,
-                max_iter: a.max_iter,
-                gauge: gauge.clone(),
-                standard_errors: !a.no_se,
-            };
-            let f = fit_point(&ds, &opts)?;
-            point = Some(f.theta.clone());
-            FitReport {
-                engine: f.engine.to_string(),
-                algorithm: f.algorithm.clone(),
-                n_items: ds.n_items(),
-                n_observations: ds.n_real_obs(),
-                dropped_observations: ds.dropped(),
-                ties: ds.ties().as_str().to_string(),
-                gauge: gauge_label(&gauge, ds.items().names()),
-                converged: f.converged,
-                iterations: f.iterations,
-                log_likelihood: Some(f.log_likelihood),
-                deviance: Some(f.deviance()),
-                aic: Some(f.aic()),
-                log_evidence: None,
-                elbo: None,
-                diagnostics: Diagnostics::default(),
-                items: f.summary.items,
-                coefficients: None,
-                tie_parameters: (!f.tie_parameters.is_empty()).then(|| {
-                    f.tie_parameters
-                        .iter()
-                        .map(|t| plackett::io::output::TieParameter {
-                            order: t.order,
-                            delta: t.delta,
-                            se: t.se,
-                        })
-                        .collect()
-                }),
-                comparisons: Vec::new(),
-                predictive_log_likelihood: None,
-                n_test_observations: None,
-                notes: f.notes,
-            }
+    let mut feature: Option<crate::features::FeatureOutcome> = None;
+    let report = if a.features.is_some() {
+        let o = crate::features::fit(a, &ds, &gauge)?;
+        if o.fit.bayesian {
+            trace = Some(("variational bound", o.fit.bound_trace.clone(), false));
+            draws = o.draws.clone();
+        } else {
+            point = Some(o.fit.log_worths(&o.feats));
         }
-        "gibbs" | "ep" | "vb" => {
-            let prior = GammaPrior::iid(ds.n_items(), a.prior_shape, a.prior_rate)?;
-            let f = match a.engine.as_str() {
-                "gibbs" => {
-                    let total = (a.burn_in + a.samples) as u64 * a.chains as u64;
-                    let progress = crate::progress::Progress::new(total, "sampling");
-                    let r = gibbs(
+        if let (Some(path), Some(d)) = (&a.draws_out, &o.draws) {
+            let text = if path.ends_with(".json") {
+                d.to_json(ds.items().names())
+            } else {
+                d.to_csv(ds.items().names())
+            };
+            pending.push((path.clone(), text));
+        }
+        let r = o.report.clone();
+        feature = Some(o);
+        r
+    } else {
+        match a.engine.as_str() {
+            "mle" | "map" => {
+                let prior = if a.engine == "mle" {
+                    Prior::Flat
+                } else if a.prior == "normal" {
+                    Prior::Normal {
+                        mean: a.prior_mean,
+                        sd: a.prior_sd,
+                    }
+                } else {
+                    Prior::Gamma {
+                        shape: a.prior_shape,
+                        rate: a.prior_rate,
+                    }
+                };
+                let opts = PointOptions {
+                    prior,
+                    pseudo: a.pseudo,
+                    algorithm: match a.algorithm.as_str() {
+                        "newton" => Algorithm::Newton,
+                        "mm" => Algorithm::Mm,
+                        "ilsr" => Algorithm::Ilsr,
+                        _ => Algorithm::Auto,
+                    },
+                    tol: a.tol,
+                    max_iter: a.max_iter,
+                    gauge: gauge.clone(),
+                    standard_errors: !a.no_se,
+                };
+                let f = fit_point(&ds, &opts)?;
+                point = Some(f.theta.clone());
+                FitReport {
+                    engine: f.engine.to_string(),
+                    algorithm: f.algorithm.clone(),
+                    n_items: ds.n_items(),
+                    n_observations: ds.n_real_obs(),
+                    dropped_observations: ds.dropped(),
+                    ties: ds.ties().as_str().to_string(),
+                    gauge: gauge_label(&gauge, ds.items().names()),
+                    converged: f.converged,
+                    iterations: f.iterations,
+                    log_likelihood: Some(f.log_likelihood),
+                    deviance: Some(f.deviance()),
+                    aic: Some(f.aic()),
+                    log_evidence: None,
+                    elbo: None,
+                    diagnostics: Diagnostics::default(),
+                    items: f.summary.items,
+                    coefficients: None,
+                    regression: None,
+                    tie_parameters: (!f.tie_parameters.is_empty()).then(|| {
+                        f.tie_parameters
+                            .iter()
+                            .map(|t| plackett::io::output::TieParameter {
+                                order: t.order,
+                                delta: t.delta,
+                                se: t.se,
+                            })
+                            .collect()
+                    }),
+                    comparisons: Vec::new(),
+                    predictive_log_likelihood: None,
+                    n_test_observations: None,
+                    notes: f.notes,
+                }
+            }
+            "gibbs" | "ep" | "vb" => {
+                let prior = GammaPrior::iid(ds.n_items(), a.prior_shape, a.prior_rate)?;
+                let f = match a.engine.as_str() {
+                    "gibbs" => {
+                        let total = (a.burn_in + a.samples) as u64 * a.chains as u64;
+                        let progress = crate::progress::Progress::new(total, "sampling");
+                        let r = gibbs(
+                            &ds,
+                            &GibbsOptions {
+                                prior,
+                                samples: a.samples,
+                                burn_in: a.burn_in,
+                                thin: 1,
+                                chains: a.chains,
+                                seed: a.seed,
+                                rescale: true,
+                                progress: Some(progress.callback()),
+                            },
+                        );
+                        progress.finish();
+                        r?
+                    }
+                    "ep" => ep(
                         &ds,
-                        &GibbsOptions {
+                        &EpOptions {
                             prior,
-                            samples: a.samples,
-                            burn_in: a.burn_in,
-                            thin: 1,
-                            chains: a.chains,
+                            tol: if a.tol == 1e-10 { 1e-8 } else { a.tol },
+                            max_passes: if a.max_iter == 0 { 5000 } else { a.max_iter },
+                            damping: 1.0,
+                            min_damping: 1.0 / 64.0,
+                            draws: a.draws,
                             seed: a.seed,
                             rescale: true,
-                            progress: Some(progress.callback()),
                         },
-                    );
-                    progress.finish();
-                    r?
-                }
-                "ep" => ep(
-                    &ds,
-                    &EpOptions {
-                        prior,
-                        tol: if a.tol == 1e-10 { 1e-8 } else { a.tol },
-                        max_passes: if a.max_iter == 0 { 5000 } else { a.max_iter },
-                        damping: 1.0,
-                        min_damping: 1.0 / 64.0,
-                        draws: a.draws,
-                        seed: a.seed,
-                        rescale: true,
-                    },
-                )?,
-                _ => vb(
-                    &ds,
-                    &VbOptions {
-                        prior,
-                        tol: if a.tol == 1e-10 { 1e-10 } else { a.tol },
-                        max_iter: if a.max_iter == 0 { 100_000 } else { a.max_iter },
-                        draws: a.draws,
-                        seed: a.seed,
-                    },
-                )?,
-            };
-            let summary = f.summary(ds.items().names(), gauge.clone());
-            let (rhat, ess) = f.rhat_ess();
-            trace = match f.engine {
-                "vb" => Some(("ELBO", f.trace.clone(), false)),
-                "ep" => Some((
-                    "largest relative change of a marginal per pass",
-                    f.trace.clone(),
-                    true,
-                )),
-                _ => None,
-            };
-            diag = f.diagnostics.clone();
-            draws = Some(f.draws.clone());
-            let mut notes = f.notes.clone();
-            if ds.dropped() > 0 {
-                notes.push(format!(
-                    "{} uninformative observation(s) dropped",
-                    ds.dropped()
-                ));
-            }
-            if let Some(path) = &a.draws_out {
-                let text = if path.ends_with(".json") {
-                    f.draws.to_json(ds.items().names())
-                } else {
-                    f.draws.to_csv(ds.items().names())
+                    )?,
+                    _ => vb(
+                        &ds,
+                        &VbOptions {
+                            prior,
+                            tol: if a.tol == 1e-10 { 1e-10 } else { a.tol },
+                            max_iter: if a.max_iter == 0 { 100_000 } else { a.max_iter },
+                            draws: a.draws,
+                            seed: a.seed,
+                        },
+                    )?,
                 };
-                pending.push((path.clone(), text));
+                let summary = f.summary(ds.items().names(), gauge.clone());
+                let (rhat, ess) = f.rhat_ess();
+                trace = match f.engine {
+                    "vb" => Some(("ELBO", f.trace.clone(), false)),
+                    "ep" => Some((
+                        "largest relative change of a marginal per pass",
+                        f.trace.clone(),
+                        true,
+                    )),
+                    _ => None,
+                };
+                diag = f.diagnostics.clone();
+                draws = Some(f.draws.clone());
+                let mut notes = f.notes.clone();
+                if ds.dropped() > 0 {
+                    notes.push(format!(
+                        "{} uninformative observation(s) dropped",
+                        ds.dropped()
+                    ));
+                }
+                if let Some(path) = &a.draws_out {
+                    let text = if path.ends_with(".json") {
+                        f.draws.to_json(ds.items().names())
+                    } else {
+                        f.draws.to_csv(ds.items().names())
+                    };
+                    pending.push((path.clone(), text));
+                }
+                FitReport {
+                    engine: f.engine.to_string(),
+                    algorithm: match f.engine {
+                        "gibbs" => format!("gibbs, {} chains x {} draws", a.chains, a.samples),
+                        "ep" => "power EP (alpha = -1)".to_string(),
+                        _ => "mean-field VB".to_string(),
+                    },
+                    n_items: ds.n_items(),
+                    n_observations: ds.n_real_obs(),
+                    dropped_observations: ds.dropped(),
+                    ties: ds.ties().as_str().to_string(),
+                    gauge: gauge_label(&gauge, ds.items().names()),
+                    converged: f.converged,
+                    iterations: f.iterations,
+                    log_likelihood: None,
+                    deviance: None,
+                    aic: None,
+                    log_evidence: f.log_evidence,
+                    elbo: f.elbo,
+                    diagnostics: Diagnostics {
+                        rhat_max: rhat,
+                        ess_min: ess,
+                    },
+                    items: summary.items,
+                    coefficients: None,
+                    regression: None,
+                    tie_parameters: None,
+                    comparisons: Vec::new(),
+                    predictive_log_likelihood: None,
+                    n_test_observations: None,
+                    notes,
+                }
             }
-            FitReport {
-                engine: f.engine.to_string(),
-                algorithm: match f.engine {
-                    "gibbs" => format!("gibbs, {} chains x {} draws", a.chains, a.samples),
-                    "ep" => "power EP (alpha = -1)".to_string(),
-                    _ => "mean-field VB".to_string(),
-                },
-                n_items: ds.n_items(),
-                n_observations: ds.n_real_obs(),
-                dropped_observations: ds.dropped(),
-                ties: ds.ties().as_str().to_string(),
-                gauge: gauge_label(&gauge, ds.items().names()),
-                converged: f.converged,
-                iterations: f.iterations,
-                log_likelihood: None,
-                deviance: None,
-                aic: None,
-                log_evidence: f.log_evidence,
-                elbo: f.elbo,
-                diagnostics: Diagnostics {
-                    rhat_max: rhat,
-                    ess_min: ess,
-                },
-                items: summary.items,
-                coefficients: None,
-                tie_parameters: None,
-                comparisons: Vec::new(),
-                predictive_log_likelihood: None,
-                n_test_observations: None,
-                notes,
-            }
+            other => bail!("unknown engine {other}"),
         }
-        other => bail!("unknown engine {other}"),
     };
     let mut report = report;
     let names = ds.items().names();
@@ -470,11 +483,20 @@ pub fn run(a: &FitArgs) -> Result<()> {
                 .get(nm)
                 .ok_or_else(|| anyhow::anyhow!("invalid option --compare: no item named {nm:?}"))
         };
+        if let Some(o) = &feature {
+            report
+                .comparisons
+                .push(crate::features::compare(o, &ds, parts[0], parts[1])?);
+            continue;
+        }
         let (i, j) = (id(parts[0])?, id(parts[1])?);
         report.comparisons.push(plackett::io::output::Comparison {
             winner: parts[0].to_string(),
             loser: parts[1].to_string(),
             probability: source.prob_beats(i as usize, j as usize),
+            plug_in: None,
+            difference_mean: None,
+            difference_sd: None,
         });
     }
     if let Some(path) = &a.rank_marginals {
@@ -499,12 +521,35 @@ pub fn run(a: &FitArgs) -> Result<()> {
         }
         pending.push((path.clone(), text));
     }
+    let mut test_data = None;
     if let Some(test_path) = &a.test {
-        let mut ta = FitArgsView::from(a);
+        let mut ta = a.data.clone();
         ta.file = test_path.clone();
         let test = load_with_universe(&ta, ds.items())?;
         report.predictive_log_likelihood = Some(source.predictive_log_likelihood(&test));
         report.n_test_observations = Some(test.n_obs());
+        test_data = Some(test);
+    }
+    let mut report_extra = Vec::new();
+    if let (Some(o), Some(_)) = (&feature, &a.report) {
+        use plackett::report::features as rf;
+        report_extra.push(rf::coefficients(&o.fit, &o.feats));
+        if let Some(c) = &o.fit.eta_curve {
+            report_extra.push(rf::eta_curve(c));
+        }
+        let (pairs_src, what) = match &test_data {
+            Some(t) => (t, "Held-out observations (--test)"),
+            None => (
+                &ds,
+                "Training observations (in-sample; pass --test for held-out pairs)",
+            ),
+        };
+        let pairs = plackett::eval::metrics::test_pairs(pairs_src);
+        if !pairs.is_empty() && o.fit.cov.is_some() {
+            let triples = o.fit.pair_triples(&o.feats, &pairs);
+            let pr = plackett::eval::positive_ratio::positive_ratio(&triples, 8, 3);
+            report_extra.push(rf::positive_ratio(&pr, what));
+        }
     }
     if let Some(path) = &a.report {
         let summary = plackett::posterior::Summary {
@@ -520,7 +565,7 @@ pub fn run(a: &FitArgs) -> Result<()> {
                 "data",
                 format!(
                     "{} ({} items, {} observations)",
-                    a.file, report.n_items, report.n_observations
+                    a.data.file, report.n_items, report.n_observations
                 ),
             ),
             ("tie semantics", report.ties.clone()),
@@ -546,7 +591,7 @@ pub fn run(a: &FitArgs) -> Result<()> {
             facts.push(("max split-R̂ / min ESS", format!("{r:.4} / {e:.0}")));
         }
         let view = plackett::report::fit::FitView {
-            title: format!("plackett fit: {}", a.file),
+            title: format!("plackett fit: {}", a.data.file),
             facts,
             summary: &summary,
             draws: draws.as_ref(),
@@ -555,6 +600,7 @@ pub fn run(a: &FitArgs) -> Result<()> {
             trace: trace.as_ref().map(|(l, v, lg)| (*l, v.as_slice(), *lg)),
             notes: &report.notes,
             seed: a.seed,
+            extra: report_extra,
         };
         pending.push((path.clone(), plackett::report::fit::render(&view)));
     }

@@ -5,6 +5,7 @@
 #![allow(clippy::needless_range_loop)]
 
 mod demo;
+mod features;
 mod fit;
 mod groundtruth;
 mod gtreport;

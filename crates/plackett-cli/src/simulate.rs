@@ -36,6 +36,19 @@ pub struct SimulateArgs {
     /// Write the true log-worths (mean-centred, one per line) here.
     #[arg(long)]
     pub truth: Option<String>,
+    /// PL regression: D features per item, x ~ N(0, feature_sd²), β ~ N(0, I),
+    /// log-worths xᵀβ (replaces --worths); needs --features-out.
+    #[arg(long, value_name = "D")]
+    pub features: Option<usize>,
+    /// Standard deviation of the simulated features.
+    #[arg(long, default_value_t = 1.0)]
+    pub feature_sd: f64,
+    /// Write the simulated features CSV (item,x1,…,xD; items named 0..n-1) here.
+    #[arg(long, value_name = "FILE")]
+    pub features_out: Option<String>,
+    /// Write the true coefficients (name,beta CSV) here.
+    #[arg(long, value_name = "FILE")]
+    pub beta_out: Option<String>,
 }
 
 /// Run `plackett simulate`.
@@ -53,21 +66,87 @@ pub fn run(a: &SimulateArgs) -> Result<()> {
             a.items
         );
     }
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(a.seed);
-    let lam: Vec<f64> = match a.worths.as_str() {
-        "linear" => (1..=a.items).map(|x| x as f64).collect(),
-        _ => {
-            let nd = Normal::<f64>::new(0.0, 1.0).expect("valid");
-            (0..a.items).map(|_| nd.sample(&mut rng).exp()).collect()
-        }
-    };
+    if a.features.is_some() != a.features_out.is_some() {
+        bail!("invalid option --features: --features D and --features-out FILE go together");
+    }
+    if a.beta_out.is_some() && a.features.is_none() {
+        bail!("invalid option --beta-out: only with --features");
+    }
+    if !(a.feature_sd.is_finite() && a.feature_sd > 0.0) {
+        bail!(
+            "invalid option --feature-sd: must be positive, got {}",
+            a.feature_sd
+        );
+    }
     let design = match a.design.as_str() {
         "full" => Design::Full,
         "topk" => Design::TopK { k: a.length },
         "pairs" => Design::Pairs,
         _ => Design::SubRankings { len: a.length },
     };
-    let ds = simulate(&mut rng, &lam, a.rankings, design);
+    let mut pending: Vec<(String, String)> = Vec::new();
+    let (ds, lam) = if let Some(d) = a.features {
+        if d == 0 {
+            bail!("invalid option --features: need at least one feature");
+        }
+        let p = plackett::data::simulate::regression_problem(
+            a.items,
+            d,
+            a.rankings,
+            design,
+            a.feature_sd,
+            None,
+            a.seed,
+        );
+        let f = &p.features;
+        let mut csv = String::from("item");
+        for n in &f.names {
+            let _ = write!(csv, ",{n}");
+        }
+        csv.push('\n');
+        for i in 0..a.items {
+            let _ = write!(csv, "{i}");
+            for j in 0..d {
+                let _ = write!(csv, ",{}", f.x[(i, j)]);
+            }
+            csv.push('\n');
+        }
+        pending.push((a.features_out.clone().expect("checked"), csv));
+        if let Some(b) = &a.beta_out {
+            let mut t = String::from("name,beta\n");
+            for (n, v) in f.names.iter().zip(&p.beta) {
+                let _ = writeln!(t, "{n},{v}");
+            }
+            pending.push((b.clone(), t));
+        }
+        let lam: Vec<f64> = (0..a.items)
+            .map(|i| (0..d).map(|j| f.x[(i, j)] * p.beta[j]).sum::<f64>().exp())
+            .collect();
+        (p.data, lam)
+    } else {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(a.seed);
+        let lam = worths(a, &mut rng);
+        (simulate(&mut rng, &lam, a.rankings, design), lam)
+    };
+    write_rankings(a, &ds, &lam, pending)
+}
+
+fn worths(a: &SimulateArgs, rng: &mut Xoshiro256PlusPlus) -> Vec<f64> {
+    match a.worths.as_str() {
+        "linear" => (1..=a.items).map(|x| x as f64).collect(),
+        _ => {
+            let nd = Normal::<f64>::new(0.0, 1.0).expect("valid");
+            (0..a.items).map(|_| nd.sample(rng).exp()).collect()
+        }
+    }
+}
+
+fn write_rankings(
+    a: &SimulateArgs,
+    ds: &plackett::data::Dataset,
+    lam: &[f64],
+    pending: Vec<(String, String)>,
+) -> Result<()> {
     let mut s = String::with_capacity(a.rankings * a.length * 6 + 2);
     s.push('[');
     for (o, obs) in ds.observations().enumerate() {
@@ -89,6 +168,9 @@ pub fn run(a: &SimulateArgs) -> Result<()> {
         let mean = logs.iter().sum::<f64>() / logs.len() as f64;
         let text: String = logs.iter().map(|l| format!("{}\n", l - mean)).collect();
         write_atomic(t, text.as_bytes())?;
+    }
+    for (path, text) in &pending {
+        write_atomic(path, text.as_bytes())?;
     }
     match &a.out {
         Some(p) => write_atomic(p, s.as_bytes())?,

@@ -87,3 +87,50 @@ pub fn simulate<R: rand::Rng + ?Sized>(
     }
     b.finish()
 }
+
+/// A simulated PL-regression problem (seed 000 §4): features
+/// `x_i ~ N(0, feature_sd² I)`, true coefficients `β ~ N(0, I)` (unless
+/// given), worths `λ_i = exp(x_iᵀβ)`, observations under `design`.
+#[derive(Debug, Clone)]
+pub struct RegressionProblem {
+    /// The observations.
+    pub data: Dataset,
+    /// Features (not standardised).
+    pub features: super::features::Features,
+    /// The true coefficients.
+    pub beta: Vec<f64>,
+}
+
+/// Simulate a [`RegressionProblem`]; the same seed gives the same problem.
+pub fn regression_problem(
+    n_items: usize,
+    d: usize,
+    n_obs: usize,
+    design: Design,
+    feature_sd: f64,
+    beta: Option<Vec<f64>>,
+    seed: u64,
+) -> RegressionProblem {
+    use rand::SeedableRng;
+    use rand_distr::{Distribution, StandardNormal};
+    let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed);
+    let x = nalgebra::DMatrix::from_fn(n_items, d, |_, _| {
+        feature_sd * <StandardNormal as Distribution<f64>>::sample(&StandardNormal, &mut rng)
+    });
+    let beta = beta.unwrap_or_else(|| (0..d).map(|_| StandardNormal.sample(&mut rng)).collect());
+    let theta = &x * nalgebra::DVector::from_column_slice(&beta);
+    let mx = theta.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let lam: Vec<f64> = theta.iter().map(|t| (t - mx).exp()).collect();
+    let data = simulate(&mut rng, &lam, n_obs, design);
+    RegressionProblem {
+        data,
+        features: super::features::Features {
+            names: (1..=d).map(|j| format!("x{j}")).collect(),
+            x,
+            centre: vec![0.0; d],
+            scale: vec![1.0; d],
+            extra: Vec::new(),
+        },
+        beta,
+    }
+}

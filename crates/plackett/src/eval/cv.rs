@@ -24,14 +24,7 @@ pub enum Partition {
     N,
 }
 
-/// Which variational posterior to evaluate.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ViKind {
-    /// Gaussian VI on the exact bound.
-    Exact,
-    /// Seed 000's Algorithm 1.
-    Guo,
-}
+pub use crate::infer::feature_fit::ViKind;
 
 /// Cross-validation settings.
 #[derive(Debug, Clone)]
@@ -53,10 +46,58 @@ pub struct CvOptions {
 /// Mean test metrics per η for one method.
 #[derive(Debug, Clone, Default)]
 pub struct Curve {
-    /// AUC per η.
+    /// Comparison AUC per η.
     pub auc: Vec<f64>,
     /// Top-K per η.
     pub top_k: Vec<f64>,
+    /// Mean log predictive probability of the test pairs' outcomes per η
+    /// (a proper score: higher is better).
+    pub log_score: Vec<f64>,
+}
+
+impl Curve {
+    fn zeros(n: usize) -> Curve {
+        Curve {
+            auc: vec![0.0; n],
+            top_k: vec![0.0; n],
+            log_score: vec![0.0; n],
+        }
+    }
+    fn add(&mut self, e: usize, m: Metrics) {
+        self.auc[e] += m.auc;
+        self.top_k[e] += m.top_k;
+        self.log_score[e] += m.log_score;
+    }
+    fn scale(&mut self, s: f64) {
+        for v in [&mut self.auc, &mut self.top_k, &mut self.log_score] {
+            v.iter_mut().for_each(|x| *x /= s);
+        }
+    }
+    /// Index of the largest value of a metric.
+    pub fn argmax(v: &[f64]) -> usize {
+        (0..v.len())
+            .max_by(|&a, &b| v[a].total_cmp(&v[b]))
+            .unwrap_or(0)
+    }
+}
+
+/// Test metrics of one fit on one split.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Metrics {
+    /// Comparison AUC.
+    pub auc: f64,
+    /// Top-K metric.
+    pub top_k: f64,
+    /// Mean log probability of the observed pair outcomes.
+    pub log_score: f64,
+}
+
+impl std::ops::AddAssign for Metrics {
+    fn add_assign(&mut self, o: Metrics) {
+        self.auc += o.auc;
+        self.top_k += o.top_k;
+        self.log_score += o.log_score;
+    }
 }
 
 /// Results of one partition type.
@@ -75,25 +116,24 @@ pub struct CvResult {
     pub bound: Vec<f64>,
     /// Splits evaluated.
     pub splits: usize,
-    /// Mean test metrics at the η chosen per split by the bound (VI, MAP):
-    /// (auc, top_k).
-    pub at_bound_vi: (f64, f64),
-    /// Same for MAP.
-    pub at_bound_map: (f64, f64),
+    /// Mean test metrics of the variational posterior at the η chosen in
+    /// each split by that split's bound.
+    pub at_bound_vi: Metrics,
+    /// Same for MAP at the bound-chosen η.
+    pub at_bound_map: Metrics,
+    /// `(μ, ϱ, won)` of every test pair under the variational posterior at
+    /// the bound-chosen η (seed 000 Fig. 4).
+    pub pr_triples: Vec<(f64, f64, bool)>,
 }
 
 impl CvResult {
-    /// Index of the η with the best mean top-K for a curve.
-    pub fn best(curve: &Curve) -> usize {
-        (0..curve.top_k.len()).max_by(|&a, &b| curve.top_k[a].total_cmp(&curve.top_k[b])).unwrap_or(0)
-    }
-    /// Index of the η with the largest mean bound.
+    /// Index of the η with the largest mean bound (η_L).
     pub fn best_bound(&self) -> usize {
-        (0..self.bound.len()).max_by(|&a, &b| self.bound[a].total_cmp(&self.bound[b])).unwrap_or(0)
+        Curve::argmax(&self.bound)
     }
 }
 
-/// Restrict features to the items of a subset (same ids).
+/// Random fold labels for `n` units.
 fn split_indices(n: usize, folds: usize, rng: &mut crate::infer::rng::Rng) -> Vec<usize> {
     let mut order: Vec<usize> = (0..n).collect();
     for i in (1..n).rev() {
@@ -107,14 +147,103 @@ fn split_indices(n: usize, folds: usize, rng: &mut crate::infer::rng::Rng) -> Ve
     fold
 }
 
-/// Run the cross-validation for one partition type.
-pub fn cross_validate(ds: &Dataset, feats: &Features, part: Partition, opts: &CvOptions) -> Result<CvResult> {
+fn metrics(
+    pairs: &[(u32, u32)],
+    n_items: usize,
+    k: usize,
+    prob: &(dyn Fn(u32, u32) -> f64 + Sync),
+) -> Metrics {
+    let log_score = pairs
+        .iter()
+        .map(|&(w, l)| prob(w, l).max(1e-300).ln())
+        .sum::<f64>()
+        / pairs.len().max(1) as f64;
+    Metrics {
+        auc: comparison_auc(pairs, prob),
+        top_k: top_k_metric(pairs, n_items, k, prob),
+        log_score,
+    }
+}
+
+/// One η on one split: (MAP metrics, VI metrics, bound, VI (μ, S)).
+type EtaOutcome = (Metrics, Metrics, f64, DVector<f64>, DMatrix<f64>);
+
+fn one_eta(
+    train: &Dataset,
+    feats: &Features,
+    pairs: &[(u32, u32)],
+    n_items: usize,
+    eta: f64,
+    opts: &CvOptions,
+) -> Result<EtaOutcome> {
+    let x = &feats.x;
+    let row = |i: u32| -> Vec<f64> { x.row(i as usize).iter().copied().collect() };
+    let m = fit_regression(train, feats, eta, 1e-8, 0)?;
+    let mu = DVector::from_column_slice(&m.beta_work);
+    let zero = DMatrix::zeros(feats.d(), feats.d());
+    let pm = |a: u32, b: u32| predict_pair(&row(a), &row(b), &mu, &zero).plug_in;
+    let mm = metrics(pairs, n_items, opts.top_k, &pm);
+    let (vmu, vcov, vb) = match opts.vi {
+        ViKind::Exact => {
+            let v = vi_exact(
+                train,
+                feats,
+                &ExactViOptions {
+                    eta,
+                    seed: opts.seed,
+                    ..Default::default()
+                },
+            )?;
+            let b = *v.elbo.last().unwrap_or(&f64::NAN);
+            (v.mu, v.cov, b)
+        }
+        ViKind::Guo => {
+            let v = vi(
+                train,
+                feats,
+                &ViOptions {
+                    eta,
+                    ..Default::default()
+                },
+            )?;
+            let b = v.bound_final();
+            (v.mu, v.cov, b)
+        }
+    };
+    let pv = |a: u32, b: u32| predict_pair(&row(a), &row(b), &vmu, &vcov).posterior;
+    let mv = metrics(pairs, n_items, opts.top_k, &pv);
+    Ok((mm, mv, vb, vmu, vcov))
+}
+
+/// Run the cross-validation for one partition type. Splits are drawn from
+/// `opts.seed` and the repetition index; the η values of a split are
+/// evaluated in parallel, so results do not depend on the thread count.
+pub fn cross_validate(
+    ds: &Dataset,
+    feats: &Features,
+    part: Partition,
+    opts: &CvOptions,
+) -> Result<CvResult> {
+    use rayon::prelude::*;
     let ne = opts.etas.len();
-    let mut map = Curve { auc: vec![0.0; ne], top_k: vec![0.0; ne] };
-    let mut vic = Curve { auc: vec![0.0; ne], top_k: vec![0.0; ne] };
+    if ne == 0 {
+        return Err(crate::error::Error::option(
+            "--eta-grid",
+            "the η grid is empty",
+        ));
+    }
+    if opts.folds < 2 {
+        return Err(crate::error::Error::option(
+            "--folds",
+            format!("need at least 2 folds, got {}", opts.folds),
+        ));
+    }
+    let mut map = Curve::zeros(ne);
+    let mut vic = Curve::zeros(ne);
     let mut bound = vec![0.0; ne];
     let mut splits = 0usize;
-    let (mut bv, mut bm) = ((0.0, 0.0), (0.0, 0.0));
+    let (mut bv, mut bm) = (Metrics::default(), Metrics::default());
+    let mut pr_triples = Vec::new();
     for r in 0..opts.repeats {
         let mut rng = stream(opts.seed, &[r as u64, part as u64]);
         let fold = match part {
@@ -125,7 +254,12 @@ pub fn cross_validate(ds: &Dataset, feats: &Features, part: Partition, opts: &Cv
             let (train, test) = match part {
                 Partition::L => (ds.subset(|o| fold[o] != f), ds.subset(|o| fold[o] == f)),
                 Partition::N => {
-                    let side = |o: usize, want: bool| ds.obs(o).members.iter().all(|&i| (fold[i as usize] == f) == want);
+                    let side = |o: usize, want: bool| {
+                        ds.obs(o)
+                            .members
+                            .iter()
+                            .all(|&i| (fold[i as usize] == f) == want)
+                    };
                     (ds.subset(|o| side(o, false)), ds.subset(|o| side(o, true)))
                 }
             };
@@ -134,51 +268,51 @@ pub fn cross_validate(ds: &Dataset, feats: &Features, part: Partition, opts: &Cv
                 continue;
             }
             splits += 1;
-            let x = &feats.x;
-            let row = |i: u32| -> Vec<f64> { x.row(i as usize).iter().copied().collect() };
-            let mut per_eta_vi = vec![(0.0, 0.0); ne];
-            let mut per_eta_map = vec![(0.0, 0.0); ne];
-            let mut per_eta_bound = vec![0.0; ne];
-            for (e, &eta) in opts.etas.iter().enumerate() {
-                let m = fit_regression(&train, feats, eta, 1e-8, 0)?;
-                let mu = DVector::from_column_slice(&m.beta_work);
-                let zero = DMatrix::zeros(feats.d(), feats.d());
-                let pm = |a: u32, b: u32| predict_pair(&row(a), &row(b), &mu, &zero).plug_in;
-                per_eta_map[e] = (comparison_auc(&pairs, &pm), top_k_metric(&pairs, ds.n_items(), opts.top_k, &pm));
-                let (vmu, vcov, vb) = match opts.vi {
-                    ViKind::Exact => {
-                        let v = vi_exact(&train, feats, &ExactViOptions { eta, seed: opts.seed, ..Default::default() })?;
-                        let b = *v.elbo.last().unwrap_or(&f64::NAN);
-                        (v.mu, v.cov, b)
-                    }
-                    ViKind::Guo => {
-                        let v = vi(&train, feats, &ViOptions { eta, ..Default::default() })?;
-                        let b = v.bound_final();
-                        (v.mu, v.cov, b)
-                    }
-                };
-                let pv = |a: u32, b: u32| predict_pair(&row(a), &row(b), &vmu, &vcov).posterior;
-                per_eta_vi[e] = (comparison_auc(&pairs, &pv), top_k_metric(&pairs, ds.n_items(), opts.top_k, &pv));
-                per_eta_bound[e] = vb;
+            let out: Vec<EtaOutcome> = opts
+                .etas
+                .par_iter()
+                .map(|&eta| one_eta(&train, feats, &pairs, ds.n_items(), eta, opts))
+                .collect::<Result<Vec<_>>>()?;
+            for (e, o) in out.iter().enumerate() {
+                map.add(e, o.0);
+                vic.add(e, o.1);
+                bound[e] += o.2;
             }
-            for e in 0..ne {
-                map.auc[e] += per_eta_map[e].0;
-                map.top_k[e] += per_eta_map[e].1;
-                vic.auc[e] += per_eta_vi[e].0;
-                vic.top_k[e] += per_eta_vi[e].1;
-                bound[e] += per_eta_bound[e];
+            let eb = Curve::argmax(&out.iter().map(|o| o.2).collect::<Vec<_>>());
+            bm += out[eb].0;
+            bv += out[eb].1;
+            let (vmu, vcov) = (&out[eb].3, &out[eb].4);
+            let row = |i: u32| -> Vec<f64> { feats.x.row(i as usize).iter().copied().collect() };
+            for &(w, l) in &pairs {
+                let (a, b) = if w < l { (w, l) } else { (l, w) };
+                let p = predict_pair(&row(a), &row(b), vmu, vcov);
+                pr_triples.push((p.mean, p.sd, a == w));
             }
-            let eb = (0..ne).max_by(|&a, &b| per_eta_bound[a].total_cmp(&per_eta_bound[b])).unwrap_or(0);
-            bv = (bv.0 + per_eta_vi[eb].0, bv.1 + per_eta_vi[eb].1);
-            bm = (bm.0 + per_eta_map[eb].0, bm.1 + per_eta_map[eb].1);
         }
     }
-    let s = splits.max(1) as f64;
-    for c in [&mut map, &mut vic] {
-        c.auc.iter_mut().for_each(|v| *v /= s);
-        c.top_k.iter_mut().for_each(|v| *v /= s);
+    if splits == 0 {
+        return Err(crate::error::Error::NotIdentifiable(format!(
+            "no {} split has both training data and test pairs; use fewer folds{}",
+            match part {
+                Partition::L => "observation (L-partition)",
+                Partition::N => "item (N-partition)",
+            },
+            if part == Partition::N {
+                " or the L-partition (N keeps only observations whose items fall on one side)"
+            } else {
+                ""
+            }
+        )));
     }
+    let s = splits as f64;
+    map.scale(s);
+    vic.scale(s);
     bound.iter_mut().for_each(|v| *v /= s);
+    let avg = |m: Metrics| Metrics {
+        auc: m.auc / s,
+        top_k: m.top_k / s,
+        log_score: m.log_score / s,
+    };
     Ok(CvResult {
         partition: part,
         etas: opts.etas.clone(),
@@ -186,7 +320,8 @@ pub fn cross_validate(ds: &Dataset, feats: &Features, part: Partition, opts: &Cv
         vi: vic,
         bound,
         splits,
-        at_bound_vi: (bv.0 / s, bv.1 / s),
-        at_bound_map: (bm.0 / s, bm.1 / s),
+        at_bound_vi: avg(bv),
+        at_bound_map: avg(bm),
+        pr_triples,
     })
 }

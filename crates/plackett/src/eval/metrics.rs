@@ -70,7 +70,12 @@ pub fn comparison_auc(pairs: &[(u32, u32)], prob: &dyn Fn(u32, u32) -> f64) -> f
 /// The top-K metric (eqs 27–28): the true value (empirical win rate over
 /// test pairs) of the K items with the largest predicted value, over the
 /// best achievable.
-pub fn top_k_metric(pairs: &[(u32, u32)], n_items: usize, k: usize, prob: &dyn Fn(u32, u32) -> f64) -> f64 {
+pub fn top_k_metric(
+    pairs: &[(u32, u32)],
+    n_items: usize,
+    k: usize,
+    prob: &dyn Fn(u32, u32) -> f64,
+) -> f64 {
     let mut wins = vec![0.0; n_items];
     let mut pred = vec![0.0; n_items];
     let mut count = vec![0.0; n_items];
@@ -94,7 +99,11 @@ pub fn top_k_metric(pairs: &[(u32, u32)], n_items: usize, k: usize, prob: &dyn F
     let k = k.min(items.len());
     let w_hat: f64 = by_pred[..k].iter().map(|&i| val(&wins, i)).sum();
     let w_best: f64 = by_true[..k].iter().map(|&i| val(&wins, i)).sum();
-    if w_best == 0.0 { f64::NAN } else { w_hat / w_best }
+    if w_best == 0.0 {
+        f64::NAN
+    } else {
+        w_hat / w_best
+    }
 }
 
 #[cfg(test)]
@@ -103,7 +112,10 @@ mod tests {
 
     #[test]
     fn auc_by_hand() {
-        assert_eq!(auc(&[0.1, 0.4, 0.35, 0.8], &[false, false, true, true]), 0.75);
+        assert_eq!(
+            auc(&[0.1, 0.4, 0.35, 0.8], &[false, false, true, true]),
+            0.75
+        );
         assert_eq!(auc(&[0.5, 0.5], &[false, true]), 0.5);
         assert!(auc(&[0.5], &[true]).is_nan());
     }

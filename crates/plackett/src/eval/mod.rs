@@ -2,4 +2,5 @@
 
 pub mod cv;
 pub mod metrics;
+pub mod positive_ratio;
 pub mod predict;

@@ -26,7 +26,12 @@ pub fn gauss_hermite(n: usize) -> (Vec<f64>, Vec<f64>) {
     }
     let e = j.symmetric_eigen();
     let mut pairs: Vec<(f64, f64)> = (0..n)
-        .map(|k| (e.eigenvalues[k], std::f64::consts::PI.sqrt() * e.eigenvectors[(0, k)].powi(2)))
+        .map(|k| {
+            (
+                e.eigenvalues[k],
+                std::f64::consts::PI.sqrt() * e.eigenvectors[(0, k)].powi(2),
+            )
+        })
         .collect();
     pairs.sort_by(|a, b| a.0.total_cmp(&b.0));
     pairs.into_iter().unzip()
@@ -60,7 +65,11 @@ pub fn expected_sigmoid(m: f64, rho: f64) -> f64 {
         return s * h;
     }
     let (x, w) = gh40();
-    let s: f64 = x.iter().zip(w).map(|(xi, wi)| wi * sigmoid(m + std::f64::consts::SQRT_2 * rho * xi)).sum();
+    let s: f64 = x
+        .iter()
+        .zip(w)
+        .map(|(xi, wi)| wi * sigmoid(m + std::f64::consts::SQRT_2 * rho * xi))
+        .sum();
     s / std::f64::consts::PI.sqrt()
 }
 
@@ -78,21 +87,41 @@ pub struct PairPrediction {
 }
 
 /// Predict `i ≻ j` from a Gaussian `N(μ, S)` (S may be zero for a point).
-pub fn predict_pair(xi: &[f64], xj: &[f64], mu: &DVector<f64>, cov: &DMatrix<f64>) -> PairPrediction {
+pub fn predict_pair(
+    xi: &[f64],
+    xj: &[f64],
+    mu: &DVector<f64>,
+    cov: &DMatrix<f64>,
+) -> PairPrediction {
     let dx = DVector::from_iterator(xi.len(), xi.iter().zip(xj).map(|(a, b)| a - b));
     let m = dx.dot(mu);
     let v = (dx.transpose() * cov * &dx)[(0, 0)].max(0.0);
     let sd = v.sqrt();
-    PairPrediction { plug_in: sigmoid(m), posterior: expected_sigmoid(m, sd), mean: m, sd }
+    PairPrediction {
+        plug_in: sigmoid(m),
+        posterior: expected_sigmoid(m, sd),
+        mean: m,
+        sd,
+    }
 }
 
 /// Choice probabilities over a set (rows of `x`) under `N(μ, S)`, by Monte
 /// Carlo over `draws` seeded draws of β; returns (probabilities, standard
 /// errors).
-pub fn predict_choice(x: &DMatrix<f64>, mu: &DVector<f64>, cov: &DMatrix<f64>, draws: usize, seed: u64) -> (Vec<f64>, Vec<f64>) {
+pub fn predict_choice(
+    x: &DMatrix<f64>,
+    mu: &DVector<f64>,
+    cov: &DMatrix<f64>,
+    draws: usize,
+    seed: u64,
+) -> (Vec<f64>, Vec<f64>) {
     use rand_distr::{Distribution, StandardNormal};
     let (k, d) = x.shape();
-    let l = cov.clone().cholesky().map(|c| c.l()).unwrap_or_else(|| DMatrix::zeros(d, d));
+    let l = cov
+        .clone()
+        .cholesky()
+        .map(|c| c.l())
+        .unwrap_or_else(|| DMatrix::zeros(d, d));
     let mut rng = crate::infer::rng::stream(seed, &[0x4348_4f49]);
     let mut sum = vec![0.0; k];
     let mut sq = vec![0.0; k];
@@ -110,7 +139,9 @@ pub fn predict_choice(x: &DMatrix<f64>, mu: &DVector<f64>, cov: &DMatrix<f64>, d
     }
     let n = draws as f64;
     let mean: Vec<f64> = sum.iter().map(|s| s / n).collect();
-    let se = (0..k).map(|i| ((sq[i] / n - mean[i] * mean[i]).max(0.0) / n).sqrt()).collect();
+    let se = (0..k)
+        .map(|i| ((sq[i] / n - mean[i] * mean[i]).max(0.0) / n).sqrt())
+        .collect();
     (mean, se)
 }
 
@@ -121,18 +152,31 @@ mod tests {
     #[test]
     fn gauss_hermite_matches_adaptive_integration() {
         // Reference by composite Simpson on a fine grid over ±12 sd.
-        for (m, rho) in [(0.0, 1.0), (1.5, 0.3), (-2.0, 3.0), (0.7, 5.0), (3.0, 1.01), (0.2, 20.0), (-6.0, 0.05)] {
+        for (m, rho) in [
+            (0.0, 1.0),
+            (1.5, 0.3),
+            (-2.0, 3.0),
+            (0.7, 5.0),
+            (3.0, 1.01),
+            (0.2, 20.0),
+            (-6.0, 0.05),
+        ] {
             let n = 200_000;
             let (a, b) = (-12.0, 12.0);
             let h = (b - a) / n as f64;
-            let f = |z: f64| sigmoid(m + rho * z) * (-0.5 * z * z).exp() / (2.0 * std::f64::consts::PI).sqrt();
+            let f = |z: f64| {
+                sigmoid(m + rho * z) * (-0.5 * z * z).exp() / (2.0 * std::f64::consts::PI).sqrt()
+            };
             let mut s = f(a) + f(b);
             for k in 1..n {
                 s += f(a + k as f64 * h) * if k % 2 == 1 { 4.0 } else { 2.0 };
             }
             let reference = s * h / 3.0;
             let gh = expected_sigmoid(m, rho);
-            assert!((gh - reference).abs() < 1e-10, "m={m} rho={rho}: {gh} vs {reference}");
+            assert!(
+                (gh - reference).abs() < 1e-10,
+                "m={m} rho={rho}: {gh} vs {reference}"
+            );
         }
         assert_eq!(expected_sigmoid(0.3, 0.0), sigmoid(0.3));
         // Symmetry: E σ(Z) + E σ(−Z) = 1.

@@ -210,12 +210,22 @@ pub fn vi_exact(ds: &Dataset, feats: &Features, opts: &ExactViOptions) -> Result
             .map(|j| (mu_new[j] - mu[j]).abs() / sd[j])
             .fold(0.0f64, f64::max);
         let dp = (&p_new - &prec).amax() / prec.amax();
+        // The natural-gradient fixed point (expected Hessian) and the
+        // maximiser of the sample-average bound (reparameterised gradient)
+        // agree only up to the sampling error of the draws; once the bound
+        // is stationary to rounding, further steps just trade one for the
+        // other, so stop there too.
+        let stationary = m.elbo - cur.elbo <= 1e-12 * cur.elbo.abs().max(1.0);
+        if stationary && m.elbo < cur.elbo {
+            converged = true;
+            break;
+        }
         prec = p_new;
         mu = mu_new;
         l = l_new;
         cur = m;
         elbo.push(cur.elbo);
-        if dmu < opts.tol && dp < opts.tol {
+        if (dmu < opts.tol && dp < opts.tol) || stationary {
             converged = true;
             break;
         }

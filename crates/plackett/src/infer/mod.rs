@@ -3,6 +3,7 @@
 pub mod bayes;
 pub mod davidson;
 pub mod ep;
+pub mod feature_fit;
 pub mod gaussian_vi;
 pub mod gaussian_vi_exact;
 pub mod gibbs;

@@ -48,6 +48,69 @@ pub struct Comparison {
     pub loser: String,
     /// P(winner ≻ loser).
     pub probability: f64,
+    /// With `--features`: the plug-in probability `σ(x_abᵀβ̂)`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub plug_in: Option<f64>,
+    /// With `--features`: mean of the log-worth difference `x_abᵀβ`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub difference_mean: Option<f64>,
+    /// With `--features`: its sd ϱ (posterior, or sampling sd for mle/map).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub difference_sd: Option<f64>,
+}
+
+/// The bound at one η (`--eta auto`).
+#[derive(Debug, Clone, Serialize)]
+pub struct EtaPoint {
+    /// Prior precision.
+    pub eta: f64,
+    /// Final variational bound.
+    pub bound: f64,
+}
+
+/// Log-worth of an item that has features but no observations.
+#[derive(Debug, Clone, Serialize)]
+pub struct NewItem {
+    /// Item name.
+    pub name: String,
+    /// Log-worth `x_iᵀβ` in the report's gauge.
+    pub log_worth: f64,
+    /// Its standard error (mle, map).
+    pub log_worth_se: Option<f64>,
+    /// Its posterior sd (vb).
+    pub log_worth_sd: Option<f64>,
+    /// 95% interval.
+    pub ci_low: Option<f64>,
+    /// Upper end of the interval.
+    pub ci_high: Option<f64>,
+}
+
+/// Feature scaling of one column.
+#[derive(Debug, Clone, Serialize)]
+pub struct FeatureScaling {
+    /// Feature name.
+    pub name: String,
+    /// Subtracted centre (0 without standardisation).
+    pub centre: f64,
+    /// Divisor (1 without standardisation).
+    pub scale: f64,
+}
+
+/// What a feature fit adds to the report.
+#[derive(Debug, Clone, Serialize)]
+pub struct RegressionInfo {
+    /// Whether the columns were standardised for fitting.
+    pub standardized: bool,
+    /// Scaling per column (coefficients are reported on the original scale).
+    pub scaling: Vec<FeatureScaling>,
+    /// Prior precision η used (null for mle).
+    pub eta: Option<f64>,
+    /// Which variational bound (vb, or map with `--eta auto`).
+    pub vi: Option<String>,
+    /// The bound over the η grid when `--eta auto`.
+    pub eta_curve: Option<Vec<EtaPoint>>,
+    /// Items of the features file that were not in the data.
+    pub new_items: Vec<NewItem>,
 }
 
 /// Everything `plackett fit` reports.
@@ -88,6 +151,9 @@ pub struct FitReport {
     /// Regression coefficients (with `--features`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub coefficients: Option<Vec<Coefficient>>,
+    /// Feature-model details (with `--features`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub regression: Option<RegressionInfo>,
     /// Tie parameters (with `--ties event`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tie_parameters: Option<Vec<TieParameter>>,
@@ -260,12 +326,62 @@ impl FitReport {
                 );
             }
         }
+        if let Some(r) = &self.regression {
+            if let Some(e) = r.eta {
+                let _ = writeln!(
+                    s,
+                    "prior precision eta = {}{}",
+                    crate::numerics::sig(e, 4),
+                    if r.eta_curve.is_some() {
+                        " (chosen by the variational bound)"
+                    } else {
+                        ""
+                    }
+                );
+            }
+            if r.standardized {
+                let _ = writeln!(
+                    s,
+                    "features standardised for fitting; coefficients on the original scale"
+                );
+            }
+            if !r.new_items.is_empty() {
+                let _ = writeln!(s);
+                let _ = writeln!(s, "items with features but no observations:");
+                for it in &r.new_items {
+                    let u = it.log_worth_se.or(it.log_worth_sd);
+                    let _ = writeln!(
+                        s,
+                        "  {}: log_worth {:.4}{}",
+                        it.name,
+                        it.log_worth,
+                        u.map_or(String::new(), |x| format!(
+                            " ({} {x:.4})",
+                            if it.log_worth_sd.is_some() {
+                                "sd"
+                            } else {
+                                "se"
+                            }
+                        ))
+                    );
+                }
+            }
+        }
         if !self.comparisons.is_empty() {
             let _ = writeln!(s);
             for c in &self.comparisons {
+                let extra = match (c.plug_in, c.difference_mean, c.difference_sd) {
+                    (Some(p), Some(m), Some(sd)) => {
+                        format!("   (plug-in {p:.4}; log-worth difference {m:.4} ± {sd:.4})")
+                    }
+                    (Some(p), Some(m), None) => {
+                        format!("   (plug-in {p:.4}; log-worth difference {m:.4})")
+                    }
+                    _ => String::new(),
+                };
                 let _ = writeln!(
                     s,
-                    "P({} beats {}) = {:.4}",
+                    "P({} beats {}) = {:.4}{extra}",
                     c.winner, c.loser, c.probability
                 );
             }

@@ -60,3 +60,15 @@ pub fn sigmoid(x: f64) -> f64 {
         e / (1.0 + e)
     }
 }
+
+/// `x` rounded to `digits` significant digits, printed in the shortest form
+/// (like C's `%g` without trailing zeros).
+pub fn sig(x: f64, digits: usize) -> String {
+    if !x.is_finite() || x == 0.0 {
+        return format!("{x}");
+    }
+    let r: f64 = format!("{:.*e}", digits.saturating_sub(1), x)
+        .parse()
+        .unwrap_or(x);
+    format!("{r}")
+}

@@ -538,3 +538,89 @@ pub fn plausibilities(classes: &[String], point: &[f64], samples: &[Vec<f64>]) -
         Ok(())
     })
 }
+
+/// Line chart of `(x, y)` series with markers; `log_x` plots log10 x.
+/// `marker` draws a vertical dashed line at an x value with a label (e.g.
+/// the η chosen by the bound).
+pub fn xy(
+    series: &[(String, Vec<(f64, f64)>)],
+    x_label: &str,
+    y_label: &str,
+    log_x: bool,
+    marker: Option<(f64, &str)>,
+) -> String {
+    let tx = |v: f64| if log_x { v.max(1e-300).log10() } else { v };
+    let pts: Vec<(f64, f64)> = series
+        .iter()
+        .flat_map(|s| s.1.iter().map(|&(x, y)| (tx(x), y)))
+        .filter(|p| p.0.is_finite() && p.1.is_finite())
+        .collect();
+    if pts.is_empty() {
+        return "<p>no finite values to plot</p>".into();
+    }
+    let bounds = |f: fn(&(f64, f64)) -> f64| {
+        let (a, b) = pts
+            .iter()
+            .map(f)
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
+                (a.min(v), b.max(v))
+            });
+        if a < b { (a, b) } else { (a - 0.5, a + 0.5) }
+    };
+    let (xmin, xmax) = bounds(|p| p.0);
+    let (ymin, ymax) = bounds(|p| p.1);
+    let (px, py) = ((xmax - xmin) * 0.03, (ymax - ymin) * 0.08);
+    let palette = [BLUE, RED, GREEN, MAGENTA, CYAN, BLACK];
+    let marker = marker.map(|(v, l)| (tx(v), l.to_string()));
+    svg_string(900, 340, |root| {
+        let mut c = ChartBuilder::on(&root)
+            .margin(10)
+            .x_label_area_size(35)
+            .y_label_area_size(70)
+            .build_cartesian_2d(xmin - px..xmax + px, ymin - py..ymax + py)
+            .map_err(err)?;
+        c.configure_mesh()
+            .x_desc(if log_x {
+                format!("log10 {x_label}")
+            } else {
+                x_label.to_string()
+            })
+            .y_desc(y_label)
+            .draw()
+            .map_err(err)?;
+        if let Some((mx, label)) = &marker {
+            let mx = *mx;
+            c.draw_series(DashedLineSeries::new(
+                vec![(mx, ymin - py), (mx, ymax + py)],
+                6,
+                4,
+                BLACK.stroke_width(1),
+            ))
+            .map_err(err)?
+            .label(label.clone())
+            .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 15, y)], BLACK));
+        }
+        for (k, (name, xy)) in series.iter().enumerate() {
+            let col = palette[k % palette.len()];
+            let p: Vec<(f64, f64)> = xy
+                .iter()
+                .map(|&(x, y)| (tx(x), y))
+                .filter(|p| p.0.is_finite() && p.1.is_finite())
+                .collect();
+            c.draw_series(LineSeries::new(p.clone(), col.stroke_width(2)))
+                .map_err(err)?
+                .label(name.clone())
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 15, y)], col));
+            c.draw_series(p.into_iter().map(|q| Circle::new(q, 3, col.filled())))
+                .map_err(err)?;
+        }
+        if series.len() > 1 || marker.is_some() {
+            c.configure_series_labels()
+                .border_style(BLACK)
+                .background_style(WHITE.mix(0.8))
+                .draw()
+                .map_err(err)?;
+        }
+        Ok(())
+    })
+}

@@ -23,6 +23,9 @@ pub struct FitView<'a> {
     pub notes: &'a [String],
     /// Seed for Monte Carlo rank marginals.
     pub seed: u64,
+    /// Further sections (heading, SVG, caption), shown after the item
+    /// intervals (e.g. a feature model's coefficients).
+    pub extra: Vec<super::features::Section>,
 }
 
 /// Render the report.
@@ -52,6 +55,11 @@ pub fn render(v: &FitView<'_>) -> String {
         &charts::forest(&names, &mid, &lo, &hi, "log-worth"),
         "Items ordered by worth; dots are point estimates or posterior means, bars 95% intervals.",
     );
+
+    for (heading, svg, caption) in &v.extra {
+        r.heading(heading);
+        r.figure(svg, caption);
+    }
 
     // Rank marginals for the top and bottom five (Guiver & Snelson Fig. 2).
     let draws_owned;

@@ -2,6 +2,7 @@
 //! inline CSS, no scripts and no network resources.
 
 pub mod charts;
+pub mod features;
 pub mod fit;
 
 use std::fmt::Write as _;
