@@ -4,6 +4,7 @@
 // Tables index several columns in step.
 #![allow(clippy::needless_range_loop)]
 
+mod cv;
 mod demo;
 mod features;
 mod fit;
@@ -33,6 +34,8 @@ enum Command {
     Aggregate(Box<groundtruth::AggregateArgs>),
     /// Score predictions against aggregated annotations with uncertainty-adjusted metrics.
     Evaluate(Box<groundtruth::EvaluateArgs>),
+    /// Cross-validate PL regression on item features over a grid of prior precisions.
+    Cv(Box<cv::CvArgs>),
     /// Simulate rankings from a PL model with known worths (JSON lists).
     Simulate(simulate::SimulateArgs),
 }
@@ -55,6 +58,7 @@ fn main() {
         Command::Fit(a) => fit::run(&a),
         Command::Demo(a) => demo::run(&a),
         Command::Simulate(a) => simulate::run(&a),
+        Command::Cv(a) => cv::run(&a),
         Command::Aggregate(a) => groundtruth::run_aggregate(&a),
         Command::Evaluate(a) => groundtruth::run_evaluate(&a),
     };

@@ -139,6 +139,15 @@ pub fn read_features(path: &str, text: &str, items: &Items, standardize: bool) -
                     format!("feature {name:?} of item {item:?} is {s} (features must be finite)"),
                 ));
             }
+            if v.abs() > 1e100 {
+                return Err(Error::input(
+                    path,
+                    Some(line),
+                    format!(
+                        "feature {name:?} of item {item:?} is {s}: too large to enter exp(xᵀβ) safely; rescale the column"
+                    ),
+                ));
+            }
             vals.push(v);
         }
         match items.get(item) {

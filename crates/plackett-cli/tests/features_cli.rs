@@ -1,0 +1,397 @@
+//! `plackett fit --features` and `plackett cv` end to end.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_plackett"))
+}
+
+fn data(test: &str) -> Option<PathBuf> {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data");
+    if p.is_dir() {
+        Some(p)
+    } else {
+        eprintln!("SKIP {test}: ../shared/data not found beside the repository");
+        None
+    }
+}
+
+fn tmpdir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("plackett-feat-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn ok(out: &Output) -> serde_json::Value {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn fails(out: &Output, needle: &str) {
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "stdout {}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");
+    assert!(err.contains(needle), "{err:?} should mention {needle:?}");
+}
+
+fn salad(d: &std::path::Path) -> (String, String) {
+    (
+        d.join("salad/rankings.csv").to_string_lossy().into_owned(),
+        d.join("salad/features.csv").to_string_lossy().into_owned(),
+    )
+}
+
+#[test]
+fn salad_mle_contract() {
+    let Some(d) = data("salad_mle_contract") else {
+        return;
+    };
+    let (r, f) = salad(&d);
+    let v = ok(&bin()
+        .args([
+            "fit",
+            &r,
+            "--ranking-col",
+            "judge",
+            "--features",
+            &f,
+            "--standardize",
+            "off",
+        ])
+        .args(["--output", "json"])
+        .output()
+        .unwrap());
+    let c = v["coefficients"].as_array().unwrap();
+    assert_eq!(c[0]["name"], "acetic");
+    assert!((c[0]["estimate"].as_f64().unwrap() - 3.27405).abs() < 1e-4);
+    assert!((c[1]["estimate"].as_f64().unwrap() - 0.27389).abs() < 1e-4);
+    assert!((c[0]["se"].as_f64().unwrap() - 0.57665).abs() < 1e-3);
+    assert!((c[1]["se"].as_f64().unwrap() - 0.04506).abs() < 1e-3);
+    assert!(c[0]["mean"].is_null() && c[0]["sd"].is_null());
+    assert!((v["deviance"].as_f64().unwrap() - 152.905).abs() < 1e-3);
+    // Standardisation (the default) is undone in the reported coefficients.
+    let w = ok(&bin()
+        .args([
+            "fit",
+            &r,
+            "--ranking-col",
+            "judge",
+            "--features",
+            &f,
+            "--output",
+            "json",
+        ])
+        .output()
+        .unwrap());
+    assert_eq!(w["regression"]["standardized"], true);
+    for k in 0..2 {
+        let (a, b) = (&v["coefficients"][k], &w["coefficients"][k]);
+        assert!((a["estimate"].as_f64().unwrap() - b["estimate"].as_f64().unwrap()).abs() < 1e-7);
+        assert!((a["se"].as_f64().unwrap() - b["se"].as_f64().unwrap()).abs() < 1e-7);
+    }
+}
+
+#[test]
+fn salad_vb_eta_auto_new_item_and_report() {
+    let Some(d) = data("salad_vb_eta_auto_new_item_and_report") else {
+        return;
+    };
+    let (r, f) = salad(&d);
+    let t = tmpdir("vb");
+    let feats = t.join("features.csv");
+    let mut text = std::fs::read_to_string(&f).unwrap();
+    text.push_str("E,0.75,5\n");
+    std::fs::write(&feats, text).unwrap();
+    let report = t.join("r.html");
+    let v = ok(&bin()
+        .args([
+            "fit",
+            &r,
+            "--ranking-col",
+            "judge",
+            "--features",
+            feats.to_str().unwrap(),
+        ])
+        .args([
+            "--engine",
+            "vb",
+            "--eta",
+            "auto",
+            "--compare",
+            "E,A",
+            "--compare",
+            "B,C",
+        ])
+        .args(["--report", report.to_str().unwrap(), "--output", "json"])
+        .output()
+        .unwrap());
+    assert_eq!(v["engine"], "vb");
+    assert!(v["elbo"].as_f64().unwrap().is_finite());
+    let c = &v["coefficients"][0];
+    assert!(
+        c["estimate"].is_null()
+            && c["mean"].as_f64().unwrap() > 0.0
+            && c["sd"].as_f64().unwrap() > 0.0
+    );
+    let curve = v["regression"]["eta_curve"].as_array().unwrap();
+    assert_eq!(curve.len(), 25);
+    let eta = v["regression"]["eta"].as_f64().unwrap();
+    let best = curve
+        .iter()
+        .max_by(|a, b| {
+            a["bound"]
+                .as_f64()
+                .unwrap()
+                .total_cmp(&b["bound"].as_f64().unwrap())
+        })
+        .unwrap();
+    assert_eq!(best["eta"].as_f64().unwrap(), eta);
+    assert!((v["elbo"].as_f64().unwrap() - best["bound"].as_f64().unwrap()).abs() < 1e-9);
+    let ni = &v["regression"]["new_items"][0];
+    assert_eq!(ni["name"], "E");
+    assert!(ni["log_worth_sd"].as_f64().unwrap() > 0.0);
+    let cmp = &v["comparisons"][0];
+    let (p, plug) = (
+        cmp["probability"].as_f64().unwrap(),
+        cmp["plug_in"].as_f64().unwrap(),
+    );
+    // The posterior predictive is pulled towards 1/2 relative to the plug-in.
+    assert!(p > 0.5 && p < plug, "{p} {plug}");
+    assert!(cmp["difference_sd"].as_f64().unwrap() > 0.0);
+    let html = std::fs::read_to_string(&report).unwrap();
+    for needle in [
+        "Coefficients with 95% intervals",
+        "Variational bound against",
+        "Positive ratio",
+        "<svg",
+    ] {
+        assert!(html.contains(needle), "{needle}");
+    }
+    assert!(!html.contains("http://") && !html.contains("https://") || html.contains("xmlns"));
+}
+
+#[test]
+fn feature_errors_are_one_line_and_write_nothing() {
+    let Some(d) = data("feature_errors_are_one_line_and_write_nothing") else {
+        return;
+    };
+    let (r, f) = salad(&d);
+    let t = tmpdir("err");
+    let out_file = t.join("out.json");
+    let run = |extra: &[&str], feats: &str| {
+        bin()
+            .args(["fit", &r, "--ranking-col", "judge", "--features", feats])
+            .args(extra)
+            .args(["--out", out_file.to_str().unwrap()])
+            .output()
+            .unwrap()
+    };
+    fails(&run(&["--engine", "gibbs"], &f), "--engine");
+    fails(&run(&["--eta", "2"], &f), "--eta");
+    fails(&run(&["--engine", "map", "--eta=-1"], &f), "--eta");
+    fails(
+        &run(&["--engine", "map", "--eta-grid", "1:2:3"], &f),
+        "--eta-grid",
+    );
+    fails(
+        &run(
+            &["--engine", "vb", "--eta", "auto", "--eta-grid", "5:1:3"],
+            &f,
+        ),
+        "--eta-grid",
+    );
+    let bad = |name: &str, text: &str| {
+        let p = t.join(name);
+        std::fs::write(&p, text).unwrap();
+        p.to_string_lossy().into_owned()
+    };
+    fails(
+        &run(
+            &[],
+            &bad("nan.csv", "item,a,g\nA,0.5,0\nB,NaN,10\nC,1,0\nD,0,10\n"),
+        ),
+        "finite",
+    );
+    fails(
+        &run(
+            &[],
+            &bad("const.csv", "item,a,g\nA,0.5,1\nB,0.5,1\nC,1,1\nD,0,1\n"),
+        ),
+        "constant",
+    );
+    fails(
+        &run(
+            &[],
+            &bad("coll.csv", "item,a,b\nA,1,2\nB,2,4\nC,3,6\nD,0,0\n"),
+        ),
+        "collinear",
+    );
+    fails(
+        &run(
+            &[],
+            &bad("missing.csv", "item,a,g\nA,0.5,0\nB,0.5,10\nC,1,0\n"),
+        ),
+        "no features",
+    );
+    fails(
+        &run(
+            &[],
+            &bad("text.csv", "item,a,g\nA,x,0\nB,0.5,10\nC,1,0\nD,0,10\n"),
+        ),
+        "not a number",
+    );
+    fails(
+        &run(
+            &[],
+            &bad(
+                "dup.csv",
+                "item,a,g\nA,0.5,0\nA,0.5,0\nB,0.5,10\nC,1,0\nD,0,10\n",
+            ),
+        ),
+        "two feature rows",
+    );
+    fails(
+        &run(
+            &[],
+            &bad("huge.csv", "item,a,g\nA,0.5,0\nB,1e300,10\nC,1,0\nD,0,10\n"),
+        ),
+        "too large",
+    );
+    fails(&run(&[], &bad("empty.csv", "")), "feature column");
+    fails(&run(&["--compare", "A,Z"], &f), "Z");
+    // Flags that need --features.
+    for flag in [["--eta", "1"], ["--vi", "guo"], ["--standardize", "off"]] {
+        let out = bin()
+            .args(["fit", &r, "--ranking-col", "judge"])
+            .args(flag)
+            .output()
+            .unwrap();
+        fails(&out, flag[0]);
+    }
+    assert!(!out_file.exists(), "nothing written on failure");
+}
+
+#[test]
+fn separable_data_mle_refused_with_map_suggestion() {
+    let t = tmpdir("sep");
+    // The feature orders every comparison perfectly: the MLE diverges.
+    let rankings = t.join("r.json");
+    std::fs::write(&rankings, "[[3,2,1,0],[3,1,0],[2,0],[3,2],[1,0],[2,1,0]]").unwrap();
+    let feats = t.join("f.csv");
+    std::fs::write(&feats, "item,x\n0,0\n1,1\n2,2\n3,3\n").unwrap();
+    let base = || {
+        let mut c = bin();
+        c.args([
+            "fit",
+            rankings.to_str().unwrap(),
+            "--features",
+            feats.to_str().unwrap(),
+            "--output",
+            "json",
+        ]);
+        c
+    };
+    fails(&base().output().unwrap(), "--engine map");
+    let v = ok(&base()
+        .args(["--engine", "map", "--eta", "1"])
+        .output()
+        .unwrap());
+    assert!(v["coefficients"][0]["estimate"].as_f64().unwrap() > 0.0);
+}
+
+#[test]
+fn simulate_and_cross_validate() {
+    let t = tmpdir("cv");
+    let (r, f, b) = (t.join("r.json"), t.join("f.csv"), t.join("b.csv"));
+    let out = bin()
+        .args([
+            "simulate",
+            "--items",
+            "60",
+            "--rankings",
+            "300",
+            "--length",
+            "4",
+            "--features",
+            "3",
+        ])
+        .args([
+            "--features-out",
+            f.to_str().unwrap(),
+            "--beta-out",
+            b.to_str().unwrap(),
+        ])
+        .args(["--out", r.to_str().unwrap(), "--seed", "4"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report = t.join("cv.html");
+    let run = |threads: &str| {
+        bin()
+            .env("RAYON_NUM_THREADS", threads)
+            .args([
+                "cv",
+                r.to_str().unwrap(),
+                "--features",
+                f.to_str().unwrap(),
+                "--standardize",
+                "off",
+            ])
+            .args([
+                "--eta-grid",
+                "0.01:100:5",
+                "--folds",
+                "3",
+                "--seed",
+                "2",
+                "--k",
+                "5",
+            ])
+            .args(["--report", report.to_str().unwrap(), "--output", "json"])
+            .output()
+            .unwrap()
+    };
+    let v = ok(&run("1"));
+    let parts = v["partitions"].as_array().unwrap();
+    assert_eq!(parts[0]["partition"], "L");
+    assert_eq!(parts[0]["splits"], 3);
+    for key in ["top_k_table", "auc_table", "log_score_table"] {
+        let row = &parts[0][key];
+        for k in [
+            "vi_at_eta_v",
+            "map_at_eta_m",
+            "vi_at_eta_l",
+            "map_at_eta_l",
+            "eta_v",
+            "eta_m",
+            "eta_l",
+        ] {
+            assert!(row[k].as_f64().unwrap().is_finite(), "{key}.{k}");
+        }
+    }
+    let auc = parts[0]["auc_table"]["vi_at_eta_v"].as_f64().unwrap();
+    assert!(auc > 0.6 && auc <= 1.0, "{auc}");
+    assert!(
+        std::fs::read_to_string(&report)
+            .unwrap()
+            .contains("L-partition")
+    );
+    // Same seed, different thread count: same numbers.
+    let w = ok(&run("2"));
+    assert_eq!(v["partitions"], w["partitions"]);
+}
