@@ -5,7 +5,7 @@
 use crate::fit::{DataArgs, load};
 use anyhow::{Result, bail};
 use clap::Args;
-use plackett::data::features::read_features;
+use plackett::data::features::read_features_with_prior;
 use plackett::eval::cv::{Curve, CvOptions, CvResult, Metrics, Partition, cross_validate};
 use plackett::io::output::write_atomic;
 use plackett::numerics::sig;
@@ -169,7 +169,7 @@ pub fn run(a: &CvArgs) -> Result<()> {
     let etas = crate::features::parse_eta_grid(Some(&a.eta_grid))?;
     let ds = load(&a.data)?;
     let text = plackett::io::read_text(&a.features)?;
-    let feats = read_features(&a.features, &text, ds.items(), a.standardize == "on")?;
+    let feats = read_features_with_prior(&a.features, &text, ds.items(), a.standardize == "on")?;
     let vi = crate::features::vi_kind(Some(&a.vi));
     let opts = CvOptions {
         folds: a.folds,

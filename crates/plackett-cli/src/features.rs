@@ -3,7 +3,7 @@
 use crate::fit::FitArgs;
 use anyhow::{Result, bail};
 use plackett::data::Dataset;
-use plackett::data::features::{Features, read_features};
+use plackett::data::features::{Features, read_features, read_features_with_prior};
 use plackett::infer::feature_fit::{
     EtaChoice, FeatureEngine, FeatureFit, FeatureFitOptions, ViKind, fit_features,
 };
@@ -71,7 +71,11 @@ pub fn fit(a: &FitArgs, ds: &Dataset, gauge: &Gauge) -> Result<FeatureOutcome> {
     let path = a.features.as_deref().expect("called with --features");
     let text = plackett::io::read_text(path)?;
     let standardize = a.standardize.as_deref() != Some("off");
-    let feats = read_features(path, &text, ds.items(), standardize)?;
+    let feats = if a.engine == "mle" {
+        read_features(path, &text, ds.items(), standardize)?
+    } else {
+        read_features_with_prior(path, &text, ds.items(), standardize)?
+    };
     let vi = vi_kind(a.vi.as_deref());
     let engine = match a.engine.as_str() {
         "mle" => FeatureEngine::Mle,
@@ -140,6 +144,12 @@ pub fn fit(a: &FitArgs, ds: &Dataset, gauge: &Gauge) -> Result<FeatureOutcome> {
         .collect();
     let d = feats.d() as f64;
     let mut notes = fit.notes.clone();
+    if feats.rank_deficit > 0 {
+        notes.push(format!(
+            "{} direction(s) of the coefficients are not identified by the data (collinear features, or more features than items − 1); the prior alone determines them",
+            feats.rank_deficit
+        ));
+    }
     if ds.dropped() > 0 {
         notes.push(format!(
             "{} uninformative observation(s) dropped",

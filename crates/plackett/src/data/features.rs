@@ -30,6 +30,10 @@ pub struct Features {
     pub scale: Vec<f64>,
     /// Rows for items that are not in the dataset: (name, raw features).
     pub extra: Vec<(String, Vec<f64>)>,
+    /// Directions of β the data cannot see (collinear columns, or more
+    /// columns than items − 1); 0 when every coefficient is identifiable.
+    /// Only a prior (MAP, VB) pins those directions down.
+    pub rank_deficit: usize,
 }
 
 impl Features {
@@ -60,8 +64,32 @@ impl Features {
 }
 
 /// Read a features CSV for the items of `items`. `standardize` centres and
-/// scales the columns (over the dataset's items).
+/// scales the columns (over the dataset's items). Collinear columns, or more
+/// columns than items − 1, are refused: the maximum-likelihood coefficients
+/// would not be identifiable (see [`read_features_with_prior`]).
 pub fn read_features(path: &str, text: &str, items: &Items, standardize: bool) -> Result<Features> {
+    read_features_opts(path, text, items, standardize, true)
+}
+
+/// As [`read_features`], for fits with a proper prior on β (MAP, VB): rank
+/// deficiency is allowed (the prior identifies the unseen directions) and
+/// counted in [`Features::rank_deficit`]. Constant columns are still refused.
+pub fn read_features_with_prior(
+    path: &str,
+    text: &str,
+    items: &Items,
+    standardize: bool,
+) -> Result<Features> {
+    read_features_opts(path, text, items, standardize, false)
+}
+
+fn read_features_opts(
+    path: &str,
+    text: &str,
+    items: &Items,
+    standardize: bool,
+    full_rank: bool,
+) -> Result<Features> {
     let mut rdr = csv::ReaderBuilder::new()
         .has_headers(true)
         .trim(csv::Trim::All)
@@ -226,22 +254,23 @@ pub fn read_features(path: &str, text: &str, items: &Items, standardize: bool) -
             }
         }
     }
-    check_rank(&x, &names, path)?;
+    let rank_deficit = check_rank(&x, &names, path, full_rank)?;
     Ok(Features {
         names,
         x,
         centre,
         scale,
         extra,
+        rank_deficit,
     })
 }
 
 /// Refuse collinear features: the centred Gram matrix must be well
 /// conditioned; otherwise name a set of columns that are (nearly) linearly
 /// dependent.
-fn check_rank(x: &DMatrix<f64>, names: &[String], path: &str) -> Result<()> {
+fn check_rank(x: &DMatrix<f64>, names: &[String], path: &str, strict: bool) -> Result<usize> {
     let (n, d) = x.shape();
-    if d >= n {
+    if d >= n && strict {
         return Err(Error::input(
             path,
             None,
@@ -261,6 +290,14 @@ fn check_rank(x: &DMatrix<f64>, names: &[String], path: &str) -> Result<()> {
     }
     let g = c.transpose() * &c;
     let eig = g.clone().symmetric_eigen();
+    if !strict {
+        let top = eig.eigenvalues.iter().copied().fold(0.0f64, f64::max);
+        return Ok(eig
+            .eigenvalues
+            .iter()
+            .filter(|&&l| l < 1e-10 * top.max(1.0))
+            .count());
+    }
     let (kmin, &lmin) = eig
         .eigenvalues
         .iter()
@@ -284,5 +321,5 @@ fn check_rank(x: &DMatrix<f64>, names: &[String], path: &str) -> Result<()> {
             ),
         ));
     }
-    Ok(())
+    Ok(0)
 }

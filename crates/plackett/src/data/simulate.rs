@@ -130,6 +130,7 @@ pub fn regression_problem(
             centre: vec![0.0; d],
             scale: vec![1.0; d],
             extra: Vec::new(),
+            rank_deficit: 0,
         },
         beta,
     }
