@@ -77,6 +77,9 @@ struct Moments {
     hess: DMatrix<f64>,
 }
 
+/// Per antithetic pair: Σ log-likelihood, Σ score, Σ information.
+type PairSums = (f64, Vec<f64>, Option<DMatrix<f64>>);
+
 /// SAA bound, expected score and expected information at (μ, S).
 #[allow(clippy::too_many_arguments)]
 fn moments(
@@ -98,7 +101,7 @@ fn moments(
     // one sandwich product per call instead of one per draw. Pairs are
     // evaluated in parallel and summed in a fixed order (results do not
     // depend on the thread count).
-    let per_pair: Vec<Result<(f64, Vec<f64>, Option<DMatrix<f64>>)>> = eps
+    let per_pair: Vec<Result<PairSums>> = eps
         .par_iter()
         .map(|e| {
             let le = l * e;
