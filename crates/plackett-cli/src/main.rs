@@ -4,6 +4,7 @@
 // Tables index several columns in step.
 #![allow(clippy::needless_range_loop)]
 
+mod classify;
 mod cv;
 mod demo;
 mod features;
@@ -36,6 +37,9 @@ enum Command {
     Evaluate(Box<groundtruth::EvaluateArgs>),
     /// Cross-validate PL regression on item features over a grid of prior precisions.
     Cv(Box<cv::CvArgs>),
+    /// Plackett–Luce regression classifier (seed 001): fit, predict, cv, path.
+    #[command(subcommand)]
+    Classify(classify::ClassifyCommand),
     /// Simulate rankings from a PL model with known worths (JSON lists).
     Simulate(simulate::SimulateArgs),
 }
@@ -59,6 +63,7 @@ fn main() {
         Command::Demo(a) => demo::run(&a),
         Command::Simulate(a) => simulate::run(&a),
         Command::Cv(a) => cv::run(&a),
+        Command::Classify(c) => classify::run(&c),
         Command::Aggregate(a) => groundtruth::run_aggregate(&a),
         Command::Evaluate(a) => groundtruth::run_evaluate(&a),
     };

@@ -118,8 +118,43 @@ fn group_order_sampler(c: &mut Criterion) {
     g.finish();
 }
 
+/// Seed 001 Table 3 setting: the PL-regression Gibbs sampler, 10,000
+/// sweeps (5,000 burn-in), one chain, on Wine (all 178 rows).
+fn classifier_gibbs_wine(c: &mut Criterion) {
+    use plackett::classify::data::{encode_classes, training_data};
+    use plackett::classify::gibbs::{GibbsOptions, gibbs};
+    use plackett::classify::read_table;
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/uci/wine.csv");
+    if !p.exists() {
+        eprintln!("SKIP classifier benchmark: ../shared/data not found");
+        return;
+    }
+    let path = p.to_str().unwrap();
+    let text = std::fs::read_to_string(path).unwrap();
+    let t = read_table(path, &text, "class", true).unwrap();
+    let (classes, _) = encode_classes(t.labels.as_ref().unwrap());
+    let rows: Vec<usize> = (0..t.x.len()).collect();
+    let (_, data) = training_data(path, &t, &rows, &classes, false).unwrap();
+    let mut g = c.benchmark_group("classifier_gibbs");
+    g.sample_size(10);
+    g.bench_function("wine_10k_sweeps_1_chain", |b| {
+        b.iter(|| {
+            gibbs(
+                black_box(&data),
+                &GibbsOptions {
+                    chains: 1,
+                    ..Default::default()
+                },
+            )
+            .unwrap()
+        })
+    });
+    g.finish();
+}
+
 criterion_group!(
     benches,
+    classifier_gibbs_wine,
     nascar,
     sweeps,
     subset_recursion,

@@ -10,6 +10,7 @@
 // Numerical kernels index several arrays in step; ranges read clearer there.
 #![allow(clippy::needless_range_loop)]
 
+pub mod classify;
 pub mod data;
 pub mod error;
 pub mod eval;

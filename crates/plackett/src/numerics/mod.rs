@@ -2,6 +2,7 @@
 
 pub mod gamma;
 pub mod special;
+pub mod squarem;
 
 /// Stable `log(Σ exp(x_i))`; `-inf` for an empty slice.
 pub fn log_sum_exp(xs: &[f64]) -> f64 {

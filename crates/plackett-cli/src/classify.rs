@@ -1,0 +1,596 @@
+//! `plackett classify fit|predict|cv|path`: the Plackett–Luce regression
+//! classifier of seed 001.
+
+use anyhow::{Context, Result, bail};
+use clap::{Args, Subcommand};
+use plackett::classify::cv::{CvOptions, cross_validate};
+use plackett::classify::data::{encode_classes, training_data};
+use plackett::classify::model::{Engine, FitOptions, Fitted, MODEL_FORMAT, fit};
+use plackett::classify::path::regularisation_path;
+use plackett::classify::read_table;
+use plackett::io::output::write_atomic;
+use plackett::io::read_text;
+use serde_json::{Value, json};
+use std::fmt::Write as _;
+
+/// `plackett classify …`.
+#[derive(Subcommand, Debug)]
+pub enum ClassifyCommand {
+    /// Fit the classifier and (optionally) write the model file.
+    Fit(Box<FitArgs>),
+    /// Class probabilities for new rows from a model file.
+    Predict(PredictArgs),
+    /// Repeated random train/test splits.
+    Cv(Box<CvArgs>),
+    /// Regularisation path over the Gamma shape a (seed 001 Fig. 2).
+    Path(PathArgs),
+}
+
+/// Model options shared by fit and cv.
+#[derive(Args, Debug, Clone)]
+pub struct ModelArgs {
+    /// Training CSV: numeric feature columns and a class column.
+    pub file: String,
+    /// Name of the class column.
+    #[arg(long, default_value = "class")]
+    pub class_col: String,
+    /// Inference engine.
+    #[arg(long, default_value = "gibbs", value_parser = ["em", "gibbs", "vb"])]
+    pub engine: String,
+    /// Gamma prior shape a; default: 1 for em, learnt for gibbs (p(a) ∝ 1/a, Metropolis) and vb (type-II ML).
+    #[arg(long)]
+    pub a: Option<f64>,
+    /// Gamma prior rate b (sets the unidentified total mass only).
+    #[arg(long, default_value_t = 1.0)]
+    pub b: f64,
+    /// Add the pairwise transforms exp(±(x_a + x_b)) (seed 001 §5).
+    #[arg(long)]
+    pub pairwise: bool,
+    /// Gibbs: kept draws per chain.
+    #[arg(long, default_value_t = 5000)]
+    pub samples: usize,
+    /// Gibbs: burn-in sweeps per chain.
+    #[arg(long, default_value_t = 5000)]
+    pub burn_in: usize,
+    /// Gibbs: chains.
+    #[arg(long, default_value_t = 4)]
+    pub chains: usize,
+    /// Gibbs: turn off the total-mass move.
+    #[arg(long)]
+    pub no_rescale: bool,
+    /// Random seed.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+}
+
+impl ModelArgs {
+    fn options(&self) -> Result<FitOptions> {
+        if let Some(a) = self.a
+            && !(a.is_finite() && a > 0.0)
+        {
+            bail!("invalid option --a: the Gamma shape must be positive, got {a}");
+        }
+        if !(self.b.is_finite() && self.b > 0.0) {
+            bail!(
+                "invalid option --b: the Gamma rate must be positive, got {}",
+                self.b
+            );
+        }
+        if self.samples == 0 || self.chains == 0 {
+            bail!("invalid option --samples/--chains: need at least one");
+        }
+        Ok(FitOptions {
+            engine: Engine::parse(&self.engine)?,
+            a: self.a,
+            b: self.b,
+            pairwise: self.pairwise,
+            samples: self.samples,
+            burn_in: self.burn_in,
+            chains: self.chains,
+            rescale: !self.no_rescale,
+            seed: self.seed,
+            keep_draws: 1000,
+            progress: None,
+        })
+    }
+}
+
+/// `plackett classify fit`.
+#[derive(Args, Debug)]
+pub struct FitArgs {
+    #[command(flatten)]
+    pub model: ModelArgs,
+    /// Write the fitted model (JSON) here.
+    #[arg(long, value_name = "MODEL.json")]
+    pub model_out: Option<String>,
+    /// Output format of the summary.
+    #[arg(long, default_value = "table", value_parser = ["table", "json"])]
+    pub output: String,
+}
+
+/// `plackett classify predict`.
+#[derive(Args, Debug)]
+pub struct PredictArgs {
+    /// Model file written by `classify fit --model-out`.
+    #[arg(long, value_name = "MODEL.json")]
+    pub model: String,
+    /// Rows to classify (same feature columns; a class column is ignored).
+    pub file: String,
+    /// Output format.
+    #[arg(long, default_value = "csv", value_parser = ["csv", "json"])]
+    pub output: String,
+    /// Write the output here instead of standard output.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<String>,
+}
+
+/// `plackett classify cv`.
+#[derive(Args, Debug)]
+pub struct CvArgs {
+    #[command(flatten)]
+    pub model: ModelArgs,
+    /// Number of random splits.
+    #[arg(long, default_value_t = 20)]
+    pub splits: usize,
+    /// Held-out fraction per split.
+    #[arg(long, default_value_t = 1.0 / 3.0)]
+    pub test_fraction: f64,
+    /// Output format.
+    #[arg(long, default_value = "table", value_parser = ["table", "json"])]
+    pub output: String,
+    /// Write the held-out row indices of every split (JSON lists, 0-based data rows) here.
+    #[arg(long, value_name = "FILE.json")]
+    pub splits_out: Option<String>,
+}
+
+/// `plackett classify path`.
+#[derive(Args, Debug)]
+pub struct PathArgs {
+    /// Training CSV.
+    pub file: String,
+    /// Name of the class column.
+    #[arg(long, default_value = "class")]
+    pub class_col: String,
+    /// em: MAP (exact zeros); vb: posterior mean; gibbs: posterior mean and median.
+    #[arg(long, default_value = "em", value_parser = ["em", "gibbs", "vb"])]
+    pub engine: String,
+    /// Values of a: LO:HI:N (log-spaced) or a comma list; fitted from the largest down.
+    #[arg(long, default_value = "0.01:10:25", value_name = "LO:HI:N")]
+    pub a_grid: String,
+    /// Gamma rate b.
+    #[arg(long, default_value_t = 1.0)]
+    pub b: f64,
+    /// Add the pairwise transforms.
+    #[arg(long)]
+    pub pairwise: bool,
+    /// Random seed (gibbs).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Write the path (CSV: a, class, feature, weight[, median]) here.
+    #[arg(long, value_name = "FILE.csv")]
+    pub out: String,
+    /// Write an SVG plot of the path here.
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot: Option<String>,
+}
+
+/// Run `plackett classify …`.
+pub fn run(c: &ClassifyCommand) -> Result<()> {
+    match c {
+        ClassifyCommand::Fit(a) => run_fit(a),
+        ClassifyCommand::Predict(a) => run_predict(a),
+        ClassifyCommand::Cv(a) => run_cv(a),
+        ClassifyCommand::Path(a) => run_path(a),
+    }
+}
+
+fn load(path: &str, class_col: &str) -> Result<plackett::classify::Table> {
+    let text = read_text(path)?;
+    Ok(read_table(path, &text, class_col, true)?)
+}
+
+fn run_fit(a: &FitArgs) -> Result<()> {
+    let m = &a.model;
+    let mut opts = m.options()?;
+    let t = load(&m.file, &m.class_col)?;
+    let rows: Vec<usize> = (0..t.x.len()).collect();
+    let progress =
+        crate::progress::Progress::new(((m.burn_in + m.samples) * m.chains) as u64, "sampling");
+    if opts.engine == Engine::Gibbs {
+        opts.progress = Some(progress.callback());
+    }
+    let start = std::time::Instant::now();
+    let f = fit(&m.file, &m.class_col, &t, &rows, &opts);
+    progress.finish();
+    let f = f?;
+    let seconds = start.elapsed().as_secs_f64();
+    let model = &f.model;
+    // Training misclassification (in-sample).
+    let prob = model.predict(&m.file, &t)?;
+    let (_, y) = encode_classes(t.labels.as_ref().expect("required"));
+    let wrong = prob
+        .iter()
+        .zip(&y)
+        .filter(|(p, yy)| {
+            (0..p.len())
+                .max_by(|&i, &j| p[i].total_cmp(&p[j]))
+                .unwrap_or(0)
+                != **yy
+        })
+        .count();
+    let mut summary = json!({
+        "engine": model.engine.as_str(),
+        "classes": model.classes,
+        "n": t.x.len(),
+        "features": model.preprocess.features,
+        "transforms": model.transforms,
+        "a": model.a,
+        "b": model.b,
+        "weights": model.weights,
+        "training_misclassification": wrong as f64 / t.x.len() as f64,
+        "seconds": seconds,
+    });
+    let o = summary.as_object_mut().expect("object");
+    if let Some(e) = &f.em {
+        o.insert("iterations".into(), json!(e.iterations));
+        o.insert("converged".into(), json!(e.converged));
+        o.insert("zeros".into(), json!(e.zeros()));
+        o.insert("log_posterior".into(), json!(e.objective.last()));
+    }
+    if let Some(g) = &f.gibbs {
+        o.insert("min_ess".into(), json!(g.min_ess()));
+        o.insert("min_ess_geyer".into(), json!(g.min_ess_geyer()));
+        o.insert("max_rhat".into(), json!(g.max_rhat()));
+        o.insert("a_acceptance".into(), json!(g.a_acceptance));
+        o.insert("draws".into(), json!(g.per_chain() * g.draws.len()));
+    }
+    if let Some(v) = &f.vb {
+        o.insert("iterations".into(), json!(v.iterations));
+        o.insert("converged".into(), json!(v.converged));
+        o.insert("free_energy".into(), json!(v.free_energy.last()));
+    }
+    let mut notes: Vec<String> = Vec::new();
+    if let Some(g) = &f.gibbs
+        && (g.max_rhat() > 1.01 || g.min_ess() < 400.0)
+    {
+        notes.push(format!(
+            "MCMC warning: max split-R̂ {:.3}, min bulk ESS {:.0} over the normalised weights; predictive probabilities mix much faster than individual weights, but run longer chains (or fix --a) before reading single weights",
+            g.max_rhat(),
+            g.min_ess()
+        ));
+    }
+    o.insert("notes".into(), json!(notes));
+    let text = match a.output.as_str() {
+        "json" => serde_json::to_string_pretty(&summary)? + "\n",
+        _ => fit_table(model, &summary, &notes),
+    };
+    if let Some(p) = &a.model_out {
+        write_atomic(p, (serde_json::to_string(model)? + "\n").as_bytes())?;
+    }
+    crate::emit(&text)
+}
+
+fn fit_table(model: &Fitted, s: &Value, notes: &[String]) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "PL regression classifier, engine {}, {} rows, {} classes, {} transformed features, a = {:.4}",
+        model.engine.as_str(),
+        s["n"],
+        model.classes.len(),
+        model.transforms.len(),
+        model.a
+    );
+    for key in [
+        "iterations",
+        "converged",
+        "zeros",
+        "log_posterior",
+        "free_energy",
+        "min_ess",
+        "min_ess_geyer",
+        "max_rhat",
+        "a_acceptance",
+    ] {
+        if let Some(v) = s.get(key)
+            && !v.is_null()
+        {
+            let _ = writeln!(out, "{key}: {v}");
+        }
+    }
+    let _ = writeln!(
+        out,
+        "training misclassification: {:.4}",
+        s["training_misclassification"].as_f64().unwrap_or(f64::NAN)
+    );
+    let _ = writeln!(
+        out,
+        "\nnormalised weights λ/Σλ ({}):",
+        if model.engine == Engine::Em {
+            "MAP"
+        } else {
+            "posterior mean"
+        }
+    );
+    let w = model
+        .transforms
+        .iter()
+        .map(|n| n.chars().count())
+        .max()
+        .unwrap_or(8)
+        .max(8);
+    let _ = write!(out, "{:<w$}", "feature");
+    for c in &model.classes {
+        let _ = write!(out, " {:>12}", truncate(c, 12));
+    }
+    out.push('\n');
+    for (j, name) in model.transforms.iter().enumerate() {
+        let _ = write!(out, "{name:<w$}");
+        for row in &model.weights {
+            let _ = write!(out, " {:>12.6}", row[j]);
+        }
+        out.push('\n');
+    }
+    for n in notes {
+        let _ = writeln!(out, "\nnote: {n}");
+    }
+    out
+}
+
+fn truncate(s: &str, n: usize) -> String {
+    s.chars().take(n).collect()
+}
+
+fn run_predict(a: &PredictArgs) -> Result<()> {
+    let text = read_text(&a.model)?;
+    let model: Fitted = serde_json::from_str(&text)
+        .map_err(|e| anyhow::anyhow!("{}: not a plackett classifier model: {e}", a.model))?;
+    if model.format != MODEL_FORMAT {
+        bail!(
+            "{}: model format {:?}, expected {MODEL_FORMAT:?}",
+            a.model,
+            model.format
+        );
+    }
+    let k = model.classes.len();
+    let p = model.transforms.len();
+    let bad_shape = model.weights.len() != k
+        || model.weights.iter().any(|r| r.len() != p)
+        || model.preprocess.p() != p
+        || model
+            .draws
+            .as_ref()
+            .is_some_and(|d| d.iter().any(|r| r.len() != k * p));
+    if bad_shape {
+        bail!(
+            "{}: inconsistent model file (weights do not match classes × transforms)",
+            a.model
+        );
+    }
+    let data = read_text(&a.file)?;
+    let t = read_table(&a.file, &data, &model.class_col, false)?;
+    let prob = model.predict(&a.file, &t)?;
+    let best = |p: &[f64]| {
+        (0..p.len())
+            .max_by(|&i, &j| p[i].total_cmp(&p[j]))
+            .unwrap_or(0)
+    };
+    let out = match a.output.as_str() {
+        "json" => {
+            let rows: Vec<Value> = prob
+                .iter()
+                .map(|p| {
+                    let m: serde_json::Map<String, Value> = model
+                        .classes
+                        .iter()
+                        .zip(p)
+                        .map(|(c, v)| (c.clone(), json!(v)))
+                        .collect();
+                    json!({"predicted": model.classes[best(p)], "probabilities": m})
+                })
+                .collect();
+            serde_json::to_string_pretty(&json!({"classes": model.classes, "rows": rows}))? + "\n"
+        }
+        _ => {
+            let mut w = csv::Writer::from_writer(Vec::new());
+            let mut header = vec!["row".to_string(), "predicted".to_string()];
+            header.extend(model.classes.iter().map(|c| format!("p_{c}")));
+            w.write_record(&header)?;
+            for (i, p) in prob.iter().enumerate() {
+                let mut rec = vec![(i + 1).to_string(), model.classes[best(p)].clone()];
+                rec.extend(p.iter().map(|v| format!("{v}")));
+                w.write_record(&rec)?;
+            }
+            String::from_utf8(w.into_inner().context("csv")?)?
+        }
+    };
+    match &a.out {
+        Some(p) => write_atomic(p, out.as_bytes())?,
+        None => crate::emit(&out)?,
+    }
+    Ok(())
+}
+
+fn mean_sd(v: &[f64]) -> (f64, f64) {
+    let n = v.len() as f64;
+    let m = v.iter().sum::<f64>() / n;
+    let sd = if v.len() > 1 {
+        (v.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (n - 1.0)).sqrt()
+    } else {
+        0.0
+    };
+    (m, sd)
+}
+
+fn run_cv(a: &CvArgs) -> Result<()> {
+    let m = &a.model;
+    let opts = m.options()?;
+    let t = load(&m.file, &m.class_col)?;
+    let start = std::time::Instant::now();
+    let res = cross_validate(
+        &m.file,
+        &m.class_col,
+        &t,
+        &CvOptions {
+            splits: a.splits,
+            test_fraction: a.test_fraction,
+            seed: m.seed,
+            fit: opts,
+        },
+    )?;
+    let seconds = start.elapsed().as_secs_f64();
+    let mis: Vec<f64> = res.iter().map(|r| r.misclassification).collect();
+    let (mm, ms) = mean_sd(&mis);
+    let aucs: Vec<f64> = res.iter().filter_map(|r| r.auc).collect();
+    let auc = (!aucs.is_empty()).then(|| {
+        let (am, asd) = mean_sd(&aucs);
+        json!({"mean": am, "sd": asd})
+    });
+    let ess: Vec<f64> = res.iter().filter_map(|r| r.min_ess).collect();
+    let min_ess = (!ess.is_empty()).then(|| mean_sd(&ess).0);
+    let ess_g: Vec<f64> = res.iter().filter_map(|r| r.min_ess_geyer).collect();
+    let min_ess_geyer = (!ess_g.is_empty()).then(|| mean_sd(&ess_g).0);
+    let fit_secs: Vec<f64> = res.iter().map(|r| r.seconds).collect();
+    let (fs, _) = mean_sd(&fit_secs);
+    let a_vals: Vec<f64> = res.iter().map(|r| r.a).collect();
+    let out = json!({
+        "engine": m.engine,
+        "splits": a.splits,
+        "test_fraction": a.test_fraction,
+        "misclassification": {"mean": mm, "sd": ms},
+        "auc": auc,
+        "seconds": seconds,
+        "seconds_per_split": fs,
+        "min_ess": min_ess,
+        "seconds_per_ess": min_ess.map(|e| fs / e),
+        "min_ess_geyer": min_ess_geyer,
+        "seconds_per_ess_geyer": min_ess_geyer.map(|e| fs / e),
+        "max_rhat": res.iter().filter_map(|r| r.max_rhat).reduce(f64::max),
+        "a": {"mean": mean_sd(&a_vals).0, "sd": mean_sd(&a_vals).1},
+        "per_split": res.iter().map(|r| json!({
+            "misclassification": r.misclassification, "auc": r.auc, "seconds": r.seconds,
+            "min_ess": r.min_ess, "min_ess_geyer": r.min_ess_geyer, "a": r.a})).collect::<Vec<_>>(),
+    });
+    if let Some(p) = &a.splits_out {
+        let splits: Vec<&Vec<usize>> = res.iter().map(|r| &r.test_rows).collect();
+        write_atomic(p, (serde_json::to_string(&splits)? + "\n").as_bytes())?;
+    }
+    let text = match a.output.as_str() {
+        "json" => serde_json::to_string_pretty(&out)? + "\n",
+        _ => {
+            let mut s = String::new();
+            let _ = writeln!(
+                s,
+                "{} random splits ({:.0}% held out), engine {}, seed {}",
+                a.splits,
+                100.0 * a.test_fraction,
+                m.engine,
+                m.seed
+            );
+            let _ = writeln!(s, "misclassification {mm:.4} ± {ms:.4} (sd over splits)");
+            if let Some(v) = &out["auc"].as_object() {
+                let _ = writeln!(
+                    s,
+                    "AUC {:.4} ± {:.4}",
+                    v["mean"].as_f64().unwrap_or(f64::NAN),
+                    v["sd"].as_f64().unwrap_or(f64::NAN)
+                );
+            }
+            let _ = writeln!(
+                s,
+                "Gamma shape a: {:.4} ± {:.4}",
+                out["a"]["mean"].as_f64().unwrap_or(f64::NAN),
+                out["a"]["sd"].as_f64().unwrap_or(f64::NAN)
+            );
+            let _ = write!(s, "time per split {fs:.3} s");
+            if let Some(e) = min_ess {
+                let _ = write!(s, ", min bulk ESS {e:.1}, time/ESS {:.4} s", fs / e);
+            }
+            if let Some(e) = min_ess_geyer {
+                let _ = write!(
+                    s,
+                    " (seed 001 estimator: min ESS {e:.1}, time/ESS {:.4} s)",
+                    fs / e
+                );
+            }
+            let _ = writeln!(s, "; total {seconds:.2} s");
+            s
+        }
+    };
+    crate::emit(&text)
+}
+
+fn run_path(a: &PathArgs) -> Result<()> {
+    let grid = crate::features::parse_eta_grid(Some(&a.a_grid))
+        .map_err(|e| anyhow::anyhow!("{}", e.to_string().replace("--eta-grid", "--a-grid")))?;
+    if !(a.b.is_finite() && a.b > 0.0) {
+        bail!(
+            "invalid option --b: the Gamma rate must be positive, got {}",
+            a.b
+        );
+    }
+    let engine = Engine::parse(&a.engine)?;
+    let t = load(&a.file, &a.class_col)?;
+    let (classes, _) = encode_classes(t.labels.as_ref().expect("required"));
+    if classes.len() < 2 {
+        bail!("{}: only one class: nothing to classify", a.file);
+    }
+    let rows: Vec<usize> = (0..t.x.len()).collect();
+    let (pre, data) = training_data(&a.file, &t, &rows, &classes, a.pairwise)?;
+    let (path, stopped) = regularisation_path(&data, engine, &grid, a.b, a.seed)?;
+    let names = pre.names();
+    let p = names.len();
+    let mut w = csv::Writer::from_writer(Vec::new());
+    let mut header = vec!["a", "class", "feature", "weight"];
+    if engine == Engine::Gibbs {
+        header.push("median");
+    }
+    w.write_record(&header)?;
+    for pt in &path {
+        for (c, cname) in classes.iter().enumerate() {
+            for (j, fname) in names.iter().enumerate() {
+                let mut rec = vec![
+                    format!("{}", pt.a),
+                    cname.clone(),
+                    fname.clone(),
+                    format!("{}", pt.weights[c * p + j]),
+                ];
+                if let Some(md) = &pt.median {
+                    rec.push(format!("{}", md[c * p + j]));
+                }
+                w.write_record(&rec)?;
+            }
+        }
+    }
+    let csv_text = String::from_utf8(w.into_inner().context("csv")?)?;
+    let svg = a.plot.as_ref().map(|_| {
+        let series: Vec<(String, Vec<(f64, f64)>)> = (0..classes.len() * p)
+            .map(|q| {
+                (
+                    format!("{} / {}", classes[q / p], names[q % p]),
+                    path.iter().map(|pt| (pt.a, pt.weights[q])).collect(),
+                )
+            })
+            .collect();
+        plackett::report::charts::xy(&series, "a", "normalised weight", true, None)
+    });
+    write_atomic(&a.out, csv_text.as_bytes())?;
+    if let (Some(p), Some(s)) = (&a.plot, svg) {
+        write_atomic(p, s.as_bytes())?;
+    }
+    let mut s = String::new();
+    let _ = writeln!(s, "{:>10} {:>8} {:>16}", "a", "zeros", "log-posterior");
+    for pt in &path {
+        let _ = writeln!(
+            s,
+            "{:>10.4} {:>8} {:>16}",
+            pt.a,
+            pt.zeros,
+            pt.log_posterior.map_or("-".into(), |v| format!("{v:.4}"))
+        );
+    }
+    if let Some(r) = stopped {
+        let _ = writeln!(s, "note: {r}");
+    }
+    crate::emit(&s)
+}

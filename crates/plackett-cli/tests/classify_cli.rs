@@ -1,0 +1,433 @@
+//! `plackett classify fit|predict|cv|path` end to end.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_plackett"))
+}
+
+fn tmpdir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("plackett-classify-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn ok(out: &Output) -> String {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn json(out: &Output) -> serde_json::Value {
+    serde_json::from_str(&ok(out)).unwrap()
+}
+
+fn fails(out: &Output, needle: &str) {
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "stdout {}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");
+    assert!(err.contains(needle), "{err:?} should mention {needle:?}");
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+/// A deterministic three-class table: class c has feature means shifted
+/// by c along `u` and by −c along `v` (a pseudo-random but fixed jitter).
+fn write_data(path: &Path, n: usize) {
+    let mut s = String::from("u,v,w,label\n");
+    for i in 0..n {
+        let c = i % 3;
+        let j1 = ((i * 7919) % 101) as f64 / 101.0 - 0.5;
+        let j2 = ((i * 104_729) % 97) as f64 / 97.0 - 0.5;
+        let j3 = ((i * 1_299_709) % 89) as f64 / 89.0 - 0.5;
+        s += &format!(
+            "{:.4},{:.4},{:.4},{}\n",
+            c as f64 + 1.2 * j1,
+            -(c as f64) + 1.2 * j2,
+            j3,
+            ["a", "b", "c"][c]
+        );
+    }
+    std::fs::write(path, s).unwrap();
+}
+
+#[test]
+fn fit_predict_round_trip_for_every_engine() {
+    let d = tmpdir("roundtrip");
+    let data = d.join("train.csv");
+    write_data(&data, 90);
+    for engine in ["em", "vb", "gibbs"] {
+        let model = d.join(format!("{engine}.json"));
+        let summary = json(
+            &bin()
+                .args([
+                    "classify",
+                    "fit",
+                    data.to_str().unwrap(),
+                    "--class-col",
+                    "label",
+                    "--engine",
+                    engine,
+                ])
+                .args([
+                    "--samples",
+                    "500",
+                    "--burn-in",
+                    "500",
+                    "--chains",
+                    "2",
+                    "--seed",
+                    "3",
+                ])
+                .args(["--model-out", model.to_str().unwrap(), "--output", "json"])
+                .output()
+                .unwrap(),
+        );
+        assert_eq!(summary["engine"], engine);
+        assert_eq!(summary["classes"], serde_json::json!(["a", "b", "c"]));
+        let train_err = summary["training_misclassification"].as_f64().unwrap();
+        assert!(train_err < 0.2, "{engine}: training error {train_err}");
+        // Predictions: one row per input row, probabilities summing to 1.
+        let csv = ok(&bin()
+            .args([
+                "classify",
+                "predict",
+                "--model",
+                model.to_str().unwrap(),
+                data.to_str().unwrap(),
+            ])
+            .output()
+            .unwrap());
+        let mut lines = csv.lines();
+        assert_eq!(lines.next().unwrap(), "row,predicted,p_a,p_b,p_c");
+        let rows: Vec<&str> = lines.collect();
+        assert_eq!(rows.len(), 90);
+        for r in &rows {
+            let f: Vec<&str> = r.split(',').collect();
+            let s: f64 = f[2..].iter().map(|v| v.parse::<f64>().unwrap()).sum();
+            assert!((s - 1.0).abs() < 1e-9, "{engine}: {r}");
+        }
+        let j = json(
+            &bin()
+                .args([
+                    "classify",
+                    "predict",
+                    "--model",
+                    model.to_str().unwrap(),
+                    data.to_str().unwrap(),
+                    "--output",
+                    "json",
+                ])
+                .output()
+                .unwrap(),
+        );
+        assert_eq!(j["rows"].as_array().unwrap().len(), 90);
+        // Same model, same predictions (the VB predictive is seeded).
+        let again = ok(&bin()
+            .args([
+                "classify",
+                "predict",
+                "--model",
+                model.to_str().unwrap(),
+                data.to_str().unwrap(),
+            ])
+            .output()
+            .unwrap());
+        assert_eq!(csv, again);
+        // A table without the class column predicts too.
+        let nolabel = d.join("nolabel.csv");
+        let text: String = std::fs::read_to_string(&data)
+            .unwrap()
+            .lines()
+            .map(|l| l.rsplit_once(',').unwrap().0.to_string() + "\n")
+            .collect();
+        std::fs::write(&nolabel, text).unwrap();
+        let c2 = ok(&bin()
+            .args([
+                "classify",
+                "predict",
+                "--model",
+                model.to_str().unwrap(),
+                nolabel.to_str().unwrap(),
+            ])
+            .output()
+            .unwrap());
+        assert_eq!(c2, csv);
+    }
+}
+
+#[test]
+fn cv_json_contract() {
+    let d = tmpdir("cv");
+    let data = d.join("train.csv");
+    write_data(&data, 90);
+    let splits = d.join("splits.json");
+    for engine in ["em", "vb", "gibbs"] {
+        let j = json(
+            &bin()
+                .args([
+                    "classify",
+                    "cv",
+                    data.to_str().unwrap(),
+                    "--class-col",
+                    "label",
+                    "--engine",
+                    engine,
+                ])
+                .args([
+                    "--splits",
+                    "3",
+                    "--test-fraction",
+                    "0.3",
+                    "--seed",
+                    "2",
+                    "--output",
+                    "json",
+                ])
+                .args(["--samples", "300", "--burn-in", "300", "--chains", "2"])
+                .args(["--splits-out", splits.to_str().unwrap()])
+                .output()
+                .unwrap(),
+        );
+        assert_eq!(j["engine"], engine);
+        let m = j["misclassification"]["mean"].as_f64().unwrap();
+        assert!((0.0..=1.0).contains(&m));
+        assert!(j["misclassification"]["sd"].as_f64().unwrap() >= 0.0);
+        assert!(j["auc"].is_null(), "three classes: no AUC");
+        assert!(j["seconds"].as_f64().unwrap() > 0.0);
+        if engine == "gibbs" {
+            assert!(j["min_ess"].as_f64().unwrap() > 0.0);
+        } else {
+            assert!(j["min_ess"].is_null());
+        }
+        let s: Vec<Vec<usize>> =
+            serde_json::from_str(&std::fs::read_to_string(&splits).unwrap()).unwrap();
+        assert_eq!(s.len(), 3);
+        assert!(s.iter().all(|t| t.len() == 27));
+    }
+    // Binary task: AUC present.
+    let bin2 = d.join("binary.csv");
+    let text: String = std::fs::read_to_string(&data)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.ends_with(",c"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(&bin2, text).unwrap();
+    let j = json(
+        &bin()
+            .args([
+                "classify",
+                "cv",
+                bin2.to_str().unwrap(),
+                "--class-col",
+                "label",
+                "--engine",
+                "vb",
+            ])
+            .args(["--splits", "3", "--output", "json"])
+            .output()
+            .unwrap(),
+    );
+    let auc = j["auc"]["mean"].as_f64().unwrap();
+    assert!(auc > 0.8, "AUC {auc}");
+    assert!(j["auc"]["sd"].as_f64().is_some());
+}
+
+#[test]
+fn path_writes_csv_and_svg() {
+    let d = tmpdir("path");
+    let data = d.join("train.csv");
+    write_data(&data, 90);
+    let (csv, svg) = (d.join("path.csv"), d.join("path.svg"));
+    ok(&bin()
+        .args([
+            "classify",
+            "path",
+            data.to_str().unwrap(),
+            "--class-col",
+            "label",
+            "--a-grid",
+            "2,1,0.5,0.1",
+        ])
+        .args([
+            "--out",
+            csv.to_str().unwrap(),
+            "--plot",
+            svg.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap());
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let mut lines = text.lines();
+    assert!(lines.next().unwrap().starts_with("a,class,feature,weight"));
+    // 4 values of a × 3 classes × 7 transforms.
+    let rows: Vec<Vec<String>> = lines
+        .map(|l| l.split(',').map(String::from).collect())
+        .collect();
+    assert_eq!(rows.len(), 4 * 3 * 7);
+    let zeros = |a: &str| {
+        rows.iter()
+            .filter(|r| r[0] == a && r[3].parse::<f64>().unwrap() == 0.0)
+            .count()
+    };
+    assert_eq!(zeros("2"), 0);
+    assert!(zeros("0.1") > 0 && zeros("0.1") >= zeros("0.5"));
+    let s = std::fs::read_to_string(&svg).unwrap();
+    assert!(s.starts_with("<svg") || s.starts_with("<?xml"));
+}
+
+#[test]
+fn malformed_input_is_one_line_exit_2_and_writes_nothing() {
+    let d = tmpdir("bad");
+    let model = d.join("m.json");
+    let cases: Vec<(&str, &str, &str)> = vec![
+        (
+            "nonnumeric.csv",
+            "u,v,class\n1,2,a\n3,zz,b\n",
+            ":3: column \"v\"",
+        ),
+        ("nan.csv", "u,v,class\n1,2,a\n3,nan,b\n", "finite"),
+        ("ragged.csv", "u,v,class\n1,2,a\n3,b\n", ":3:"),
+        ("noclass.csv", "u,v,label\n1,2,a\n3,4,b\n", "--class-col"),
+        (
+            "oneclass.csv",
+            "u,v,class\n1,2,a\n3,4,a\n5,6,a\n",
+            "only one class",
+        ),
+        (
+            "constant.csv",
+            "u,v,class\n1,2,a\n1,4,b\n1,5,a\n1,3,b\n",
+            "constant",
+        ),
+        ("empty.csv", "", "empty"),
+    ];
+    for (name, text, needle) in cases {
+        let p = d.join(name);
+        std::fs::write(&p, text).unwrap();
+        let out = bin()
+            .args([
+                "classify",
+                "fit",
+                p.to_str().unwrap(),
+                "--engine",
+                "em",
+                "--model-out",
+                model.to_str().unwrap(),
+            ])
+            .output()
+            .unwrap();
+        fails(&out, needle);
+        assert!(!model.exists(), "{name}: model written on failure");
+    }
+    // Bad options.
+    let good = d.join("good.csv");
+    write_data(&good, 30);
+    let g = good.to_str().unwrap();
+    fails(
+        &bin()
+            .args([
+                "classify",
+                "fit",
+                g,
+                "--class-col",
+                "label",
+                "--a=-1",
+                "--engine",
+                "em",
+            ])
+            .output()
+            .unwrap(),
+        "--a",
+    );
+    fails(
+        &bin()
+            .args([
+                "classify",
+                "cv",
+                g,
+                "--class-col",
+                "label",
+                "--test-fraction",
+                "1.5",
+                "--engine",
+                "em",
+            ])
+            .output()
+            .unwrap(),
+        "--test-fraction",
+    );
+    // Predict: missing model, not a model, mismatched columns.
+    let out = d.join("pred.csv");
+    fails(
+        &bin()
+            .args([
+                "classify",
+                "predict",
+                "--model",
+                d.join("none.json").to_str().unwrap(),
+                g,
+            ])
+            .output()
+            .unwrap(),
+        "none.json",
+    );
+    let notmodel = d.join("notmodel.json");
+    std::fs::write(&notmodel, "{\"format\": \"x\"}").unwrap();
+    fails(
+        &bin()
+            .args([
+                "classify",
+                "predict",
+                "--model",
+                notmodel.to_str().unwrap(),
+                g,
+                "--out",
+                out.to_str().unwrap(),
+            ])
+            .output()
+            .unwrap(),
+        "not a plackett classifier model",
+    );
+    ok(&bin()
+        .args([
+            "classify",
+            "fit",
+            g,
+            "--class-col",
+            "label",
+            "--engine",
+            "em",
+            "--model-out",
+            model.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap());
+    let other = d.join("other.csv");
+    std::fs::write(&other, "x,y,label\n1,2,a\n").unwrap();
+    fails(
+        &bin()
+            .args([
+                "classify",
+                "predict",
+                "--model",
+                model.to_str().unwrap(),
+                other.to_str().unwrap(),
+                "--out",
+                out.to_str().unwrap(),
+            ])
+            .output()
+            .unwrap(),
+        "differ from the model",
+    );
+    assert!(!out.exists(), "prediction written on failure");
+}

@@ -1,0 +1,155 @@
+//! Repeated random train/test splits for the classifier (seed 001 §4.2:
+//! 20 random splits, misclassification rate, AUC for binary tasks, run time
+//! and the smallest effective sample size of the Gibbs sampler).
+
+use super::data::Table;
+use super::model::{Engine, FitOptions, fit};
+use crate::error::{Error, Result};
+use crate::eval::metrics::auc;
+use crate::infer::rng::stream;
+use rand::RngExt;
+
+/// Settings.
+#[derive(Clone)]
+pub struct CvOptions {
+    /// Number of random splits.
+    pub splits: usize,
+    /// Fraction of rows held out per split.
+    pub test_fraction: f64,
+    /// Seed of the splits (the fits use it too).
+    pub seed: u64,
+    /// How to fit.
+    pub fit: FitOptions,
+}
+
+/// One split.
+#[derive(Debug, Clone)]
+pub struct SplitResult {
+    /// Held-out rows (0-based row indices of the table).
+    pub test_rows: Vec<usize>,
+    /// Fraction of held-out rows whose most probable class is wrong.
+    pub misclassification: f64,
+    /// AUC of P(second class) for binary tasks.
+    pub auc: Option<f64>,
+    /// Wall time of fit + prediction.
+    pub seconds: f64,
+    /// Smallest bulk ESS over the normalised weights (gibbs).
+    pub min_ess: Option<f64>,
+    /// Gibbs: smallest ESS by seed 001's estimator (raw draws, Geyer).
+    pub min_ess_geyer: Option<f64>,
+    /// Largest split-R̂ (gibbs).
+    pub max_rhat: Option<f64>,
+    /// Final (or mean sampled) Gamma shape.
+    pub a: f64,
+    /// Predicted probabilities of the held-out rows.
+    pub probabilities: Vec<Vec<f64>>,
+}
+
+/// The test rows of split `s`: a seeded permutation's first ⌈n·f⌉ rows.
+pub fn split_rows(n: usize, fraction: f64, seed: u64, s: usize) -> Vec<usize> {
+    let mut rng = stream(seed, &[0x5350_4c54, s as u64]);
+    let mut order: Vec<usize> = (0..n).collect();
+    for i in (1..n).rev() {
+        let j = rng.random_range(0..=i);
+        order.swap(i, j);
+    }
+    let m = ((n as f64 * fraction).round() as usize).clamp(1, n - 1);
+    let mut t = order[..m].to_vec();
+    t.sort_unstable();
+    t
+}
+
+/// Run the splits.
+pub fn cross_validate(
+    path: &str,
+    class_col: &str,
+    t: &Table,
+    opts: &CvOptions,
+) -> Result<Vec<SplitResult>> {
+    if !(opts.test_fraction > 0.0 && opts.test_fraction < 1.0) {
+        return Err(Error::option(
+            "--test-fraction",
+            format!("must be in (0, 1), got {}", opts.test_fraction),
+        ));
+    }
+    if opts.splits == 0 {
+        return Err(Error::option("--splits", "need at least one split"));
+    }
+    let labels = t
+        .labels
+        .as_ref()
+        .ok_or_else(|| Error::input(path, Some(1), "no class column"))?;
+    let n = t.x.len();
+    if n < 3 {
+        return Err(Error::input(path, None, "need at least 3 rows to split"));
+    }
+    let (classes, y) = super::data::encode_classes(labels);
+    let mut out = Vec::with_capacity(opts.splits);
+    for s in 0..opts.splits {
+        let test = split_rows(n, opts.test_fraction, opts.seed, s);
+        let mut is_test = vec![false; n];
+        test.iter().for_each(|&r| is_test[r] = true);
+        let train: Vec<usize> = (0..n).filter(|&r| !is_test[r]).collect();
+        let start = std::time::Instant::now();
+        let mut fo = opts.fit.clone();
+        fo.seed = crate::infer::rng::stream(opts.seed, &[0x4649_5453, s as u64]).random();
+        let f = fit(path, class_col, t, &train, &fo).map_err(|e| match e {
+            Error::Input { loc, msg } => Error::Input {
+                loc,
+                msg: format!("split {}: {msg}", s + 1),
+            },
+            other => other,
+        })?;
+        let rows: Vec<Vec<f64>> = test
+            .iter()
+            .map(|&r| {
+                f.model.preprocess.log_w(&t.x[r]).ok_or_else(|| {
+                    Error::input(
+                        path,
+                        Some(t.lines[r]),
+                        "a feature lies more than 700 training sds from its mean",
+                    )
+                })
+            })
+            .collect::<Result<_>>()?;
+        let prob = f.model.predict_log_w(&rows);
+        let seconds = start.elapsed().as_secs_f64();
+        // The model's class order is that of the whole table (same encoder).
+        debug_assert_eq!(f.model.classes, classes);
+        let wrong = test
+            .iter()
+            .zip(&prob)
+            .filter(|(r, pr)| {
+                let best = (0..pr.len())
+                    .max_by(|&a, &b| pr[a].total_cmp(&pr[b]))
+                    .unwrap_or(0);
+                best != y[**r]
+            })
+            .count();
+        let auc_v = (classes.len() == 2).then(|| {
+            let p1: Vec<f64> = prob.iter().map(|p| p[1]).collect();
+            let y1: Vec<bool> = test.iter().map(|&r| y[r] == 1).collect();
+            auc(&p1, &y1)
+        });
+        let (min_ess, min_ess_geyer, max_rhat) = match (&f.gibbs, opts.fit.engine) {
+            (Some(g), Engine::Gibbs) => (
+                Some(g.min_ess()),
+                Some(g.min_ess_geyer()),
+                Some(g.max_rhat()),
+            ),
+            _ => (None, None, None),
+        };
+        out.push(SplitResult {
+            misclassification: wrong as f64 / test.len() as f64,
+            auc: auc_v,
+            seconds,
+            min_ess,
+            min_ess_geyer,
+            max_rhat,
+            a: f.model.a,
+            probabilities: prob,
+            test_rows: test,
+        });
+    }
+    Ok(out)
+}

@@ -1,0 +1,26 @@
+//! Plackett–Luce regression classifier (Archambeau & Caron; seed 001).
+//!
+//! `P(Y_i = k | x_i) = W_iᵀλ_k / Σ_l W_iᵀλ_l` with non-negative weights
+//! `λ_kj` and transformed features `W_ij = K_j(x_i) ≥ 0` (§2): `exp(x_j)`,
+//! `exp(−x_j)` and an offset 1, optionally `exp(±(x_a + x_b))` for pairs of
+//! features (§5). With exponential arrival times `Z_i` and feature selectors
+//! `C_i` (§3.1) the complete likelihood is conjugate to a Gamma(a, b) prior
+//! on every `λ_kj`, which gives EM/MAP with exact zeros for a < 1
+//! ([`em`]), a Gibbs sampler drawing only Exponential, Gamma and discrete
+//! variables ([`gibbs`]) and a variational scheme ([`vb`]).
+//!
+//! The Gamma and exponential draws, the seeded streams and the MCMC
+//! diagnostics are the ones of the ranking engines
+//! ([`crate::numerics::gamma`], [`crate::infer::rng`],
+//! [`crate::posterior::diagnostics`]).
+
+pub mod cv;
+pub mod data;
+pub mod em;
+pub mod gibbs;
+pub mod model;
+pub mod path;
+pub mod vb;
+
+pub use data::{ClassData, Preprocess, Table, read_table};
+pub use model::{Engine, Fitted};

@@ -1,0 +1,362 @@
+//! A fitted classifier: what `plackett classify fit` writes as JSON and
+//! `predict` reads back, and the fitting entry point shared by the CLI and
+//! cross-validation.
+
+use super::data::{Preprocess, Table, encode_classes, training_data};
+use super::em::{EmFit, EmOptions, em};
+use super::gibbs::{GibbsFit, GibbsOptions, Shape, gibbs};
+use super::vb::{VbFit, VbOptions, vb};
+use crate::error::{Error, Result};
+use crate::infer::rng::stream;
+use crate::numerics::gamma::ln_gamma_draw;
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+
+/// Inference engine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Engine {
+    /// EM for the MAP (eqs 9–10).
+    Em,
+    /// Gibbs sampler (eqs 11–13).
+    Gibbs,
+    /// Variational Bayes (eqs 18–19).
+    Vb,
+}
+
+impl Engine {
+    /// Parse a CLI name.
+    pub fn parse(s: &str) -> Result<Engine> {
+        match s {
+            "em" => Ok(Engine::Em),
+            "gibbs" => Ok(Engine::Gibbs),
+            "vb" => Ok(Engine::Vb),
+            other => Err(Error::option(
+                "--engine",
+                format!("expected em, gibbs or vb, got {other:?}"),
+            )),
+        }
+    }
+
+    /// CLI name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Engine::Em => "em",
+            Engine::Gibbs => "gibbs",
+            Engine::Vb => "vb",
+        }
+    }
+}
+
+/// Format tag of model files.
+pub const MODEL_FORMAT: &str = "plackett-classifier/1";
+
+/// A fitted model (serialisable).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Fitted {
+    /// Always [`MODEL_FORMAT`].
+    pub format: String,
+    /// Engine.
+    pub engine: Engine,
+    /// Class names, in the order of the weight rows and of predictions.
+    pub classes: Vec<String>,
+    /// Name of the class column in the training file.
+    pub class_col: String,
+    /// Standardisation and transforms.
+    pub preprocess: Preprocess,
+    /// Names of the transformed features (columns of the weights).
+    pub transforms: Vec<String>,
+    /// Gamma shape used (the final value when learnt; for Gibbs with a
+    /// sampled shape, its posterior mean).
+    pub a: f64,
+    /// Gamma rate.
+    pub b: f64,
+    /// `K × p` normalised weights `λ/Σλ`: the MAP (em) or the posterior
+    /// mean (gibbs, vb).
+    pub weights: Vec<Vec<f64>>,
+    /// Gibbs: kept posterior draws of the normalised weights (each `K p`,
+    /// row-major), thinned to at most `keep_draws`.
+    pub draws: Option<Vec<Vec<f64>>>,
+    /// VB: the Gamma factors `q(λ_kj) = Gam(shape, rate)`.
+    pub q_shape: Option<Vec<Vec<f64>>>,
+    /// VB: rates of the Gamma factors.
+    pub q_rate: Option<Vec<Vec<f64>>>,
+    /// Seed for the Monte Carlo predictive of VB.
+    pub seed: u64,
+}
+
+/// Draws used for VB's posterior predictive.
+const VB_PREDICTIVE_DRAWS: usize = 2000;
+
+impl Fitted {
+    /// Number of classes.
+    pub fn k(&self) -> usize {
+        self.classes.len()
+    }
+
+    /// Number of transformed features.
+    pub fn p(&self) -> usize {
+        self.transforms.len()
+    }
+
+    /// The weight vectors predictions average over: the point (em), the
+    /// kept draws (gibbs), draws from q (vb).
+    fn predictive_weights(&self) -> Vec<Vec<f64>> {
+        let (k, p) = (self.k(), self.p());
+        match self.engine {
+            Engine::Em => vec![self.weights.concat()],
+            Engine::Gibbs => self
+                .draws
+                .clone()
+                .unwrap_or_else(|| vec![self.weights.concat()]),
+            Engine::Vb => match (&self.q_shape, &self.q_rate) {
+                (Some(sh), Some(rt)) => {
+                    let mut rng = stream(self.seed, &[0x5642_5052]);
+                    (0..VB_PREDICTIVE_DRAWS)
+                        .map(|_| {
+                            let ln: Vec<f64> = (0..k * p)
+                                .map(|q| {
+                                    ln_gamma_draw(&mut rng, sh[q / p][q % p], rt[q / p][q % p])
+                                })
+                                .collect();
+                            let t = crate::numerics::log_sum_exp(&ln);
+                            ln.iter().map(|v| (v - t).exp()).collect()
+                        })
+                        .collect()
+                }
+                _ => vec![self.weights.concat()],
+            },
+        }
+    }
+
+    /// Class probabilities of rows given as `log W` (posterior predictive
+    /// for gibbs and vb, plug-in for em).
+    pub fn predict_log_w(&self, rows: &[Vec<f64>]) -> Vec<Vec<f64>> {
+        let (k, p) = (self.k(), self.p());
+        let weights = self.predictive_weights();
+        rows.iter()
+            .map(|lw| {
+                let mx = lw.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+                let w: Vec<f64> = lw.iter().map(|v| (v - mx).exp()).collect();
+                let mut prob = vec![0.0; k];
+                for lam in &weights {
+                    let s: Vec<f64> = (0..k)
+                        .map(|c| (0..p).map(|j| w[j] * lam[c * p + j]).sum::<f64>())
+                        .collect();
+                    let tot: f64 = s.iter().sum();
+                    if tot > 0.0 {
+                        prob.iter_mut().zip(&s).for_each(|(a, b)| *a += b / tot);
+                    } else {
+                        prob.iter_mut().for_each(|a| *a += 1.0 / k as f64);
+                    }
+                }
+                prob.iter().map(|v| v / weights.len() as f64).collect()
+            })
+            .collect()
+    }
+
+    /// Class probabilities of the rows of a table (its feature columns must
+    /// match the model's).
+    pub fn predict(&self, path: &str, t: &Table) -> Result<Vec<Vec<f64>>> {
+        if t.features != self.preprocess.features {
+            return Err(Error::input(
+                path,
+                Some(1),
+                format!(
+                    "feature columns {:?} differ from the model's {:?}",
+                    t.features, self.preprocess.features
+                ),
+            ));
+        }
+        let rows: Vec<Vec<f64>> =
+            t.x.iter()
+                .zip(&t.lines)
+                .map(|(r, &line)| {
+                    self.preprocess.log_w(r).ok_or_else(|| {
+                        Error::input(
+                            path,
+                            Some(line),
+                            "a feature lies more than 700 training sds from its mean",
+                        )
+                    })
+                })
+                .collect::<Result<_>>()?;
+        Ok(self.predict_log_w(&rows))
+    }
+}
+
+/// Settings of [`fit`].
+#[derive(Clone)]
+pub struct FitOptions {
+    /// Engine.
+    pub engine: Engine,
+    /// Gamma shape; `None`: 1 for em, learnt for gibbs (p(a) ∝ 1/a,
+    /// Metropolis) and vb (type-II maximum likelihood).
+    pub a: Option<f64>,
+    /// Gamma rate.
+    pub b: f64,
+    /// Add the pairwise transforms.
+    pub pairwise: bool,
+    /// Gibbs: kept draws per chain.
+    pub samples: usize,
+    /// Gibbs: burn-in sweeps.
+    pub burn_in: usize,
+    /// Gibbs: chains.
+    pub chains: usize,
+    /// Gibbs: total-mass move.
+    pub rescale: bool,
+    /// Seed.
+    pub seed: u64,
+    /// Gibbs: draws stored in the model file.
+    pub keep_draws: usize,
+    /// Progress callback (Gibbs sweeps).
+    pub progress: Option<Arc<dyn Fn(usize) + Send + Sync>>,
+}
+
+impl Default for FitOptions {
+    fn default() -> Self {
+        FitOptions {
+            engine: Engine::Gibbs,
+            a: None,
+            b: 1.0,
+            pairwise: false,
+            samples: 5000,
+            burn_in: 5000,
+            chains: 4,
+            rescale: true,
+            seed: 1,
+            keep_draws: 1000,
+            progress: None,
+        }
+    }
+}
+
+/// A fit with its engine's details.
+pub struct FitOutcome {
+    /// The model.
+    pub model: Fitted,
+    /// EM details.
+    pub em: Option<EmFit>,
+    /// Gibbs details.
+    pub gibbs: Option<GibbsFit>,
+    /// VB details.
+    pub vb: Option<VbFit>,
+}
+
+/// Fit on the rows `rows` of a table with class labels.
+pub fn fit(
+    path: &str,
+    class_col: &str,
+    t: &Table,
+    rows: &[usize],
+    opts: &FitOptions,
+) -> Result<FitOutcome> {
+    let labels = t
+        .labels
+        .as_ref()
+        .ok_or_else(|| Error::input(path, Some(1), "no class column"))?;
+    let (classes, _) = encode_classes(labels);
+    if classes.len() < 2 {
+        return Err(Error::input(
+            path,
+            None,
+            format!("only one class ({:?}): nothing to classify", classes[0]),
+        ));
+    }
+    let (pre, data) = training_data(path, t, rows, &classes, opts.pairwise)?;
+    if let Some(c) = data.counts().iter().position(|&c| c == 0) {
+        return Err(Error::input(
+            path,
+            None,
+            format!("class {:?} has no training rows", classes[c]),
+        ));
+    }
+    let (k, p) = (data.k, data.p);
+    let rows_of = |v: &[f64]| -> Vec<Vec<f64>> { v.chunks(p).map(|c| c.to_vec()).collect() };
+    let normalise = |v: &[f64]| -> Vec<f64> {
+        let s: f64 = v.iter().sum();
+        v.iter().map(|x| x / s).collect()
+    };
+    let mut model = Fitted {
+        format: MODEL_FORMAT.into(),
+        engine: opts.engine,
+        classes,
+        class_col: class_col.to_string(),
+        transforms: pre.names(),
+        preprocess: pre,
+        a: opts.a.unwrap_or(1.0),
+        b: opts.b,
+        weights: Vec::new(),
+        draws: None,
+        q_shape: None,
+        q_rate: None,
+        seed: opts.seed,
+    };
+    let mut out = FitOutcome {
+        model: model.clone(),
+        em: None,
+        gibbs: None,
+        vb: None,
+    };
+    match opts.engine {
+        Engine::Em => {
+            let f = em(
+                &data,
+                &EmOptions {
+                    a: opts.a.unwrap_or(1.0),
+                    b: opts.b,
+                    ..Default::default()
+                },
+                None,
+            )?;
+            model.weights = rows_of(&normalise(&f.lambda));
+            out.em = Some(f);
+        }
+        Engine::Gibbs => {
+            let f = gibbs(
+                &data,
+                &GibbsOptions {
+                    a: match opts.a {
+                        Some(a) => Shape::Fixed(a),
+                        None => Shape::Sampled(1.0),
+                    },
+                    b: opts.b,
+                    samples: opts.samples,
+                    burn_in: opts.burn_in,
+                    thin: 1,
+                    chains: opts.chains,
+                    seed: opts.seed,
+                    rescale: opts.rescale,
+                    progress: opts.progress.clone(),
+                },
+            )?;
+            model.weights = rows_of(&f.mean());
+            let all: Vec<&[f64]> = f.draws.iter().flat_map(|c| c.chunks(k * p)).collect();
+            let step = all.len().div_ceil(opts.keep_draws.max(1)).max(1);
+            model.draws = Some(all.iter().step_by(step).map(|d| d.to_vec()).collect());
+            if opts.a.is_none() {
+                let ad: Vec<f64> = f.a_draws.concat();
+                model.a = ad.iter().sum::<f64>() / ad.len().max(1) as f64;
+            }
+            out.gibbs = Some(f);
+        }
+        Engine::Vb => {
+            let f = vb(
+                &data,
+                &VbOptions {
+                    a: opts.a.unwrap_or(1.0),
+                    b: opts.b,
+                    learn_a: opts.a.is_none(),
+                    ..Default::default()
+                },
+            )?;
+            model.weights = rows_of(&f.normalised_mean());
+            model.q_shape = Some(rows_of(&f.shape));
+            model.q_rate = Some(rows_of(&f.rate));
+            model.a = f.a;
+            out.vb = Some(f);
+        }
+    }
+    out.model = model;
+    Ok(out)
+}
