@@ -431,3 +431,40 @@ fn malformed_input_is_one_line_exit_2_and_writes_nothing() {
     );
     assert!(!out.exists(), "prediction written on failure");
 }
+
+#[test]
+fn gibbs_output_does_not_depend_on_thread_count() {
+    let d = tmpdir("threads");
+    let data = d.join("train.csv");
+    write_data(&data, 60);
+    let mut models = Vec::new();
+    for threads in ["1", "2"] {
+        let m = d.join(format!("m{threads}.json"));
+        ok(&bin()
+            .env("RAYON_NUM_THREADS", threads)
+            .args([
+                "classify",
+                "fit",
+                data.to_str().unwrap(),
+                "--class-col",
+                "label",
+                "--engine",
+                "gibbs",
+            ])
+            .args([
+                "--samples",
+                "300",
+                "--burn-in",
+                "300",
+                "--chains",
+                "3",
+                "--seed",
+                "7",
+            ])
+            .args(["--model-out", m.to_str().unwrap()])
+            .output()
+            .unwrap());
+        models.push(std::fs::read_to_string(&m).unwrap());
+    }
+    assert_eq!(models[0], models[1]);
+}
