@@ -21,22 +21,7 @@ pub struct Table {
 /// `require_class` is false a missing class column is allowed (prediction).
 /// Every other column must be numeric and finite.
 pub fn read_table(path: &str, text: &str, class_col: &str, require_class: bool) -> Result<Table> {
-    let mut rdr = csv::ReaderBuilder::new()
-        .has_headers(true)
-        .trim(csv::Trim::All)
-        .from_reader(text.as_bytes());
-    let headers: Vec<String> = rdr
-        .headers()
-        .map_err(|e| {
-            Error::input(
-                path,
-                e.position().map(|p| p.line() as usize),
-                format!("malformed CSV: {e}"),
-            )
-        })?
-        .iter()
-        .map(|h| h.trim_start_matches('\u{feff}').to_string())
-        .collect();
+    let (mut rdr, headers) = crate::io::csv_with_headers(path, text)?;
     if headers.is_empty() || headers.iter().all(|h| h.is_empty()) {
         return Err(Error::input(
             path,

@@ -90,22 +90,7 @@ fn read_features_opts(
     standardize: bool,
     full_rank: bool,
 ) -> Result<Features> {
-    let mut rdr = csv::ReaderBuilder::new()
-        .has_headers(true)
-        .trim(csv::Trim::All)
-        .from_reader(text.as_bytes());
-    let headers: Vec<String> = rdr
-        .headers()
-        .map_err(|e| {
-            Error::input(
-                path,
-                e.position().map(|p| p.line() as usize),
-                format!("malformed CSV: {e}"),
-            )
-        })?
-        .iter()
-        .map(|h| h.trim_start_matches('\u{feff}').to_string())
-        .collect();
+    let (mut rdr, headers) = crate::io::csv_with_headers(path, text)?;
     if headers.len() < 2 {
         return Err(Error::input(
             path,

@@ -19,6 +19,7 @@
 use crate::data::features::Features;
 use crate::data::{Dataset, Tail};
 use crate::error::{Error, Result};
+use crate::numerics::squarem;
 use nalgebra::{DMatrix, DVector};
 
 /// `λ(x) = tanh(x/2) / (4x)`, with its limit 1/8 at 0.
@@ -457,35 +458,20 @@ pub fn vi(ds: &Dataset, feats: &Features, opts: &ViOptions) -> Result<ViFit> {
         it += 1;
         let ms2 = ms_step(&q, &lay, x, eta, &p2)?;
         bound.push(ms1.bound);
-        // SQUAREM S3 step length.
-        let (mut rr, mut vv) = (0.0, 0.0);
-        for k in 0..p.len() {
-            let r = p1[k] - p[k];
-            let v = p2[k] - 2.0 * p1[k] + p[k];
-            rr += r * r;
-            vv += v * v;
-        }
-        let step = if vv > 0.0 { -(rr / vv).sqrt() } else { -1.0 };
+        // SQUAREM S3 extrapolation (numerics::squarem).
         let mut accepted = false;
-        if step < -1.0 {
-            let pe: Vec<f64> = (0..p.len())
-                .map(|k| {
-                    let r = p1[k] - p[k];
-                    let v = p2[k] - 2.0 * p1[k] + p[k];
-                    p[k] - 2.0 * step * r + step * step * v
-                })
-                .collect();
-            if let Ok(mse) = ms_step(&q, &lay, x, eta, &pe) {
-                let ps = param_step(&q, &lay, x, &mse, &pe, opts.max_inner);
-                it += 1;
-                if let Ok(mss) = ms_step(&q, &lay, x, eta, &ps)
-                    && mss.bound.is_finite()
-                    && mss.bound >= ms2.bound
-                {
-                    p = ps;
-                    ms = mss;
-                    accepted = true;
-                }
+        if let Some(pe) = squarem::extrapolate(&p, &p1, &p2)
+            && let Ok(mse) = ms_step(&q, &lay, x, eta, &pe)
+        {
+            let ps = param_step(&q, &lay, x, &mse, &pe, opts.max_inner);
+            it += 1;
+            if let Ok(mss) = ms_step(&q, &lay, x, eta, &ps)
+                && mss.bound.is_finite()
+                && mss.bound >= ms2.bound
+            {
+                p = ps;
+                ms = mss;
+                accepted = true;
             }
         }
         if !accepted {

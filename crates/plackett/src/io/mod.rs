@@ -212,3 +212,29 @@ pub(crate) fn initial_items(opts: &ReadOptions) -> (Items, bool) {
         None => (Items::new(), false),
     }
 }
+
+/// A CSV reader over `text` with a header row (fields trimmed), and its
+/// header names with a UTF-8 byte-order mark removed; a malformed header is
+/// an input error naming `name` and the line.
+pub(crate) fn csv_with_headers<'a>(
+    name: &str,
+    text: &'a str,
+) -> Result<(csv::Reader<&'a [u8]>, Vec<String>)> {
+    let mut rdr = csv::ReaderBuilder::new()
+        .has_headers(true)
+        .trim(csv::Trim::All)
+        .from_reader(text.as_bytes());
+    let headers = rdr
+        .headers()
+        .map_err(|e| {
+            Error::input(
+                name,
+                e.position().map(|p| p.line() as usize),
+                format!("malformed CSV: {e}"),
+            )
+        })?
+        .iter()
+        .map(|h| h.trim_start_matches('\u{feff}').to_string())
+        .collect();
+    Ok((rdr, headers))
+}

@@ -15,22 +15,7 @@ use crate::error::{Error, Result};
 
 /// Parse pairwise counts.
 pub fn read(name: &str, text: &str, opts: &ReadOptions) -> Result<Dataset> {
-    let mut rdr = csv::ReaderBuilder::new()
-        .has_headers(true)
-        .trim(csv::Trim::All)
-        .from_reader(text.as_bytes());
-    let headers: Vec<String> = rdr
-        .headers()
-        .map_err(|e| {
-            Error::input(
-                name,
-                e.position().map(|p| p.line() as usize),
-                format!("malformed CSV: {e}"),
-            )
-        })?
-        .iter()
-        .map(|h| h.trim_start_matches('\u{feff}').to_string())
-        .collect();
+    let (mut rdr, headers) = super::csv_with_headers(name, text)?;
     if headers.len() < 4 {
         return Err(Error::input(
             name,
