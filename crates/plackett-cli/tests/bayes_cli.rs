@@ -1,18 +1,10 @@
 //! Bayesian engines through the CLI: reproducibility, reports, extras.
 
+mod common;
+
+use common::{bin, tmpdir};
 use std::path::PathBuf;
 use std::process::Command;
-
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_plackett"))
-}
-
-fn tmpdir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("plackett-bcli-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
 
 fn data_file(dir: &std::path::Path) -> PathBuf {
     let f = dir.join("r.json");

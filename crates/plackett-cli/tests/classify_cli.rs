@@ -1,44 +1,9 @@
 //! `plackett classify fit|predict|cv|path` end to end.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_plackett"))
-}
-
-fn tmpdir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("plackett-classify-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn ok(out: &Output) -> String {
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn json(out: &Output) -> serde_json::Value {
-    serde_json::from_str(&ok(out)).unwrap()
-}
-
-fn fails(out: &Output, needle: &str) {
-    assert_eq!(
-        out.status.code(),
-        Some(2),
-        "stdout {}",
-        String::from_utf8_lossy(&out.stdout)
-    );
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");
-    assert!(err.contains(needle), "{err:?} should mention {needle:?}");
-    assert!(!err.contains("panicked"), "{err}");
-}
+use common::{bin, fails, json, stdout, tmpdir};
+use std::path::Path;
 
 /// A deterministic three-class table: class c has feature means shifted
 /// by c along `u` and by −c along `v` (a pseudo-random but fixed jitter).
@@ -97,16 +62,18 @@ fn fit_predict_round_trip_for_every_engine() {
         let train_err = summary["training_misclassification"].as_f64().unwrap();
         assert!(train_err < 0.2, "{engine}: training error {train_err}");
         // Predictions: one row per input row, probabilities summing to 1.
-        let csv = ok(&bin()
-            .args([
-                "classify",
-                "predict",
-                "--model",
-                model.to_str().unwrap(),
-                data.to_str().unwrap(),
-            ])
-            .output()
-            .unwrap());
+        let csv = stdout(
+            &bin()
+                .args([
+                    "classify",
+                    "predict",
+                    "--model",
+                    model.to_str().unwrap(),
+                    data.to_str().unwrap(),
+                ])
+                .output()
+                .unwrap(),
+        );
         let mut lines = csv.lines();
         assert_eq!(lines.next().unwrap(), "row,predicted,p_a,p_b,p_c");
         let rows: Vec<&str> = lines.collect();
@@ -132,16 +99,18 @@ fn fit_predict_round_trip_for_every_engine() {
         );
         assert_eq!(j["rows"].as_array().unwrap().len(), 90);
         // Same model, same predictions (the VB predictive is seeded).
-        let again = ok(&bin()
-            .args([
-                "classify",
-                "predict",
-                "--model",
-                model.to_str().unwrap(),
-                data.to_str().unwrap(),
-            ])
-            .output()
-            .unwrap());
+        let again = stdout(
+            &bin()
+                .args([
+                    "classify",
+                    "predict",
+                    "--model",
+                    model.to_str().unwrap(),
+                    data.to_str().unwrap(),
+                ])
+                .output()
+                .unwrap(),
+        );
         assert_eq!(csv, again);
         // A table without the class column predicts too.
         let nolabel = d.join("nolabel.csv");
@@ -151,16 +120,18 @@ fn fit_predict_round_trip_for_every_engine() {
             .map(|l| l.rsplit_once(',').unwrap().0.to_string() + "\n")
             .collect();
         std::fs::write(&nolabel, text).unwrap();
-        let c2 = ok(&bin()
-            .args([
-                "classify",
-                "predict",
-                "--model",
-                model.to_str().unwrap(),
-                nolabel.to_str().unwrap(),
-            ])
-            .output()
-            .unwrap());
+        let c2 = stdout(
+            &bin()
+                .args([
+                    "classify",
+                    "predict",
+                    "--model",
+                    model.to_str().unwrap(),
+                    nolabel.to_str().unwrap(),
+                ])
+                .output()
+                .unwrap(),
+        );
         assert_eq!(c2, csv);
     }
 }
@@ -249,24 +220,26 @@ fn path_writes_csv_and_svg() {
     let data = d.join("train.csv");
     write_data(&data, 90);
     let (csv, svg) = (d.join("path.csv"), d.join("path.svg"));
-    ok(&bin()
-        .args([
-            "classify",
-            "path",
-            data.to_str().unwrap(),
-            "--class-col",
-            "label",
-            "--a-grid",
-            "2,1,0.5,0.1",
-        ])
-        .args([
-            "--out",
-            csv.to_str().unwrap(),
-            "--plot",
-            svg.to_str().unwrap(),
-        ])
-        .output()
-        .unwrap());
+    stdout(
+        &bin()
+            .args([
+                "classify",
+                "path",
+                data.to_str().unwrap(),
+                "--class-col",
+                "label",
+                "--a-grid",
+                "2,1,0.5,0.1",
+            ])
+            .args([
+                "--out",
+                csv.to_str().unwrap(),
+                "--plot",
+                svg.to_str().unwrap(),
+            ])
+            .output()
+            .unwrap(),
+    );
     let text = std::fs::read_to_string(&csv).unwrap();
     let mut lines = text.lines();
     assert!(lines.next().unwrap().starts_with("a,class,feature,weight"));
@@ -398,20 +371,22 @@ fn malformed_input_is_one_line_exit_2_and_writes_nothing() {
             .unwrap(),
         "not a plackett classifier model",
     );
-    ok(&bin()
-        .args([
-            "classify",
-            "fit",
-            g,
-            "--class-col",
-            "label",
-            "--engine",
-            "em",
-            "--model-out",
-            model.to_str().unwrap(),
-        ])
-        .output()
-        .unwrap());
+    stdout(
+        &bin()
+            .args([
+                "classify",
+                "fit",
+                g,
+                "--class-col",
+                "label",
+                "--engine",
+                "em",
+                "--model-out",
+                model.to_str().unwrap(),
+            ])
+            .output()
+            .unwrap(),
+    );
     let other = d.join("other.csv");
     std::fs::write(&other, "x,y,label\n1,2,a\n").unwrap();
     fails(
@@ -440,30 +415,32 @@ fn gibbs_output_does_not_depend_on_thread_count() {
     let mut models = Vec::new();
     for threads in ["1", "2"] {
         let m = d.join(format!("m{threads}.json"));
-        ok(&bin()
-            .env("RAYON_NUM_THREADS", threads)
-            .args([
-                "classify",
-                "fit",
-                data.to_str().unwrap(),
-                "--class-col",
-                "label",
-                "--engine",
-                "gibbs",
-            ])
-            .args([
-                "--samples",
-                "300",
-                "--burn-in",
-                "300",
-                "--chains",
-                "3",
-                "--seed",
-                "7",
-            ])
-            .args(["--model-out", m.to_str().unwrap()])
-            .output()
-            .unwrap());
+        stdout(
+            &bin()
+                .env("RAYON_NUM_THREADS", threads)
+                .args([
+                    "classify",
+                    "fit",
+                    data.to_str().unwrap(),
+                    "--class-col",
+                    "label",
+                    "--engine",
+                    "gibbs",
+                ])
+                .args([
+                    "--samples",
+                    "300",
+                    "--burn-in",
+                    "300",
+                    "--chains",
+                    "3",
+                    "--seed",
+                    "7",
+                ])
+                .args(["--model-out", m.to_str().unwrap()])
+                .output()
+                .unwrap(),
+        );
         models.push(std::fs::read_to_string(&m).unwrap());
     }
     assert_eq!(models[0], models[1]);

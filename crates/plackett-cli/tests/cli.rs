@@ -1,32 +1,12 @@
 //! End-to-end tests of the `plackett` binary.
 
-use std::path::PathBuf;
-use std::process::Command;
+mod common;
 
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_plackett"))
-}
-
-fn data(test: &str) -> Option<PathBuf> {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data");
-    if p.is_dir() {
-        Some(p)
-    } else {
-        eprintln!("SKIP {test}: ../shared/data not found beside the repository");
-        None
-    }
-}
-
-fn tmpdir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("plackett-cli-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
+use common::{bin, tmpdir};
 
 #[test]
 fn nascar_json_contract() {
-    let Some(d) = data("nascar_json_contract") else {
+    let Some(d) = common::data("nascar_json_contract", "") else {
         return;
     };
     let out = bin()
@@ -96,7 +76,7 @@ fn nascar_json_contract() {
 
 #[test]
 fn nascar_without_exclusion_fails_with_connectivity_message() {
-    let Some(d) = data("nascar_without_exclusion") else {
+    let Some(d) = common::data("nascar_without_exclusion", "") else {
         return;
     };
     let dir = tmpdir("nascar-fail");

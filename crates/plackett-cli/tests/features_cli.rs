@@ -1,49 +1,8 @@
 //! `plackett fit --features` and `plackett cv` end to end.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
+mod common;
 
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_plackett"))
-}
-
-fn data(test: &str) -> Option<PathBuf> {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data");
-    if p.is_dir() {
-        Some(p)
-    } else {
-        eprintln!("SKIP {test}: ../shared/data not found beside the repository");
-        None
-    }
-}
-
-fn tmpdir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("plackett-feat-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn ok(out: &Output) -> serde_json::Value {
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
-}
-
-fn fails(out: &Output, needle: &str) {
-    assert_eq!(
-        out.status.code(),
-        Some(2),
-        "stdout {}",
-        String::from_utf8_lossy(&out.stdout)
-    );
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");
-    assert!(err.contains(needle), "{err:?} should mention {needle:?}");
-}
+use common::{bin, fails, json, tmpdir};
 
 fn salad(d: &std::path::Path) -> (String, String) {
     (
@@ -54,24 +13,26 @@ fn salad(d: &std::path::Path) -> (String, String) {
 
 #[test]
 fn salad_mle_contract() {
-    let Some(d) = data("salad_mle_contract") else {
+    let Some(d) = common::data("salad_mle_contract", "") else {
         return;
     };
     let (r, f) = salad(&d);
-    let v = ok(&bin()
-        .args([
-            "fit",
-            &r,
-            "--ranking-col",
-            "judge",
-            "--features",
-            &f,
-            "--standardize",
-            "off",
-        ])
-        .args(["--output", "json"])
-        .output()
-        .unwrap());
+    let v = json(
+        &bin()
+            .args([
+                "fit",
+                &r,
+                "--ranking-col",
+                "judge",
+                "--features",
+                &f,
+                "--standardize",
+                "off",
+            ])
+            .args(["--output", "json"])
+            .output()
+            .unwrap(),
+    );
     let c = v["coefficients"].as_array().unwrap();
     assert_eq!(c[0]["name"], "acetic");
     assert!((c[0]["estimate"].as_f64().unwrap() - 3.27405).abs() < 1e-4);
@@ -81,19 +42,21 @@ fn salad_mle_contract() {
     assert!(c[0]["mean"].is_null() && c[0]["sd"].is_null());
     assert!((v["deviance"].as_f64().unwrap() - 152.905).abs() < 1e-3);
     // Standardisation (the default) is undone in the reported coefficients.
-    let w = ok(&bin()
-        .args([
-            "fit",
-            &r,
-            "--ranking-col",
-            "judge",
-            "--features",
-            &f,
-            "--output",
-            "json",
-        ])
-        .output()
-        .unwrap());
+    let w = json(
+        &bin()
+            .args([
+                "fit",
+                &r,
+                "--ranking-col",
+                "judge",
+                "--features",
+                &f,
+                "--output",
+                "json",
+            ])
+            .output()
+            .unwrap(),
+    );
     assert_eq!(w["regression"]["standardized"], true);
     for k in 0..2 {
         let (a, b) = (&v["coefficients"][k], &w["coefficients"][k]);
@@ -104,7 +67,7 @@ fn salad_mle_contract() {
 
 #[test]
 fn salad_vb_eta_auto_new_item_and_report() {
-    let Some(d) = data("salad_vb_eta_auto_new_item_and_report") else {
+    let Some(d) = common::data("salad_vb_eta_auto_new_item_and_report", "") else {
         return;
     };
     let (r, f) = salad(&d);
@@ -114,28 +77,30 @@ fn salad_vb_eta_auto_new_item_and_report() {
     text.push_str("E,0.75,5\n");
     std::fs::write(&feats, text).unwrap();
     let report = t.join("r.html");
-    let v = ok(&bin()
-        .args([
-            "fit",
-            &r,
-            "--ranking-col",
-            "judge",
-            "--features",
-            feats.to_str().unwrap(),
-        ])
-        .args([
-            "--engine",
-            "vb",
-            "--eta",
-            "auto",
-            "--compare",
-            "E,A",
-            "--compare",
-            "B,C",
-        ])
-        .args(["--report", report.to_str().unwrap(), "--output", "json"])
-        .output()
-        .unwrap());
+    let v = json(
+        &bin()
+            .args([
+                "fit",
+                &r,
+                "--ranking-col",
+                "judge",
+                "--features",
+                feats.to_str().unwrap(),
+            ])
+            .args([
+                "--engine",
+                "vb",
+                "--eta",
+                "auto",
+                "--compare",
+                "E,A",
+                "--compare",
+                "B,C",
+            ])
+            .args(["--report", report.to_str().unwrap(), "--output", "json"])
+            .output()
+            .unwrap(),
+    );
     assert_eq!(v["engine"], "vb");
     assert!(v["elbo"].as_f64().unwrap().is_finite());
     let c = &v["coefficients"][0];
@@ -183,7 +148,7 @@ fn salad_vb_eta_auto_new_item_and_report() {
 
 #[test]
 fn feature_errors_are_one_line_and_write_nothing() {
-    let Some(d) = data("feature_errors_are_one_line_and_write_nothing") else {
+    let Some(d) = common::data("feature_errors_are_one_line_and_write_nothing", "") else {
         return;
     };
     let (r, f) = salad(&d);
@@ -303,10 +268,12 @@ fn separable_data_mle_refused_with_map_suggestion() {
         c
     };
     fails(&base().output().unwrap(), "--engine map");
-    let v = ok(&base()
-        .args(["--engine", "map", "--eta", "1"])
-        .output()
-        .unwrap());
+    let v = json(
+        &base()
+            .args(["--engine", "map", "--eta", "1"])
+            .output()
+            .unwrap(),
+    );
     assert!(v["coefficients"][0]["estimate"].as_f64().unwrap() > 0.0);
 }
 
@@ -366,7 +333,7 @@ fn simulate_and_cross_validate() {
             .output()
             .unwrap()
     };
-    let v = ok(&run("1"));
+    let v = json(&run("1"));
     let parts = v["partitions"].as_array().unwrap();
     assert_eq!(parts[0]["partition"], "L");
     assert_eq!(parts[0]["splits"], 3);
@@ -392,6 +359,6 @@ fn simulate_and_cross_validate() {
             .contains("L-partition")
     );
     // Same seed, different thread count: same numbers.
-    let w = ok(&run("2"));
+    let w = json(&run("2"));
     assert_eq!(v["partitions"], w["partitions"]);
 }

@@ -1,21 +1,8 @@
 //! `plackett aggregate` and `plackett evaluate` end to end.
 
-use std::path::PathBuf;
-use std::process::Command;
+mod common;
 
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_plackett"))
-}
-
-fn data(test: &str) -> Option<PathBuf> {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/dermatology-ddx");
-    if p.is_dir() {
-        Some(p)
-    } else {
-        eprintln!("SKIP {test}: ../shared/data not found beside the repository");
-        None
-    }
-}
+use common::bin;
 
 fn s(p: &std::path::Path, f: &str) -> String {
     p.join(f).to_string_lossy().into_owned()
@@ -23,7 +10,7 @@ fn s(p: &std::path::Path, f: &str) -> String {
 
 #[test]
 fn describe_matches_spec_statistics() {
-    let Some(d) = data("describe_matches_spec_statistics") else {
+    let Some(d) = common::data("describe_matches_spec_statistics", "dermatology-ddx") else {
         return;
     };
     let o = bin()
@@ -56,7 +43,7 @@ fn describe_matches_spec_statistics() {
 
 #[test]
 fn aggregate_json_contract() {
-    let Some(d) = data("aggregate_json_contract") else {
+    let Some(d) = common::data("aggregate_json_contract", "dermatology-ddx") else {
         return;
     };
     let o = bin()
@@ -142,7 +129,7 @@ fn aggregate_json_contract() {
 
 #[test]
 fn evaluate_scores_and_leave_one_out() {
-    let Some(d) = data("evaluate_scores_and_leave_one_out") else {
+    let Some(d) = common::data("evaluate_scores_and_leave_one_out", "dermatology-ddx") else {
         return;
     };
     let dir = std::env::temp_dir().join(format!("plackett-eval-{}", std::process::id()));

@@ -379,6 +379,30 @@ impl Dataset {
         }
     }
 
+    /// For a top-k observation ([`Tail::Universe`]) the items of the
+    /// universe it does not list, which all rank below its groups (spec
+    /// §1); empty for other tails. `scratch` has length
+    /// [`universe`](Self::universe), is all `false` on entry and is left so.
+    pub fn unlisted(&self, obs: &Observation, scratch: &mut [bool]) -> Vec<u32> {
+        if obs.tail != Tail::Universe {
+            return Vec::new();
+        }
+        for &m in obs.members {
+            if let Some(s) = scratch.get_mut(m as usize) {
+                *s = true;
+            }
+        }
+        let u = (0..self.universe() as u32)
+            .filter(|&i| !scratch[i as usize])
+            .collect();
+        for &m in obs.members {
+            if let Some(s) = scratch.get_mut(m as usize) {
+                *s = false;
+            }
+        }
+        u
+    }
+
     /// All observations in order.
     pub fn observations(&self) -> impl Iterator<Item = Observation<'_>> + '_ {
         (0..self.n_obs()).map(move |o| self.obs(o))

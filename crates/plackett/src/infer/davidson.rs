@@ -181,27 +181,10 @@ pub fn fit_davidson(ds: &Dataset, opts: &PointOptions) -> Result<PointFit> {
         };
         let step = chol.solve(&DVector::from_column_slice(&g));
         let sn = max_abs(&g);
-        let mut t = 1.0;
-        let mut accepted = false;
-        for _ in 0..60 {
-            let cand: Vec<f64> = phi
-                .iter()
-                .zip(step.iter())
-                .map(|(a, d)| a + t * d)
-                .collect();
-            let (o2, g2) = prob.eval(&cand, all, true);
-            if o2.is_finite() && (o2 > obj || (o2 >= obj - 1e-12 * obj.abs() && max_abs(&g2) < sn))
-            {
-                phi = cand;
-                obj = o2;
-                g = g2;
-                accepted = true;
-                break;
-            }
-            t *= 0.5;
-        }
-        if !accepted {
-            break;
+        match super::newton::backtrack(&phi, step.as_slice(), obj, sn, |c| prob.eval(c, all, true))
+        {
+            Some((c, o2, g2)) => (phi, obj, g) = (c, o2, g2),
+            None => break,
         }
         if gauge {
             let m = phi[..n].iter().sum::<f64>() / n as f64;

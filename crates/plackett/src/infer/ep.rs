@@ -19,7 +19,7 @@
 //! `log Z = log ∫ p₀ Π_a f̃_a + Σ_a log s_a`.
 
 use super::bayes::{BayesFit, GammaPrior, draws_from_gammas};
-use crate::data::{Dataset, Tail};
+use crate::data::Dataset;
 use crate::error::{Error, Result};
 use crate::numerics::special::ln_gamma;
 
@@ -88,22 +88,7 @@ fn build_factors(ds: &Dataset) -> Result<Factors> {
                 obs.weight
             )));
         }
-        let mut unlisted = Vec::new();
-        if obs.tail == Tail::Universe {
-            for &m in obs.members {
-                if (m as usize) < listed.len() {
-                    listed[m as usize] = true;
-                }
-            }
-            unlisted = (0..ds.universe() as u32)
-                .filter(|&i| !listed[i as usize])
-                .collect();
-            for &m in obs.members {
-                if (m as usize) < listed.len() {
-                    listed[m as usize] = false;
-                }
-            }
-        }
+        let unlisted = ds.unlisted(&obs, &mut listed);
         for _ in 0..obs.weight as usize {
             for k in 0..stages {
                 f.items.extend_from_slice(&obs.members[k..]);

@@ -16,8 +16,8 @@
 //! holding one coefficient per item and per compared pair; it is assembled
 //! densely (`O(n²d)`) or pair by pair (`O(nnz·d²)`), whichever is cheaper.
 
+use crate::data::Dataset;
 use crate::data::features::Features;
-use crate::data::{Dataset, Tail};
 use crate::error::{Error, Result};
 use crate::numerics::squarem;
 use nalgebra::{DMatrix, DVector};
@@ -124,24 +124,7 @@ fn queries(ds: &Dataset) -> Result<Queries> {
             )));
         };
         let mem = obs.members;
-        let unlisted: Vec<u32> = if obs.tail == Tail::Universe {
-            for &m in mem {
-                if (m as usize) < listed.len() {
-                    listed[m as usize] = true;
-                }
-            }
-            let u = (0..ds.universe() as u32)
-                .filter(|&i| !listed[i as usize])
-                .collect();
-            for &m in mem {
-                if (m as usize) < listed.len() {
-                    listed[m as usize] = false;
-                }
-            }
-            u
-        } else {
-            Vec::new()
-        };
+        let unlisted = ds.unlisted(&obs, &mut listed);
         for k in 0..stages {
             let size = mem.len() - k + unlisted.len();
             if size == 2 {

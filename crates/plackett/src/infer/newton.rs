@@ -104,28 +104,11 @@ pub fn newton(ds: &Dataset, theta0: &[f64], opts: &NewtonOptions) -> Result<Newt
         })?;
         let step = chol.solve(&DVector::from_column_slice(&g));
         // Backtracking line search on the concave objective.
-        let mut t = 1.0;
-        let mut accepted = false;
-        for _ in 0..60 {
-            let cand: Vec<f64> = theta
-                .iter()
-                .zip(step.iter())
-                .map(|(a, d)| a + t * d)
-                .collect();
-            let (o2, g2) = objective_and_score(ds, &cand, &wins, opts.prior, opts.fixed);
-            // Accept improvement, or (at the numerical floor) a smaller score.
-            if o2.is_finite() && (o2 > obj || (o2 >= obj - 1e-12 * obj.abs() && max_abs(&g2) < sn))
-            {
-                theta = cand;
-                obj = o2;
-                g = g2;
-                accepted = true;
-                break;
-            }
-            t *= 0.5;
-        }
-        if !accepted {
-            break; // no further progress at machine precision
+        match backtrack(&theta, step.as_slice(), obj, sn, |c| {
+            objective_and_score(ds, c, &wins, opts.prior, opts.fixed)
+        }) {
+            Some((c, o2, g2)) => (theta, obj, g) = (c, o2, g2),
+            None => break, // no further progress at machine precision
         }
         if gauge {
             crate::numerics::centre(&mut theta);
@@ -183,4 +166,30 @@ pub fn covariance(
         return Ok(None);
     }
     Ok(Some(v))
+}
+
+/// Backtracking line search for a Newton step on a concave objective:
+/// halve `t` from 1 until `x + t·step` improves `obj`, or (at the numerical
+/// floor, where the objective can no longer resolve progress) keeps it and
+/// shrinks the score's max-norm below `score_norm`. Returns the accepted
+/// point with its objective and score, or `None` after 60 halvings.
+pub(crate) fn backtrack(
+    x: &[f64],
+    step: &[f64],
+    obj: f64,
+    score_norm: f64,
+    mut eval: impl FnMut(&[f64]) -> (f64, Vec<f64>),
+) -> Option<(Vec<f64>, f64, Vec<f64>)> {
+    let mut t = 1.0;
+    for _ in 0..60 {
+        let cand: Vec<f64> = x.iter().zip(step).map(|(a, d)| a + t * d).collect();
+        let (o2, g2) = eval(&cand);
+        if o2.is_finite()
+            && (o2 > obj || (o2 >= obj - 1e-12 * obj.abs() && max_abs(&g2) < score_norm))
+        {
+            return Some((cand, o2, g2));
+        }
+        t *= 0.5;
+    }
+    None
 }

@@ -18,7 +18,7 @@
 //! Log-worths are shifted by their maximum over `R` inside each stage (the
 //! probability is invariant to a common shift), so every `λ^{1/k}` is ≤ 1.
 
-use crate::data::{Dataset, Tail};
+use crate::data::Dataset;
 
 /// Tie orders (≥ 2) of the groups that occur in the data, sorted.
 pub fn tie_orders(ds: &Dataset) -> Vec<usize> {
@@ -74,24 +74,7 @@ pub fn loglik_grad(
         let obs = ds.obs(o);
         let w = obs.weight;
         let mem = obs.members;
-        let unlisted: Vec<u32> = if obs.tail == Tail::Universe {
-            for &m in mem {
-                if (m as usize) < listed.len() {
-                    listed[m as usize] = true;
-                }
-            }
-            let u = (0..ds.universe() as u32)
-                .filter(|&i| !listed[i as usize])
-                .collect();
-            for &m in mem {
-                if (m as usize) < listed.len() {
-                    listed[m as usize] = false;
-                }
-            }
-            u
-        } else {
-            Vec::new()
-        };
+        let unlisted = ds.unlisted(&obs, &mut listed);
         let groups: Vec<_> = obs.groups().collect();
         for (gi, g) in groups.iter().enumerate() {
             if g.is_tail {
@@ -173,7 +156,7 @@ pub fn loglik_grad(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::data::{DatasetBuilder, Items, TieSemantics};
+    use crate::data::{DatasetBuilder, Items, Tail, TieSemantics};
 
     #[test]
     fn davidson_pair_probabilities() {

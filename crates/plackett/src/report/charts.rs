@@ -330,77 +330,7 @@ pub fn compare_methods(
     methods: &[MethodSeries],
     y_label: &str,
 ) -> String {
-    let n = items.len();
-    let vals = truth.iter().chain(
-        methods
-            .iter()
-            .flat_map(|m| m.1.iter().chain(&m.2).chain(&m.3)),
-    );
-    let (lo, hi) = vals
-        .filter(|v| v.is_finite())
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| {
-            (a.min(v), b.max(v))
-        });
-    let pad = (hi - lo).max(1e-6) * 0.05;
-    let palette = [BLUE, RED, GREEN, MAGENTA, CYAN];
-    let k = methods.len().max(1) as f64;
-    svg_string(900, 360, |root| {
-        let mut c = ChartBuilder::on(&root)
-            .margin(10)
-            .x_label_area_size(35)
-            .y_label_area_size(60)
-            .build_cartesian_2d(0.5f64..n as f64 + 0.5, (lo - pad)..(hi + pad))
-            .map_err(err)?;
-        let labels = items.to_vec();
-        c.configure_mesh()
-            .disable_x_mesh()
-            .x_labels(n)
-            .x_label_formatter(&|x| {
-                let i = x.round() as i64;
-                if (x - i as f64).abs() < 1e-6 && i >= 1 && i as usize <= n {
-                    labels[i as usize - 1].clone()
-                } else {
-                    String::new()
-                }
-            })
-            .y_desc(y_label)
-            .draw()
-            .map_err(err)?;
-        for (m, (name, mid, l, h)) in methods.iter().enumerate() {
-            let col = palette[m % palette.len()];
-            let off = |i: usize| (i + 1) as f64 + (m as f64 - (k - 1.0) / 2.0) * 0.12;
-            for i in 0..n {
-                if l[i].is_finite() && h[i].is_finite() {
-                    c.draw_series(LineSeries::new(
-                        vec![(off(i), l[i]), (off(i), h[i])],
-                        col.stroke_width(2),
-                    ))
-                    .map_err(err)?;
-                }
-            }
-            c.draw_series(
-                (0..n)
-                    .filter(|&i| mid[i].is_finite())
-                    .map(|i| Circle::new((off(i), mid[i]), 3, col.filled())),
-            )
-            .map_err(err)?
-            .label(name.clone())
-            .legend(move |(x, y)| Circle::new((x + 5, y), 3, col.filled()));
-        }
-        c.draw_series(
-            (0..n).map(|i| Cross::new(((i + 1) as f64, truth[i]), 5, BLACK.stroke_width(2))),
-        )
-        .map_err(err)?
-        .label("truth")
-        .legend(|(x, y)| Cross::new((x + 5, y), 4, BLACK));
-        c.configure_series_labels()
-            .border_style(BLACK)
-            .background_style(WHITE.mix(0.85))
-            .position(SeriesLabelPosition::UpperLeft)
-            .draw()
-            .map_err(err)?;
-        Ok(())
-    })
+    interval_chart(items, methods, Some(truth), false, y_label, 360)
 }
 
 /// Means with ±sd bars for several series over categorical x positions.
@@ -409,38 +339,65 @@ pub fn errorbars(
     series: &[(String, Vec<f64>, Vec<f64>)],
     y_label: &str,
 ) -> String {
-    let n = x_labels.len();
-    let vals = series
+    let as_intervals: Vec<MethodSeries> = series
         .iter()
-        .flat_map(|s| s.1.iter().zip(&s.2).flat_map(|(m, d)| [m - d, m + d]));
+        .map(|(name, mean, sd)| {
+            let lo = mean.iter().zip(sd).map(|(m, d)| m - d).collect();
+            let hi = mean.iter().zip(sd).map(|(m, d)| m + d).collect();
+            (name.clone(), mean.clone(), lo, hi)
+        })
+        .collect();
+    interval_chart(x_labels, &as_intervals, None, true, y_label, 340)
+}
+
+/// The chart behind [`compare_methods`] and [`errorbars`]: per categorical
+/// position, one dot and vertical interval per series (dodged sideways),
+/// optionally joined by a faint line across positions, and optionally a
+/// black cross for the truth.
+fn interval_chart(
+    labels: &[String],
+    series: &[MethodSeries],
+    truth: Option<&[f64]>,
+    connect: bool,
+    y_label: &str,
+    height: u32,
+) -> String {
+    let n = labels.len();
+    let vals = truth.unwrap_or(&[]).iter().chain(
+        series
+            .iter()
+            .flat_map(|m| m.1.iter().chain(&m.2).chain(&m.3)),
+    );
     let (lo, hi) = vals
         .filter(|v| v.is_finite())
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| {
             (a.min(v), b.max(v))
         });
     let (lo, hi) = if lo < hi {
         (lo, hi)
-    } else {
+    } else if lo.is_finite() {
         (lo - 0.05, lo + 0.05)
+    } else {
+        (0.0, 1.0)
     };
-    let pad = (hi - lo) * 0.08;
+    let pad = (hi - lo) * 0.06;
     let palette = [BLUE, RED, GREEN, MAGENTA, CYAN, BLACK];
     let k = series.len().max(1) as f64;
-    svg_string(900, 340, |root| {
+    svg_string(900, height, |root| {
         let mut c = ChartBuilder::on(&root)
             .margin(10)
             .x_label_area_size(35)
             .y_label_area_size(60)
             .build_cartesian_2d(0.5f64..n as f64 + 0.5, (lo - pad)..(hi + pad))
             .map_err(err)?;
-        let labels = x_labels.to_vec();
+        let names = labels.to_vec();
         c.configure_mesh()
             .disable_x_mesh()
             .x_labels(n)
             .x_label_formatter(&|x| {
                 let i = x.round() as i64;
                 if (x - i as f64).abs() < 1e-6 && i >= 1 && i as usize <= n {
-                    labels[i as usize - 1].clone()
+                    names[i as usize - 1].clone()
                 } else {
                     String::new()
                 }
@@ -448,37 +405,50 @@ pub fn errorbars(
             .y_desc(y_label)
             .draw()
             .map_err(err)?;
-        for (s, (name, mean, sd)) in series.iter().enumerate() {
-            let col = palette[s % palette.len()];
-            let off = |i: usize| (i + 1) as f64 + (s as f64 - (k - 1.0) / 2.0) * 0.1;
-            for i in 0..n.min(mean.len()) {
-                if mean[i].is_finite() {
+        for (m, (name, mid, l, h)) in series.iter().enumerate() {
+            let col = palette[m % palette.len()];
+            let off = |i: usize| (i + 1) as f64 + (m as f64 - (k - 1.0) / 2.0) * 0.1;
+            let shown = n.min(mid.len());
+            for i in 0..shown {
+                if l[i].is_finite() && h[i].is_finite() {
                     c.draw_series(LineSeries::new(
-                        vec![(off(i), mean[i] - sd[i]), (off(i), mean[i] + sd[i])],
+                        vec![(off(i), l[i]), (off(i), h[i])],
                         col.stroke_width(2),
                     ))
                     .map_err(err)?;
                 }
             }
-            c.draw_series(LineSeries::new(
-                (0..n.min(mean.len()))
-                    .filter(|&i| mean[i].is_finite())
-                    .map(|i| (off(i), mean[i])),
-                col.mix(0.5),
-            ))
-            .map_err(err)?;
+            if connect {
+                c.draw_series(LineSeries::new(
+                    (0..shown)
+                        .filter(|&i| mid[i].is_finite())
+                        .map(|i| (off(i), mid[i])),
+                    col.mix(0.5),
+                ))
+                .map_err(err)?;
+            }
             c.draw_series(
-                (0..n.min(mean.len()))
-                    .filter(|&i| mean[i].is_finite())
-                    .map(|i| Circle::new((off(i), mean[i]), 3, col.filled())),
+                (0..shown)
+                    .filter(|&i| mid[i].is_finite())
+                    .map(|i| Circle::new((off(i), mid[i]), 3, col.filled())),
             )
             .map_err(err)?
             .label(name.clone())
             .legend(move |(x, y)| Circle::new((x + 5, y), 3, col.filled()));
         }
+        if let Some(truth) = truth {
+            c.draw_series(
+                (0..n.min(truth.len()))
+                    .map(|i| Cross::new(((i + 1) as f64, truth[i]), 5, BLACK.stroke_width(2))),
+            )
+            .map_err(err)?
+            .label("truth")
+            .legend(|(x, y)| Cross::new((x + 5, y), 4, BLACK));
+        }
         c.configure_series_labels()
             .border_style(BLACK)
             .background_style(WHITE.mix(0.85))
+            .position(SeriesLabelPosition::UpperLeft)
             .draw()
             .map_err(err)?;
         Ok(())

@@ -1,0 +1,63 @@
+//! Helpers shared by the CLI test files.
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+/// The `plackett` binary under test.
+pub fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_plackett"))
+}
+
+/// `../shared/data/<rel>` beside the workspace, or `None` (with a printed
+/// SKIP message naming the test) when absent.
+pub fn data(test: &str, rel: &str) -> Option<PathBuf> {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/data")
+        .join(rel);
+    if p.is_dir() {
+        Some(p)
+    } else {
+        eprintln!("SKIP {test}: ../shared/data not found beside the repository");
+        None
+    }
+}
+
+/// A fresh, empty scratch directory unique to this test process.
+pub fn tmpdir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("plackett-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Standard output of a successful run (fails the test with stderr
+/// otherwise).
+pub fn stdout(out: &Output) -> String {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Standard output of a successful run, parsed as JSON.
+pub fn json(out: &Output) -> serde_json::Value {
+    serde_json::from_str(&stdout(out)).unwrap()
+}
+
+/// The run failed the way user errors must: exit code 2, one line on
+/// stderr mentioning `needle`, no panic.
+pub fn fails(out: &Output, needle: &str) {
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "stdout {}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");
+    assert!(err.contains(needle), "{err:?} should mention {needle:?}");
+    assert!(!err.contains("panicked"), "{err}");
+}
