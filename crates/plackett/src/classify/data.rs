@@ -70,18 +70,7 @@ pub fn read_table(path: &str, text: &str, class_col: &str, require_class: bool) 
         match rdr.read_record(&mut rec) {
             Ok(false) => break,
             Ok(true) => {}
-            Err(e) => {
-                let line = e.position().map(|p| p.line() as usize);
-                let msg = match e.kind() {
-                    csv::ErrorKind::UnequalLengths {
-                        expected_len, len, ..
-                    } => {
-                        format!("expected {expected_len} fields, found {len}")
-                    }
-                    _ => format!("malformed CSV: {e}"),
-                };
-                return Err(Error::input(path, line, msg));
-            }
+            Err(e) => return Err(crate::io::csv_error(path, &e)),
         }
         let line = rec.position().map_or(0, |p| p.line() as usize);
         if rec.iter().all(|f| f.is_empty()) {

@@ -119,16 +119,7 @@ fn read_features_opts(
         match rdr.read_record(&mut rec) {
             Ok(false) => break,
             Ok(true) => {}
-            Err(e) => {
-                let line = e.position().map(|p| p.line() as usize);
-                let msg = match e.kind() {
-                    csv::ErrorKind::UnequalLengths {
-                        expected_len, len, ..
-                    } => format!("expected {expected_len} fields, found {len}"),
-                    _ => format!("malformed CSV: {e}"),
-                };
-                return Err(Error::input(path, line, msg));
-            }
+            Err(e) => return Err(crate::io::csv_error(path, &e)),
         }
         let line = rec.position().map_or(0, |p| p.line() as usize);
         let item = rec.get(0).unwrap_or("");

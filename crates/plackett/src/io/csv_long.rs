@@ -17,17 +17,7 @@ struct Row {
 
 /// Parse long-format CSV text.
 pub fn read(name: &str, text: &str, opts: &ReadOptions) -> Result<Dataset> {
-    let mut rdr = csv::ReaderBuilder::new()
-        .has_headers(true)
-        .flexible(false)
-        .trim(csv::Trim::All)
-        .from_reader(text.as_bytes());
-    let headers = rdr
-        .headers()
-        .map_err(|e| csv_err(name, &e))?
-        .iter()
-        .map(|h| h.trim_start_matches('\u{feff}').to_string())
-        .collect::<Vec<_>>();
+    let (mut rdr, headers) = super::csv_with_headers(name, text)?;
     if headers.iter().all(|h| h.is_empty()) {
         return Err(Error::input(
             name,
@@ -60,7 +50,7 @@ pub fn read(name: &str, text: &str, opts: &ReadOptions) -> Result<Dataset> {
         match rdr.read_record(&mut rec) {
             Ok(false) => break,
             Ok(true) => {}
-            Err(e) => return Err(csv_err(name, &e)),
+            Err(e) => return Err(super::csv_error(name, &e)),
         }
         let line = rec.position().map_or(0, |p| p.line() as usize);
         let rid = rec.get(c_rank_id).unwrap_or("").to_string();
@@ -186,18 +176,4 @@ pub fn read(name: &str, text: &str, opts: &ReadOptions) -> Result<Dataset> {
             })?;
     }
     Ok(b.finish())
-}
-
-fn csv_err(name: &str, e: &csv::Error) -> Error {
-    let line = e.position().map(|p| p.line() as usize);
-    let msg = match e.kind() {
-        csv::ErrorKind::UnequalLengths {
-            expected_len, len, ..
-        } => {
-            format!("expected {expected_len} fields, found {len}")
-        }
-        csv::ErrorKind::Utf8 { .. } => "not valid UTF-8 text".to_string(),
-        _ => format!("malformed CSV: {e}"),
-    };
-    Error::input(name, line, msg)
 }

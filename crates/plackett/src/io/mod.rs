@@ -226,15 +226,25 @@ pub(crate) fn csv_with_headers<'a>(
         .from_reader(text.as_bytes());
     let headers = rdr
         .headers()
-        .map_err(|e| {
-            Error::input(
-                name,
-                e.position().map(|p| p.line() as usize),
-                format!("malformed CSV: {e}"),
-            )
-        })?
+        .map_err(|e| csv_error(name, &e))?
         .iter()
         .map(|h| h.trim_start_matches('\u{feff}').to_string())
         .collect();
     Ok((rdr, headers))
+}
+
+/// A CSV parse error as a one-line input error naming `name` and the line:
+/// ragged rows say how many fields were expected, bad bytes say so.
+pub(crate) fn csv_error(name: &str, e: &csv::Error) -> Error {
+    let line = e.position().map(|p| p.line() as usize);
+    let msg = match e.kind() {
+        csv::ErrorKind::UnequalLengths {
+            expected_len, len, ..
+        } => {
+            format!("expected {expected_len} fields, found {len}")
+        }
+        csv::ErrorKind::Utf8 { .. } => "not valid UTF-8 text".to_string(),
+        _ => format!("malformed CSV: {e}"),
+    };
+    Error::input(name, line, msg)
 }

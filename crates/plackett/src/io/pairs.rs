@@ -57,13 +57,7 @@ pub fn read(name: &str, text: &str, opts: &ReadOptions) -> Result<Dataset> {
         match rdr.read_record(&mut rec) {
             Ok(false) => break,
             Ok(true) => {}
-            Err(e) => {
-                return Err(Error::input(
-                    name,
-                    e.position().map(|p| p.line() as usize),
-                    format!("malformed CSV: {e}"),
-                ));
-            }
+            Err(e) => return Err(super::csv_error(name, &e)),
         }
         let line = rec.position().map_or(0, |p| p.line() as usize);
         let mut id = |c: usize| -> Result<u32> {
