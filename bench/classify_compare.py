@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Seed 001 Table 2/3 side by side: plackett's PL-regression classifier
+"""Archambeau & Caron 2012 Table 2/3 side by side: plackett's PL-regression classifier
 (EM, VB, Gibbs) against scikit-learn's multinomial logistic regression on
 the same random train/test splits.
 
@@ -15,7 +15,7 @@ default as in the paper), then scikit-learn fits on the same training rows:
 (C by 5-fold CV), both on features standardised with the training rows'
 mean and sd. Prints a Markdown table of misclassification mean (sd), AUC
 for binary tasks, seconds, and for Gibbs the minimum bulk ESS over weights
-and seconds per ESS (seed 001 Table 3 layout).
+and seconds per ESS (Archambeau & Caron 2012 Table 3 layout).
 """
 import argparse, csv, json, os, subprocess, sys, tempfile, time
 
@@ -27,7 +27,7 @@ from sklearn.preprocessing import StandardScaler
 
 here = os.path.dirname(os.path.abspath(__file__))
 ap = argparse.ArgumentParser()
-ap.add_argument("--data", default=os.path.join(here, "..", "..", "shared", "data", "uci"))
+ap.add_argument("--data", default=os.path.join(here, "..", "data", "uci"))
 ap.add_argument("--datasets", default="iris,wine,breast_cancer")
 ap.add_argument("--splits", type=int, default=20)
 ap.add_argument("--seed", type=int, default=1)
@@ -35,7 +35,7 @@ ap.add_argument("--chains", type=int, default=1)
 ap.add_argument("--plackett", default=os.path.join(here, "..", "target", "release", "plackett"))
 a = ap.parse_args()
 
-# Seed 001 Table 2 (misclassification) and Table 3 (Gibbs time, ESS).
+# Archambeau & Caron 2012 Table 2 (misclassification) and Table 3 (Gibbs time, ESS).
 PAPER = {
     "iris": {"gibbs": ".186 (.055)", "vb": ".181 (.057)", "logit": ".086 (.086)", "time": 10.8, "ess": 14},
     "wine": {"gibbs": ".048 (.019)", "vb": ".093 (.048)", "logit": ".080 (.038)", "time": 15.1, "ess": 23},

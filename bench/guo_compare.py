@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Seed 000's variational PL regression: plackett against the authors' numpy code.
+"""Guo et al. (2019)'s variational PL regression: plackett against the authors' numpy code.
 
 Usage: python3 bench/guo_compare.py [--vpl DIR] [--items 200] [--dim 20]
                                     [--rankings 1000] [--length 5] [--seed 1]

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The ROP shape of seed 000 (d = 156 features, 100 items, 4,950 pairs):
+"""The ROP shape of Guo et al. 2019 (d = 156 features, 100 items, 4,950 pairs):
 whole-process times of `plackett fit --engine vb` (both bounds) and of an
 `--eta auto` sweep over 30 values.
 

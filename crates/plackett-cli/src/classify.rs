@@ -1,5 +1,5 @@
 //! `plackett classify fit|predict|cv|path`: the Plackett–Luce regression
-//! classifier of seed 001.
+//! classifier of Archambeau & Caron 2012.
 
 use anyhow::{Context, Result, bail};
 use clap::{Args, Subcommand};
@@ -22,7 +22,7 @@ pub enum ClassifyCommand {
     Predict(PredictArgs),
     /// Repeated random train/test splits.
     Cv(Box<CvArgs>),
-    /// Regularisation path over the Gamma shape a (seed 001 Fig. 2).
+    /// Regularisation path over the Gamma shape a (Archambeau & Caron 2012 Fig. 2).
     Path(PathArgs),
 }
 
@@ -43,7 +43,7 @@ pub struct ModelArgs {
     /// Gamma prior rate b (sets the unidentified total mass only).
     #[arg(long, default_value_t = 1.0)]
     pub b: f64,
-    /// Add the pairwise transforms exp(±(x_a + x_b)) (seed 001 §5).
+    /// Add the pairwise transforms exp(±(x_a + x_b)) (Archambeau & Caron 2012 §5).
     #[arg(long)]
     pub pairwise: bool,
     /// Gibbs: kept draws per chain.
@@ -509,7 +509,7 @@ fn run_cv(a: &CvArgs) -> Result<()> {
             if let Some(e) = min_ess_geyer {
                 let _ = write!(
                     s,
-                    " (seed 001 estimator: min ESS {e:.1}, time/ESS {:.4} s)",
+                    " (Archambeau & Caron 2012 estimator: min ESS {e:.1}, time/ESS {:.4} s)",
                     fs / e
                 );
             }

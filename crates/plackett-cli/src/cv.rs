@@ -1,6 +1,6 @@
 //! `plackett cv`: cross-validation of PL regression over a grid of prior
 //! precisions η, with the η chosen by the variational bound beside the
-//! cross-validated one (seed 000 §5.2, Tables 3–4 layout).
+//! cross-validated one (Guo et al. 2019 §5.2, Tables 3–4 layout).
 
 use crate::fit::{DataArgs, load};
 use anyhow::{Result, bail};
@@ -23,7 +23,7 @@ pub struct CvArgs {
     /// Standardise feature columns before fitting.
     #[arg(long, default_value = "on", value_parser = ["on", "off"])]
     pub standardize: String,
-    /// Folds per partition (seed 000 uses 3).
+    /// Folds per partition (Guo et al. 2019 uses 3).
     #[arg(long, default_value_t = 3)]
     pub folds: usize,
     /// Repetitions of the random partition.
@@ -38,10 +38,10 @@ pub struct CvArgs {
     /// η grid: LO:HI:N (log-spaced) or a comma list.
     #[arg(long, default_value = "1e-3:1e3:13", value_name = "LO:HI:N")]
     pub eta_grid: String,
-    /// K of the top-K metric (seed 000 eqs 27–28).
+    /// K of the top-K metric (Guo et al. 2019 eqs 27–28).
     #[arg(long = "k", default_value_t = 10, value_name = "K")]
     pub metric_k: usize,
-    /// Variational posterior: Gaussian VI on the exact bound, or seed 000's Algorithm 1.
+    /// Variational posterior: Gaussian VI on the exact bound, or Guo et al. (2019)'s Algorithm 1.
     #[arg(long, default_value = "exact", value_parser = ["exact", "guo"])]
     pub vi: String,
     /// Output format.
@@ -202,7 +202,7 @@ pub fn run(a: &CvArgs) -> Result<()> {
     progress.finish();
     if vi == plackett::infer::feature_fit::ViKind::Guo {
         notes.push(
-            "M-VI is seed 000's Algorithm 1, whose Bouchard bound inflates coefficients on queries over more than two items (docs/features.md)"
+            "M-VI is Guo et al. (2019)'s Algorithm 1, whose Bouchard bound inflates coefficients on queries over more than two items (docs/features.md)"
                 .into(),
         );
     }
@@ -259,7 +259,7 @@ fn table(j: &CvJson) -> String {
         j.n_items,
         j.n_observations,
         if j.vi == "guo" {
-            "seed 000 Alg. 1"
+            "Guo et al. 2019 Alg. 1"
         } else {
             "exact-bound Gaussian"
         }
@@ -337,7 +337,7 @@ fn report(a: &CvArgs, j: &CvJson, results: &[CvResult]) -> String {
         (
             "M-VI",
             if j.vi == "guo" {
-                "seed 000 Alg. 1".into()
+                "Guo et al. 2019 Alg. 1".into()
             } else {
                 "Gaussian VI on the exact bound".into()
             },
@@ -361,7 +361,7 @@ fn report(a: &CvArgs, j: &CvJson, results: &[CvResult]) -> String {
                 true,
                 Some((eta_l, &label)),
             ),
-            "Mean final variational bound on the training folds against η (cf. seed 000 Fig. 1).",
+            "Mean final variational bound on the training folds against η (cf. Guo et al. 2019 Fig. 1).",
         );
         r.figure(
             &charts::xy(
@@ -374,7 +374,7 @@ fn report(a: &CvArgs, j: &CvJson, results: &[CvResult]) -> String {
                 true,
                 Some((eta_l, &label)),
             ),
-            "Top-K metric on the test folds against η (cf. seed 000 Fig. 2).",
+            "Top-K metric on the test folds against η (cf. Guo et al. 2019 Fig. 2).",
         );
         r.figure(
             &charts::xy(
@@ -387,7 +387,7 @@ fn report(a: &CvArgs, j: &CvJson, results: &[CvResult]) -> String {
                 true,
                 Some((eta_l, &label)),
             ),
-            "Comparison AUC on the test folds against η (cf. seed 000 Fig. 3).",
+            "Comparison AUC on the test folds against η (cf. Guo et al. 2019 Fig. 3).",
         );
         r.figure(
             &charts::xy(

@@ -1,4 +1,4 @@
-//! `plackett fit --features`: PL regression (seed 000) from the CLI.
+//! `plackett fit --features`: PL regression (Guo et al. 2019) from the CLI.
 
 use crate::fit::FitArgs;
 use anyhow::{Result, bail};

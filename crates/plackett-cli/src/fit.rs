@@ -114,7 +114,7 @@ pub struct FitArgs {
     /// Standardise feature columns before fitting (default on; coefficients are reported on the original scale).
     #[arg(long, value_parser = ["on", "off"])]
     pub standardize: Option<String>,
-    /// With --features and --engine vb (or --eta auto): Gaussian VI on the exact bound, or seed 000's Algorithm 1.
+    /// With --features and --engine vb (or --eta auto): Gaussian VI on the exact bound, or Guo et al. (2019)'s Algorithm 1.
     #[arg(long, value_parser = ["exact", "guo"])]
     pub vi: Option<String>,
     /// With --eta auto: the η grid, LO:HI:N (log-spaced) or a comma list (default 1e-3:1e3:25).

@@ -37,7 +37,7 @@ enum Command {
     Evaluate(Box<groundtruth::EvaluateArgs>),
     /// Cross-validate PL regression on item features over a grid of prior precisions.
     Cv(Box<cv::CvArgs>),
-    /// Plackett–Luce regression classifier (seed 001): fit, predict, cv, path.
+    /// Plackett–Luce regression classifier (Archambeau & Caron 2012): fit, predict, cv, path.
     #[command(subcommand)]
     Classify(classify::ClassifyCommand),
     /// Simulate rankings from a PL model with known worths (JSON lists).

@@ -6,9 +6,7 @@ use common::{bin, tmpdir};
 
 #[test]
 fn nascar_json_contract() {
-    let Some(d) = common::data("nascar_json_contract", "") else {
-        return;
-    };
+    let d = common::data("");
     let out = bin()
         .args(["fit", d.join("nascar2002/results.csv").to_str().unwrap()])
         .args([
@@ -76,9 +74,7 @@ fn nascar_json_contract() {
 
 #[test]
 fn nascar_without_exclusion_fails_with_connectivity_message() {
-    let Some(d) = common::data("nascar_without_exclusion", "") else {
-        return;
-    };
+    let d = common::data("");
     let dir = tmpdir("nascar-fail");
     let outp = dir.join("out.json");
     let out = bin()

@@ -13,9 +13,7 @@ fn salad(d: &std::path::Path) -> (String, String) {
 
 #[test]
 fn salad_mle_contract() {
-    let Some(d) = common::data("salad_mle_contract", "") else {
-        return;
-    };
+    let d = common::data("");
     let (r, f) = salad(&d);
     let v = json(
         &bin()
@@ -67,9 +65,7 @@ fn salad_mle_contract() {
 
 #[test]
 fn salad_vb_eta_auto_new_item_and_report() {
-    let Some(d) = common::data("salad_vb_eta_auto_new_item_and_report", "") else {
-        return;
-    };
+    let d = common::data("");
     let (r, f) = salad(&d);
     let t = tmpdir("vb");
     let feats = t.join("features.csv");
@@ -148,9 +144,7 @@ fn salad_vb_eta_auto_new_item_and_report() {
 
 #[test]
 fn feature_errors_are_one_line_and_write_nothing() {
-    let Some(d) = common::data("feature_errors_are_one_line_and_write_nothing", "") else {
-        return;
-    };
+    let d = common::data("");
     let (r, f) = salad(&d);
     let t = tmpdir("err");
     let out_file = t.join("out.json");

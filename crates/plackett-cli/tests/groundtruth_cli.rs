@@ -10,9 +10,7 @@ fn s(p: &std::path::Path, f: &str) -> String {
 
 #[test]
 fn describe_matches_spec_statistics() {
-    let Some(d) = common::data("describe_matches_spec_statistics", "dermatology-ddx") else {
-        return;
-    };
+    let d = common::data("dermatology-ddx");
     let o = bin()
         .args([
             "aggregate",
@@ -43,9 +41,7 @@ fn describe_matches_spec_statistics() {
 
 #[test]
 fn aggregate_json_contract() {
-    let Some(d) = common::data("aggregate_json_contract", "dermatology-ddx") else {
-        return;
-    };
+    let d = common::data("dermatology-ddx");
     let o = bin()
         .args([
             "aggregate",
@@ -129,9 +125,7 @@ fn aggregate_json_contract() {
 
 #[test]
 fn evaluate_scores_and_leave_one_out() {
-    let Some(d) = common::data("evaluate_scores_and_leave_one_out", "dermatology-ddx") else {
-        return;
-    };
+    let d = common::data("dermatology-ddx");
     let dir = std::env::temp_dir().join(format!("plackett-eval-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     // A prediction file for cases 1026 and 1057 (numpy.savetxt layout).

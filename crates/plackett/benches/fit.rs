@@ -14,11 +14,7 @@ use std::path::PathBuf;
 
 fn nascar(c: &mut Criterion) {
     let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/data/nascar2002/results.csv");
-    if !p.exists() {
-        eprintln!("SKIP nascar benchmark: ../shared/data not found");
-        return;
-    }
+        .join("../../data/nascar2002/results.csv");
     let opts = ReadOptions {
         ranking_col: "race".into(),
         rank_col: "position".into(),
@@ -75,11 +71,7 @@ fn dermatology_likelihood(c: &mut Criterion) {
     use plackett::io::{Format, ItemsSpec};
     use plackett::model::pl::{Scope, log_likelihood};
     let dir =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/dermatology-ddx");
-    if !dir.exists() {
-        eprintln!("SKIP dermatology benchmark: ../shared/data not found");
-        return;
-    }
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data/dermatology-ddx");
     let opts = ReadOptions {
         format: Some(Format::Selectors),
         items: Some(ItemsSpec::Count(419)),
@@ -118,17 +110,13 @@ fn group_order_sampler(c: &mut Criterion) {
     g.finish();
 }
 
-/// Seed 001 Table 3 setting: the PL-regression Gibbs sampler, 10,000
+/// Archambeau & Caron 2012 Table 3 setting: the PL-regression Gibbs sampler, 10,000
 /// sweeps (5,000 burn-in), one chain, on Wine (all 178 rows).
 fn classifier_gibbs_wine(c: &mut Criterion) {
     use plackett::classify::data::{encode_classes, training_data};
     use plackett::classify::gibbs::{GibbsOptions, gibbs};
     use plackett::classify::read_table;
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/uci/wine.csv");
-    if !p.exists() {
-        eprintln!("SKIP classifier benchmark: ../shared/data not found");
-        return;
-    }
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data/uci/wine.csv");
     let path = p.to_str().unwrap();
     let text = std::fs::read_to_string(path).unwrap();
     let t = read_table(path, &text, "class", true).unwrap();

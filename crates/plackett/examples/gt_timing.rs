@@ -3,7 +3,7 @@
 //! 500 burn-in + 1,000 kept Gibbs sweeps, reliability 3, certainty and UA
 //! metrics against a synthetic prediction row.
 //!
-//! `cargo run --release --example gt_timing -- ../shared/data/dermatology-ddx/dermatology_selectors.json`
+//! `cargo run --release --example gt_timing -- data/dermatology-ddx/dermatology_selectors.json`
 
 use plackett::groundtruth::measures::{certainty_top_j, score_samples};
 use plackett::groundtruth::models::{Method, PlPrior, sample_case};

@@ -1,4 +1,4 @@
-//! Timing of the feature-model engines on the seed 000 benchmark shape
+//! Timing of the feature-model engines on the Guo et al. 2019 benchmark shape
 //! (d = 20, 200 items, 1,000 rankings of 5, β ~ N(0, I), prior N(0, I)).
 use plackett::data::simulate::{Design, regression_problem};
 use plackett::infer::gaussian_vi::{ViOptions, vi};

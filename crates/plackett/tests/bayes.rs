@@ -106,9 +106,7 @@ const TABLE1: [(&str, usize, f64, f64); 20] = [
 
 #[test]
 fn ep_reproduces_guiver_snelson_table1() {
-    let Some(dir) = data_dir("ep_reproduces_guiver_snelson_table1") else {
-        return;
-    };
+    let dir = data_dir();
     let d = nascar(&dir, true);
     let f = ep(&d, &ep_opts(d.n_items(), 3.0, 2.0)).unwrap();
     assert!(f.converged);
@@ -141,9 +139,7 @@ fn ep_reproduces_guiver_snelson_table1() {
 
 #[test]
 fn gibbs_agrees_with_ep_on_nascar() {
-    let Some(dir) = data_dir("gibbs_agrees_with_ep_on_nascar") else {
-        return;
-    };
+    let dir = data_dir();
     let d = nascar(&dir, true);
     let e = ep(&d, &ep_opts(d.n_items(), 3.0, 2.0)).unwrap();
     let g = gibbs(&d, &gibbs_opts(d.n_items(), 3.0, 2.0, 5000, 1000, 4, 2024)).unwrap();
@@ -166,9 +162,7 @@ fn gibbs_agrees_with_ep_on_nascar() {
 
 #[test]
 fn sparse_winner_does_not_top_the_posterior() {
-    let Some(dir) = data_dir("sparse_winner_does_not_top_the_posterior") else {
-        return;
-    };
+    let dir = data_dir();
     let d = nascar(&dir, true);
     let pj = d.items().get("PJ Jones").unwrap() as usize;
     let mm = d.items().get("Mark Martin").unwrap() as usize;
@@ -193,9 +187,7 @@ fn sparse_winner_does_not_top_the_posterior() {
 
 #[test]
 fn disconnected_data_fit_by_every_bayesian_engine() {
-    let Some(dir) = data_dir("disconnected_data_fit_by_every_bayesian_engine") else {
-        return;
-    };
+    let dir = data_dir();
     let d = nascar(&dir, false); // four drivers never beat anyone
     let n = d.n_items();
     for f in [

@@ -1,8 +1,8 @@
-//! PL regression classifier (seed 001): EM monotonicity and exact zeros,
+//! PL regression classifier (Archambeau & Caron 2012): EM monotonicity and exact zeros,
 //! the regularisation path, VB free-energy monotonicity, Gibbs vs VB,
-//! simulation-based calibration of the Gibbs sampler, and the seed's
+//! simulation-based calibration of the Gibbs sampler, and Archambeau & Caron's
 //! Table 2 on Iris and Wine plus breast-cancer AUC (UCI data from
-//! `../shared/data/uci`, skipped with a message when absent).
+//! `data/uci`, shipped with the repository).
 
 use plackett::classify::ClassData;
 use plackett::classify::cv::{CvOptions, cross_validate};
@@ -19,21 +19,14 @@ use rand_distr::{Distribution, Gamma, StandardNormal};
 use rayon::prelude::*;
 use std::path::PathBuf;
 
-fn uci(test: &str, name: &str) -> Option<String> {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join(format!("../../../shared/data/uci/{name}.csv"));
-    if p.is_file() {
-        Some(p.to_string_lossy().into_owned())
-    } else {
-        eprintln!(
-            "SKIP {test}: {} not found (../shared/data absent)",
-            p.display()
-        );
-        None
-    }
+/// `data/uci/<name>.csv` shipped with the repository.
+fn uci(name: &str) -> String {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("../../data/uci/{name}.csv"));
+    assert!(p.is_file(), "{} missing: the UCI sets ship in data/uci", p.display());
+    p.to_string_lossy().into_owned()
 }
 
-/// All rows of a UCI file as training data (standardised, seed 001 §2).
+/// All rows of a UCI file as training data (standardised, Archambeau & Caron 2012 §2).
 fn whole(path: &str) -> ClassData {
     let text = std::fs::read_to_string(path).unwrap();
     let t = read_table(path, &text, "class", true).unwrap();
@@ -144,9 +137,7 @@ fn em_is_monotone_and_squarem_reaches_the_plain_fixed_point() {
 
 #[test]
 fn em_on_iris_exact_zeros_and_regularisation_path() {
-    let Some(path) = uci("em_on_iris_exact_zeros_and_regularisation_path", "iris") else {
-        return;
-    };
+    let path = uci("iris");
     let data = whole(&path);
     // Objective monotone (within supports) for every a; exact zeros below 1.
     for a in [2.0, 1.0, 0.5, 0.1] {
@@ -217,9 +208,7 @@ fn vb_free_energy_never_decreases() {
         simulate(&[0.2, 0.0, 0.1, 0.0, 0.3, 0.1], 2, 1, 200, 3),
     )];
     for name in ["iris", "wine"] {
-        if let Some(p) = uci("vb_free_energy_never_decreases", name) {
-            sets.push((name.into(), whole(&p)));
-        }
+        sets.push((name.into(), whole(&uci(name))));
     }
     for (name, data) in &sets {
         for learn_a in [false, true] {
@@ -264,9 +253,7 @@ fn net_effects(w: &[f64], k: usize, d: usize) -> Vec<f64> {
 
 #[test]
 fn gibbs_and_vb_means_agree_on_iris() {
-    let Some(path) = uci("gibbs_and_vb_means_agree_on_iris", "iris") else {
-        return;
-    };
+    let path = uci("iris");
     let data = whole(&path);
     let (k, d) = (data.k, (data.p - 1) / 2);
     for a in [1.0, 0.1] {
@@ -384,8 +371,8 @@ fn gibbs_sbc() {
     }
 }
 
-fn table2(name: &str, engine: Engine) -> Option<(f64, f64)> {
-    let path = uci("table2", name)?;
+fn table2(name: &str, engine: Engine) -> (f64, f64) {
+    let path = uci(name);
     let text = std::fs::read_to_string(&path).unwrap();
     let t = read_table(&path, &text, "class", true).unwrap();
     let r = cross_validate(
@@ -408,14 +395,14 @@ fn table2(name: &str, engine: Engine) -> Option<(f64, f64)> {
     let mean = m.iter().sum::<f64>() / m.len() as f64;
     let sd = (m.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (m.len() - 1) as f64).sqrt();
     eprintln!("{name} {engine:?}: {mean:.3} ± {sd:.3}");
-    Some((mean, sd))
+    (mean, sd)
 }
 
-/// Seed 001 Table 2: misclassification over 20 random 2/3–1/3 splits
+/// Archambeau & Caron 2012 Table 2: misclassification over 20 random 2/3–1/3 splits
 /// within two of the paper's standard deviations (EM has no published
 /// row; it must be within the same band as the paper's Gibbs row).
 #[test]
-fn seed001_table2_iris_and_wine() {
+fn archambeau_caron_2012_table2_iris_and_wine() {
     // (dataset, engine, paper mean, paper sd)
     let rows = [
         ("iris", Engine::Gibbs, 0.186, 0.055),
@@ -426,9 +413,7 @@ fn seed001_table2_iris_and_wine() {
         ("wine", Engine::Em, 0.048, 0.019),
     ];
     for (name, engine, mean, sd) in rows {
-        let Some((m, _)) = table2(name, engine) else {
-            return;
-        };
+        let (m, _) = table2(name, engine);
         assert!(
             (m - mean).abs() <= 2.0 * sd,
             "{name} {engine:?}: {m:.3} vs paper {mean} ± {sd}"
@@ -438,9 +423,7 @@ fn seed001_table2_iris_and_wine() {
 
 #[test]
 fn breast_cancer_auc() {
-    let Some(path) = uci("breast_cancer_auc", "breast_cancer") else {
-        return;
-    };
+    let path = uci("breast_cancer");
     let text = std::fs::read_to_string(&path).unwrap();
     let t = read_table(&path, &text, "class", true).unwrap();
     for engine in [Engine::Vb, Engine::Gibbs] {

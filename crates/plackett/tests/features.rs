@@ -1,4 +1,4 @@
-//! PL regression with item features (seed 000; PlackettLuce's salad example).
+//! PL regression with item features (Guo et al. 2019; PlackettLuce's salad example).
 #![allow(clippy::needless_range_loop)]
 
 mod common;
@@ -9,9 +9,7 @@ use plackett::io::{ReadOptions, read_path};
 
 #[test]
 fn salad_regression_mle() {
-    let Some(dir) = data_dir("salad_regression_mle") else {
-        return;
-    };
+    let dir = data_dir();
     let ds = read_path(
         &path(&dir, "salad/rankings.csv"),
         &ReadOptions {
@@ -134,7 +132,7 @@ fn pairs_reduce_to_jaakkola_jordan_logistic_regression() {
     }
 }
 
-/// SQUAREM (default) and the plain alternation of seed 000 reach the same
+/// SQUAREM (default) and the plain alternation of Guo et al. 2019 reach the same
 /// fixed point, and both keep L̄_k non-decreasing.
 #[test]
 fn accelerated_alg1_reaches_the_plain_fixed_point() {

@@ -52,9 +52,7 @@ fn ua_top3(sel: &Selectors, case: usize, method: Method, ids: &[u32], samples: u
 
 #[test]
 fn irn_fig3_case_both_readings() {
-    let Some(dir) = data_dir("irn_fig3_case_both_readings") else {
-        return;
-    };
+    let dir = data_dir();
     let sel = selectors(&dir);
     let anns = &sel.cases[1026];
     let get = |v: &[(u32, f64)], c: u32| v.iter().find(|x| x.0 == c).unwrap().1;
@@ -72,9 +70,7 @@ fn irn_fig3_case_both_readings() {
 /// item 8 (Monte Carlo quantities, ±0.02).
 #[test]
 fn paper_preset_per_case_numbers() {
-    let Some(dir) = data_dir("paper_preset_per_case_numbers") else {
-        return;
-    };
+    let dir = data_dir();
     let sel = selectors(&dir);
     let pl = Method::Pl {
         repeats: 3,
@@ -110,9 +106,7 @@ fn paper_preset_per_case_numbers() {
 /// PrIRN at γ → ∞ is IRN (spec §13 item 7).
 #[test]
 fn prirn_converges_to_irn() {
-    let Some(dir) = data_dir("prirn_converges_to_irn") else {
-        return;
-    };
+    let dir = data_dir();
     let sel = selectors(&dir);
     for case in [1026usize, 0, 5, 777] {
         let anns = &sel.cases[case];
@@ -142,9 +136,7 @@ fn prirn_converges_to_irn() {
 /// (the paper reports 0.9 and 0.85 on its 1,939 cases).
 #[test]
 fn reliability_and_correlations() {
-    let Some(dir) = data_dir("reliability_and_correlations") else {
-        return;
-    };
+    let dir = data_dir();
     let sel = selectors(&dir);
     let cases: Vec<usize> = (0..300).collect();
     let mut means = Vec::new();

@@ -133,9 +133,7 @@ fn exclude_drops_and_counts() {
 
 #[test]
 fn selectors_real_file() {
-    let Some(dir) = data_dir("selectors_real_file") else {
-        return;
-    };
+    let dir = data_dir();
     let mut o = opts(Format::Selectors);
     o.items = Some(
         ItemsSpec::from_arg(&path(&dir, "dermatology-ddx/dermatology_conditions.txt")).unwrap(),

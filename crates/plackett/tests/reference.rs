@@ -30,9 +30,7 @@ fn lw(f: &plackett::infer::PointFit, name: &str) -> (f64, Option<f64>) {
 
 #[test]
 fn nascar_mle_matches_hunter() {
-    let Some(d) = data_dir("nascar_mle_matches_hunter") else {
-        return;
-    };
+    let d = data_dir();
     let ds = read_path(&path(&d, "nascar2002/results.csv"), &nascar_opts()).unwrap();
     assert_eq!(ds.n_items(), 87);
     assert_eq!(ds.n_obs(), 36);
@@ -85,9 +83,7 @@ fn nascar_mle_matches_hunter() {
 
 #[test]
 fn nascar_all_drivers_needs_a_remedy() {
-    let Some(d) = data_dir("nascar_all_drivers_needs_a_remedy") else {
-        return;
-    };
+    let d = data_dir();
     let ds = read_path(&path(&d, "nascar2002/results.csv"), &nascar_opts()).unwrap();
     let err = fit_point(&ds, &PointOptions::default())
         .unwrap_err()
@@ -133,9 +129,7 @@ fn nascar_all_drivers_needs_a_remedy() {
 
 #[test]
 fn salad_plain_pl() {
-    let Some(d) = data_dir("salad_plain_pl") else {
-        return;
-    };
+    let d = data_dir();
     let ds = read_path(
         &path(&d, "salad/rankings.csv"),
         &ReadOptions {

@@ -23,9 +23,7 @@ fn pudding(dir: &std::path::Path) -> Dataset {
 
 #[test]
 fn pudding_davidson_1970() {
-    let Some(dir) = data_dir("pudding_davidson_1970") else {
-        return;
-    };
+    let dir = data_dir();
     let d = pudding(&dir);
     let f = fit_point(&d, &PointOptions::default()).unwrap();
     assert!(f.converged);
@@ -55,9 +53,7 @@ fn pudding_davidson_1970() {
 /// twice numerically.
 #[test]
 fn pudding_standard_errors_against_direct_formula() {
-    let Some(dir) = data_dir("pudding_standard_errors_against_direct_formula") else {
-        return;
-    };
+    let dir = data_dir();
     let text = std::fs::read_to_string(path(&dir, "pudding/pairs.csv")).unwrap();
     let rows: Vec<Vec<f64>> = text
         .lines()

@@ -9,18 +9,14 @@ pub fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_plackett"))
 }
 
-/// `../shared/data/<rel>` beside the workspace, or `None` (with a printed
-/// SKIP message naming the test) when absent.
-pub fn data(test: &str, rel: &str) -> Option<PathBuf> {
+/// `data/<rel>` in the repository (the shipped example datasets; see
+/// `data/README.md`). Missing data is a failure, never a skip.
+pub fn data(rel: &str) -> PathBuf {
     let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/data")
+        .join("../../data")
         .join(rel);
-    if p.is_dir() {
-        Some(p)
-    } else {
-        eprintln!("SKIP {test}: ../shared/data not found beside the repository");
-        None
-    }
+    assert!(p.is_dir(), "{} missing: the example data ships with the repository", p.display());
+    p
 }
 
 /// A fresh, empty scratch directory unique to this test process.

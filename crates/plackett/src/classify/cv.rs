@@ -1,4 +1,4 @@
-//! Repeated random train/test splits for the classifier (seed 001 §4.2:
+//! Repeated random train/test splits for the classifier (Archambeau & Caron 2012 §4.2:
 //! 20 random splits, misclassification rate, AUC for binary tasks, run time
 //! and the smallest effective sample size of the Gibbs sampler).
 
@@ -35,7 +35,7 @@ pub struct SplitResult {
     pub seconds: f64,
     /// Smallest bulk ESS over the normalised weights (gibbs).
     pub min_ess: Option<f64>,
-    /// Gibbs: smallest ESS by seed 001's estimator (raw draws, Geyer).
+    /// Gibbs: smallest ESS by Archambeau & Caron (2012)'s estimator (raw draws, Geyer).
     pub min_ess_geyer: Option<f64>,
     /// Largest split-R̂ (gibbs).
     pub max_rhat: Option<f64>,

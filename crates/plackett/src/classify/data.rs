@@ -1,5 +1,5 @@
 //! Data for the PL regression classifier: a CSV of numeric features and a
-//! class column, standardisation and the feature transforms of seed 001 §2.
+//! class column, standardisation and the feature transforms of Archambeau & Caron 2012 §2.
 
 use crate::error::{Error, Result};
 use serde::{Deserialize, Serialize};

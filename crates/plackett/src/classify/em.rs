@@ -1,4 +1,4 @@
-//! EM for the MAP of the PL regression classifier (seed 001 §3.2, eqs 9–10).
+//! EM for the MAP of the PL regression classifier (Archambeau & Caron 2012 §3.2, eqs 9–10).
 //!
 //! The likelihood depends on the weights only through the normalised
 //! `λ̄ = λ/Λ`, `Λ = Σλ`; under iid Gamma(a, b) weights, `Λ ~ Gam(Kpa, b)` and

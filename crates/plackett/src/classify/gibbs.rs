@@ -1,4 +1,4 @@
-//! Gibbs sampler for the PL regression classifier (seed 001 §3.3, eqs
+//! Gibbs sampler for the PL regression classifier (Archambeau & Caron 2012 §3.3, eqs
 //! 11–13): `C_i | Y_i, λ ~ Disc(W_ij λ_{Y_i j} / W_iᵀλ_{Y_i})`,
 //! `Z_i | λ ~ Exp(W_iᵀ Σ_l λ_l)`, `λ_kj | C, Z ~ Gam(a + n_kj, b + Σ_i Z_i W_ij)`.
 //!
@@ -127,7 +127,7 @@ impl GibbsFit {
             .fold(f64::INFINITY, f64::min)
     }
 
-    /// Smallest ESS over the weights by the estimator of seed 001 Table 3
+    /// Smallest ESS over the weights by the estimator of Archambeau & Caron 2012 Table 3
     /// ([`ess_geyer`]: raw draws, Geyer's initial monotone sequence).
     pub fn min_ess_geyer(&self) -> f64 {
         let (m, per) = (self.k * self.p, self.per_chain());

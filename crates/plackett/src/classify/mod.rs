@@ -1,4 +1,4 @@
-//! Plackett–Luce regression classifier (Archambeau & Caron; seed 001).
+//! Plackett–Luce regression classifier (Archambeau & Caron 2012).
 //!
 //! `P(Y_i = k | x_i) = W_iᵀλ_k / Σ_l W_iᵀλ_l` with non-negative weights
 //! `λ_kj` and transformed features `W_ij = K_j(x_i) ≥ 0` (§2): `exp(x_j)`,

@@ -1,4 +1,4 @@
-//! Regularisation paths over the Gamma shape `a` (seed 001 §4.1, Fig. 2):
+//! Regularisation paths over the Gamma shape `a` (Archambeau & Caron 2012 §4.1, Fig. 2):
 //! the weights for a decreasing sequence of `a`, each fit started from the
 //! previous one. For em the MAP (exact zeros appear as `a` falls below 1),
 //! for vb the posterior mean, for gibbs the posterior mean and median.

@@ -1,4 +1,4 @@
-//! Variational Bayes for the PL regression classifier (seed 001 §3.4, eqs
+//! Variational Bayes for the PL regression classifier (Archambeau & Caron 2012 §3.4, eqs
 //! 18–19): `q(C) q(Z) q(λ)` with `q(λ_kj) = Gam(a_kj, b_kj)`,
 //! `ρ_ij ∝ W_ij exp⟨ln λ_{Y_i j}⟩`, `⟨z_i⟩ = 1 / W_iᵀ Σ_l ⟨λ_l⟩`,
 //! `a_kj = a + Σ_{i: Y_i = k} ρ_ij`, `b_kj = b + Σ_i ⟨z_i⟩ W_ij`.

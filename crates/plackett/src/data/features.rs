@@ -1,4 +1,4 @@
-//! Item features for PL regression (`log λ_i = x_iᵀβ`, seed 000 §4).
+//! Item features for PL regression (`log λ_i = x_iᵀβ`, Guo et al. 2019 §4).
 //!
 //! The features CSV has one row per item: the first column names the item
 //! (header `item`, or any first column), the others are numeric features.

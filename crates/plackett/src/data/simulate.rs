@@ -88,7 +88,7 @@ pub fn simulate<R: rand::Rng + ?Sized>(
     b.finish()
 }
 
-/// A simulated PL-regression problem (seed 000 §4): features
+/// A simulated PL-regression problem (Guo et al. 2019 §4): features
 /// `x_i ~ N(0, feature_sd² I)`, true coefficients `β ~ N(0, I)` (unless
 /// given), worths `λ_i = exp(x_iᵀβ)`, observations under `design`.
 #[derive(Debug, Clone)]

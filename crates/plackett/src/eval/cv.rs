@@ -1,4 +1,4 @@
-//! Cross-validation of PL regression (seed 000 §5.2): L-partition (split
+//! Cross-validation of PL regression (Guo et al. 2019 §5.2): L-partition (split
 //! the observations) and N-partition (split the items; keep observations
 //! whose items all fall on one side), k folds, repeated with seeds, over a
 //! grid of prior precisions η, for MAP and a variational posterior.
@@ -122,7 +122,7 @@ pub struct CvResult {
     /// Same for MAP at the bound-chosen η.
     pub at_bound_map: Metrics,
     /// `(μ, ϱ, won)` of every test pair under the variational posterior at
-    /// the bound-chosen η (seed 000 Fig. 4).
+    /// the bound-chosen η (Guo et al. 2019 Fig. 4).
     pub pr_triples: Vec<(f64, f64, bool)>,
 }
 

@@ -1,4 +1,4 @@
-//! Evaluation metrics of seed 000 §5.2: comparison AUC and the top-K metric
+//! Evaluation metrics of Guo et al. 2019 §5.2: comparison AUC and the top-K metric
 //! (eqs 27–28). Rankings in the test set are broken into all their ordered
 //! pairs (i ranked above j).
 

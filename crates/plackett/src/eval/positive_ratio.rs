@@ -1,4 +1,4 @@
-//! The positive-ratio analysis of seed 000 Fig. 4: test pairs binned by the
+//! The positive-ratio analysis of Guo et al. 2019 Fig. 4: test pairs binned by the
 //! predictive mean μ = x_ijᵀμ and sd ϱ = (x_ijᵀ S x_ij)^{1/2} of the score
 //! difference; in each bin the fraction of pairs that `i` won. A calibrated
 //! posterior shows the ratio rising with μ and flattening towards 0.5 as ϱ

@@ -1,4 +1,4 @@
-//! One entry point for PL regression `log λ_i = x_iᵀβ` (seed 000; spec
+//! One entry point for PL regression `log λ_i = x_iᵀβ` (Guo et al. 2019; spec
 //! `plackett-luce-core.md` §4): MLE and MAP by Newton
 //! ([`super::regression`]), and a Gaussian variational posterior either on
 //! the exact bound ([`super::gaussian_vi_exact`], the default) or by seed
@@ -24,7 +24,7 @@ use nalgebra::{DMatrix, DVector};
 pub enum ViKind {
     /// Gaussian VI on the exact evidence lower bound (default).
     Exact,
-    /// Seed 000's Algorithm 1 (Jaakkola–Jordan and Bouchard bounds).
+    /// Guo et al. (2019)'s Algorithm 1 (Jaakkola–Jordan and Bouchard bounds).
     Guo,
 }
 
@@ -54,7 +54,7 @@ pub enum FeatureEngine {
 pub enum EtaChoice {
     /// This value.
     Fixed(f64),
-    /// Maximise the variational bound over this grid (seed 000 Fig. 1).
+    /// Maximise the variational bound over this grid (Guo et al. 2019 Fig. 1).
     Auto(Vec<f64>),
 }
 
@@ -161,7 +161,7 @@ fn bound_at(ds: &Dataset, feats: &Features, eta: f64, kind: ViKind, seed: u64) -
     })
 }
 
-/// The bound over a grid of η (seed 000 Fig. 1): evaluations in parallel,
+/// The bound over a grid of η (Guo et al. 2019 Fig. 1): evaluations in parallel,
 /// each deterministic, so the curve does not depend on the thread count.
 pub fn eta_curve(
     ds: &Dataset,
@@ -313,7 +313,7 @@ pub fn fit_features(
                         f.converged,
                         f.iterations,
                         format!(
-                            "Gaussian VI, seed 000 Alg. 1, prior N(0, I/{})",
+                            "Gaussian VI, Guo et al. 2019 Alg. 1, prior N(0, I/{})",
                             sig(eta, 4)
                         ),
                     )
@@ -482,7 +482,7 @@ impl FeatureFit {
 impl FeatureFit {
     /// `(μ_ab, ϱ_ab, a won)` for test pairs `(winner, loser)` of dataset
     /// items, each presented with the lower id first (as in the comparison
-    /// AUC), for the positive-ratio analysis of seed 000 Fig. 4.
+    /// AUC), for the positive-ratio analysis of Guo et al. 2019 Fig. 4.
     pub fn pair_triples(&self, feats: &Features, pairs: &[(u32, u32)]) -> Vec<(f64, f64, bool)> {
         pairs
             .iter()

@@ -1,6 +1,6 @@
 //! Gaussian variational posterior over PL regression coefficients (Guo,
 //! Dy, Erdoğmuş, Kalpathy-Cramer, Ostmo, Campbell, Chiang & Ioannidis;
-//! seed 000 Alg. 1).
+//! Guo et al. 2019 Alg. 1).
 //!
 //! Rankings are broken into top-queries (choice stages). A 2-item query is
 //! bounded by Jaakkola & Jordan's bound (eq 12) with one variable `ζ_l`; a
@@ -323,7 +323,7 @@ fn jj_lambda_d(x: f64) -> (f64, f64) {
 /// `−ψ(α) + const` with `ψ(α) = −(m−2)α/2 + Σ_j log 2cosh(ξ_j(α)/2)` convex
 /// (an increasing convex function of a convex one), and
 /// `ψ'(α) = −(m−2)/2 + 2Σ_j λ(ξ_j)(α − u_j)`; its root is the fixed point
-/// of eq 22. Seed 000 alternates eqs 22 and 23, which converges linearly;
+/// of eq 22. Guo et al. 2019 alternates eqs 22 and 23, which converges linearly;
 /// Newton's method with a bisection safeguard reaches the same root in a
 /// few steps. Starting from the current α, so the bound never decreases.
 fn solve_alpha(items: &[u32], u: &[f64], v: &[f64], start: f64, max_iter: usize) -> f64 {
@@ -377,7 +377,7 @@ fn solve_alpha(items: &[u32], u: &[f64], v: &[f64], start: f64, max_iter: usize)
     a
 }
 
-/// Run Alg. 1 of seed 000 on the working-scale features.
+/// Run Alg. 1 of Guo et al. 2019 on the working-scale features.
 ///
 /// The alternation converges linearly and slowly (hundreds of rounds on
 /// rankings of five); by default it is accelerated with SQUAREM

@@ -11,7 +11,7 @@
 //! (`S = LLᵀ`), so the objective is a deterministic function of the seed and
 //! is exact for quadratic log-likelihoods.
 //!
-//! Why this engine exists beside seed 000's Algorithm 1
+//! Why this engine exists beside Guo et al. (2019)'s Algorithm 1
 //! ([`super::gaussian_vi`]): Bouchard's bound on a query over m > 2 items is
 //! loose by about `log(m−1) + m log(m/(m−1)) − log m` nats when scores are
 //! equal (0.89 nats for m = 5) and tight when one item dominates, so

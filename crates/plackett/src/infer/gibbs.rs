@@ -1,5 +1,5 @@
-//! Gibbs sampler for PL under Gamma priors (Caron & Doucet 2012; seed 000
-//! §3.2; seed 003 App. B with the censored "Variant C" of
+//! Gibbs sampler for PL under Gamma priors (Caron & Doucet 2012; Guo et al. 2019
+//! §3.2; Stutz et al. 2023 App. B with the censored "Variant C" of
 //! `ground-truth-aggregation.md` §4.4.5).
 //!
 //! Per sweep, given worths λ:

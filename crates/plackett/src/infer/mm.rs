@@ -6,7 +6,7 @@
 //! surrogate `Σ_i [W_i θ_i − den_i e^{θ_i} + log p(θ_i)]`:
 //!
 //! * flat prior: `λ_i ← W_i / den_i`;
-//! * Gamma(a, b): `λ_i ← (a − 1 + W_i) / (b + den_i)` (seed 000 eq 7);
+//! * Gamma(a, b): `λ_i ← (a − 1 + W_i) / (b + den_i)` (Guo et al. 2019 eq 7);
 //! * Normal(μ, σ²) on θ: a 1-D Newton solve per item.
 //!
 //! For unknown-order ties `den` is an expectation over within-group orders,

@@ -8,7 +8,7 @@ pub enum Prior {
     /// No prior: maximum likelihood (scale fixed by a gauge).
     Flat,
     /// `λ_i ~ Gamma(shape, rate)` (rate parameterisation). MAP is the mode of
-    /// the λ-density, the MM form of seed 000 eq 7.
+    /// the λ-density, the MM form of Guo et al. 2019 eq 7.
     Gamma {
         /// Shape `a`.
         shape: f64,

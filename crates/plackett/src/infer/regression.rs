@@ -1,5 +1,5 @@
 //! PL regression `log λ_i = x_iᵀβ` by maximum likelihood or MAP under
-//! `β ~ N(0, I/η)` (seed 000 §4; PlackettLuce's `pladmm`/`glm` analogue),
+//! `β ~ N(0, I/η)` (Guo et al. 2019 §4; PlackettLuce's `pladmm`/`glm` analogue),
 //! by Newton's method with backtracking on the concave objective.
 //!
 //! With `θ = Xβ` the score is `Xᵀ s(θ)` and the observed information

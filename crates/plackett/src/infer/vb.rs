@@ -1,5 +1,5 @@
 //! Variational Bayes with a Gamma mean-field posterior over worths and the
-//! exponential augmentation of the Gibbs sampler (the seed 001 §3.4 pattern
+//! exponential augmentation of the Gibbs sampler (the Archambeau & Caron 2012 §3.4 pattern
 //! applied to the featureless model).
 //!
 //! With `q(λ) = Π Gamma(α_i, β_i)` the optimal factor over the latent times

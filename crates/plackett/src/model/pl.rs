@@ -20,7 +20,7 @@
 //!
 //! * the score `∂ℓ/∂θ_i = W_i − λ_i·den_i` (Fisher's identity for ties),
 //! * Hunter's MM / EM update `λ_i ← W_i / den_i`, and its MAP form under a
-//!   Gamma(a, b) prior `λ_i ← (a − 1 + W_i)/(b + den_i)` (seed 000 eq 7).
+//!   Gamma(a, b) prior `λ_i ← (a − 1 + W_i)/(b + den_i)` (Guo et al. 2019 eq 7).
 //!
 //! The sweep is chunked over observations with a chunk layout that depends
 //! on the data only, and partial results are reduced in chunk order, so the

@@ -154,7 +154,7 @@ fn ess_basic(chains: &[Vec<f64>]) -> f64 {
 
 /// ESS of the raw draws (no splitting, no rank normalisation) by Geyer's
 /// initial monotone sequence: `N / (1 + 2 Σ ρ_k)` as used by Archambeau &
-/// Caron (seed 001 §4.2, Table 3) and Girolami & Calderhead (2011). Kept
+/// Caron (Archambeau & Caron 2012 §4.2, Table 3) and Girolami & Calderhead (2011). Kept
 /// for comparisons with published tables; [`diagnose`]'s bulk ESS is the
 /// one to trust (it does not overstate mixing of skewed or split-biased
 /// chains).

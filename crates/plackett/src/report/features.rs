@@ -1,6 +1,6 @@
 //! Report sections of a feature model: coefficient intervals, the bound
-//! against η (seed 000 Fig. 1) and the positive ratio by predictive mean and
-//! sd (seed 000 Fig. 4).
+//! against η (Guo et al. 2019 Fig. 1) and the positive ratio by predictive mean and
+//! sd (Guo et al. 2019 Fig. 4).
 
 use super::charts;
 use crate::data::features::Features;
@@ -61,7 +61,7 @@ pub fn eta_curve(c: &EtaCurve) -> Section {
             Some((c.grid[c.best], &label)),
         ),
         format!(
-            "The final bound after convergence for each η of the grid (cf. seed 000 Fig. 1); η = {} maximises it.",
+            "The final bound after convergence for each η of the grid (cf. Guo et al. 2019 Fig. 1); η = {} maximises it.",
             sig(c.grid[c.best], 4)
         ),
     )
@@ -91,7 +91,7 @@ pub fn positive_ratio(pr: &PositiveRatio, what: &str) -> Section {
         format!(
             "{what}: pairs (i, j) binned by μ = x_ijᵀμ and by terciles of ϱ = (x_ijᵀ S x_ij)^½; the fraction won by i \
              per bin (bins with at least 5 pairs). A calibrated posterior rises with μ and flattens towards 0.5 as ϱ grows \
-             (cf. seed 000 Fig. 4)."
+             (cf. Guo et al. 2019 Fig. 4)."
         ),
     )
 }

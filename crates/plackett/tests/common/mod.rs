@@ -1,16 +1,12 @@
 #![allow(dead_code)]
 use std::path::PathBuf;
 
-/// `../shared/data` beside the workspace, or `None` (with a printed SKIP
-/// message) when absent.
-pub fn data_dir(test: &str) -> Option<PathBuf> {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data");
-    if p.is_dir() {
-        Some(p)
-    } else {
-        eprintln!("SKIP {test}: ../shared/data not found beside the repository");
-        None
-    }
+/// The repository's `data/` folder (the shipped example datasets; see
+/// `data/README.md`). Missing data is a failure, never a skip.
+pub fn data_dir() -> PathBuf {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data");
+    assert!(p.is_dir(), "{} missing: the example data ships with the repository", p.display());
+    p
 }
 
 pub fn path(dir: &std::path::Path, rel: &str) -> String {

@@ -1,0 +1,47 @@
+//! Papers are cited by author and year (docs/references.md), never by the
+//! internal file names they were once known by. This test keeps it so: it
+//! scans `crates/`, `docs/` and `README.md` for the old "seed NNN" form.
+
+use std::path::{Path, PathBuf};
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            if p.file_name().is_some_and(|n| n == "target") {
+                continue;
+            }
+            walk(&p, out);
+        } else {
+            out.push(p);
+        }
+    }
+}
+
+#[test]
+fn papers_are_cited_by_author_and_year() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    // Built at run time so this file does not match itself.
+    let needles = [format!("seed {}", "00"), format!("seed{}", "00")];
+    let mut files = vec![root.join("README.md")];
+    walk(&root.join("crates"), &mut files);
+    walk(&root.join("docs"), &mut files);
+    let mut hits = Vec::new();
+    for f in &files {
+        let Ok(text) = std::fs::read_to_string(f) else {
+            continue;
+        };
+        for (i, line) in text.lines().enumerate() {
+            let l = line.to_lowercase();
+            if needles.iter().any(|n| l.contains(n.as_str())) {
+                hits.push(format!("{}:{}: {}", f.display(), i + 1, line.trim()));
+            }
+        }
+    }
+    assert!(
+        hits.is_empty(),
+        "cite papers by author and year (docs/references.md):\n{}",
+        hits.join("\n")
+    );
+    assert!(root.join("docs/references.md").is_file());
+}
