@@ -109,8 +109,8 @@ pub fn fit(a: &FitArgs, ds: &Dataset, gauge: &Gauge) -> Result<FeatureOutcome> {
             engine,
             eta,
             vi,
-            tol: a.tol,
-            max_iter: a.max_iter,
+            tol: a.tol.unwrap_or(1e-10),
+            max_iter: a.max_iter.unwrap_or(0),
             seed: a.seed,
         },
     )?;
@@ -166,6 +166,7 @@ pub fn fit(a: &FitArgs, ds: &Dataset, gauge: &Gauge) -> Result<FeatureOutcome> {
         gauge: gauge_label(gauge, ds.items().names()),
         converged: fit.converged,
         iterations: fit.iterations,
+        tolerance: Some(a.tol.unwrap_or(1e-10)),
         log_likelihood: fit.log_likelihood,
         deviance: fit.log_likelihood.map(|l| -2.0 * l),
         aic: fit.log_likelihood.map(|l| -2.0 * l + 2.0 * d),

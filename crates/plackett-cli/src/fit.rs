@@ -10,7 +10,7 @@ use plackett::infer::vb::{VbOptions, vb};
 use plackett::infer::{Algorithm, PointOptions, Prior, fit_point};
 use plackett::io::output::{Diagnostics, FitReport, gauge_label, write_atomic};
 use plackett::io::{Format, ItemsSpec, ReadOptions, read_path};
-use plackett::posterior::Gauge;
+use plackett::posterior::{Gauge, Posterior};
 
 /// What to read and how (shared by `fit` and `cv`).
 #[derive(Args, Debug, Clone)]
@@ -67,29 +67,31 @@ pub struct FitArgs {
     #[arg(long, default_value = "gamma", value_parser = ["gamma", "normal"])]
     pub prior: String,
     /// Gamma prior shape on worths (map, gibbs, ep, vb).
-    #[arg(long, default_value_t = 2.0)]
+    #[arg(long, default_value_t = 2.0, allow_negative_numbers = true)]
     pub prior_shape: f64,
     /// Gamma prior rate on worths (map, gibbs, ep, vb).
-    #[arg(long, default_value_t = 1.0)]
+    #[arg(long, default_value_t = 1.0, allow_negative_numbers = true)]
     pub prior_rate: f64,
     /// Normal prior mean of log-worths (with --prior normal).
-    #[arg(long, default_value_t = 0.0)]
+    #[arg(long, default_value_t = 0.0, allow_negative_numbers = true)]
     pub prior_mean: f64,
     /// Normal prior sd of log-worths (with --prior normal).
-    #[arg(long, default_value_t = 1.0)]
+    #[arg(long, default_value_t = 1.0, allow_negative_numbers = true)]
     pub prior_sd: f64,
     /// Pseudo-rankings: W wins and W losses per item against a ghost item of worth 1.
-    #[arg(long, value_name = "W")]
+    #[arg(long, value_name = "W", allow_negative_numbers = true)]
     pub pseudo: Option<f64>,
     /// Report log-worths relative to this item (default: mean-centred).
     #[arg(long, value_name = "NAME")]
     pub reference: Option<String>,
-    /// Convergence tolerance on the max-norm of the score.
-    #[arg(long, default_value_t = 1e-10)]
-    pub tol: f64,
-    /// Iteration cap (0 = engine default).
-    #[arg(long, default_value_t = 0)]
-    pub max_iter: usize,
+    /// Convergence tolerance [default: 1e-10 on the score's max-norm for mle/map and vb's
+    /// relative ELBO change, 1e-8 on ep's relative marginal change; not used by gibbs].
+    #[arg(long, value_name = "TOL", allow_negative_numbers = true)]
+    pub tol: Option<f64>,
+    /// Iteration cap [default: per engine: 100000 MM sweeps / 200 Newton steps, 5000 EP
+    /// passes, 100000 VB iterations; not used by gibbs].
+    #[arg(long, value_name = "N")]
+    pub max_iter: Option<usize>,
     /// Skip standard errors (large problems).
     #[arg(long)]
     pub no_se: bool,
@@ -240,8 +242,221 @@ fn gauge(a: &FitArgs, ds: &Dataset) -> Result<Gauge> {
     })
 }
 
-/// Run `plackett fit`.
-pub fn run(a: &FitArgs) -> Result<()> {
+/// Flags that only some engines read: (clap id, flag, engines). With
+/// `--features` the engines are mle, map and vb and none of these but
+/// `--no-se`, `--draws`, `--tol` and `--max-iter` apply.
+const ENGINE_FLAGS: &[(&str, &str, &[&str])] = &[
+    ("algorithm", "--algorithm", &["mle", "map"]),
+    ("prior", "--prior", &["map"]),
+    ("prior_mean", "--prior-mean", &["map"]),
+    ("prior_sd", "--prior-sd", &["map"]),
+    ("prior_shape", "--prior-shape", &["map", "gibbs", "ep", "vb"]),
+    ("prior_rate", "--prior-rate", &["map", "gibbs", "ep", "vb"]),
+    ("pseudo", "--pseudo", &["mle", "map"]),
+    ("no_se", "--no-se", &["mle", "map"]),
+    ("tol", "--tol", &["mle", "map", "ep", "vb"]),
+    ("max_iter", "--max-iter", &["mle", "map", "ep", "vb"]),
+    ("samples", "--samples", &["gibbs"]),
+    ("burn_in", "--burn-in", &["gibbs"]),
+    ("chains", "--chains", &["gibbs"]),
+    ("draws", "--draws", &["ep", "vb"]),
+];
+
+/// Refuse options the chosen engine would silently ignore, and values no
+/// engine can use. `explicit` holds the clap ids given on the command line.
+fn check_options(a: &FitArgs, explicit: &[String]) -> Result<()> {
+    let given = |id: &str| explicit.iter().any(|e| e == id);
+    for &(id, flag, engines) in ENGINE_FLAGS {
+        if !given(id) {
+            continue;
+        }
+        if a.features.is_some() {
+            let with_features = ["no_se", "draws", "tol", "max_iter"];
+            if !with_features.contains(&id) {
+                bail!("invalid option {flag}: not used with --features (the prior on the coefficients is set by --eta)");
+            }
+        } else if !engines.contains(&a.engine.as_str()) {
+            bail!(
+                "invalid option {flag}: only with --engine {} (this run uses --engine {})",
+                engines.join("|"),
+                a.engine
+            );
+        }
+    }
+    if (given("prior_mean") || given("prior_sd")) && a.prior != "normal" {
+        bail!("invalid option --prior-mean/--prior-sd: only with --prior normal");
+    }
+    if given("prior") && a.prior == "normal" && (given("prior_shape") || given("prior_rate")) {
+        bail!("invalid option --prior-shape/--prior-rate: the Gamma prior's; --prior normal uses --prior-mean and --prior-sd");
+    }
+    if let Some(t) = a.tol
+        && !(t.is_finite() && t > 0.0)
+    {
+        bail!("invalid option --tol: expected a positive number, got {t}");
+    }
+    if a.max_iter == Some(0) {
+        bail!("invalid option --max-iter: expected at least 1");
+    }
+    for (flag, v) in [
+        ("--prior-shape", a.prior_shape),
+        ("--prior-rate", a.prior_rate),
+        ("--prior-sd", a.prior_sd),
+    ] {
+        if !(v.is_finite() && v > 0.0) {
+            bail!("invalid option {flag}: expected a positive number, got {v}");
+        }
+    }
+    if !a.prior_mean.is_finite() {
+        bail!("invalid option --prior-mean: expected a finite number");
+    }
+    for (flag, v) in [("--samples", a.samples), ("--chains", a.chains), ("--draws", a.draws)] {
+        if v == 0 {
+            bail!("invalid option {flag}: expected at least 1");
+        }
+    }
+    Ok(())
+}
+
+/// Run the engine named by `--engine`: the one place that knows engines
+/// apart. Adding an engine is one more arm here and one more
+/// implementation of [`Posterior`].
+fn fit_engine(a: &FitArgs, ds: &Dataset, gauge: &Gauge) -> Result<Box<dyn Posterior>> {
+    let tol = a.tol.unwrap_or(default_tol(&a.engine));
+    Ok(match a.engine.as_str() {
+        "mle" | "map" => {
+            let prior = if a.engine == "mle" {
+                Prior::Flat
+            } else if a.prior == "normal" {
+                Prior::Normal {
+                    mean: a.prior_mean,
+                    sd: a.prior_sd,
+                }
+            } else {
+                Prior::Gamma {
+                    shape: a.prior_shape,
+                    rate: a.prior_rate,
+                }
+            };
+            Box::new(fit_point(
+                ds,
+                &PointOptions {
+                    prior,
+                    pseudo: a.pseudo,
+                    algorithm: match a.algorithm.as_str() {
+                        "newton" => Algorithm::Newton,
+                        "mm" => Algorithm::Mm,
+                        "ilsr" => Algorithm::Ilsr,
+                        _ => Algorithm::Auto,
+                    },
+                    tol,
+                    max_iter: a.max_iter.unwrap_or(0),
+                    gauge: gauge.clone(),
+                    standard_errors: !a.no_se,
+                },
+            )?)
+        }
+        "gibbs" => {
+            let prior = GammaPrior::iid(ds.n_items(), a.prior_shape, a.prior_rate)?;
+            let total = (a.burn_in + a.samples) as u64 * a.chains as u64;
+            let progress = crate::progress::Progress::new(total, "sampling");
+            let r = gibbs(
+                ds,
+                &GibbsOptions {
+                    prior,
+                    samples: a.samples,
+                    burn_in: a.burn_in,
+                    thin: 1,
+                    chains: a.chains,
+                    seed: a.seed,
+                    rescale: true,
+                    progress: Some(progress.callback()),
+                },
+            );
+            progress.finish();
+            Box::new(r?)
+        }
+        "ep" => Box::new(ep(
+            ds,
+            &EpOptions {
+                prior: GammaPrior::iid(ds.n_items(), a.prior_shape, a.prior_rate)?,
+                tol,
+                max_passes: a.max_iter.unwrap_or(5000),
+                damping: 1.0,
+                min_damping: 1.0 / 64.0,
+                draws: a.draws,
+                seed: a.seed,
+                rescale: true,
+            },
+        )?),
+        "vb" => Box::new(vb(
+            ds,
+            &VbOptions {
+                prior: GammaPrior::iid(ds.n_items(), a.prior_shape, a.prior_rate)?,
+                tol,
+                max_iter: a.max_iter.unwrap_or(100_000),
+                draws: a.draws,
+                seed: a.seed,
+            },
+        )?),
+        other => bail!("unknown engine {other}"),
+    })
+}
+
+/// The report of any engine, from the [`Posterior`] interface alone.
+fn report_from(p: &dyn Posterior, ds: &Dataset, gauge: &Gauge) -> FitReport {
+    let info = p.info();
+    let (rhat, ess) = p.rhat_ess();
+    let mut notes = info.notes.clone();
+    notes.extend(plackett::posterior::fitted::data_notes(ds));
+    let ties = p.tie_parameters();
+    FitReport {
+        engine: info.engine.clone(),
+        algorithm: info.algorithm.clone(),
+        n_items: ds.n_items(),
+        n_observations: ds.n_real_obs(),
+        dropped_observations: ds.dropped(),
+        ties: ds.ties().as_str().to_string(),
+        gauge: gauge_label(gauge, ds.items().names()),
+        converged: info.converged,
+        iterations: info.iterations,
+        tolerance: info.tolerance,
+        log_likelihood: info.log_likelihood,
+        deviance: info.deviance(),
+        aic: info.aic(),
+        log_evidence: info.log_evidence,
+        elbo: info.elbo,
+        diagnostics: Diagnostics {
+            rhat_max: rhat,
+            ess_min: ess,
+        },
+        items: p.summary(ds.items().names(), gauge.clone()).items,
+        coefficients: None,
+        regression: None,
+        tie_parameters: (!ties.is_empty()).then(|| {
+            ties.iter()
+                .map(|t| plackett::io::output::TieParameter {
+                    order: t.order,
+                    delta: t.delta,
+                    se: t.se,
+                })
+                .collect()
+        }),
+        comparisons: Vec::new(),
+        predictive_log_likelihood: None,
+        n_test_observations: None,
+        notes,
+    }
+}
+
+/// Default tolerance of each engine (what `--tol` overrides).
+fn default_tol(engine: &str) -> f64 {
+    if engine == "ep" { 1e-8 } else { 1e-10 }
+}
+
+/// Run `plackett fit`; `explicit` lists the options given on the command
+/// line (clap ids), so that options the engine would ignore are refused.
+pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
+    check_options(a, explicit)?;
     if a.features.is_none() {
         for (flag, set) in [
             ("--eta", a.eta.is_some()),
@@ -258,221 +473,65 @@ pub fn run(a: &FitArgs) -> Result<()> {
     let gauge = gauge(a, &ds)?;
     // Files written only after everything succeeded.
     let mut pending: Vec<(String, String)> = Vec::new();
-    // What the extras (comparisons, rank marginals, report) are computed from.
-    let mut draws: Option<plackett::posterior::Draws> = None;
-    let mut point: Option<Vec<f64>> = None;
-    let mut diag: Option<Vec<plackett::posterior::ScalarDiagnostics>> = None;
-    let mut trace: Option<(&'static str, Vec<f64>, bool)> = None;
+    // Feature models keep their own report (coefficients, η); every other
+    // engine answers through the one Posterior interface.
     let mut feature: Option<crate::features::FeatureOutcome> = None;
-    let report = if a.features.is_some() {
-        let o = crate::features::fit(a, &ds, &gauge)?;
-        if o.fit.bayesian {
-            trace = Some(("variational bound", o.fit.bound_trace.clone(), false));
-            draws = o.draws.clone();
-        } else {
-            point = Some(o.fit.log_worths(&o.feats));
-        }
-        if let (Some(path), Some(d)) = (&a.draws_out, &o.draws) {
-            let text = if path.ends_with(".json") {
-                d.to_json(ds.items().names())
-            } else {
-                d.to_csv(ds.items().names())
-            };
-            pending.push((path.clone(), text));
-        }
-        let r = o.report.clone();
-        feature = Some(o);
-        r
+    let mut feature_draws: Option<plackett::posterior::Draws> = None;
+    let mut feature_point: Option<Vec<f64>> = None;
+    let mut feature_trace: Option<plackett::posterior::Trace> = None;
+    let post: Option<Box<dyn Posterior>> = if a.features.is_some() {
+        None
     } else {
-        match a.engine.as_str() {
-            "mle" | "map" => {
-                let prior = if a.engine == "mle" {
-                    Prior::Flat
-                } else if a.prior == "normal" {
-                    Prior::Normal {
-                        mean: a.prior_mean,
-                        sd: a.prior_sd,
-                    }
-                } else {
-                    Prior::Gamma {
-                        shape: a.prior_shape,
-                        rate: a.prior_rate,
-                    }
-                };
-                let opts = PointOptions {
-                    prior,
-                    pseudo: a.pseudo,
-                    algorithm: match a.algorithm.as_str() {
-                        "newton" => Algorithm::Newton,
-                        "mm" => Algorithm::Mm,
-                        "ilsr" => Algorithm::Ilsr,
-                        _ => Algorithm::Auto,
-                    },
-                    tol: a.tol,
-                    max_iter: a.max_iter,
-                    gauge: gauge.clone(),
-                    standard_errors: !a.no_se,
-                };
-                let f = fit_point(&ds, &opts)?;
-                point = Some(f.theta.clone());
-                FitReport {
-                    engine: f.engine.to_string(),
-                    algorithm: f.algorithm.clone(),
-                    n_items: ds.n_items(),
-                    n_observations: ds.n_real_obs(),
-                    dropped_observations: ds.dropped(),
-                    ties: ds.ties().as_str().to_string(),
-                    gauge: gauge_label(&gauge, ds.items().names()),
-                    converged: f.converged,
-                    iterations: f.iterations,
-                    log_likelihood: Some(f.log_likelihood),
-                    deviance: Some(f.deviance()),
-                    aic: Some(f.aic()),
-                    log_evidence: None,
-                    elbo: None,
-                    diagnostics: Diagnostics::default(),
-                    items: f.summary.items,
-                    coefficients: None,
-                    regression: None,
-                    tie_parameters: (!f.tie_parameters.is_empty()).then(|| {
-                        f.tie_parameters
-                            .iter()
-                            .map(|t| plackett::io::output::TieParameter {
-                                order: t.order,
-                                delta: t.delta,
-                                se: t.se,
-                            })
-                            .collect()
-                    }),
-                    comparisons: Vec::new(),
-                    predictive_log_likelihood: None,
-                    n_test_observations: None,
-                    notes: f.notes,
-                }
+        Some(fit_engine(a, &ds, &gauge)?)
+    };
+    let mut report = match &post {
+        Some(p) => report_from(p.as_ref(), &ds, &gauge),
+        None => {
+            let o = crate::features::fit(a, &ds, &gauge)?;
+            if o.fit.bayesian {
+                feature_trace = Some(plackett::posterior::Trace {
+                    label: "variational bound".into(),
+                    values: o.fit.bound_trace.clone(),
+                    log_scale: false,
+                });
+                feature_draws = o.draws.clone();
+            } else {
+                feature_point = Some(o.fit.log_worths(&o.feats));
             }
-            "gibbs" | "ep" | "vb" => {
-                let prior = GammaPrior::iid(ds.n_items(), a.prior_shape, a.prior_rate)?;
-                let f = match a.engine.as_str() {
-                    "gibbs" => {
-                        let total = (a.burn_in + a.samples) as u64 * a.chains as u64;
-                        let progress = crate::progress::Progress::new(total, "sampling");
-                        let r = gibbs(
-                            &ds,
-                            &GibbsOptions {
-                                prior,
-                                samples: a.samples,
-                                burn_in: a.burn_in,
-                                thin: 1,
-                                chains: a.chains,
-                                seed: a.seed,
-                                rescale: true,
-                                progress: Some(progress.callback()),
-                            },
-                        );
-                        progress.finish();
-                        r?
-                    }
-                    "ep" => ep(
-                        &ds,
-                        &EpOptions {
-                            prior,
-                            tol: if a.tol == 1e-10 { 1e-8 } else { a.tol },
-                            max_passes: if a.max_iter == 0 { 5000 } else { a.max_iter },
-                            damping: 1.0,
-                            min_damping: 1.0 / 64.0,
-                            draws: a.draws,
-                            seed: a.seed,
-                            rescale: true,
-                        },
-                    )?,
-                    _ => vb(
-                        &ds,
-                        &VbOptions {
-                            prior,
-                            tol: if a.tol == 1e-10 { 1e-10 } else { a.tol },
-                            max_iter: if a.max_iter == 0 { 100_000 } else { a.max_iter },
-                            draws: a.draws,
-                            seed: a.seed,
-                        },
-                    )?,
-                };
-                let summary = f.summary(ds.items().names(), gauge.clone());
-                let (rhat, ess) = f.rhat_ess();
-                trace = match f.engine {
-                    "vb" => Some(("ELBO", f.trace.clone(), false)),
-                    "ep" => Some((
-                        "largest relative change of a marginal per pass",
-                        f.trace.clone(),
-                        true,
-                    )),
-                    _ => None,
-                };
-                diag = f.diagnostics.clone();
-                draws = Some(f.draws.clone());
-                let mut notes = f.notes.clone();
-                if ds.dropped() > 0 {
-                    notes.push(format!(
-                        "{} uninformative observation(s) dropped",
-                        ds.dropped()
-                    ));
-                }
-                if let Some(path) = &a.draws_out {
-                    let text = if path.ends_with(".json") {
-                        f.draws.to_json(ds.items().names())
-                    } else {
-                        f.draws.to_csv(ds.items().names())
-                    };
-                    pending.push((path.clone(), text));
-                }
-                FitReport {
-                    engine: f.engine.to_string(),
-                    algorithm: match f.engine {
-                        "gibbs" => format!("gibbs, {} chains x {} draws", a.chains, a.samples),
-                        "ep" => "power EP (alpha = -1)".to_string(),
-                        _ => "mean-field VB".to_string(),
-                    },
-                    n_items: ds.n_items(),
-                    n_observations: ds.n_real_obs(),
-                    dropped_observations: ds.dropped(),
-                    ties: ds.ties().as_str().to_string(),
-                    gauge: gauge_label(&gauge, ds.items().names()),
-                    converged: f.converged,
-                    iterations: f.iterations,
-                    log_likelihood: None,
-                    deviance: None,
-                    aic: None,
-                    log_evidence: f.log_evidence,
-                    elbo: f.elbo,
-                    diagnostics: Diagnostics {
-                        rhat_max: rhat,
-                        ess_min: ess,
-                    },
-                    items: summary.items,
-                    coefficients: None,
-                    regression: None,
-                    tie_parameters: None,
-                    comparisons: Vec::new(),
-                    predictive_log_likelihood: None,
-                    n_test_observations: None,
-                    notes,
-                }
-            }
-            other => bail!("unknown engine {other}"),
+            let r = o.report.clone();
+            feature = Some(o);
+            r
         }
     };
-    let mut report = report;
     let names = ds.items().names();
-    // A single-draw stand-in for point estimates, so every engine answers
-    // the same questions the same way.
-    let point_draws = point.as_ref().map(|t| {
-        let mut t = t.clone();
-        plackett::posterior::Draws::normalise(&mut t);
-        plackett::posterior::Draws::from_chains(t.len(), vec![t])
-    });
-    let source = draws
-        .as_ref()
-        .or(point_draws.as_ref())
-        .expect("one of them");
+    // What the extras (comparisons, rank marginals, report) are computed from.
+    let source: std::borrow::Cow<'_, plackett::posterior::Draws> = match &post {
+        Some(p) => p.draws(),
+        None => match (&feature_draws, &feature_point) {
+            (Some(d), _) => std::borrow::Cow::Borrowed(d),
+            (None, Some(t)) => std::borrow::Cow::Owned(plackett::posterior::fitted::point_draws(t)),
+            (None, None) => unreachable!("a feature fit has draws or a point"),
+        },
+    };
+    let has_draws = post.as_ref().map_or(feature_draws.is_some(), |p| p.has_draws());
+    let point: Option<Vec<f64>> = match &post {
+        Some(p) => p.point().map(|t| t.to_vec()),
+        None => feature_point.clone(),
+    };
+    let info = post.as_ref().map(|p| p.info());
+    let trace = info.as_ref().map_or(feature_trace, |i| i.trace.clone());
+    let diag = post.as_ref().and_then(|p| p.item_diagnostics().map(|d| d.to_vec()));
+    if let Some(path) = &a.draws_out {
+        if !has_draws {
+            bail!("invalid option --draws-out: --engine {} has no posterior draws (use gibbs, ep or vb)", a.engine);
+        }
+        let text = if path.ends_with(".json") {
+            source.to_json(names)
+        } else {
+            source.to_csv(names)
+        };
+        pending.push((path.clone(), text));
+    }
     for pair in &a.compare {
         let parts: Vec<&str> = pair.split(',').map(|x| x.trim()).collect();
         if parts.len() != 2 {
@@ -493,7 +552,10 @@ pub fn run(a: &FitArgs) -> Result<()> {
         report.comparisons.push(plackett::io::output::Comparison {
             winner: parts[0].to_string(),
             loser: parts[1].to_string(),
-            probability: source.prob_beats(i as usize, j as usize),
+            probability: match &post {
+                Some(p) => p.prob_beats(i as usize, j as usize),
+                None => source.prob_beats(i as usize, j as usize),
+            },
             plug_in: None,
             difference_mean: None,
             difference_sd: None,
@@ -501,12 +563,10 @@ pub fn run(a: &FitArgs) -> Result<()> {
     }
     if let Some(path) = &a.rank_marginals {
         let all: Vec<u32> = (0..ds.n_items() as u32).collect();
-        let races = if draws.is_some() {
-            (20_000 / source.len().max(1)).max(1)
-        } else {
-            20_000
+        let rm = match &post {
+            Some(p) => p.rank_marginals(&all, 20_000, a.seed),
+            None => source.rank_marginals(&all, (20_000 / source.len().max(1)).max(1), a.seed),
         };
-        let rm = source.rank_marginals(&all, races, a.seed);
         let mut text = String::from("item");
         for r in 1..=ds.n_items() {
             text.push_str(&format!(",place_{r}"));
@@ -526,7 +586,10 @@ pub fn run(a: &FitArgs) -> Result<()> {
         let mut ta = a.data.clone();
         ta.file = test_path.clone();
         let test = load_with_universe(&ta, ds.items())?;
-        report.predictive_log_likelihood = Some(source.predictive_log_likelihood(&test));
+        report.predictive_log_likelihood = Some(match &post {
+            Some(p) => p.predictive_log_likelihood(&test),
+            None => source.predictive_log_likelihood(&test),
+        });
         report.n_test_observations = Some(test.n_obs());
         test_data = Some(test);
     }
@@ -594,10 +657,12 @@ pub fn run(a: &FitArgs) -> Result<()> {
             title: format!("plackett fit: {}", a.data.file),
             facts,
             summary: &summary,
-            draws: draws.as_ref(),
+            draws: has_draws.then_some(source.as_ref()),
             point: point.as_deref(),
             diagnostics: diag.as_deref(),
-            trace: trace.as_ref().map(|(l, v, lg)| (*l, v.as_slice(), *lg)),
+            trace: trace
+                .as_ref()
+                .map(|t| (t.label.as_str(), t.values.as_slice(), t.log_scale)),
             notes: &report.notes,
             seed: a.seed,
             extra: report_extra,

@@ -14,7 +14,8 @@ mod gtreport;
 mod progress;
 mod simulate;
 
-use clap::{Parser, Subcommand};
+use clap::parser::ValueSource;
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 /// Bayesian and likelihood inference for Plackett–Luce models of rankings,
 /// choices and comparisons.
@@ -56,10 +57,24 @@ pub fn emit(text: &str) -> anyhow::Result<()> {
     }
 }
 
+/// The options of subcommand `name` given on the command line (clap ids),
+/// as opposed to defaults.
+fn explicit(m: &clap::ArgMatches, name: &str) -> Vec<String> {
+    m.subcommand_matches(name)
+        .map(|s| {
+            s.ids()
+                .filter(|id| s.value_source(id.as_str()) == Some(ValueSource::CommandLine))
+                .map(|id| id.as_str().to_string())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 fn main() {
-    let cli = Cli::parse();
+    let matches = Cli::command().get_matches();
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     let result = match cli.command {
-        Command::Fit(a) => fit::run(&a),
+        Command::Fit(a) => fit::run(&a, &explicit(&matches, "fit")),
         Command::Demo(a) => demo::run(&a),
         Command::Simulate(a) => simulate::run(&a),
         Command::Cv(a) => cv::run(&a),

@@ -164,6 +164,14 @@ fn json_malformed() {
             ("{\"items\": [\"a\"]}", 1, "no \"rankings\""),
             ("42", 1, "expected a list of rankings"),
             ("[[0,1]] x", 1, "trailing"),
+            ("[[0,1],\n[01,2]]", 2, "invalid number"),
+            ("[[0,1],\n[1.,2]]", 2, "invalid number"),
+            ("[[0,1],\n[1.e3,2]]", 2, "invalid number"),
+            (
+                "{\"rankings\": [[0,1]],\n\"rankings\": [[1,0]]}",
+                2,
+                "duplicate key",
+            ),
             (
                 "{\"items\":[\"a\",\"b\"],\"rankings\":[[0,1]],\n\"weights\":[1,2]}",
                 2,

@@ -13,6 +13,7 @@
 
 use crate::numerics::sigmoid;
 use nalgebra::{DMatrix, DVector};
+use crate::numerics::linalg::{self, Cholesky};
 use std::sync::OnceLock;
 
 /// Gauss–Hermite nodes and weights (physicists' convention, weight e^{−x²})
@@ -24,7 +25,7 @@ pub fn gauss_hermite(n: usize) -> (Vec<f64>, Vec<f64>) {
         j[(k, k - 1)] = b;
         j[(k - 1, k)] = b;
     }
-    let e = j.symmetric_eigen();
+    let e = linalg::symmetric_eigen(&j).expect("the Golub–Welsch matrix is finite and symmetric");
     let mut pairs: Vec<(f64, f64)> = (0..n)
         .map(|k| {
             (
@@ -117,9 +118,7 @@ pub fn predict_choice(
 ) -> (Vec<f64>, Vec<f64>) {
     use rand_distr::{Distribution, StandardNormal};
     let (k, d) = x.shape();
-    let l = cov
-        .clone()
-        .cholesky()
+    let l = Cholesky::new(cov)
         .map(|c| c.l())
         .unwrap_or_else(|| DMatrix::zeros(d, d));
     let mut rng = crate::infer::rng::stream(seed, &[0x4348_4f49]);

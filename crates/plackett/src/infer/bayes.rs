@@ -51,6 +51,8 @@ pub struct BayesFit {
     pub converged: bool,
     /// Sweeps per chain (Gibbs) or passes/iterations (EP, VB).
     pub iterations: usize,
+    /// Tolerance the engine ran at (EP, VB).
+    pub tolerance: Option<f64>,
     /// Log marginal likelihood (EP).
     pub log_evidence: Option<f64>,
     /// Evidence lower bound (VB).
@@ -116,6 +118,63 @@ impl BayesFit {
                 ),
             ),
         }
+    }
+}
+
+impl crate::posterior::Posterior for BayesFit {
+    fn info(&self) -> crate::posterior::FitInfo {
+        use crate::posterior::Trace;
+        let (algorithm, trace) = match self.engine {
+            "gibbs" => (
+                format!(
+                    "gibbs, {} chains x {} draws",
+                    self.draws.n_chains(),
+                    self.draws.per_chain()
+                ),
+                None,
+            ),
+            "ep" => (
+                "power EP (alpha = -1)".to_string(),
+                Some(Trace {
+                    label: "largest relative change of a marginal per pass".into(),
+                    values: self.trace.clone(),
+                    log_scale: true,
+                }),
+            ),
+            _ => (
+                "mean-field VB".to_string(),
+                Some(Trace {
+                    label: "ELBO".into(),
+                    values: self.trace.clone(),
+                    log_scale: false,
+                }),
+            ),
+        };
+        crate::posterior::FitInfo {
+            engine: self.engine.to_string(),
+            algorithm,
+            converged: self.converged,
+            iterations: self.iterations,
+            tolerance: self.tolerance,
+            log_likelihood: None,
+            n_parameters: None,
+            log_evidence: self.log_evidence,
+            elbo: self.elbo,
+            trace,
+            notes: self.notes.clone(),
+        }
+    }
+
+    fn summary(&self, names: &[String], gauge: Gauge) -> Summary {
+        BayesFit::summary(self, names, gauge)
+    }
+
+    fn draws(&self) -> std::borrow::Cow<'_, Draws> {
+        std::borrow::Cow::Borrowed(&self.draws)
+    }
+
+    fn item_diagnostics(&self) -> Option<&[crate::posterior::ScalarDiagnostics]> {
+        self.diagnostics.as_deref()
     }
 }
 

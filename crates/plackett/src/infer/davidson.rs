@@ -16,6 +16,7 @@ use crate::model::davidson::{loglik_grad, tie_orders};
 use crate::numerics::max_abs;
 use crate::posterior::{Gauge, Summary};
 use nalgebra::{DMatrix, DVector};
+use crate::numerics::linalg::Cholesky;
 
 struct Problem<'a> {
     ds: &'a Dataset,
@@ -172,7 +173,7 @@ pub fn fit_davidson(ds: &Dataset, opts: &PointOptions) -> Result<PointFit> {
         if gauge {
             add_gauge(&mut h, n);
         }
-        let Some(chol) = h.clone().cholesky() else {
+        let Some(chol) = Cholesky::new(&h) else {
             return Err(Error::Numerical(
                 "the Davidson–Luce Hessian is not positive definite; the data may not identify \
                  every worth (try --pseudo or --engine map)"
@@ -231,7 +232,7 @@ pub fn fit_davidson(ds: &Dataset, opts: &PointOptions) -> Result<PointFit> {
                     shifted[(i, j)] += s;
                 }
             }
-            cov = shifted.cholesky().map(|c| {
+            cov = Cholesky::new(&shifted).map(|c| {
                 let mut v = c.inverse();
                 // (M + s·vvᵀ)⁻¹ = M⁺ + vvᵀ/(s|v|⁴) with |v|² = n_real.
                 let corr = 1.0 / (s * (n_real * n_real) as f64);
@@ -243,7 +244,7 @@ pub fn fit_davidson(ds: &Dataset, opts: &PointOptions) -> Result<PointFit> {
                 v
             });
         } else {
-            cov = h.cholesky().map(|c| c.inverse());
+            cov = Cholesky::new(&h).map(|c| c.inverse());
         }
         if cov.is_none() {
             notes.push("standard errors unavailable: the information matrix is singular".into());
@@ -279,17 +280,12 @@ pub fn fit_davidson(ds: &Dataset, opts: &PointOptions) -> Result<PointFit> {
             "did not reach the score tolerance (max-norm {score_norm:.2e})"
         ));
     }
-    if ds.dropped() > 0 {
-        notes.push(format!(
-            "{} uninformative observation(s) dropped",
-            ds.dropped()
-        ));
-    }
     Ok(PointFit {
         engine: if flat { "mle" } else { "map" },
         algorithm: "davidson-luce newton".into(),
         theta,
         converged,
+        tolerance: opts.tol,
         iterations: it,
         score_norm,
         log_likelihood: loglik,

@@ -432,6 +432,7 @@ pub fn ep(ds: &Dataset, opts: &EpOptions) -> Result<BayesFit> {
             marginals: Some(marginals),
             converged,
             iterations: passes,
+            tolerance: Some(opts.tol),
             log_evidence: Some(log_z),
             elbo: None,
             trace,

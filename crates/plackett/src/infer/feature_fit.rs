@@ -18,6 +18,7 @@ use crate::numerics::sig;
 use crate::posterior::summary::Z975;
 use crate::posterior::{Draws, Gauge, ItemSummary, Summary};
 use nalgebra::{DMatrix, DVector};
+use crate::numerics::linalg::Cholesky;
 
 /// Which Gaussian variational posterior.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -449,7 +450,7 @@ impl FeatureFit {
         }
         let cov = self.cov.as_ref()?;
         let d = self.mu.len();
-        let l = cov.clone().cholesky()?.l();
+        let l = Cholesky::new(cov)?.l();
         let mut rng = super::rng::stream(seed, &[0x4645_4154]);
         let items = feats.x.nrows();
         let mut out = Vec::with_capacity(n * items);

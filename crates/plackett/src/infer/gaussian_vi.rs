@@ -21,6 +21,7 @@ use crate::data::features::Features;
 use crate::error::{Error, Result};
 use crate::numerics::squarem;
 use nalgebra::{DMatrix, DVector};
+use crate::numerics::linalg::{self, Cholesky};
 
 /// `λ(x) = tanh(x/2) / (4x)`, with its limit 1/8 at 0.
 #[inline]
@@ -229,7 +230,7 @@ fn ms_step(q: &Queries, lay: &Layout, x: &DMatrix<f64>, eta: f64, p: &[f64]) -> 
         prec[(a, a)] += eta;
     }
     let rhs = x.transpose() * DVector::from_column_slice(&r);
-    let chol = prec.cholesky().ok_or_else(|| {
+    let chol = Cholesky::new(&prec).ok_or_else(|| {
         Error::Numerical("the variational precision matrix is not positive definite".into())
     })?;
     let mu = chol.solve(&rhs);
@@ -270,10 +271,7 @@ fn param_step(
     let n = x.nrows();
     let mut out = p.to_vec();
     // y_i = L⁻¹ x_i, so x_iᵀ S x_i = |y_i|² and x_aᵀ S x_b = y_a·y_b.
-    let y = ms
-        .chol_l
-        .solve_lower_triangular(&x.transpose())
-        .expect("triangular factor is invertible");
+    let y = linalg::solve_lower_triangular(&ms.chol_l, &x.transpose());
     let u: Vec<f64> = (0..n).map(|i| x.row(i).dot(&ms.mu.transpose())).collect();
     let v: Vec<f64> = (0..n).map(|i| y.column(i).norm_squared()).collect();
     for (l, &(a, b, _)) in q.pairs.iter().enumerate() {
@@ -465,10 +463,7 @@ pub fn vi(ds: &Dataset, feats: &Features, opts: &ViOptions) -> Result<ViFit> {
     }
     // The reported posterior is the one the last bound was computed for.
     let identity = DMatrix::<f64>::identity(d, d);
-    let linv = ms
-        .chol_l
-        .solve_lower_triangular(&identity)
-        .expect("invertible");
+    let linv = linalg::solve_lower_triangular(&ms.chol_l, &identity);
     let cov = linv.transpose() * linv;
     Ok(ViFit {
         mu: ms.mu,

@@ -26,6 +26,7 @@ use crate::infer::rng::stream;
 use crate::model::information::information;
 use crate::model::pl::{self, Scope};
 use nalgebra::{DMatrix, DVector};
+use crate::numerics::linalg::Cholesky;
 use rand_distr::{Distribution, StandardNormal};
 
 /// Settings for [`vi_exact`].
@@ -188,20 +189,18 @@ pub fn vi_exact(ds: &Dataset, feats: &Features, opts: &ExactViOptions) -> Result
     let map = super::regression::fit_regression(ds, feats, opts.eta, 1e-8, 0)?;
     let mut mu = DVector::from_column_slice(&map.beta_work);
     let mut prec = match &map.cov_work {
-        Some(c) => c
-            .clone()
-            .cholesky()
+        Some(c) => Cholesky::new(c)
             .map(|ch| ch.inverse())
             .unwrap_or_else(|| DMatrix::identity(d, d) * opts.eta),
         None => DMatrix::identity(d, d) * opts.eta,
     };
     let chol_of = |p: &DMatrix<f64>| -> Result<DMatrix<f64>> {
         // L with LLᵀ = S = P⁻¹: the lower factor of the inverse.
-        let c = p.clone().cholesky().ok_or_else(|| {
+        let c = Cholesky::new(p).ok_or_else(|| {
             Error::Numerical("variational precision not positive definite".into())
         })?;
         let s = c.inverse();
-        Ok(s.cholesky()
+        Ok(Cholesky::new(&s)
             .ok_or_else(|| Error::Numerical("variational covariance not positive definite".into()))?
             .l())
     };
@@ -220,7 +219,7 @@ pub fn vi_exact(ds: &Dataset, feats: &Features, opts: &ExactViOptions) -> Result
         let mut accepted = None;
         for _ in 0..30 {
             let p_new = &prec * (1.0 - rho) + &target * rho;
-            let Some(ch) = p_new.clone().cholesky() else {
+            let Some(ch) = Cholesky::new(&p_new) else {
                 rho *= 0.5;
                 continue;
             };

@@ -458,6 +458,7 @@ pub fn gibbs(ds: &Dataset, opts: &GibbsOptions) -> Result<BayesFit> {
         marginals: None,
         converged: rhat <= 1.01 && ess >= 400.0,
         iterations: sweeps,
+        tolerance: None,
         log_evidence: None,
         elbo: None,
         trace: Vec::new(),

@@ -42,13 +42,21 @@ struct Chain {
     uni: Vec<(u32, f64, usize)>,
 }
 
-fn build(ds: &Dataset, pi: &[f64]) -> Chain {
+/// Visit every transition of the chain built at `pi`: `edge(w, j, t)` for
+/// an explicit loser `j` sending rate `t` to winner `w`, `uni(w, t, o)` for
+/// the rate every unlisted item of top-k observation `o` sends to `w`.
+/// Returns the total outflow of each item.
+fn visit(
+    ds: &Dataset,
+    pi: &[f64],
+    mut edge: impl FnMut(u32, u32, f64),
+    mut uni: impl FnMut(u32, f64, usize),
+) -> Vec<f64> {
     let n = ds.n_items();
     let total: f64 = pi[..ds.universe()].iter().sum();
-    let mut edges: Vec<(u32, u32, f64)> = Vec::new();
     let mut out = vec![0.0; n];
-    let mut uni = Vec::new();
     let mut uni_out = 0.0;
+    let mut suffix = Vec::new();
     for o in 0..ds.n_obs() {
         let obs = ds.obs(o);
         let mem = obs.members;
@@ -57,7 +65,8 @@ fn build(ds: &Dataset, pi: &[f64]) -> Chain {
         } else {
             0.0
         };
-        let mut suffix = vec![0.0; mem.len() + 1];
+        suffix.clear();
+        suffix.resize(mem.len() + 1, 0.0);
         suffix[mem.len()] = rem;
         for k in (0..mem.len()).rev() {
             suffix[k] = suffix[k + 1] + pi[mem[k] as usize];
@@ -73,11 +82,11 @@ fn build(ds: &Dataset, pi: &[f64]) -> Chain {
             let w = mem[k];
             let t = obs.weight / suffix[k];
             for &j in &mem[k + 1..] {
-                edges.push((w, j, t));
+                edge(w, j, t);
                 out[j as usize] += t;
             }
             if obs.tail == Tail::Universe {
-                uni.push((w, t, o));
+                uni(w, t, o);
                 c_obs += t;
             }
         }
@@ -96,6 +105,15 @@ fn build(ds: &Dataset, pi: &[f64]) -> Chain {
     for x in out[..ds.universe()].iter_mut() {
         *x += uni_out;
     }
+    out
+}
+
+/// The chain as sparse incoming lists (for chains too large for LU).
+fn build(ds: &Dataset, pi: &[f64]) -> Chain {
+    let n = ds.n_items();
+    let mut edges: Vec<(u32, u32, f64)> = Vec::new();
+    let mut uni = Vec::new();
+    let out = visit(ds, pi, |w, j, t| edges.push((w, j, t)), |w, t, o| uni.push((w, t, o)));
     edges.sort_unstable_by_key(|e| e.0);
     let mut start = vec![0usize; n + 1];
     for e in &edges {
@@ -113,6 +131,53 @@ fn build(ds: &Dataset, pi: &[f64]) -> Chain {
     }
 }
 
+/// Stationary distribution of a small chain by one LU solve of the balance
+/// equations `A π = 0` (`A_{wj} = q_{jw}`, `A_{ww} = −out_w`), the last
+/// equation replaced by `Σπ = 1`. The rates are accumulated straight into
+/// the dense matrix: no edge list, no sort.
+fn stationary_dense(ds: &Dataset, pi: &mut [f64]) -> Result<()> {
+    let n = pi.len();
+    let u = ds.universe();
+    let mut a = nalgebra::DMatrix::<f64>::zeros(n, n);
+    // Per top-k observation, the rate its unlisted items send to each
+    // winner: added to the winner's row over the whole universe, then
+    // taken back from the listed columns.
+    let mut uni_rows: Vec<(u32, f64, usize)> = Vec::new();
+    let out = visit(
+        ds,
+        pi,
+        |w, j, t| a[(w as usize, j as usize)] += t,
+        |w, t, o| uni_rows.push((w, t, o)),
+    );
+    let mut row_add = vec![0.0; n];
+    for &(w, t, o) in &uni_rows {
+        row_add[w as usize] += t;
+        for &m in ds.obs(o).members {
+            if (m as usize) < u {
+                a[(w as usize, m as usize)] -= t;
+            }
+        }
+    }
+    for w in 0..n {
+        if row_add[w] != 0.0 {
+            for j in 0..u {
+                a[(w, j)] += row_add[w];
+            }
+        }
+        a[(w, w)] -= out[w];
+    }
+    let mut b = nalgebra::DVector::<f64>::zeros(n);
+    for j in 0..n {
+        a[(n - 1, j)] = 1.0;
+    }
+    b[n - 1] = 1.0;
+    let x = crate::numerics::linalg::lu_solve(&a, &b).ok_or_else(|| {
+        Error::Numerical("I-LSR: singular Markov chain (data not connected)".into())
+    })?;
+    pi.copy_from_slice(x.as_slice());
+    Ok(())
+}
+
 /// Largest chain solved by a dense LU decomposition.
 const DENSE_MAX: usize = 2_000;
 
@@ -127,45 +192,10 @@ fn unlisted_inflow(ds: &Dataset, ch: &Chain, pi: &[f64], uni_in: &mut [f64]) {
     }
 }
 
-/// Stationary distribution of the chain, in place (warm start from `pi`).
+/// Stationary distribution of a large chain, in place (warm start from
+/// `pi`).
 fn stationary(ds: &Dataset, ch: &Chain, pi: &mut [f64], tol: f64) -> Result<()> {
     let n = pi.len();
-    if n <= DENSE_MAX {
-        // Balance equations A π = 0 with A_{wj} = q_{jw}, A_{ww} = −out_w;
-        // the last equation is replaced by Σπ = 1.
-        let mut a = nalgebra::DMatrix::<f64>::zeros(n, n);
-        for w in 0..n {
-            for e in ch.start[w]..ch.start[w + 1] {
-                a[(w, ch.src[e] as usize)] += ch.rate[e];
-            }
-            a[(w, w)] -= ch.out[w];
-        }
-        if !ch.uni.is_empty() {
-            for &(w, t, o) in &ch.uni {
-                let mut listed = vec![false; ds.universe()];
-                for &m in ds.obs(o).members {
-                    if (m as usize) < ds.universe() {
-                        listed[m as usize] = true;
-                    }
-                }
-                for j in 0..ds.universe() {
-                    if !listed[j] {
-                        a[(w as usize, j)] += t;
-                    }
-                }
-            }
-        }
-        let mut b = nalgebra::DVector::<f64>::zeros(n);
-        for j in 0..n {
-            a[(n - 1, j)] = 1.0;
-        }
-        b[n - 1] = 1.0;
-        let x = a.lu().solve(&b).ok_or_else(|| {
-            Error::Numerical("I-LSR: singular Markov chain (data not connected)".into())
-        })?;
-        pi.copy_from_slice(x.as_slice());
-        return Ok(());
-    }
     // Large chains: Gauss–Seidel on the lazy chain (relaxation ½), which is
     // aperiodic, so periodic comparison cycles cannot make it oscillate.
     let mut uni_in = vec![0.0; n];
@@ -226,8 +256,12 @@ pub fn ilsr(ds: &Dataset, theta0: &[f64], tol: f64, max_iter: usize) -> Result<L
             });
         }
         it += 1;
-        let ch = build(ds, &pi);
-        stationary(ds, &ch, &mut pi, 1e-13)?;
+        if pi.len() <= DENSE_MAX {
+            stationary_dense(ds, &mut pi)?;
+        } else {
+            let ch = build(ds, &pi);
+            stationary(ds, &ch, &mut pi, 1e-13)?;
+        }
         if pi.iter().any(|p| !(p.is_finite() && *p > 0.0)) {
             return Err(Error::Numerical(
                 "I-LSR produced a non-positive stationary probability".into(),

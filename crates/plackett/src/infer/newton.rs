@@ -10,10 +10,12 @@
 use super::prior::Prior;
 use crate::data::Dataset;
 use crate::error::{Error, Result};
-use crate::model::information::information;
+use crate::model::information::{information, information_lower};
 use crate::model::pl::{self, Scope};
 use crate::numerics::max_abs;
 use nalgebra::{DMatrix, DVector};
+use crate::numerics::linalg::Cholesky;
+use crate::posterior::Gauge;
 
 /// Settings for [`newton`].
 #[derive(Debug, Clone)]
@@ -95,7 +97,7 @@ pub fn newton(ds: &Dataset, theta0: &[f64], opts: &NewtonOptions) -> Result<Newt
             let s = (0..n).map(|i| h[(i, i)]).sum::<f64>() / (n * n) as f64;
             h.add_scalar_mut(s);
         }
-        let chol = h.cholesky().ok_or_else(|| {
+        let chol = Cholesky::new(&h).ok_or_else(|| {
             Error::Numerical(
                 "Hessian not positive definite during Newton iterations; the data may not \
                  identify every worth (try --pseudo or a prior)"
@@ -124,6 +126,42 @@ pub fn newton(ds: &Dataset, theta0: &[f64], opts: &NewtonOptions) -> Result<Newt
     })
 }
 
+/// The information of the real observations plus the prior precision,
+/// restricted to the items `keep`, and the gauge shift that makes it
+/// invertible: for a flat prior the information is singular along `1`, so
+/// `M + sJ` (`J = 11ᵀ/k`, `s` the mean diagonal) is factorised instead and
+/// `(M + sJ)⁻¹ = M⁺ + J/s`.
+fn gauged_information(
+    ds: &Dataset,
+    theta: &[f64],
+    prior: Prior,
+    keep: &[usize],
+) -> Result<(DMatrix<f64>, Option<f64>)> {
+    // Lower triangle only: all a Cholesky factorisation reads.
+    let full = information_lower(ds, theta, Scope::Real)?;
+    let k = keep.len();
+    let identity = keep.len() == full.nrows() && keep.iter().enumerate().all(|(a, &i)| a == i);
+    let mut m = if identity {
+        full
+    } else {
+        // keep is increasing, so (a ≥ b) maps into the lower triangle.
+        DMatrix::from_fn(k, k, |a, b| if a >= b { full[(keep[a], keep[b])] } else { 0.0 })
+    };
+    for (a, &i) in keep.iter().enumerate() {
+        m[(a, a)] += prior.neg_hess(theta[i]);
+    }
+    if prior.is_proper() {
+        return Ok((m, None));
+    }
+    let s = (0..k).map(|i| m[(i, i)]).sum::<f64>() / k as f64;
+    for b in 0..k {
+        for x in &mut m.as_mut_slice()[b * k + b..(b + 1) * k] {
+            *x += s / k as f64;
+        }
+    }
+    Ok((m, Some(s)))
+}
+
 /// Covariance of log-worths restricted to the items `keep` (e.g. the real
 /// items, leaving out a ghost), from the information of the real
 /// observations plus the prior precision.
@@ -139,33 +177,69 @@ pub fn covariance(
     prior: Prior,
     keep: &[usize],
 ) -> Result<Option<DMatrix<f64>>> {
-    let full = information(ds, theta, Scope::Real)?;
     let k = keep.len();
-    let mut m = DMatrix::<f64>::zeros(k, k);
-    for (a, &i) in keep.iter().enumerate() {
-        for (b, &j) in keep.iter().enumerate() {
-            m[(a, b)] = full[(i, j)];
-        }
-        m[(a, a)] += prior.neg_hess(theta[i]);
-    }
-    if prior.is_proper() {
-        return Ok(m.cholesky().map(|c| c.inverse()));
-    }
-    let s = (0..k).map(|i| m[(i, i)]).sum::<f64>() / k as f64;
-    let mut shifted = m.clone();
-    shifted.add_scalar_mut(s / k as f64);
-    let Some(c) = shifted.cholesky() else {
+    let (m, shift) = gauged_information(ds, theta, prior, keep)?;
+    let Some(c) = Cholesky::new(&m) else {
         return Ok(None);
     };
     let mut v = c.inverse();
-    // (M + sJ)^{-1} = M⁺ + J/s with J = 11ᵀ/k.
-    v.add_scalar_mut(-1.0 / (s * k as f64));
-    // Guard: a second null direction shows up as a huge, unstable variance.
-    let cond_bad = (0..k).any(|i| !v[(i, i)].is_finite() || v[(i, i)] < -1e-8);
-    if cond_bad {
-        return Ok(None);
+    if let Some(s) = shift {
+        // (M + sJ)^{-1} = M⁺ + J/s with J = 11ᵀ/k.
+        v.add_scalar_mut(-1.0 / (s * k as f64));
+        // Guard: a second null direction shows up as a huge, unstable variance.
+        let cond_bad = (0..k).any(|i| !v[(i, i)].is_finite() || v[(i, i)] < -1e-8);
+        if cond_bad {
+            return Ok(None);
+        }
     }
     Ok(Some(v))
+}
+
+/// Standard errors of the log-worths of the items `keep` in `gauge`
+/// (indices into `keep`), computing only what they need: the diagonal of
+/// the inverse (one triangular inverse, no full inverse) and one solve for
+/// the gauge (`V1` for the mean-centred gauge, `V e_r` for a reference
+/// item). Equal to the standard errors of [`covariance`] in that gauge.
+/// `Ok(None)` when [`covariance`] would be `None`.
+pub fn standard_errors(
+    ds: &Dataset,
+    theta: &[f64],
+    prior: Prior,
+    keep: &[usize],
+    gauge: &Gauge,
+) -> Result<Option<Vec<f64>>> {
+    let k = keep.len();
+    let (m, shift) = gauged_information(ds, theta, prior, keep)?;
+    let Some(c) = Cholesky::new(&m) else {
+        return Ok(None);
+    };
+    // V = W − corr·11ᵀ with W = m⁻¹ and corr = 1/(sk) for a flat prior.
+    let corr = shift.map_or(0.0, |s| 1.0 / (s * k as f64));
+    let vdiag: Vec<f64> = c.inverse_diagonal().iter().map(|w| w - corr).collect();
+    if shift.is_some() && vdiag.iter().any(|v| !v.is_finite() || *v < -1e-8) {
+        return Ok(None);
+    }
+    let var: Vec<f64> = match gauge {
+        Gauge::MeanCentred => {
+            // Var(θ_i − θ̄) = V_ii − 2 (V1)_i / k + 1ᵀV1 / k².
+            let w1 = c.solve(&DVector::from_element(k, 1.0));
+            let v1: Vec<f64> = w1.iter().map(|x| x - corr * k as f64).collect();
+            let grand = v1.iter().sum::<f64>() / (k * k) as f64;
+            (0..k)
+                .map(|i| vdiag[i] - 2.0 * v1[i] / k as f64 + grand)
+                .collect()
+        }
+        Gauge::Reference(r) => {
+            let r = *r as usize;
+            let mut e = DVector::zeros(k);
+            e[r] = 1.0;
+            let wr = c.solve(&e);
+            (0..k)
+                .map(|i| vdiag[i] + vdiag[r] - 2.0 * (wr[i] - corr))
+                .collect()
+        }
+    };
+    Ok(Some(var.iter().map(|v| v.max(0.0).sqrt()).collect()))
 }
 
 /// Backtracking line search for a Newton step on a concave objective:

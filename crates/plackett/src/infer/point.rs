@@ -4,7 +4,7 @@
 
 use super::lsr::ilsr;
 use super::mm::{MmOptions, mm};
-use super::newton::{NewtonOptions, covariance, newton};
+use super::newton::{NewtonOptions, newton, standard_errors};
 use super::prior::Prior;
 use crate::data::graph::{connectivity, non_existence_message};
 use crate::data::{Dataset, TieSemantics};
@@ -65,15 +65,7 @@ impl Default for PointOptions {
 }
 
 /// An estimated tie prevalence (Davidson–Luce).
-#[derive(Debug, Clone)]
-pub struct TieParam {
-    /// Tie order k.
-    pub order: usize,
-    /// δ_k.
-    pub delta: f64,
-    /// Standard error of δ_k (delta method from log δ_k).
-    pub se: Option<f64>,
-}
+pub type TieParam = crate::posterior::TieParameter;
 
 /// A fitted point estimate.
 #[derive(Debug, Clone)]
@@ -86,6 +78,8 @@ pub struct PointFit {
     pub theta: Vec<f64>,
     /// Converged to `tol`.
     pub converged: bool,
+    /// The score tolerance the fit ran at.
+    pub tolerance: f64,
     /// Iterations (Newton/I-LSR) or data sweeps (MM).
     pub iterations: usize,
     /// Max-norm of the score at the estimate.
@@ -110,6 +104,42 @@ impl PointFit {
     /// AIC `−2ℓ + 2k`.
     pub fn aic(&self) -> f64 {
         self.deviance() + 2.0 * self.n_parameters as f64
+    }
+}
+
+impl crate::posterior::Posterior for PointFit {
+    fn info(&self) -> crate::posterior::FitInfo {
+        crate::posterior::FitInfo {
+            engine: self.engine.to_string(),
+            algorithm: self.algorithm.clone(),
+            converged: self.converged,
+            iterations: self.iterations,
+            tolerance: Some(self.tolerance),
+            log_likelihood: Some(self.log_likelihood),
+            n_parameters: Some(self.n_parameters),
+            log_evidence: None,
+            elbo: None,
+            trace: None,
+            notes: self.notes.clone(),
+        }
+    }
+
+    fn summary(&self, _names: &[String], gauge: Gauge) -> Summary {
+        // Standard errors are computed in the gauge the fit was asked for.
+        debug_assert_eq!(gauge, self.summary.gauge);
+        self.summary.clone()
+    }
+
+    fn draws(&self) -> std::borrow::Cow<'_, crate::posterior::Draws> {
+        std::borrow::Cow::Owned(crate::posterior::fitted::point_draws(&self.theta))
+    }
+
+    fn point(&self) -> Option<&[f64]> {
+        Some(&self.theta)
+    }
+
+    fn tie_parameters(&self) -> &[TieParam] {
+        &self.tie_parameters
     }
 }
 
@@ -300,8 +330,8 @@ pub fn fit_point(ds: &Dataset, opts: &PointOptions) -> Result<PointFit> {
     let keep: Vec<usize> = (0..n_real).collect();
     let theta: Vec<f64> = keep.iter().map(|&i| theta_full[i]).collect();
     let loglik = pl::log_likelihood(&work, &theta_full, Scope::Real);
-    let cov = if opts.standard_errors && n_real <= SE_MAX {
-        let c = covariance(&work, &theta_full, opts.prior, &keep)?;
+    let se = if opts.standard_errors && n_real <= SE_MAX {
+        let c = standard_errors(&work, &theta_full, opts.prior, &keep, &opts.gauge)?;
         if c.is_none() {
             notes.push(
                 "standard errors unavailable: the information matrix of the real data is \
@@ -318,18 +348,13 @@ pub fn fit_point(ds: &Dataset, opts: &PointOptions) -> Result<PointFit> {
         }
         None
     };
-    let summary = Summary::from_point(ds.items().names(), &theta, cov.as_ref(), opts.gauge.clone());
-    if ds.dropped() > 0 {
-        notes.push(format!(
-            "{} uninformative observation(s) dropped (a single item, or one unknown-order group)",
-            ds.dropped()
-        ));
-    }
+    let summary = Summary::from_point_se(ds.items().names(), &theta, se, opts.gauge.clone());
     Ok(PointFit {
         engine: if flat { "mle" } else { "map" },
         algorithm: alg_name,
         theta,
         converged,
+        tolerance: opts.tol,
         iterations,
         score_norm,
         log_likelihood: loglik,

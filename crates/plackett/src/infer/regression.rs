@@ -17,6 +17,7 @@ use crate::model::information::information;
 use crate::model::pl::{self, Scope};
 use crate::numerics::max_abs;
 use nalgebra::{DMatrix, DVector};
+use crate::numerics::linalg::{self, Cholesky};
 
 /// Largest number of items for the dense information matrix.
 pub const MAX_ITEMS: usize = 5_000;
@@ -101,7 +102,7 @@ pub fn fit_regression(
         for j in 0..d {
             h[(j, j)] += eta;
         }
-        let Some(chol) = h.cholesky() else {
+        let Some(chol) = Cholesky::new(&h) else {
             return Err(Error::NotIdentifiable(
                 "the information about the coefficients is singular (too few comparisons for these features); \
                  use --engine map with a prior (--eta) or fewer features"
@@ -152,7 +153,7 @@ pub fn fit_regression(
     for j in 0..d {
         h[(j, j)] += eta;
     }
-    let cov_work = h.cholesky().map(|c| c.inverse());
+    let cov_work = Cholesky::new(&h).map(|c| c.inverse());
     let cov = cov_work.as_ref().map(|c| feats.cov_to_original(c));
     let ll = pl::log_likelihood(ds, &theta, Scope::Real);
     Ok(RegressionFit {
@@ -180,8 +181,10 @@ fn separated(ds: &Dataset, x: &DMatrix<f64>, beta: &DVector<f64>, theta: &[f64])
     let h1 = x.transpose() * information(ds, theta, Scope::All)? * x;
     let zero = vec![0.0; theta.len()];
     let h0 = x.transpose() * information(ds, &zero, Scope::All)? * x;
-    let e1 = h1.symmetric_eigen();
-    let e0 = h0.symmetric_eigen();
+    let e1 = linalg::symmetric_eigen(&h1)
+        .ok_or_else(|| Error::Numerical("eigendecomposition failed in the separation check".into()))?;
+    let e0 = linalg::symmetric_eigen(&h0)
+        .ok_or_else(|| Error::Numerical("eigendecomposition failed in the separation check".into()))?;
     let (k, &lmin) = e1
         .eigenvalues
         .iter()

@@ -116,6 +116,7 @@ pub fn vb(ds: &Dataset, opts: &VbOptions) -> Result<BayesFit> {
         marginals: Some(marginals),
         converged,
         iterations: it,
+        tolerance: Some(opts.tol),
         log_evidence: None,
         elbo: trace.last().copied(),
         trace,

@@ -148,6 +148,9 @@ impl Parser<'_> {
                             return Err(self.err("expected a string key in object"));
                         }
                         let k = self.string()?;
+                        if fields.iter().any(|(f, _): &(String, Spanned)| *f == k) {
+                            return Err(self.err(format!("duplicate key {k:?} in object")));
+                        }
                         self.ws();
                         if self.peek() != Some(b':') {
                             return Err(self.err("expected ':' after object key"));
@@ -200,6 +203,11 @@ impl Parser<'_> {
             }
         }
         let text = std::str::from_utf8(&self.s[start..self.pos]).unwrap_or("");
+        if !is_json_number(text) {
+            return Err(self.err(format!(
+                "invalid number {text:?} (JSON numbers have no leading zeros and need digits after '.' and 'e')"
+            )));
+        }
         match text.parse::<f64>() {
             Ok(x) if x.is_finite() => Ok(JValue::Number(x, text.to_string())),
             _ => Err(self.err(format!("invalid number {text:?}"))),
@@ -274,6 +282,46 @@ impl Parser<'_> {
     }
 }
 
+/// The JSON number grammar (RFC 8259 §6):
+/// `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.
+fn is_json_number(t: &str) -> bool {
+    let b = t.as_bytes();
+    let mut i = 0;
+    let digits = |i: &mut usize| {
+        let s = *i;
+        while *i < b.len() && b[*i].is_ascii_digit() {
+            *i += 1;
+        }
+        *i > s
+    };
+    if b.get(i) == Some(&b'-') {
+        i += 1;
+    }
+    match b.get(i) {
+        Some(b'0') => i += 1,
+        Some(c) if c.is_ascii_digit() => {
+            digits(&mut i);
+        }
+        _ => return false,
+    }
+    if b.get(i) == Some(&b'.') {
+        i += 1;
+        if !digits(&mut i) {
+            return false;
+        }
+    }
+    if matches!(b.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(b.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        if !digits(&mut i) {
+            return false;
+        }
+    }
+    i == b.len()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -302,8 +350,19 @@ mod tests {
             "[1e999]",
             "nul",
             "[01x]",
+            "[01]",
+            "[1.]",
+            "[1.e3]",
+            "[.5]",
+            "[-]",
+            "[1e]",
+            "[+1]",
+            "{\"a\": 1, \"a\": 2}",
         ] {
             assert!(parse(s).is_err(), "{s}");
+        }
+        for s in ["[0]", "[-0.5]", "[1e3]", "[1E-3]", "[2.50e+2]", "{\"a\": 1, \"b\": 2}"] {
+            assert!(parse(s).is_ok(), "{s}");
         }
         let deep = "[".repeat(1000);
         assert!(parse(&deep).is_err());

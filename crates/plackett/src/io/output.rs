@@ -134,6 +134,10 @@ pub struct FitReport {
     pub converged: bool,
     /// Iterations (or sweeps, or samples).
     pub iterations: usize,
+    /// Convergence tolerance the engine ran at (mle, map, ep, vb; none for
+    /// gibbs).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tolerance: Option<f64>,
     /// Log-likelihood at the estimate (mle, map).
     pub log_likelihood: Option<f64>,
     /// Deviance `−2ℓ` (mle, map).

@@ -134,22 +134,38 @@ fn group_coef(tab: &SubsetTables, n: usize, w: f64) -> GroupCoef {
     GroupCoef { gg, ga, aa }
 }
 
-/// Observed information at log-worths `theta` over the observations in
-/// `scope`. Dense `n × n`; the caller fixes the gauge.
-pub fn information(ds: &Dataset, theta: &[f64], scope: Scope) -> Result<DMatrix<f64>> {
+/// One block of observations' contributions: the outer-product terms in
+/// the lower triangle of `info`, the in-play coefficients `den`, and the
+/// top-k universe terms.
+struct Partial {
+    info: DMatrix<f64>,
+    den: Vec<f64>,
+    cu_total: f64,
+    alpha: f64,
+    beta: Vec<f64>,
+}
+
+fn accumulate(
+    ds: &Dataset,
+    range: std::ops::Range<usize>,
+    lam: &[f64],
+    total: f64,
+) -> Result<Partial> {
     let n = ds.n_items();
-    let (lam, _) = super::pl::scaled(theta);
-    let end = match scope {
-        Scope::All => ds.n_obs(),
-        Scope::Real => ds.n_real_obs(),
+    let mut part = Partial {
+        info: DMatrix::<f64>::zeros(n, n),
+        den: vec![0.0; n],
+        cu_total: 0.0,
+        alpha: 0.0,
+        beta: vec![0.0; n],
     };
-    let total: f64 = lam[..ds.universe()].iter().sum();
-    let mut info = DMatrix::<f64>::zeros(n, n);
-    let mut den = vec![0.0; n];
-    let mut s = Scratch::default();
-    let mut cu_total = 0.0;
-    let mut alpha = 0.0;
-    let mut beta = vec![0.0; n];
+    let info = &mut part.info;
+    // Only the in-play coefficients are needed here, not the likelihood:
+    // deferring the unit-weight log-products skips one `ln` per observation.
+    let mut s = Scratch {
+        defer_unit: true,
+        ..Scratch::default()
+    };
     let mut tab = SubsetTables::default();
     // Per observation: group index of each member, pair coefficients.
     let mut gidx: Vec<usize> = Vec::new();
@@ -158,15 +174,15 @@ pub fn information(ds: &Dataset, theta: &[f64], scope: Scope) -> Result<DMatrix<
     let mut pos_in_group: Vec<usize> = Vec::new();
     let mut suffix: Vec<f64> = Vec::new();
     let mut cum2: Vec<f64> = Vec::new();
-    for o in 0..end {
-        let (_, cu) = sweep_obs(ds, o, &lam, total, &mut den, &mut s);
-        cu_total += cu;
+    for o in range {
+        let (_, cu) = sweep_obs(ds, o, lam, total, &mut part.den, &mut s);
+        part.cu_total += cu;
         let obs = ds.obs(o);
         let mem = obs.members;
         let m = mem.len();
         let w = obs.weight;
         let rem = if obs.tail == Tail::Universe {
-            unlisted_sum(ds, mem, &lam, total)
+            unlisted_sum(ds, mem, lam, total)
         } else {
             0.0
         };
@@ -199,18 +215,15 @@ pub fn information(ds: &Dataset, theta: &[f64], scope: Scope) -> Result<DMatrix<
                         coef += aa_total - qp - q(r);
                     }
                     let v = lp * lam[ir] * coef;
-                    info[(ip, ir)] -= v;
-                    if ip != ir {
-                        info[(ir, ip)] -= v;
-                    }
+                    info[(ip.max(ir), ip.min(ir))] -= v;
                 }
             }
             if uni {
-                alpha += aa_total;
+                part.alpha += aa_total;
                 for p in 0..m {
                     let ip = mem[p] as usize;
                     if ip < ds.universe() {
-                        beta[ip] += lam[ip] * (q(p) - aa_total);
+                        part.beta[ip] += lam[ip] * (q(p) - aa_total);
                     }
                 }
             }
@@ -288,21 +301,81 @@ pub fn information(ds: &Dataset, theta: &[f64], scope: Scope) -> Result<DMatrix<
                     // Undo the part the rank-3 universe update will add.
                     v += lam[ij] * lam[ik] * (aa_total - q(j) - q(k));
                 }
-                info[(ij, ik)] -= v;
-                if ij != ik {
-                    info[(ik, ij)] -= v;
-                }
+                info[(ij.max(ik), ij.min(ik))] -= v;
             }
         }
         if obs.tail == Tail::Universe {
-            alpha += aa_total;
+            part.alpha += aa_total;
             for j in 0..m {
                 let ij = mem[j] as usize;
                 if ij < ds.universe() {
-                    beta[ij] += lam[ij] * (q(j) - aa_total);
+                    part.beta[ij] += lam[ij] * (q(j) - aa_total);
                 }
             }
         }
+    }
+    Ok(part)
+}
+
+/// Blocks of observations whose partial information matrices are summed:
+/// a fixed number (never the thread count), so the result is the same on
+/// any machine; one block when the data are small or the matrix large.
+fn n_blocks(n_items: usize, n_obs: usize) -> usize {
+    if n_obs >= 40_000 && n_items <= 2_000 { 4 } else { 1 }
+}
+
+/// Observed information at log-worths `theta` over the observations in
+/// `scope`. Dense `n × n`; the caller fixes the gauge.
+///
+/// Observations are processed in a fixed number of blocks in parallel,
+/// each accumulating only the lower triangle; the blocks are summed in
+/// order, so the result does not depend on the thread count.
+pub fn information(ds: &Dataset, theta: &[f64], scope: Scope) -> Result<DMatrix<f64>> {
+    let mut info = information_lower(ds, theta, scope)?;
+    let n = info.nrows();
+    for j in 0..n {
+        for k in j + 1..n {
+            info[(j, k)] = info[(k, j)];
+        }
+    }
+    Ok(info)
+}
+
+/// [`information`] with only the lower triangle (diagonal included) filled
+/// in; the strict upper triangle is zero. What a Cholesky factorisation
+/// reads, without the cost of mirroring.
+pub fn information_lower(ds: &Dataset, theta: &[f64], scope: Scope) -> Result<DMatrix<f64>> {
+    use rayon::prelude::*;
+    let n = ds.n_items();
+    let (lam, _) = super::pl::scaled(theta);
+    let end = match scope {
+        Scope::All => ds.n_obs(),
+        Scope::Real => ds.n_real_obs(),
+    };
+    let total: f64 = lam[..ds.universe()].iter().sum();
+    let b = n_blocks(n, end);
+    let parts: Vec<Partial> = (0..b)
+        .into_par_iter()
+        .map(|k| accumulate(ds, k * end / b..(k + 1) * end / b, &lam, total))
+        .collect::<Result<_>>()?;
+    let mut parts = parts.into_iter();
+    let Partial {
+        mut info,
+        mut den,
+        mut cu_total,
+        mut alpha,
+        mut beta,
+    } = parts.next().expect("at least one block");
+    for p in parts {
+        // Lower triangle only, column by column (contiguous).
+        for j in 0..n {
+            let (dst, src) = (&mut info.as_mut_slice()[j * n + j..(j + 1) * n], &p.info.as_slice()[j * n + j..(j + 1) * n]);
+            dst.iter_mut().zip(src).for_each(|(a, b)| *a += b);
+        }
+        den.iter_mut().zip(&p.den).for_each(|(a, b)| *a += b);
+        beta.iter_mut().zip(&p.beta).for_each(|(a, b)| *a += b);
+        cu_total += p.cu_total;
+        alpha += p.alpha;
     }
     if cu_total != 0.0 {
         for x in den[..ds.universe()].iter_mut() {
@@ -312,8 +385,8 @@ pub fn information(ds: &Dataset, theta: &[f64], scope: Scope) -> Result<DMatrix<
     if alpha != 0.0 {
         let u = ds.universe();
         for j in 0..u {
-            for k in 0..u {
-                info[(j, k)] -= alpha * lam[j] * lam[k] + beta[j] * lam[k] + lam[j] * beta[k];
+            for k in j..u {
+                info[(k, j)] -= alpha * lam[j] * lam[k] + beta[j] * lam[k] + lam[j] * beta[k];
             }
         }
     }

@@ -115,6 +115,12 @@ fn universe_sum(ds: &Dataset, lam: &[f64]) -> f64 {
 /// Per-thread scratch space.
 #[derive(Default)]
 pub(crate) struct Scratch {
+    /// When set, the stage denominators of untied unit-weight observations
+    /// go into `unit_log` instead of the returned log-likelihood, so a whole
+    /// block of observations costs one `ln` instead of one per observation;
+    /// the caller adds `−unit_log.ln()`.
+    pub defer_unit: bool,
+    pub unit_log: LogProduct,
     pub suffix: Vec<f64>,
     pub tables: SubsetTables,
     pub lam_g: Vec<f64>,
@@ -150,10 +156,15 @@ pub(crate) fn unlisted_sum(ds: &Dataset, members: &[u32], lam: &[f64], total: f6
 /// Accumulates `Σ ln d` as a running product, with one `ln` per flush: the
 /// stage denominators of one sweep cost a multiplication each instead of a
 /// logarithm.
-#[derive(Default)]
 pub(crate) struct LogProduct {
     prod: f64,
     acc: f64,
+}
+
+impl Default for LogProduct {
+    fn default() -> Self {
+        LogProduct::new()
+    }
 }
 
 impl LogProduct {
@@ -219,17 +230,27 @@ pub(crate) fn sweep_obs(
     let mut ll;
     if let Some(stages) = ds.fast_stages(o) {
         // Untied: stage k chooses member k from members k.. (+ tail).
-        let mut lp = LogProduct::new();
-        for k in 0..stages {
-            let d = s.suffix[k];
-            lp.push(d);
-            cum += w / d;
-            den[mem[k] as usize] += cum;
+        if s.defer_unit && w == 1.0 {
+            for k in 0..stages {
+                let d = s.suffix[k];
+                s.unit_log.push(d);
+                cum += 1.0 / d;
+                den[mem[k] as usize] += cum;
+            }
+            ll = 0.0;
+        } else {
+            let mut lp = LogProduct::new();
+            for k in 0..stages {
+                let d = s.suffix[k];
+                lp.push(d);
+                cum += w / d;
+                den[mem[k] as usize] += cum;
+            }
+            ll = -w * lp.ln();
         }
         for &i in &mem[stages..] {
             den[i as usize] += cum;
         }
-        ll = -w * lp.ln();
     } else {
         ll = 0.0;
         let n_ranked = obs.groups().filter(|g| !g.is_tail).count();
@@ -313,7 +334,10 @@ pub fn sweep(ds: &Dataset, lam: &[f64], log_lam: &[f64], wins: &[f64], scope: Sc
         .into_par_iter()
         .map(|(a, b)| {
             let mut den = vec![0.0; n];
-            let mut s = Scratch::default();
+            let mut s = Scratch {
+                defer_unit: true,
+                ..Scratch::default()
+            };
             let mut ll = 0.0;
             let mut cu = 0.0;
             for o in a..b {
@@ -321,7 +345,7 @@ pub fn sweep(ds: &Dataset, lam: &[f64], log_lam: &[f64], wins: &[f64], scope: Sc
                 ll += l;
                 cu += c;
             }
-            (ll, cu, den)
+            (ll - s.unit_log.ln(), cu, den)
         })
         .collect();
     let mut den = vec![0.0; n];

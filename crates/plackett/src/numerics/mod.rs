@@ -1,6 +1,7 @@
 //! Small numerical kernels shared by the engines.
 
 pub mod gamma;
+pub mod linalg;
 pub mod special;
 pub mod squarem;
 

@@ -3,8 +3,10 @@
 
 pub mod diagnostics;
 pub mod draws;
+pub mod fitted;
 pub mod summary;
 
 pub use diagnostics::{ScalarDiagnostics, diagnose};
 pub use draws::Draws;
+pub use fitted::{FitInfo, Posterior, TieParameter, Trace};
 pub use summary::{Gauge, ItemSummary, Summary};

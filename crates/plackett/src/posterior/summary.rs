@@ -55,12 +55,6 @@ impl Summary {
         gauge: Gauge,
     ) -> Summary {
         let k = theta.len();
-        let shift = match gauge {
-            Gauge::MeanCentred => theta.iter().sum::<f64>() / k as f64,
-            Gauge::Reference(r) => theta[r as usize],
-        };
-        let m = theta.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        let z: f64 = theta.iter().map(|t| (t - m).exp()).sum();
         let se: Option<Vec<f64>> = cov.map(|v| match gauge {
             Gauge::MeanCentred => {
                 // Var of θ_i − mean(θ) from any contrast-correct covariance.
@@ -79,6 +73,24 @@ impl Summary {
                     .collect()
             }
         });
+        Summary::from_point_se(names, theta, se, gauge)
+    }
+
+    /// Summary of a point estimate with standard errors already in `gauge`
+    /// (e.g. from [`crate::infer::newton::standard_errors`]).
+    pub fn from_point_se(
+        names: &[String],
+        theta: &[f64],
+        se: Option<Vec<f64>>,
+        gauge: Gauge,
+    ) -> Summary {
+        let k = theta.len();
+        let shift = match gauge {
+            Gauge::MeanCentred => theta.iter().sum::<f64>() / k as f64,
+            Gauge::Reference(r) => theta[r as usize],
+        };
+        let m = theta.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let z: f64 = theta.iter().map(|t| (t - m).exp()).sum();
         let items = (0..k)
             .map(|i| {
                 let lw = theta[i] - shift;

@@ -1,0 +1,173 @@
+//! One interface for every engine's result: [`Posterior`], with one
+//! [`FitInfo`] describing how the fit went.
+//!
+//! A point estimate (MLE, MAP) is a degenerate posterior: one draw at the
+//! estimate, standard errors from the observed information in its summary.
+//! A Bayesian engine (Gibbs, EP, VB) has many draws, and EP/VB refine the
+//! summary from their parametric marginals. Everything a report or a
+//! binding asks — summary in a gauge, P(i ≻ j), rank marginals, predictive
+//! log-likelihood on new data, draws, diagnostics — goes through this trait,
+//! so a new engine is one more implementation, not one more branch in every
+//! front end.
+
+use super::diagnostics::ScalarDiagnostics;
+use super::draws::Draws;
+use super::summary::{Gauge, Summary};
+use crate::data::Dataset;
+use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
+
+/// A convergence trace for reports: one value per iteration or pass.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Trace {
+    /// What is traced (e.g. "ELBO").
+    pub label: String,
+    /// One value per iteration.
+    pub values: Vec<f64>,
+    /// Plot on a log scale (changes that shrink geometrically).
+    pub log_scale: bool,
+}
+
+/// An estimated tie prevalence δ_k of the Davidson–Luce model (Firth,
+/// Kosmidis & Turner 2019), ties as events only.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TieParameter {
+    /// Tie order k.
+    pub order: usize,
+    /// δ_k.
+    pub delta: f64,
+    /// Standard error of δ_k.
+    pub se: Option<f64>,
+}
+
+/// How a fit went, the same fields for every engine.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FitInfo {
+    /// Engine (`mle`, `map`, `gibbs`, `ep`, `vb`).
+    pub engine: String,
+    /// Algorithm actually run (e.g. `mm+squarem, newton`,
+    /// `gibbs, 4 chains x 5000 draws`).
+    pub algorithm: String,
+    /// Whether the stopping rule was met (MCMC: R̂ ≤ 1.01 and ESS ≥ 400).
+    pub converged: bool,
+    /// Iterations, sweeps or passes.
+    pub iterations: usize,
+    /// Tolerance the engine ran at (none for MCMC).
+    pub tolerance: Option<f64>,
+    /// Log-likelihood at the estimate (point engines).
+    pub log_likelihood: Option<f64>,
+    /// Free parameters, for AIC (point engines).
+    pub n_parameters: Option<usize>,
+    /// Log marginal likelihood (EP).
+    pub log_evidence: Option<f64>,
+    /// Evidence lower bound (VB).
+    pub elbo: Option<f64>,
+    /// Convergence trace, if the engine keeps one.
+    pub trace: Option<Trace>,
+    /// Notes and warnings for the user.
+    pub notes: Vec<String>,
+}
+
+impl FitInfo {
+    /// Deviance `−2ℓ` (the saturated log-likelihood of ranking data is 0).
+    pub fn deviance(&self) -> Option<f64> {
+        self.log_likelihood.map(|l| -2.0 * l)
+    }
+
+    /// AIC `−2ℓ + 2k`, for maximum likelihood only: a MAP's penalised
+    /// objective is not a likelihood, so AIC would not mean anything there.
+    pub fn aic(&self) -> Option<f64> {
+        match (self.engine.as_str(), self.log_likelihood, self.n_parameters) {
+            ("mle", Some(l), Some(k)) => Some(-2.0 * l + 2.0 * k as f64),
+            _ => None,
+        }
+    }
+}
+
+/// The posterior (or point estimate) of an engine over item log-worths.
+pub trait Posterior {
+    /// How the fit went.
+    fn info(&self) -> FitInfo;
+
+    /// Per-item summary in `gauge`, rows in item-id order.
+    fn summary(&self, names: &[String], gauge: Gauge) -> Summary;
+
+    /// Draws of normalised log-worths. A point estimate answers with one
+    /// draw at the estimate, so every question below has one answer path.
+    fn draws(&self) -> Cow<'_, Draws>;
+
+    /// The point estimate of the log-worths, for point engines.
+    fn point(&self) -> Option<&[f64]> {
+        None
+    }
+
+    /// Whether [`draws`](Self::draws) holds a real posterior sample.
+    fn has_draws(&self) -> bool {
+        self.point().is_none()
+    }
+
+    /// Per-item MCMC diagnostics (Gibbs).
+    fn item_diagnostics(&self) -> Option<&[ScalarDiagnostics]> {
+        None
+    }
+
+    /// Largest split-R̂ and smallest ESS (bulk or tail) over items.
+    fn rhat_ess(&self) -> (Option<f64>, Option<f64>) {
+        match self.item_diagnostics() {
+            None => (None, None),
+            Some(d) => (
+                Some(d.iter().map(|x| x.rhat).fold(f64::NEG_INFINITY, f64::max)),
+                Some(
+                    d.iter()
+                        .map(|x| x.ess_bulk.min(x.ess_tail))
+                        .fold(f64::INFINITY, f64::min),
+                ),
+            ),
+        }
+    }
+
+    /// Tie prevalences (ties as events).
+    fn tie_parameters(&self) -> &[TieParameter] {
+        &[]
+    }
+
+    /// P(i ≻ j) in a pairwise comparison: posterior mean of
+    /// `λ_i / (λ_i + λ_j)`, or its plug-in value for a point estimate.
+    fn prob_beats(&self, i: usize, j: usize) -> f64 {
+        self.draws().prob_beats(i, j)
+    }
+
+    /// Rank marginals of the items `set` in a race among them (see
+    /// [`Draws::rank_marginals`]); `races` exponential races in all.
+    fn rank_marginals(&self, set: &[u32], races: usize, seed: u64) -> Vec<Vec<f64>> {
+        let d = self.draws();
+        let per_draw = (races / d.len().max(1)).max(1);
+        d.rank_marginals(set, per_draw, seed)
+    }
+
+    /// Posterior predictive log-likelihood of held-out observations over the
+    /// same items.
+    fn predictive_log_likelihood(&self, test: &Dataset) -> f64 {
+        self.draws().predictive_log_likelihood(test)
+    }
+}
+
+/// Notes every report carries about the data rather than the engine.
+pub fn data_notes(ds: &Dataset) -> Vec<String> {
+    let mut notes = Vec::new();
+    if ds.dropped() > 0 {
+        notes.push(format!(
+            "{} uninformative observation(s) dropped (a single item, or one unknown-order group)",
+            ds.dropped()
+        ));
+    }
+    notes
+}
+
+/// One draw at a point estimate (normalised), the stand-in that lets a
+/// point estimate answer through [`Posterior`]'s draw-based defaults.
+pub fn point_draws(theta: &[f64]) -> Draws {
+    let mut t = theta.to_vec();
+    Draws::normalise(&mut t);
+    Draws::from_chains(t.len(), vec![t])
+}
