@@ -38,9 +38,76 @@ pub struct Connectivity {
     pub exact: bool,
 }
 
+/// Strong connectivity of untied sub-rankings proved without building the
+/// graph: every member of a ranking beats every later member, so the items
+/// reachable from item 0 grow by one linear scan of the rankings per pass
+/// (everything after the first reached member is reached), and the items
+/// that reach item 0 likewise (everything before the last one). Both sets
+/// complete ⇔ strongly connected. `None` when the data have other kinds of
+/// observations or a few passes do not settle it; the full test then runs
+/// and also explains a failure.
+fn strongly_connected_untied(ds: &Dataset) -> Option<bool> {
+    let n = ds.n_items();
+    if n == 0 || ds.n_obs() == 0 {
+        return None;
+    }
+    if (0..ds.n_obs()).any(|o| ds.fast_stages(o).is_none() || ds.obs(o).tail != Tail::None) {
+        return None;
+    }
+    const PASSES: usize = 8;
+    let reach = |forward: bool| -> bool {
+        let mut seen = vec![false; n];
+        seen[0] = true;
+        let mut count = 1;
+        for _ in 0..PASSES {
+            let before = count;
+            for o in 0..ds.n_obs() {
+                let mem = ds.obs(o).members;
+                let mut on = false;
+                let mut visit = |i: u32, on: &mut bool| {
+                    let s = &mut seen[i as usize];
+                    if *on && !*s {
+                        *s = true;
+                        count += 1;
+                    }
+                    *on |= *s;
+                };
+                if forward {
+                    for &i in mem {
+                        visit(i, &mut on);
+                    }
+                } else {
+                    for &i in mem.iter().rev() {
+                        visit(i, &mut on);
+                    }
+                }
+            }
+            if count == n {
+                return true;
+            }
+            if count == before {
+                return false;
+            }
+        }
+        false
+    };
+    (reach(true) && reach(false)).then_some(true)
+}
+
 /// Build the graph and test it.
 pub fn connectivity(ds: &Dataset) -> Connectivity {
     let n = ds.n_items();
+    if strongly_connected_untied(ds) == Some(true) {
+        return Connectivity {
+            strongly_connected: true,
+            never_win: Vec::new(),
+            never_lose: Vec::new(),
+            components: vec![(0..n as u32).collect()],
+            sink: None,
+            source: None,
+            exact: true,
+        };
+    }
     let event = ds.ties() == TieSemantics::Event;
     // Implicit edges to unlisted items go through one auxiliary node per
     // top-k observation, if the budget allows.

@@ -321,7 +321,7 @@ fn accumulate(
 /// a fixed number (never the thread count), so the result is the same on
 /// any machine; one block when the data are small or the matrix large.
 fn n_blocks(n_items: usize, n_obs: usize) -> usize {
-    if n_obs >= 40_000 && n_items <= 2_000 { 4 } else { 1 }
+    if n_obs >= 40_000 && n_items <= 2_000 { 2 } else { 1 }
 }
 
 /// Observed information at log-worths `theta` over the observations in
