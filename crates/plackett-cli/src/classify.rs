@@ -5,7 +5,7 @@ use anyhow::{Context, Result, bail};
 use clap::{Args, Subcommand};
 use plackett::classify::cv::{CvOptions, cross_validate};
 use plackett::classify::data::{encode_classes, training_data};
-use plackett::classify::model::{Engine, FitOptions, Fitted, MODEL_FORMAT, fit};
+use plackett::classify::model::{Engine, EngineFit, FitOptions, Fitted, MODEL_FORMAT, fit};
 use plackett::classify::path::regularisation_path;
 use plackett::classify::read_table;
 use plackett::io::output::write_atomic;
@@ -231,26 +231,28 @@ fn run_fit(a: &FitArgs) -> Result<()> {
         "seconds": seconds,
     });
     let o = summary.as_object_mut().expect("object");
-    if let Some(e) = &f.em {
-        o.insert("iterations".into(), json!(e.iterations));
-        o.insert("converged".into(), json!(e.converged));
-        o.insert("zeros".into(), json!(e.zeros()));
-        o.insert("log_posterior".into(), json!(e.objective.last()));
-    }
-    if let Some(g) = &f.gibbs {
-        o.insert("min_ess".into(), json!(g.min_ess()));
-        o.insert("min_ess_geyer".into(), json!(g.min_ess_geyer()));
-        o.insert("max_rhat".into(), json!(g.max_rhat()));
-        o.insert("a_acceptance".into(), json!(g.a_acceptance));
-        o.insert("draws".into(), json!(g.per_chain() * g.draws.len()));
-    }
-    if let Some(v) = &f.vb {
-        o.insert("iterations".into(), json!(v.iterations));
-        o.insert("converged".into(), json!(v.converged));
-        o.insert("free_energy".into(), json!(v.free_energy.last()));
+    match &f.engine {
+        EngineFit::Em(e) => {
+            o.insert("iterations".into(), json!(e.iterations));
+            o.insert("converged".into(), json!(e.converged));
+            o.insert("zeros".into(), json!(e.zeros()));
+            o.insert("log_posterior".into(), json!(e.objective.last()));
+        }
+        EngineFit::Gibbs(g) => {
+            o.insert("min_ess".into(), json!(g.min_ess()));
+            o.insert("min_ess_geyer".into(), json!(g.min_ess_geyer()));
+            o.insert("max_rhat".into(), json!(g.max_rhat()));
+            o.insert("a_acceptance".into(), json!(g.a_acceptance));
+            o.insert("draws".into(), json!(g.per_chain() * g.draws.len()));
+        }
+        EngineFit::Vb(v) => {
+            o.insert("iterations".into(), json!(v.iterations));
+            o.insert("converged".into(), json!(v.converged));
+            o.insert("free_energy".into(), json!(v.free_energy.last()));
+        }
     }
     let mut notes: Vec<String> = Vec::new();
-    if let Some(g) = &f.gibbs
+    if let Some(g) = f.gibbs()
         && (g.max_rhat() > 1.01 || g.min_ess() < 400.0)
     {
         notes.push(format!(

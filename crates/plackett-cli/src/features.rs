@@ -71,7 +71,7 @@ pub fn fit(a: &FitArgs, ds: &Dataset, gauge: &Gauge) -> Result<FeatureOutcome> {
     let path = a.features.as_deref().expect("called with --features");
     let text = plackett::io::read_text(path)?;
     let standardize = a.standardize.as_deref() != Some("off");
-    let feats = if a.engine == "mle" {
+    let feats = if a.engine == crate::args::Engine::Mle {
         read_features(path, &text, ds.items(), standardize)?
     } else {
         read_features_with_prior(path, &text, ds.items(), standardize)?
@@ -85,7 +85,7 @@ pub fn fit(a: &FitArgs, ds: &Dataset, gauge: &Gauge) -> Result<FeatureOutcome> {
             "invalid option --engine: {other} does not take --features; use mle, map or vb (gibbs and ep model item worths without features)"
         ),
     };
-    if a.engine == "mle" && a.eta.is_some() {
+    if a.engine == crate::args::Engine::Mle && a.eta.is_some() {
         bail!("invalid option --eta: the MLE has no prior; use --engine map or vb");
     }
     if a.pseudo.is_some() {

@@ -1,13 +1,14 @@
 //! `plackett fit`.
 
+use crate::args::{AlgorithmArg, Engine, FormatArg, Output, PriorArg, TiesArg};
 use anyhow::{Result, bail};
 use clap::Args;
-use plackett::data::{Dataset, TieSemantics};
+use plackett::data::Dataset;
 use plackett::infer::bayes::GammaPrior;
 use plackett::infer::ep::{EpOptions, ep};
 use plackett::infer::gibbs::{GibbsOptions, gibbs};
 use plackett::infer::vb::{VbOptions, vb};
-use plackett::infer::{Algorithm, PointOptions, Prior, fit_point};
+use plackett::infer::{PointOptions, Prior, fit_point};
 use plackett::io::output::{Diagnostics, FitReport, gauge_label, write_atomic};
 use plackett::io::{Format, ItemsSpec, ReadOptions, read_path};
 use plackett::posterior::{Gauge, Posterior};
@@ -18,8 +19,8 @@ pub struct DataArgs {
     /// Input file (CSV, PrefLib .soc/.soi/.toc/.toi, JSON, or selectors JSON).
     pub file: String,
     /// Input format (default: from the extension).
-    #[arg(long, value_parser = ["csv", "preflib", "json", "selectors", "pairs"])]
-    pub format: Option<String>,
+    #[arg(long, value_enum)]
+    pub format: Option<FormatArg>,
     /// CSV column naming the ranking.
     #[arg(long, default_value = "ranking")]
     pub ranking_col: String,
@@ -39,8 +40,8 @@ pub struct DataArgs {
     #[arg(long, value_name = "FILE|N")]
     pub items: Option<String>,
     /// Reading of tied groups: unknown order, or ties as events (Davidson–Luce).
-    #[arg(long, default_value = "unknown", value_parser = ["unknown", "event"])]
-    pub ties: String,
+    #[arg(long, value_enum, default_value_t = TiesArg::Unknown)]
+    pub ties: TiesArg,
     /// Drop these items from every observation before fitting (comma-separated names).
     #[arg(long, value_name = "NAME[,NAME…]")]
     pub exclude: Option<String>,
@@ -58,93 +59,139 @@ pub struct FitArgs {
     #[command(flatten)]
     pub data: DataArgs,
     /// Inference engine.
-    #[arg(long, default_value = "mle", value_parser = ["mle", "map", "gibbs", "ep", "vb"])]
-    pub engine: String,
+    #[arg(long, value_enum, default_value_t = Engine::Mle, help_heading = "Engine")]
+    pub engine: Engine,
     /// Optimiser for mle/map.
-    #[arg(long, default_value = "auto", value_parser = ["auto", "newton", "mm", "ilsr"])]
-    pub algorithm: String,
+    #[arg(long, value_enum, default_value_t = AlgorithmArg::Auto, help_heading = "Point estimates (mle, map)")]
+    pub algorithm: AlgorithmArg,
     /// Prior family for map: Gamma on worths, or Normal on log-worths.
-    #[arg(long, default_value = "gamma", value_parser = ["gamma", "normal"])]
-    pub prior: String,
+    #[arg(long, value_enum, default_value_t = PriorArg::Gamma, help_heading = "Priors")]
+    pub prior: PriorArg,
     /// Gamma prior shape on worths (map, gibbs, ep, vb).
-    #[arg(long, default_value_t = 2.0, allow_negative_numbers = true)]
+    #[arg(
+        long,
+        default_value_t = 2.0,
+        allow_negative_numbers = true,
+        help_heading = "Priors"
+    )]
     pub prior_shape: f64,
     /// Gamma prior rate on worths (map, gibbs, ep, vb).
-    #[arg(long, default_value_t = 1.0, allow_negative_numbers = true)]
+    #[arg(
+        long,
+        default_value_t = 1.0,
+        allow_negative_numbers = true,
+        help_heading = "Priors"
+    )]
     pub prior_rate: f64,
     /// Normal prior mean of log-worths (with --prior normal).
-    #[arg(long, default_value_t = 0.0, allow_negative_numbers = true)]
+    #[arg(
+        long,
+        default_value_t = 0.0,
+        allow_negative_numbers = true,
+        help_heading = "Priors"
+    )]
     pub prior_mean: f64,
     /// Normal prior sd of log-worths (with --prior normal).
-    #[arg(long, default_value_t = 1.0, allow_negative_numbers = true)]
+    #[arg(
+        long,
+        default_value_t = 1.0,
+        allow_negative_numbers = true,
+        help_heading = "Priors"
+    )]
     pub prior_sd: f64,
     /// Pseudo-rankings: W wins and W losses per item against a ghost item of worth 1.
-    #[arg(long, value_name = "W", allow_negative_numbers = true)]
+    #[arg(
+        long,
+        value_name = "W",
+        allow_negative_numbers = true,
+        help_heading = "Point estimates (mle, map)"
+    )]
     pub pseudo: Option<f64>,
     /// Report log-worths relative to this item (default: mean-centred).
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", help_heading = "Output")]
     pub reference: Option<String>,
     /// Convergence tolerance [default: 1e-10 on the score's max-norm for mle/map and vb's
     /// relative ELBO change, 1e-8 on ep's relative marginal change; not used by gibbs].
-    #[arg(long, value_name = "TOL", allow_negative_numbers = true)]
+    #[arg(
+        long,
+        value_name = "TOL",
+        allow_negative_numbers = true,
+        help_heading = "Convergence (mle, map, ep, vb)"
+    )]
     pub tol: Option<f64>,
     /// Iteration cap [default: per engine: 100000 MM sweeps / 200 Newton steps, 5000 EP
     /// passes, 100000 VB iterations; not used by gibbs].
-    #[arg(long, value_name = "N")]
+    #[arg(
+        long,
+        value_name = "N",
+        help_heading = "Convergence (mle, map, ep, vb)"
+    )]
     pub max_iter: Option<usize>,
     /// Skip standard errors (large problems).
-    #[arg(long)]
+    #[arg(long, help_heading = "Point estimates (mle, map)")]
     pub no_se: bool,
     /// Posterior draws kept per chain (gibbs).
-    #[arg(long, default_value_t = 5000)]
+    #[arg(long, default_value_t = 5000, help_heading = "Gibbs sampler")]
     pub samples: usize,
     /// Burn-in sweeps per chain (gibbs).
-    #[arg(long, default_value_t = 1000)]
+    #[arg(long, default_value_t = 1000, help_heading = "Gibbs sampler")]
     pub burn_in: usize,
     /// Number of chains (gibbs).
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = 4, help_heading = "Gibbs sampler")]
     pub chains: usize,
     /// Random seed.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, help_heading = "Engine")]
     pub seed: u64,
     /// Item features CSV (item,f1,f2,…) for PL regression.
-    #[arg(long)]
+    #[arg(long, help_heading = "Item features (PL regression)")]
     pub features: Option<String>,
     /// Prior precision of regression weights, or `auto`.
-    #[arg(long)]
+    #[arg(long, help_heading = "Item features (PL regression)")]
     pub eta: Option<String>,
     /// Standardise feature columns before fitting (default on; coefficients are reported on the original scale).
-    #[arg(long, value_parser = ["on", "off"])]
+    #[arg(long, value_parser = ["on", "off"], help_heading = "Item features (PL regression)")]
     pub standardize: Option<String>,
     /// With --features and --engine vb (or --eta auto): Gaussian VI on the exact bound, or Guo et al. (2019)'s Algorithm 1.
-    #[arg(long, value_parser = ["exact", "guo"])]
+    #[arg(long, value_parser = ["exact", "guo"], help_heading = "Item features (PL regression)")]
     pub vi: Option<String>,
     /// With --eta auto: the η grid, LO:HI:N (log-spaced) or a comma list (default 1e-3:1e3:25).
-    #[arg(long, value_name = "LO:HI:N")]
+    #[arg(
+        long,
+        value_name = "LO:HI:N",
+        help_heading = "Item features (PL regression)"
+    )]
     pub eta_grid: Option<String>,
     /// Output format.
-    #[arg(long, default_value = "table", value_parser = ["table", "json", "csv"])]
-    pub output: String,
+    #[arg(long, value_enum, default_value_t = Output::Table, help_heading = "Output")]
+    pub output: Output,
     /// Draws sampled from the EP/VB approximate posterior (for intervals and exports).
-    #[arg(long, default_value_t = 4000)]
+    #[arg(
+        long,
+        default_value_t = 4000,
+        help_heading = "Bayesian outputs (gibbs, ep, vb)"
+    )]
     pub draws: usize,
     /// Export posterior draws of normalised log-worths (CSV, or JSON if the name ends in .json).
-    #[arg(long, value_name = "FILE")]
+    #[arg(
+        long,
+        value_name = "FILE",
+        help_heading = "Bayesian outputs (gibbs, ep, vb)"
+    )]
     pub draws_out: Option<String>,
     /// Write the output to this file instead of standard output.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", help_heading = "Output")]
     pub out: Option<String>,
     /// Probability that A beats B (repeatable): `--compare "A,B"`.
-    #[arg(long, value_name = "A,B")]
+    #[arg(long, value_name = "A,B", help_heading = "Output")]
     pub compare: Vec<String>,
     /// Write rank marginals (P(item at each place in a race among all fitted items)) as CSV.
-    #[arg(long, value_name = "FILE.csv")]
+    #[arg(long, value_name = "FILE.csv", help_heading = "Output")]
     pub rank_marginals: Option<String>,
     /// Held-out observations (same format options) for the posterior predictive log-likelihood.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", help_heading = "Output")]
     pub test: Option<String>,
     /// Write a self-contained HTML report.
-    #[arg(long, value_name = "FILE.html")]
+    #[arg(long, value_name = "FILE.html", help_heading = "Output")]
     pub report: Option<String>,
 }
 
@@ -173,18 +220,14 @@ fn parse_item_cols(s: Option<&str>) -> Result<Option<(String, String)>> {
 /// Read held-out data over the fitted universe (unknown items are errors).
 fn load_with_universe(a: &DataArgs, items: &plackett::data::Items) -> Result<Dataset> {
     let opts = ReadOptions {
-        format: a.format.as_deref().map(Format::parse).transpose()?,
+        format: a.format.map(Format::from),
         ranking_col: a.ranking_col.clone(),
         rank_col: a.rank_col.clone(),
         item_col: a.item_col.clone(),
         weight_col: a.weight_col.clone(),
         top_k: a.top_k,
         items: Some(ItemsSpec::Names(items.names().to_vec())),
-        ties: if a.ties == "event" {
-            TieSemantics::Event
-        } else {
-            TieSemantics::UnknownOrder
-        },
+        ties: a.ties.into(),
         case: a.case,
         item_cols: parse_item_cols(a.item_cols.as_deref())?,
     };
@@ -198,18 +241,14 @@ pub fn load(a: &DataArgs) -> Result<Dataset> {
         None => None,
     };
     let opts = ReadOptions {
-        format: a.format.as_deref().map(Format::parse).transpose()?,
+        format: a.format.map(Format::from),
         ranking_col: a.ranking_col.clone(),
         rank_col: a.rank_col.clone(),
         item_col: a.item_col.clone(),
         weight_col: a.weight_col.clone(),
         top_k: a.top_k,
         items,
-        ties: if a.ties == "event" {
-            TieSemantics::Event
-        } else {
-            TieSemantics::UnknownOrder
-        },
+        ties: a.ties.into(),
         case: a.case,
         item_cols: parse_item_cols(a.item_cols.as_deref())?,
     };
@@ -245,22 +284,25 @@ fn gauge(a: &FitArgs, ds: &Dataset) -> Result<Gauge> {
 /// Flags that only some engines read: (clap id, flag, engines). With
 /// `--features` the engines are mle, map and vb and none of these but
 /// `--no-se`, `--draws`, `--tol` and `--max-iter` apply.
-const ENGINE_FLAGS: &[(&str, &str, &[&str])] = &[
-    ("algorithm", "--algorithm", &["mle", "map"]),
-    ("prior", "--prior", &["map"]),
-    ("prior_mean", "--prior-mean", &["map"]),
-    ("prior_sd", "--prior-sd", &["map"]),
-    ("prior_shape", "--prior-shape", &["map", "gibbs", "ep", "vb"]),
-    ("prior_rate", "--prior-rate", &["map", "gibbs", "ep", "vb"]),
-    ("pseudo", "--pseudo", &["mle", "map"]),
-    ("no_se", "--no-se", &["mle", "map"]),
-    ("tol", "--tol", &["mle", "map", "ep", "vb"]),
-    ("max_iter", "--max-iter", &["mle", "map", "ep", "vb"]),
-    ("samples", "--samples", &["gibbs"]),
-    ("burn_in", "--burn-in", &["gibbs"]),
-    ("chains", "--chains", &["gibbs"]),
-    ("draws", "--draws", &["ep", "vb"]),
-];
+const ENGINE_FLAGS: &[(&str, &str, &[Engine])] = {
+    use Engine::*;
+    &[
+        ("algorithm", "--algorithm", &[Mle, Map]),
+        ("prior", "--prior", &[Map]),
+        ("prior_mean", "--prior-mean", &[Map]),
+        ("prior_sd", "--prior-sd", &[Map]),
+        ("prior_shape", "--prior-shape", &[Map, Gibbs, Ep, Vb]),
+        ("prior_rate", "--prior-rate", &[Map, Gibbs, Ep, Vb]),
+        ("pseudo", "--pseudo", &[Mle, Map]),
+        ("no_se", "--no-se", &[Mle, Map]),
+        ("tol", "--tol", &[Mle, Map, Ep, Vb]),
+        ("max_iter", "--max-iter", &[Mle, Map, Ep, Vb]),
+        ("samples", "--samples", &[Gibbs]),
+        ("burn_in", "--burn-in", &[Gibbs]),
+        ("chains", "--chains", &[Gibbs]),
+        ("draws", "--draws", &[Ep, Vb]),
+    ]
+};
 
 /// Refuse options the chosen engine would silently ignore, and values no
 /// engine can use. `explicit` holds the clap ids given on the command line.
@@ -273,21 +315,29 @@ fn check_options(a: &FitArgs, explicit: &[String]) -> Result<()> {
         if a.features.is_some() {
             let with_features = ["no_se", "draws", "tol", "max_iter"];
             if !with_features.contains(&id) {
-                bail!("invalid option {flag}: not used with --features (the prior on the coefficients is set by --eta)");
+                bail!(
+                    "invalid option {flag}: not used with --features (the prior on the coefficients is set by --eta)"
+                );
             }
-        } else if !engines.contains(&a.engine.as_str()) {
+        } else if !engines.contains(&a.engine) {
+            let names: Vec<&str> = engines.iter().map(|e| e.as_str()).collect();
             bail!(
                 "invalid option {flag}: only with --engine {} (this run uses --engine {})",
-                engines.join("|"),
+                names.join("|"),
                 a.engine
             );
         }
     }
-    if (given("prior_mean") || given("prior_sd")) && a.prior != "normal" {
+    if (given("prior_mean") || given("prior_sd")) && a.prior != PriorArg::Normal {
         bail!("invalid option --prior-mean/--prior-sd: only with --prior normal");
     }
-    if given("prior") && a.prior == "normal" && (given("prior_shape") || given("prior_rate")) {
-        bail!("invalid option --prior-shape/--prior-rate: the Gamma prior's; --prior normal uses --prior-mean and --prior-sd");
+    if given("prior")
+        && a.prior == PriorArg::Normal
+        && (given("prior_shape") || given("prior_rate"))
+    {
+        bail!(
+            "invalid option --prior-shape/--prior-rate: the Gamma prior's; --prior normal uses --prior-mean and --prior-sd"
+        );
     }
     if let Some(t) = a.tol
         && !(t.is_finite() && t > 0.0)
@@ -309,7 +359,11 @@ fn check_options(a: &FitArgs, explicit: &[String]) -> Result<()> {
     if !a.prior_mean.is_finite() {
         bail!("invalid option --prior-mean: expected a finite number");
     }
-    for (flag, v) in [("--samples", a.samples), ("--chains", a.chains), ("--draws", a.draws)] {
+    for (flag, v) in [
+        ("--samples", a.samples),
+        ("--chains", a.chains),
+        ("--draws", a.draws),
+    ] {
         if v == 0 {
             bail!("invalid option {flag}: expected at least 1");
         }
@@ -321,12 +375,12 @@ fn check_options(a: &FitArgs, explicit: &[String]) -> Result<()> {
 /// apart. Adding an engine is one more arm here and one more
 /// implementation of [`Posterior`].
 fn fit_engine(a: &FitArgs, ds: &Dataset, gauge: &Gauge) -> Result<Box<dyn Posterior>> {
-    let tol = a.tol.unwrap_or(default_tol(&a.engine));
-    Ok(match a.engine.as_str() {
-        "mle" | "map" => {
-            let prior = if a.engine == "mle" {
+    let tol = a.tol.unwrap_or(default_tol(a.engine));
+    Ok(match a.engine {
+        Engine::Mle | Engine::Map => {
+            let prior = if a.engine == Engine::Mle {
                 Prior::Flat
-            } else if a.prior == "normal" {
+            } else if a.prior == PriorArg::Normal {
                 Prior::Normal {
                     mean: a.prior_mean,
                     sd: a.prior_sd,
@@ -342,12 +396,7 @@ fn fit_engine(a: &FitArgs, ds: &Dataset, gauge: &Gauge) -> Result<Box<dyn Poster
                 &PointOptions {
                     prior,
                     pseudo: a.pseudo,
-                    algorithm: match a.algorithm.as_str() {
-                        "newton" => Algorithm::Newton,
-                        "mm" => Algorithm::Mm,
-                        "ilsr" => Algorithm::Ilsr,
-                        _ => Algorithm::Auto,
-                    },
+                    algorithm: a.algorithm.into(),
                     tol,
                     max_iter: a.max_iter.unwrap_or(0),
                     gauge: gauge.clone(),
@@ -355,7 +404,7 @@ fn fit_engine(a: &FitArgs, ds: &Dataset, gauge: &Gauge) -> Result<Box<dyn Poster
                 },
             )?)
         }
-        "gibbs" => {
+        Engine::Gibbs => {
             let prior = GammaPrior::iid(ds.n_items(), a.prior_shape, a.prior_rate)?;
             let total = (a.burn_in + a.samples) as u64 * a.chains as u64;
             let progress = crate::progress::Progress::new(total, "sampling");
@@ -375,7 +424,7 @@ fn fit_engine(a: &FitArgs, ds: &Dataset, gauge: &Gauge) -> Result<Box<dyn Poster
             progress.finish();
             Box::new(r?)
         }
-        "ep" => Box::new(ep(
+        Engine::Ep => Box::new(ep(
             ds,
             &EpOptions {
                 prior: GammaPrior::iid(ds.n_items(), a.prior_shape, a.prior_rate)?,
@@ -388,7 +437,7 @@ fn fit_engine(a: &FitArgs, ds: &Dataset, gauge: &Gauge) -> Result<Box<dyn Poster
                 rescale: true,
             },
         )?),
-        "vb" => Box::new(vb(
+        Engine::Vb => Box::new(vb(
             ds,
             &VbOptions {
                 prior: GammaPrior::iid(ds.n_items(), a.prior_shape, a.prior_rate)?,
@@ -398,7 +447,6 @@ fn fit_engine(a: &FitArgs, ds: &Dataset, gauge: &Gauge) -> Result<Box<dyn Poster
                 seed: a.seed,
             },
         )?),
-        other => bail!("unknown engine {other}"),
     })
 }
 
@@ -449,8 +497,8 @@ fn report_from(p: &dyn Posterior, ds: &Dataset, gauge: &Gauge) -> FitReport {
 }
 
 /// Default tolerance of each engine (what `--tol` overrides).
-fn default_tol(engine: &str) -> f64 {
-    if engine == "ep" { 1e-8 } else { 1e-10 }
+fn default_tol(engine: Engine) -> f64 {
+    if engine == Engine::Ep { 1e-8 } else { 1e-10 }
 }
 
 /// Run `plackett fit`; `explicit` lists the options given on the command
@@ -513,17 +561,24 @@ pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
             (None, None) => unreachable!("a feature fit has draws or a point"),
         },
     };
-    let has_draws = post.as_ref().map_or(feature_draws.is_some(), |p| p.has_draws());
+    let has_draws = post
+        .as_ref()
+        .map_or(feature_draws.is_some(), |p| p.has_draws());
     let point: Option<Vec<f64>> = match &post {
         Some(p) => p.point().map(|t| t.to_vec()),
         None => feature_point.clone(),
     };
     let info = post.as_ref().map(|p| p.info());
     let trace = info.as_ref().map_or(feature_trace, |i| i.trace.clone());
-    let diag = post.as_ref().and_then(|p| p.item_diagnostics().map(|d| d.to_vec()));
+    let diag = post
+        .as_ref()
+        .and_then(|p| p.item_diagnostics().map(|d| d.to_vec()));
     if let Some(path) = &a.draws_out {
         if !has_draws {
-            bail!("invalid option --draws-out: --engine {} has no posterior draws (use gibbs, ep or vb)", a.engine);
+            bail!(
+                "invalid option --draws-out: --engine {} has no posterior draws (use gibbs, ep or vb)",
+                a.engine
+            );
         }
         let text = if path.ends_with(".json") {
             source.to_json(names)
@@ -669,10 +724,10 @@ pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
         };
         pending.push((path.clone(), plackett::report::fit::render(&view)));
     }
-    let text = match a.output.as_str() {
-        "json" => report.to_json(),
-        "csv" => report.to_csv(),
-        _ => report.to_table(),
+    let text = match a.output {
+        Output::Json => report.to_json(),
+        Output::Csv => report.to_csv(),
+        Output::Table => report.to_table(),
     };
     for (path, content) in &pending {
         write_atomic(path, content.as_bytes())?;

@@ -4,6 +4,7 @@
 // Tables index several columns in step.
 #![allow(clippy::needless_range_loop)]
 
+mod args;
 mod classify;
 mod cv;
 mod demo;

@@ -24,7 +24,9 @@ fn fit(extra: &[&str]) -> std::process::Output {
 /// default whenever the tolerance equalled the MLE's default.
 #[test]
 fn ep_runs_at_the_tolerance_given() {
-    let v = json(&fit(&["--engine", "ep", "--tol", "1e-10", "--output", "json"]));
+    let v = json(&fit(&[
+        "--engine", "ep", "--tol", "1e-10", "--output", "json",
+    ]));
     assert_eq!(v["tolerance"].as_f64(), Some(1e-10));
     let d = json(&fit(&["--engine", "ep", "--output", "json"]));
     assert_eq!(d["tolerance"].as_f64(), Some(1e-8));
@@ -69,8 +71,18 @@ fn flags_that_do_not_apply_are_refused() {
     // The example: every ignored flag used to be accepted silently.
     fails(
         &fit(&[
-            "--engine", "vb", "--prior", "normal", "--prior-sd", "0.1", "--algorithm", "ilsr",
-            "--pseudo", "3", "--samples", "7",
+            "--engine",
+            "vb",
+            "--prior",
+            "normal",
+            "--prior-sd",
+            "0.1",
+            "--algorithm",
+            "ilsr",
+            "--pseudo",
+            "3",
+            "--samples",
+            "7",
         ]),
         "invalid option",
     );

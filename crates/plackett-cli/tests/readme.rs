@@ -83,7 +83,11 @@ fn readme_commands() -> Vec<Vec<String>> {
 #[test]
 fn every_readme_example_runs() {
     let cmds = readme_commands();
-    assert!(cmds.len() >= 15, "found only {} README commands", cmds.len());
+    assert!(
+        cmds.len() >= 15,
+        "found only {} README commands",
+        cmds.len()
+    );
     let dir = tmpdir("readme");
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
     std::os::unix::fs::symlink(root.join("data").canonicalize().unwrap(), dir.join("data"))
@@ -97,9 +101,20 @@ fn every_readme_example_runs() {
             c.join(" "),
             String::from_utf8_lossy(&o.stderr)
         );
-        assert!(!o.stdout.is_empty() || c.iter().any(|w| w == "--out"), "{c:?} printed nothing");
+        assert!(
+            !o.stdout.is_empty() || c.iter().any(|w| w == "--out"),
+            "{c:?} printed nothing"
+        );
     }
-    for f in ["nascar.html", "salad.html", "r.json", "f.csv", "wine.json", "path.csv", "path.svg"] {
+    for f in [
+        "nascar.html",
+        "salad.html",
+        "r.json",
+        "f.csv",
+        "wine.json",
+        "path.csv",
+        "path.svg",
+    ] {
         assert!(dir.join("out").join(f).is_file(), "out/{f} not written");
     }
 }

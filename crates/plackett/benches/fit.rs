@@ -13,8 +13,7 @@ use std::hint::black_box;
 use std::path::PathBuf;
 
 fn nascar(c: &mut Criterion) {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../data/nascar2002/results.csv");
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data/nascar2002/results.csv");
     let opts = ReadOptions {
         ranking_col: "race".into(),
         rank_col: "position".into(),
@@ -70,8 +69,7 @@ fn subset_recursion(c: &mut Criterion) {
 fn dermatology_likelihood(c: &mut Criterion) {
     use plackett::io::{Format, ItemsSpec};
     use plackett::model::pl::{Scope, log_likelihood};
-    let dir =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data/dermatology-ddx");
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data/dermatology-ddx");
     let opts = ReadOptions {
         format: Some(Format::Selectors),
         items: Some(ItemsSpec::Count(419)),

@@ -334,14 +334,22 @@ fn evidence_and_elbo_on_simulated_data() {
     assert!(err.contains("shape > 1"), "{err}");
 }
 
-/// Simulation-based calibration (Talts et al. 2018): θ ~ prior, data ~ PL(θ),
-/// rank of the true normalised log-worth among thinned posterior draws must
-/// be uniform.
-fn sbc(design: Design, ties: bool, reps: usize, seed: u64) -> f64 {
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum SbcEngine {
+    Gibbs,
+    Ep,
+    Vb,
+}
+
+/// Rank histograms of simulation-based calibration (Talts et al. 2018):
+/// θ ~ prior, data ~ PL(θ), and the rank of every item's true normalised
+/// log-worth among L = 49 posterior draws (ranks 0..=49, 10 bins of 5).
+/// Returns one histogram per item.
+fn sbc(design: Design, ties: bool, reps: usize, seed: u64, engine: SbcEngine) -> Vec<Vec<usize>> {
     let n = 4;
     let (a, b) = (2.0, 1.0);
-    let l = 49; // draws per replication → ranks 0..=49, 10 bins of 5
-    let mut bins = vec![0usize; 10];
+    let l = 49;
+    let mut bins = vec![vec![0usize; 10]; n];
     let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed);
     for r in 0..reps {
         let theta: Vec<f64> = (0..n)
@@ -368,28 +376,99 @@ fn sbc(design: Design, ties: bool, reps: usize, seed: u64) -> f64 {
         } else {
             d
         };
-        let mut o = gibbs_opts(n, a, b, l, 100, 1, 1000 + r as u64);
-        o.thin = 4;
-        let f = gibbs(&d, &o).unwrap();
+        let f = match engine {
+            SbcEngine::Gibbs => {
+                let mut o = gibbs_opts(n, a, b, l, 100, 1, 1000 + r as u64);
+                o.thin = 4;
+                gibbs(&d, &o).unwrap()
+            }
+            SbcEngine::Ep => {
+                let mut o = ep_opts(n, a, b);
+                o.draws = l;
+                o.seed = 1000 + r as u64;
+                ep(&d, &o).unwrap()
+            }
+            SbcEngine::Vb => {
+                let mut o = vb_opts(n, a, b);
+                o.draws = l;
+                o.seed = 1000 + r as u64;
+                vb(&d, &o).unwrap()
+            }
+        };
         let mut t0 = theta.clone();
         plackett::posterior::Draws::normalise(&mut t0);
-        let rank = (0..f.draws.len())
-            .filter(|&k| f.draws.draw(k)[0] < t0[0])
-            .count();
-        bins[rank * 10 / (l + 1)] += 1;
+        for (i, bi) in bins.iter_mut().enumerate() {
+            let rank = (0..f.draws.len())
+                .filter(|&k| f.draws.draw(k)[i] < t0[i])
+                .count();
+            bi[rank * 10 / (l + 1)] += 1;
+        }
     }
-    let e = reps as f64 / 10.0;
-    let chi2: f64 = bins.iter().map(|&c| (c as f64 - e).powi(2) / e).sum();
-    eprintln!("SBC {design:?} ties={ties}: bins {bins:?}, chi2 {chi2:.2}");
-    chi2
+    bins
+}
+
+/// χ² statistic of a 10-bin rank histogram against uniform.
+fn chi2(bins: &[usize]) -> f64 {
+    let e = bins.iter().sum::<usize>() as f64 / bins.len() as f64;
+    bins.iter().map(|&c| (c as f64 - e).powi(2) / e).sum()
+}
+
+/// Share of ranks in the two outer bins (nominal 0.2): above it, the
+/// posterior is too narrow (truth often outside the draws); below, too wide.
+fn outer_share(bins: &[usize]) -> f64 {
+    (bins[0] + bins[9]) as f64 / bins.iter().sum::<usize>() as f64
+}
+
+/// The χ²(9) quantile that every item's statistic must stay below: overall
+/// level 0.1%, Bonferroni over the items.
+fn chi2_limit(items: usize) -> f64 {
+    use statrs::distribution::{ChiSquared, ContinuousCDF};
+    ChiSquared::new(9.0)
+        .unwrap()
+        .inverse_cdf(1.0 - 0.001 / items as f64)
 }
 
 #[test]
 fn gibbs_simulation_based_calibration() {
-    // χ²(9) upper 0.1% point: 27.88.
-    assert!(sbc(Design::Full, false, 400, 1) < 27.88);
-    assert!(sbc(Design::TopK { k: 3 }, true, 400, 2) < 27.88);
-    assert!(sbc(Design::Pairs, false, 300, 3) < 27.88);
+    for (design, ties, reps, seed) in [
+        (Design::Full, false, 400, 1),
+        (Design::TopK { k: 3 }, true, 400, 2),
+        (Design::Pairs, false, 300, 3),
+    ] {
+        let bins = sbc(design, ties, reps, seed, SbcEngine::Gibbs);
+        let limit = chi2_limit(bins.len());
+        for (i, b) in bins.iter().enumerate() {
+            let c = chi2(b);
+            eprintln!(
+                "SBC gibbs {design:?} ties={ties} item {i}: bins {b:?}, chi2 {c:.2} (limit {limit:.2})"
+            );
+            assert!(c < limit, "gibbs {design:?} item {i}: chi2 {c:.2}");
+        }
+    }
+}
+
+/// SBC of the approximate engines, every item: EP is held to the same χ²
+/// bound as Gibbs; VB's mean-field posterior is too narrow, and the test
+/// reports by how much (outer-bin share 0.24–0.31 against the nominal 0.20
+/// at these seeds, docs/engines.md) and fails if the share reaches 0.40.
+#[test]
+fn ep_vb_simulation_based_calibration() {
+    for (design, reps, seed) in [(Design::Full, 400, 11), (Design::Pairs, 300, 13)] {
+        for engine in [SbcEngine::Ep, SbcEngine::Vb] {
+            let bins = sbc(design, false, reps, seed, engine);
+            let limit = chi2_limit(bins.len());
+            for (i, b) in bins.iter().enumerate() {
+                let (c, o) = (chi2(b), outer_share(b));
+                eprintln!(
+                    "SBC {engine:?} {design:?} item {i}: bins {b:?}, chi2 {c:.2} (gibbs limit {limit:.2}), outer share {o:.3} (nominal 0.200)"
+                );
+                match engine {
+                    SbcEngine::Ep => assert!(c < limit, "EP {design:?} item {i}: chi2 {c:.2}"),
+                    _ => assert!(o < 0.40, "VB {design:?} item {i}: outer share {o:.3}"),
+                }
+            }
+        }
+    }
 }
 
 /// Coverage of nominal 90% intervals of mean-centred log-worths for EP and
@@ -434,8 +513,18 @@ fn ep_vb_coverage_report() {
     }
     let (ce, cv) = (hit_ep as f64 / total as f64, hit_vb as f64 / total as f64);
     eprintln!("coverage of nominal 90% intervals: EP {ce:.3}, VB {cv:.3} ({total} intervals)");
-    assert!(ce > 0.75 && ce < 0.99, "EP coverage {ce}");
-    assert!(cv > 0.5 && cv < 0.99, "VB coverage {cv}");
+    // Binomial standard error of a coverage of 0.9 over `total` intervals
+    // (intervals of one dataset are correlated, so this is optimistic; 3 of
+    // them still leaves 0.87–0.93 at 900 intervals).
+    let se = (0.9 * 0.1 / total as f64).sqrt();
+    assert!(
+        (ce - 0.9).abs() <= 3.0 * se,
+        "EP coverage {ce} (nominal 0.9 ± {:.3})",
+        3.0 * se
+    );
+    // VB under-covers (docs/engines.md: 0.844 at this seed); fail if it
+    // stops under-covering (something changed) or loses much more.
+    assert!(cv < 0.9 && cv > 0.78, "VB coverage {cv}");
 }
 
 /// The per-pass rescaling of likelihood messages changes the speed, not the

@@ -22,7 +22,11 @@ use std::path::PathBuf;
 /// `data/uci/<name>.csv` shipped with the repository.
 fn uci(name: &str) -> String {
     let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("../../data/uci/{name}.csv"));
-    assert!(p.is_file(), "{} missing: the UCI sets ship in data/uci", p.display());
+    assert!(
+        p.is_file(),
+        "{} missing: the UCI sets ship in data/uci",
+        p.display()
+    );
     p.to_string_lossy().into_owned()
 }
 
@@ -398,26 +402,36 @@ fn table2(name: &str, engine: Engine) -> (f64, f64) {
     (mean, sd)
 }
 
-/// Archambeau & Caron 2012 Table 2: misclassification over 20 random 2/3–1/3 splits
-/// within two of the paper's standard deviations (EM has no published
-/// row; it must be within the same band as the paper's Gibbs row).
+/// Archambeau & Caron 2012 Table 2: misclassification over 20 random 2/3–1/3
+/// splits. Ours and the paper's are means over two independent sets of 20
+/// splits, so their difference has standard error
+/// `sqrt((sd_ours² + sd_paper²)/20)`; each engine with a published row must
+/// be within 3 of those. EM has no published row (the paper's EM is the MAP,
+/// not a classifier it scored) and is reported only.
 #[test]
 fn archambeau_caron_2012_table2_iris_and_wine() {
-    // (dataset, engine, paper mean, paper sd)
+    // (dataset, engine, paper mean, paper sd over its 20 splits)
     let rows = [
         ("iris", Engine::Gibbs, 0.186, 0.055),
         ("iris", Engine::Vb, 0.181, 0.057),
-        ("iris", Engine::Em, 0.186, 0.055),
         ("wine", Engine::Gibbs, 0.048, 0.019),
         ("wine", Engine::Vb, 0.093, 0.048),
-        ("wine", Engine::Em, 0.048, 0.019),
     ];
     for (name, engine, mean, sd) in rows {
-        let (m, _) = table2(name, engine);
-        assert!(
-            (m - mean).abs() <= 2.0 * sd,
-            "{name} {engine:?}: {m:.3} vs paper {mean} ± {sd}"
+        let (m, s) = table2(name, engine);
+        let se = ((s * s + sd * sd) / 20.0).sqrt();
+        eprintln!(
+            "{name} {engine:?}: {m:.3} vs paper {mean} ({:.1} standard errors)",
+            (m - mean).abs() / se
         );
+        assert!(
+            (m - mean).abs() <= 3.0 * se,
+            "{name} {engine:?}: {m:.3} ± {s:.3} vs paper {mean} ± {sd}: more than 3 standard errors apart"
+        );
+    }
+    for name in ["iris", "wine"] {
+        let (m, s) = table2(name, Engine::Em);
+        eprintln!("{name} Em (no published row): {m:.3} ± {s:.3}");
     }
 }
 

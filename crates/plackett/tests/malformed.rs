@@ -204,6 +204,44 @@ fn selectors_malformed() {
 }
 
 #[test]
+fn pairs_malformed() {
+    let h = "a,b,i_wins,j_wins,ties\n";
+    let cases: Vec<(String, usize, &str)> = vec![
+        ("a,b,c\n".into(), 1, "expected columns"),
+        (
+            "x,y,wins,losses\np,q,1,2\n".into(),
+            1,
+            "no column named \"i_wins\"",
+        ),
+        (
+            "x,y,i_wins,losses\np,q,1,2\n".into(),
+            1,
+            "no column named \"j_wins\"",
+        ),
+        (h.to_string(), 0, "no data rows"),
+        (format!("{h}p,q,1,2,0\n,q,1,2,0\n"), 3, "empty a field"),
+        (format!("{h}p,p,1,2,0\n"), 2, "compared with itself"),
+        (format!("{h}p,q,one,2,0\n"), 2, "is not a number"),
+        (format!("{h}p,q,1,-2,0\n"), 2, "non-negative count"),
+        (format!("{h}p,q,1,2,inf\n"), 2, "non-negative count"),
+        (format!("{h}p,q,1,2,NaN\n"), 2, "non-negative count"),
+        (
+            format!("{h}p,q,1,2,0\nr,s,1\n"),
+            3,
+            "expected 5 fields, found 3",
+        ),
+        (
+            "a,b,n_compared,i_wins,j_wins,ties\np,q,9,1,2,3\n".into(),
+            2,
+            "n_compared 9 differs",
+        ),
+    ];
+    let borrowed: Vec<(&str, usize, &str)> =
+        cases.iter().map(|(a, b, c)| (a.as_str(), *b, *c)).collect();
+    check(Format::Pairs, &borrowed);
+}
+
+#[test]
 fn invalid_utf8_names_line() {
     let e = bytes_to_text("x.csv", b"ranking,rank,item\n1,1,\xff\n".to_vec())
         .unwrap_err()
@@ -218,7 +256,7 @@ proptest! {
     #[test]
     fn readers_never_panic_on_bytes(bytes in prop::collection::vec(any::<u8>(), 0..300)) {
         let text = String::from_utf8_lossy(&bytes);
-        for f in [Format::Csv, Format::Preflib, Format::Json, Format::Selectors] {
+        for f in [Format::Csv, Format::Preflib, Format::Json, Format::Selectors, Format::Pairs] {
             let _ = read_str("fuzz", &text, &opts(f));
         }
     }
@@ -230,7 +268,7 @@ proptest! {
         top_k in any::<bool>(),
         event in any::<bool>(),
     ) {
-        for f in [Format::Csv, Format::Preflib, Format::Json, Format::Selectors] {
+        for f in [Format::Csv, Format::Preflib, Format::Json, Format::Selectors, Format::Pairs] {
             let mut o = opts(f);
             o.top_k = top_k;
             if event { o.ties = plackett::data::TieSemantics::Event; }
@@ -238,6 +276,17 @@ proptest! {
                 // Whatever parses must also survive the fitting pipeline's checks.
                 let _ = plackett::infer::fit_point(&ds, &plackett::infer::PointOptions::default());
             }
+        }
+    }
+
+    /// The pairs reader behind a valid header, on rows from its alphabet.
+    #[test]
+    fn pairs_reader_never_panics(rows in "[a-d0-9,.e\\-\n ]{0,200}", event in any::<bool>()) {
+        let text = format!("a,b,i_wins,j_wins,ties\n{rows}");
+        let mut o = opts(Format::Pairs);
+        if event { o.ties = plackett::data::TieSemantics::Event; }
+        if let Ok(ds) = read_str("fuzz", &text, &o) {
+            let _ = plackett::infer::fit_point(&ds, &plackett::infer::PointOptions::default());
         }
     }
 }

@@ -15,7 +15,11 @@ pub fn data(rel: &str) -> PathBuf {
     let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("../../data")
         .join(rel);
-    assert!(p.is_dir(), "{} missing: the example data ships with the repository", p.display());
+    assert!(
+        p.is_dir(),
+        "{} missing: the example data ships with the repository",
+        p.display()
+    );
     p
 }
 

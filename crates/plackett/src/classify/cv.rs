@@ -131,7 +131,7 @@ pub fn cross_validate(
             let y1: Vec<bool> = test.iter().map(|&r| y[r] == 1).collect();
             auc(&p1, &y1)
         });
-        let (min_ess, min_ess_geyer, max_rhat) = match (&f.gibbs, opts.fit.engine) {
+        let (min_ess, min_ess_geyer, max_rhat) = match (f.gibbs(), opts.fit.engine) {
             (Some(g), Engine::Gibbs) => (
                 Some(g.min_ess()),
                 Some(g.min_ess_geyer()),

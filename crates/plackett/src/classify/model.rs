@@ -231,16 +231,32 @@ impl Default for FitOptions {
     }
 }
 
+/// The engine-specific details of a classifier fit: exactly one engine ran.
+pub enum EngineFit {
+    /// EM for the MAP (Archambeau & Caron 2012 §3.2).
+    Em(EmFit),
+    /// Gibbs sampler (§3.3).
+    Gibbs(GibbsFit),
+    /// Variational Bayes (§3.4).
+    Vb(VbFit),
+}
+
 /// A fit with its engine's details.
 pub struct FitOutcome {
-    /// The model.
+    /// The model (what `classify predict` reads back).
     pub model: Fitted,
-    /// EM details.
-    pub em: Option<EmFit>,
-    /// Gibbs details.
-    pub gibbs: Option<GibbsFit>,
-    /// VB details.
-    pub vb: Option<VbFit>,
+    /// What the engine reports besides the model.
+    pub engine: EngineFit,
+}
+
+impl FitOutcome {
+    /// The Gibbs details, if the Gibbs sampler ran.
+    pub fn gibbs(&self) -> Option<&GibbsFit> {
+        match &self.engine {
+            EngineFit::Gibbs(g) => Some(g),
+            _ => None,
+        }
+    }
 }
 
 /// Fit on the rows `rows` of a table with class labels.
@@ -292,13 +308,7 @@ pub fn fit(
         q_rate: None,
         seed: opts.seed,
     };
-    let mut out = FitOutcome {
-        model: model.clone(),
-        em: None,
-        gibbs: None,
-        vb: None,
-    };
-    match opts.engine {
+    let engine = match opts.engine {
         Engine::Em => {
             let f = em(
                 &data,
@@ -310,7 +320,7 @@ pub fn fit(
                 None,
             )?;
             model.weights = rows_of(&normalise(&f.lambda));
-            out.em = Some(f);
+            EngineFit::Em(f)
         }
         Engine::Gibbs => {
             let f = gibbs(
@@ -338,7 +348,7 @@ pub fn fit(
                 let ad: Vec<f64> = f.a_draws.concat();
                 model.a = ad.iter().sum::<f64>() / ad.len().max(1) as f64;
             }
-            out.gibbs = Some(f);
+            EngineFit::Gibbs(f)
         }
         Engine::Vb => {
             let f = vb(
@@ -354,9 +364,8 @@ pub fn fit(
             model.q_shape = Some(rows_of(&f.shape));
             model.q_rate = Some(rows_of(&f.rate));
             model.a = f.a;
-            out.vb = Some(f);
+            EngineFit::Vb(f)
         }
-    }
-    out.model = model;
-    Ok(out)
+    };
+    Ok(FitOutcome { model, engine })
 }

@@ -15,8 +15,8 @@
 
 use super::items::Items;
 use crate::error::{Error, Result};
-use nalgebra::DMatrix;
 use crate::numerics::linalg;
+use nalgebra::DMatrix;
 
 /// Feature matrix aligned with an item universe.
 #[derive(Debug, Clone)]
@@ -266,7 +266,9 @@ fn check_rank(x: &DMatrix<f64>, names: &[String], path: &str, strict: bool) -> R
         }
     }
     let g = c.transpose() * &c;
-    let eig = linalg::symmetric_eigen(&g).ok_or_else(|| Error::Numerical("eigendecomposition of the feature Gram matrix failed".into()))?;
+    let eig = linalg::symmetric_eigen(&g).ok_or_else(|| {
+        Error::Numerical("eigendecomposition of the feature Gram matrix failed".into())
+    })?;
     if !strict {
         let top = eig.eigenvalues.iter().copied().fold(0.0f64, f64::max);
         return Ok(eig

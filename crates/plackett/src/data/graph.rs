@@ -458,7 +458,9 @@ mod tests {
     fn linear_scan_agrees_with_tarjan() {
         let mut state = 12345u64;
         let mut next = |m: u64| {
-            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             (state >> 33) % m
         };
         let (mut yes, mut no) = (0, 0);

@@ -11,9 +11,9 @@
 //! larger sets have no such reduction and are Monte Carlo averages over
 //! seeded draws of β (standard error reported).
 
+use crate::numerics::linalg::{self, Cholesky};
 use crate::numerics::sigmoid;
 use nalgebra::{DMatrix, DVector};
-use crate::numerics::linalg::{self, Cholesky};
 use std::sync::OnceLock;
 
 /// Gauss–Hermite nodes and weights (physicists' convention, weight e^{−x²})

@@ -13,10 +13,10 @@ use crate::data::graph::{connectivity, non_existence_message};
 use crate::data::{Dataset, Tail};
 use crate::error::{Error, Result};
 use crate::model::davidson::{loglik_grad, tie_orders};
+use crate::numerics::linalg::Cholesky;
 use crate::numerics::max_abs;
 use crate::posterior::{Gauge, Summary};
 use nalgebra::{DMatrix, DVector};
-use crate::numerics::linalg::Cholesky;
 
 struct Problem<'a> {
     ds: &'a Dataset,

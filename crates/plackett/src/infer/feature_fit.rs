@@ -14,11 +14,11 @@ use crate::data::Dataset;
 use crate::data::features::Features;
 use crate::error::{Error, Result};
 use crate::eval::predict::{PairPrediction, predict_pair};
+use crate::numerics::linalg::Cholesky;
 use crate::numerics::sig;
 use crate::posterior::summary::Z975;
 use crate::posterior::{Draws, Gauge, ItemSummary, Summary};
 use nalgebra::{DMatrix, DVector};
-use crate::numerics::linalg::Cholesky;
 
 /// Which Gaussian variational posterior.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

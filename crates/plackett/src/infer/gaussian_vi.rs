@@ -19,9 +19,9 @@
 use crate::data::Dataset;
 use crate::data::features::Features;
 use crate::error::{Error, Result};
+use crate::numerics::linalg::{self, Cholesky};
 use crate::numerics::squarem;
 use nalgebra::{DMatrix, DVector};
-use crate::numerics::linalg::{self, Cholesky};
 
 /// `λ(x) = tanh(x/2) / (4x)`, with its limit 1/8 at 0.
 #[inline]

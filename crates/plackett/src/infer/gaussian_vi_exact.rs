@@ -25,8 +25,8 @@ use crate::error::{Error, Result};
 use crate::infer::rng::stream;
 use crate::model::information::information;
 use crate::model::pl::{self, Scope};
-use nalgebra::{DMatrix, DVector};
 use crate::numerics::linalg::Cholesky;
+use nalgebra::{DMatrix, DVector};
 use rand_distr::{Distribution, StandardNormal};
 
 /// Settings for [`vi_exact`].

@@ -113,7 +113,12 @@ fn build(ds: &Dataset, pi: &[f64]) -> Chain {
     let n = ds.n_items();
     let mut edges: Vec<(u32, u32, f64)> = Vec::new();
     let mut uni = Vec::new();
-    let out = visit(ds, pi, |w, j, t| edges.push((w, j, t)), |w, t, o| uni.push((w, t, o)));
+    let out = visit(
+        ds,
+        pi,
+        |w, j, t| edges.push((w, j, t)),
+        |w, t, o| uni.push((w, t, o)),
+    );
     edges.sort_unstable_by_key(|e| e.0);
     let mut start = vec![0usize; n + 1];
     for e in &edges {

@@ -12,10 +12,10 @@ use crate::data::Dataset;
 use crate::error::{Error, Result};
 use crate::model::information::{information, information_lower};
 use crate::model::pl::{self, Scope};
-use crate::numerics::max_abs;
-use nalgebra::{DMatrix, DVector};
 use crate::numerics::linalg::Cholesky;
+use crate::numerics::max_abs;
 use crate::posterior::Gauge;
+use nalgebra::{DMatrix, DVector};
 
 /// Settings for [`newton`].
 #[derive(Debug, Clone)]
@@ -145,7 +145,13 @@ fn gauged_information(
         full
     } else {
         // keep is increasing, so (a ≥ b) maps into the lower triangle.
-        DMatrix::from_fn(k, k, |a, b| if a >= b { full[(keep[a], keep[b])] } else { 0.0 })
+        DMatrix::from_fn(k, k, |a, b| {
+            if a >= b {
+                full[(keep[a], keep[b])]
+            } else {
+                0.0
+            }
+        })
     };
     for (a, &i) in keep.iter().enumerate() {
         m[(a, a)] += prior.neg_hess(theta[i]);

@@ -15,9 +15,9 @@ use crate::data::features::Features;
 use crate::error::{Error, Result};
 use crate::model::information::information;
 use crate::model::pl::{self, Scope};
+use crate::numerics::linalg::{self, Cholesky};
 use crate::numerics::max_abs;
 use nalgebra::{DMatrix, DVector};
-use crate::numerics::linalg::{self, Cholesky};
 
 /// Largest number of items for the dense information matrix.
 pub const MAX_ITEMS: usize = 5_000;
@@ -181,10 +181,12 @@ fn separated(ds: &Dataset, x: &DMatrix<f64>, beta: &DVector<f64>, theta: &[f64])
     let h1 = x.transpose() * information(ds, theta, Scope::All)? * x;
     let zero = vec![0.0; theta.len()];
     let h0 = x.transpose() * information(ds, &zero, Scope::All)? * x;
-    let e1 = linalg::symmetric_eigen(&h1)
-        .ok_or_else(|| Error::Numerical("eigendecomposition failed in the separation check".into()))?;
-    let e0 = linalg::symmetric_eigen(&h0)
-        .ok_or_else(|| Error::Numerical("eigendecomposition failed in the separation check".into()))?;
+    let e1 = linalg::symmetric_eigen(&h1).ok_or_else(|| {
+        Error::Numerical("eigendecomposition failed in the separation check".into())
+    })?;
+    let e0 = linalg::symmetric_eigen(&h0).ok_or_else(|| {
+        Error::Numerical("eigendecomposition failed in the separation check".into())
+    })?;
     let (k, &lmin) = e1
         .eigenvalues
         .iter()

@@ -321,7 +321,11 @@ fn accumulate(
 /// a fixed number (never the thread count), so the result is the same on
 /// any machine; one block when the data are small or the matrix large.
 fn n_blocks(n_items: usize, n_obs: usize) -> usize {
-    if n_obs >= 40_000 && n_items <= 2_000 { 2 } else { 1 }
+    if n_obs >= 40_000 && n_items <= 2_000 {
+        2
+    } else {
+        1
+    }
 }
 
 /// Observed information at log-worths `theta` over the observations in
@@ -369,7 +373,10 @@ pub fn information_lower(ds: &Dataset, theta: &[f64], scope: Scope) -> Result<DM
     for p in parts {
         // Lower triangle only, column by column (contiguous).
         for j in 0..n {
-            let (dst, src) = (&mut info.as_mut_slice()[j * n + j..(j + 1) * n], &p.info.as_slice()[j * n + j..(j + 1) * n]);
+            let (dst, src) = (
+                &mut info.as_mut_slice()[j * n + j..(j + 1) * n],
+                &p.info.as_slice()[j * n + j..(j + 1) * n],
+            );
             dst.iter_mut().zip(src).for_each(|(a, b)| *a += b);
         }
         den.iter_mut().zip(&p.den).for_each(|(a, b)| *a += b);

@@ -123,7 +123,9 @@ pub fn lu_solve(a: &DMatrix<f64>, b: &DVector<f64>) -> Option<DVector<f64>> {
     // faer does not report singularity; a zero pivot shows up as a
     // non-finite solution.
     let u = lu.U();
-    let scale = (0..u.nrows()).map(|i| u[(i, i)].abs()).fold(0.0f64, f64::max);
+    let scale = (0..u.nrows())
+        .map(|i| u[(i, i)].abs())
+        .fold(0.0f64, f64::max);
     if (0..u.nrows()).any(|i| u[(i, i)].abs() <= f64::EPSILON * scale * u.nrows() as f64) {
         return None;
     }
@@ -211,9 +213,8 @@ mod tests {
         assert!((&a * x - &b).amax() < 1e-12);
         assert!(lu_solve(&DMatrix::zeros(3, 3), &b).is_none());
         let e = symmetric_eigen(&a).unwrap();
-        let rec = &e.eigenvectors
-            * DMatrix::from_diagonal(&e.eigenvalues)
-            * e.eigenvectors.transpose();
+        let rec =
+            &e.eigenvectors * DMatrix::from_diagonal(&e.eigenvalues) * e.eigenvectors.transpose();
         assert!((rec - &a).amax() < 1e-12);
         assert!(e.eigenvalues[0] <= e.eigenvalues[1] && e.eigenvalues[1] <= e.eigenvalues[2]);
     }

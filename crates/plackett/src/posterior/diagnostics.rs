@@ -120,35 +120,41 @@ fn ess_basic(chains: &[Vec<f64>]) -> f64 {
         let mean_acov = (0..m).map(|c| acov(c, lag)).sum::<f64>() / m as f64;
         1.0 - (w - mean_acov) / var_plus
     };
-    // Geyer: sum pairs Γ_k = ρ_{2k} + ρ_{2k+1} while positive, enforcing
-    // monotone decrease.
-    let mut sum = 0.0;
-    let mut prev_pair = f64::INFINITY;
-    let mut k = 0;
-    let mut rho_even = 1.0; // ρ_0
-    loop {
-        let lag_odd = 2 * k + 1;
-        if lag_odd >= n - 1 {
-            break;
+    // Geyer's initial positive sequence, then the initial monotone
+    // sequence, exactly as Stan (and the posterior R package, and ArviZ)
+    // do it, including the last positive even lag they add once.
+    let mut rho_t = vec![0.0; n];
+    let mut rho_even = 1.0;
+    let mut rho_odd = rho(1);
+    rho_t[0] = rho_even;
+    rho_t[1] = rho_odd;
+    let mut t: isize = 1;
+    while t < n as isize - 3 && rho_even + rho_odd > 0.0 {
+        let u = t as usize;
+        rho_even = rho(u + 1);
+        rho_odd = rho(u + 2);
+        if rho_even + rho_odd >= 0.0 {
+            rho_t[u + 1] = rho_even;
+            rho_t[u + 2] = rho_odd;
         }
-        let rho_odd = rho(lag_odd);
-        let mut pair = rho_even + rho_odd;
-        if pair < 0.0 {
-            break;
-        }
-        if pair > prev_pair {
-            pair = prev_pair;
-        }
-        sum += pair;
-        prev_pair = pair;
-        k += 1;
-        if 2 * k >= n - 1 {
-            break;
-        }
-        rho_even = rho(2 * k);
+        t += 2;
     }
-    let tau = -1.0 + 2.0 * sum;
-    let tau = tau.max(1.0 / ((m * n) as f64).log10().max(1.0));
+    let max_t = t - 2;
+    if rho_even > 0.0 {
+        rho_t[(max_t + 1) as usize] = rho_even;
+    }
+    let mut t: isize = 1;
+    while t <= max_t - 2 {
+        let u = t as usize;
+        if rho_t[u + 1] + rho_t[u + 2] > rho_t[u - 1] + rho_t[u] {
+            rho_t[u + 1] = (rho_t[u - 1] + rho_t[u]) / 2.0;
+            rho_t[u + 2] = rho_t[u + 1];
+        }
+        t += 2;
+    }
+    let head: f64 = rho_t[..(max_t + 1).max(0) as usize].iter().sum();
+    let tau = -1.0 + 2.0 * head + rho_t[(max_t + 1) as usize];
+    let tau = tau.max(1.0 / ((m * n) as f64).log10());
     (m * n) as f64 / tau
 }
 
@@ -178,16 +184,31 @@ pub fn diagnose(chains: &[Vec<f64>]) -> ScalarDiagnostics {
     let z = rank_normalise(&sp);
     let rhat_bulk = rhat_basic(&z);
     // Folded: |x − median| (tail R̂).
-    let mut all: Vec<f64> = sp.iter().flatten().copied().collect();
+    // Median of all draws (the mean of the two middle ones for an even
+    // count), as the reference implementations fold around.
+    let mut all: Vec<f64> = chains.iter().flatten().copied().collect();
     all.sort_by(|a, b| a.total_cmp(b));
-    let med = all[all.len() / 2];
+    let h = all.len() / 2;
+    let med = if all.len().is_multiple_of(2) {
+        0.5 * (all[h - 1] + all[h])
+    } else {
+        all[h]
+    };
     let folded: Vec<Vec<f64>> = sp
         .iter()
         .map(|c| c.iter().map(|x| (x - med).abs()).collect())
         .collect();
     let rhat_tail = rhat_basic(&rank_normalise(&folded));
     let ess_bulk = ess_basic(&z);
-    let q = |p: f64| all[((all.len() - 1) as f64 * p).round() as usize];
+    // Quantiles of all draws by linear interpolation between order
+    // statistics (R's type 7, as Stan's posterior package and ArviZ).
+    let raw = &all;
+    let q = |p: f64| {
+        let h = (raw.len() - 1) as f64 * p;
+        let lo = h.floor() as usize;
+        let hi = (lo + 1).min(raw.len() - 1);
+        raw[lo] + (h - lo as f64) * (raw[hi] - raw[lo])
+    };
     let (q05, q95) = (q(0.05), q(0.95));
     let ind = |f: &dyn Fn(f64) -> bool| -> Vec<Vec<f64>> {
         sp.iter()

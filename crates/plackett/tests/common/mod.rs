@@ -5,7 +5,11 @@ use std::path::PathBuf;
 /// `data/README.md`). Missing data is a failure, never a skip.
 pub fn data_dir() -> PathBuf {
     let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data");
-    assert!(p.is_dir(), "{} missing: the example data ships with the repository", p.display());
+    assert!(
+        p.is_dir(),
+        "{} missing: the example data ships with the repository",
+        p.display()
+    );
     p
 }
 
