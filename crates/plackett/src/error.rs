@@ -29,13 +29,23 @@ impl fmt::Display for Location {
 pub enum Error {
     /// Malformed or invalid input in a file.
     #[error("{loc}: {msg}")]
-    Input { loc: Location, msg: String },
+    Input {
+        /// File and line.
+        loc: Location,
+        /// What is wrong there.
+        msg: String,
+    },
     /// Invalid data built in memory (no file context).
     #[error("invalid data: {0}")]
     Data(String),
     /// An option or parameter out of its domain.
     #[error("invalid option {name}: {msg}")]
-    Option { name: String, msg: String },
+    Option {
+        /// The option (as the front end spells it).
+        name: String,
+        /// What is wrong with its value.
+        msg: String,
+    },
     /// The requested estimate does not exist for this data (e.g. MLE on a
     /// comparison graph that is not strongly connected).
     #[error("{0}")]
@@ -49,7 +59,12 @@ pub enum Error {
     Unsupported(String),
     /// I/O failure on a named file.
     #[error("{file}: {msg}")]
-    Io { file: String, msg: String },
+    Io {
+        /// The file.
+        file: String,
+        /// The operating system's message.
+        msg: String,
+    },
 }
 
 impl Error {

@@ -4,9 +4,27 @@
 //! choices and comparisons, with ties (unknown order or events), item
 //! features, and evaluation under uncertain ground truth.
 //!
-//! One flat [`data::Dataset`] serves every engine; every engine reports
-//! through [`posterior::Summary`].
+//! One flat [`data::Dataset`] serves every engine; every engine's result
+//! implements [`posterior::Posterior`] (summary in a gauge, P(i ≻ j), rank
+//! marginals, predictive log-likelihood, draws, [`posterior::FitInfo`]).
+//!
+//! ```
+//! use plackett::prelude::*;
+//! // Three rankings of items 0, 1, 2 (best first), choix style.
+//! let ds = plackett::io::read_str(
+//!     "example.json",
+//!     "[[0,1,2],[1,0,2],[0,2,1],[2,0,1]]",
+//!     &ReadOptions::default(),
+//! )
+//! .unwrap();
+//! let mle = fit_mle(&ds).unwrap();
+//! let s = mle.summary(ds.items().names(), Gauge::MeanCentred);
+//! assert!(s.items[0].log_worth > s.items[2].log_worth);
+//! let ep = fit_ep(&ds, 2.0, 1.0).unwrap();
+//! assert!(ep.prob_beats(0, 2) > 0.5);
+//! ```
 
+#![warn(missing_docs)]
 // Numerical kernels index several arrays in step; ranges read clearer there.
 #![allow(clippy::needless_range_loop)]
 
@@ -21,5 +39,87 @@ pub mod model;
 pub mod numerics;
 pub mod posterior;
 pub mod report;
+pub mod stats;
 
 pub use error::{Error, Result};
+
+use data::Dataset;
+use infer::bayes::{BayesFit, GammaPrior};
+use infer::point::PointFit;
+
+/// Maximum likelihood with standard errors, default settings (SQUAREM MM,
+/// Newton if it stalls; mean-centred gauge). Fails with a reason when the
+/// MLE does not exist (Hunter 2004's connectivity condition).
+pub fn fit_mle(ds: &Dataset) -> Result<PointFit> {
+    infer::fit_point(ds, &infer::PointOptions::default())
+}
+
+/// MAP under i.i.d. Gamma(`shape`, `rate`) priors on the worths.
+pub fn fit_map(ds: &Dataset, shape: f64, rate: f64) -> Result<PointFit> {
+    infer::fit_point(
+        ds,
+        &infer::PointOptions {
+            prior: infer::Prior::Gamma { shape, rate },
+            ..Default::default()
+        },
+    )
+}
+
+/// Gibbs sampler (Caron & Doucet 2012) under i.i.d. Gamma(`shape`, `rate`)
+/// priors: 4 chains × 5,000 draws after 1,000 burn-in sweeps.
+pub fn fit_gibbs(ds: &Dataset, shape: f64, rate: f64, seed: u64) -> Result<BayesFit> {
+    infer::gibbs::gibbs(
+        ds,
+        &infer::gibbs::GibbsOptions {
+            prior: GammaPrior::iid(ds.n_items(), shape, rate)?,
+            samples: 5000,
+            burn_in: 1000,
+            thin: 1,
+            chains: 4,
+            seed,
+            rescale: true,
+            progress: None,
+        },
+    )
+}
+
+/// Power EP (Guiver & Snelson 2009) under i.i.d. Gamma(`shape`, `rate`)
+/// priors (`shape` > 1), with the log-evidence.
+pub fn fit_ep(ds: &Dataset, shape: f64, rate: f64) -> Result<BayesFit> {
+    infer::ep::ep(
+        ds,
+        &infer::ep::EpOptions {
+            prior: GammaPrior::iid(ds.n_items(), shape, rate)?,
+            tol: 1e-8,
+            max_passes: 5000,
+            damping: 1.0,
+            min_damping: 1.0 / 64.0,
+            draws: 4000,
+            seed: 1,
+            rescale: true,
+        },
+    )
+}
+
+/// Mean-field VB with Gamma factors under i.i.d. Gamma(`shape`, `rate`)
+/// priors, with the ELBO.
+pub fn fit_vb(ds: &Dataset, shape: f64, rate: f64) -> Result<BayesFit> {
+    infer::vb::vb(
+        ds,
+        &infer::vb::VbOptions {
+            prior: GammaPrior::iid(ds.n_items(), shape, rate)?,
+            tol: 1e-10,
+            max_iter: 100_000,
+            draws: 4000,
+            seed: 1,
+        },
+    )
+}
+
+/// The names most programs need: `use plackett::prelude::*;`.
+pub mod prelude {
+    pub use crate::data::{Dataset, DatasetBuilder, Items, Tail, TieSemantics};
+    pub use crate::io::{Format, ReadOptions, read_path, read_str};
+    pub use crate::posterior::{Draws, FitInfo, Gauge, Posterior, Summary};
+    pub use crate::{Error, Result, fit_ep, fit_gibbs, fit_map, fit_mle, fit_vb};
+}

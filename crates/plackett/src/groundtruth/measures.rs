@@ -154,25 +154,7 @@ pub fn risk_measures(s: &CaseSamples, risks: &[u8]) -> RiskMeasures {
     }
 }
 
-/// Pearson correlation of two equally long series (NaN pairs skipped).
-pub fn pearson(x: &[f64], y: &[f64]) -> f64 {
-    let pairs: Vec<(f64, f64)> = x
-        .iter()
-        .zip(y)
-        .filter(|(a, b)| a.is_finite() && b.is_finite())
-        .map(|(a, b)| (*a, *b))
-        .collect();
-    let n = pairs.len() as f64;
-    if n < 2.0 {
-        return f64::NAN;
-    }
-    let mx = pairs.iter().map(|p| p.0).sum::<f64>() / n;
-    let my = pairs.iter().map(|p| p.1).sum::<f64>() / n;
-    let sxy: f64 = pairs.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
-    let sxx: f64 = pairs.iter().map(|p| (p.0 - mx).powi(2)).sum();
-    let syy: f64 = pairs.iter().map(|p| (p.1 - my).powi(2)).sum();
-    sxy / (sxx * syy).sqrt()
-}
+pub use crate::stats::pearson;
 
 /// Mean and population sd (ddof = 0, as the reference code) of the
 /// per-sample dataset metric `F_m = (1/N) Σ_i f_{i,m}` (§5.10).

@@ -54,14 +54,7 @@ fn rank_normalise(chains: &[Vec<f64>]) -> Vec<Vec<f64>> {
     out
 }
 
-fn mean(x: &[f64]) -> f64 {
-    x.iter().sum::<f64>() / x.len() as f64
-}
-
-fn var(x: &[f64]) -> f64 {
-    let m = mean(x);
-    x.iter().map(|v| (v - m).powi(2)).sum::<f64>() / (x.len() as f64 - 1.0)
-}
+use crate::stats::{mean, quantile_sorted, var};
 
 /// Classic R̂ of (already split) chains (Gelman et al. BDA3 eq 11.4).
 fn rhat_basic(chains: &[Vec<f64>]) -> f64 {
@@ -202,14 +195,7 @@ pub fn diagnose(chains: &[Vec<f64>]) -> ScalarDiagnostics {
     let ess_bulk = ess_basic(&z);
     // Quantiles of all draws by linear interpolation between order
     // statistics (R's type 7, as Stan's posterior package and ArviZ).
-    let raw = &all;
-    let q = |p: f64| {
-        let h = (raw.len() - 1) as f64 * p;
-        let lo = h.floor() as usize;
-        let hi = (lo + 1).min(raw.len() - 1);
-        raw[lo] + (h - lo as f64) * (raw[hi] - raw[lo])
-    };
-    let (q05, q95) = (q(0.05), q(0.95));
+    let (q05, q95) = (quantile_sorted(&all, 0.05), quantile_sorted(&all, 0.95));
     let ind = |f: &dyn Fn(f64) -> bool| -> Vec<Vec<f64>> {
         sp.iter()
             .map(|c| c.iter().map(|&x| if f(x) { 1.0 } else { 0.0 }).collect())

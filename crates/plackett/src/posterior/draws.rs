@@ -243,30 +243,4 @@ impl Draws {
     }
 }
 
-/// Mean and sample standard deviation.
-pub fn mean_sd(x: &[f64]) -> (f64, f64) {
-    let n = x.len() as f64;
-    let m = x.iter().sum::<f64>() / n;
-    let v = x.iter().map(|v| (v - m).powi(2)).sum::<f64>() / (n - 1.0).max(1.0);
-    (m, v.sqrt())
-}
-
-/// Central interval of probability `p` (sorts `x`; linear interpolation).
-pub fn central_interval(x: &mut [f64], p: f64) -> (f64, f64) {
-    x.sort_by(|a, b| a.total_cmp(b));
-    (
-        quantile_sorted(x, (1.0 - p) / 2.0),
-        quantile_sorted(x, (1.0 + p) / 2.0),
-    )
-}
-
-/// Quantile of sorted data (type-7 interpolation).
-pub fn quantile_sorted(x: &[f64], q: f64) -> f64 {
-    if x.is_empty() {
-        return f64::NAN;
-    }
-    let h = (x.len() - 1) as f64 * q;
-    let lo = h.floor() as usize;
-    let hi = h.ceil() as usize;
-    x[lo] + (h - lo as f64) * (x[hi] - x[lo])
-}
+pub use crate::stats::{central_interval, mean_sd, quantile_sorted};

@@ -1,0 +1,84 @@
+//! Small descriptive statistics shared by every module: one definition of
+//! each (sample variance with n − 1, type-7 quantiles as R, numpy and
+//! ArviZ use by default).
+
+/// Arithmetic mean; NaN for an empty slice.
+pub fn mean(x: &[f64]) -> f64 {
+    x.iter().sum::<f64>() / x.len() as f64
+}
+
+/// Sample variance (divisor n − 1); NaN for fewer than two values.
+pub fn var(x: &[f64]) -> f64 {
+    let m = mean(x);
+    x.iter().map(|v| (v - m).powi(2)).sum::<f64>() / (x.len() as f64 - 1.0)
+}
+
+/// Mean and sample standard deviation (divisor n − 1, or 1 for a single
+/// value, whose sd is then 0).
+pub fn mean_sd(x: &[f64]) -> (f64, f64) {
+    let n = x.len() as f64;
+    let m = x.iter().sum::<f64>() / n;
+    let v = x.iter().map(|v| (v - m).powi(2)).sum::<f64>() / (n - 1.0).max(1.0);
+    (m, v.sqrt())
+}
+
+/// Quantile of sorted data by linear interpolation between order
+/// statistics (R's type 7); NaN for empty data.
+pub fn quantile_sorted(x: &[f64], q: f64) -> f64 {
+    if x.is_empty() {
+        return f64::NAN;
+    }
+    let h = (x.len() - 1) as f64 * q;
+    let lo = h.floor() as usize;
+    let hi = h.ceil() as usize;
+    x[lo] + (h - lo as f64) * (x[hi] - x[lo])
+}
+
+/// Central interval of probability `p` (sorts `x`; type-7 quantiles).
+pub fn central_interval(x: &mut [f64], p: f64) -> (f64, f64) {
+    x.sort_by(|a, b| a.total_cmp(b));
+    (
+        quantile_sorted(x, (1.0 - p) / 2.0),
+        quantile_sorted(x, (1.0 + p) / 2.0),
+    )
+}
+
+/// Pearson correlation of two equally long series (pairs with a non-finite
+/// value skipped); NaN for fewer than two pairs.
+pub fn pearson(x: &[f64], y: &[f64]) -> f64 {
+    let pairs: Vec<(f64, f64)> = x
+        .iter()
+        .zip(y)
+        .filter(|(a, b)| a.is_finite() && b.is_finite())
+        .map(|(a, b)| (*a, *b))
+        .collect();
+    let n = pairs.len() as f64;
+    if n < 2.0 {
+        return f64::NAN;
+    }
+    let mx = pairs.iter().map(|p| p.0).sum::<f64>() / n;
+    let my = pairs.iter().map(|p| p.1).sum::<f64>() / n;
+    let sxy: f64 = pairs.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
+    let sxx: f64 = pairs.iter().map(|p| (p.0 - mx).powi(2)).sum();
+    let syy: f64 = pairs.iter().map(|p| (p.1 - my).powi(2)).sum();
+    sxy / (sxx * syy).sqrt()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn against_hand_values() {
+        let x = [1.0, 2.0, 4.0, 7.0];
+        assert_eq!(mean(&x), 3.5);
+        assert!((var(&x) - 7.0).abs() < 1e-12);
+        assert_eq!(mean_sd(&[5.0]), (5.0, 0.0));
+        // R: quantile(c(1,2,4,7), c(.1,.5,.9)) = 1.3, 3.0, 6.1
+        assert!((quantile_sorted(&x, 0.1) - 1.3).abs() < 1e-12);
+        assert!((quantile_sorted(&x, 0.5) - 3.0).abs() < 1e-12);
+        assert!((quantile_sorted(&x, 0.9) - 6.1).abs() < 1e-12);
+        assert!((pearson(&x, &[2.0, 4.0, 8.0, 14.0]) - 1.0).abs() < 1e-12);
+        assert!(pearson(&[1.0], &[1.0]).is_nan());
+    }
+}
