@@ -4,12 +4,9 @@ use crate::args::{AlgorithmArg, Engine, FormatArg, Output, PriorArg, TiesArg};
 use anyhow::{Result, bail};
 use clap::Args;
 use plackett::data::Dataset;
-use plackett::infer::bayes::GammaPrior;
-use plackett::infer::ep::{EpOptions, ep};
-use plackett::infer::gibbs::{GibbsOptions, gibbs};
-use plackett::infer::vb::{VbOptions, vb};
-use plackett::infer::{PointOptions, Prior, fit_point};
-use plackett::io::output::{Diagnostics, FitReport, gauge_label, write_atomic};
+use plackett::infer::Prior;
+use plackett::infer::spec::{EngineKind, FitSpec};
+use plackett::io::output::{FitReport, write_atomic};
 use plackett::io::{Format, ItemsSpec, ReadOptions, read_path};
 use plackett::posterior::{Gauge, Posterior};
 
@@ -371,134 +368,55 @@ fn check_options(a: &FitArgs, explicit: &[String]) -> Result<()> {
     Ok(())
 }
 
-/// Run the engine named by `--engine`: the one place that knows engines
-/// apart. Adding an engine is one more arm here and one more
-/// implementation of [`Posterior`].
-fn fit_engine(a: &FitArgs, ds: &Dataset, gauge: &Gauge) -> Result<Box<dyn Posterior>> {
-    let tol = a.tol.unwrap_or(default_tol(a.engine));
-    Ok(match a.engine {
-        Engine::Mle | Engine::Map => {
-            let prior = if a.engine == Engine::Mle {
-                Prior::Flat
-            } else if a.prior == PriorArg::Normal {
-                Prior::Normal {
-                    mean: a.prior_mean,
-                    sd: a.prior_sd,
-                }
-            } else {
-                Prior::Gamma {
-                    shape: a.prior_shape,
-                    rate: a.prior_rate,
-                }
-            };
-            Box::new(fit_point(
-                ds,
-                &PointOptions {
-                    prior,
-                    pseudo: a.pseudo,
-                    algorithm: a.algorithm.into(),
-                    tol,
-                    max_iter: a.max_iter.unwrap_or(0),
-                    gauge: gauge.clone(),
-                    standard_errors: !a.no_se,
-                },
-            )?)
-        }
-        Engine::Gibbs => {
-            let prior = GammaPrior::iid(ds.n_items(), a.prior_shape, a.prior_rate)?;
-            let total = (a.burn_in + a.samples) as u64 * a.chains as u64;
-            let progress = crate::progress::Progress::new(total, "sampling");
-            let r = gibbs(
-                ds,
-                &GibbsOptions {
-                    prior,
-                    samples: a.samples,
-                    burn_in: a.burn_in,
-                    thin: 1,
-                    chains: a.chains,
-                    seed: a.seed,
-                    rescale: true,
-                    progress: Some(progress.callback()),
-                },
-            );
-            progress.finish();
-            Box::new(r?)
-        }
-        Engine::Ep => Box::new(ep(
-            ds,
-            &EpOptions {
-                prior: GammaPrior::iid(ds.n_items(), a.prior_shape, a.prior_rate)?,
-                tol,
-                max_passes: a.max_iter.unwrap_or(5000),
-                damping: 1.0,
-                min_damping: 1.0 / 64.0,
-                draws: a.draws,
-                seed: a.seed,
-                rescale: true,
+/// Translate the flags into the library's validated [`FitSpec`] and run
+/// it. Adding an engine is one more `EngineKind` in the library, one more
+/// implementation of [`Posterior`], one more `--engine` value here.
+fn fit_engine(
+    a: &FitArgs,
+    ds: &Dataset,
+    gauge: &Gauge,
+) -> Result<Box<dyn Posterior + Send + Sync>> {
+    let engine = match a.engine {
+        Engine::Mle => EngineKind::Mle,
+        Engine::Map => EngineKind::Map,
+        Engine::Gibbs => EngineKind::Gibbs,
+        Engine::Ep => EngineKind::Ep,
+        Engine::Vb => EngineKind::Vb,
+    };
+    let progress = (engine == EngineKind::Gibbs).then(|| {
+        crate::progress::Progress::new((a.burn_in + a.samples) as u64 * a.chains as u64, "sampling")
+    });
+    let spec = FitSpec {
+        engine,
+        map_prior: match a.prior {
+            PriorArg::Normal => Prior::Normal {
+                mean: a.prior_mean,
+                sd: a.prior_sd,
             },
-        )?),
-        Engine::Vb => Box::new(vb(
-            ds,
-            &VbOptions {
-                prior: GammaPrior::iid(ds.n_items(), a.prior_shape, a.prior_rate)?,
-                tol,
-                max_iter: a.max_iter.unwrap_or(100_000),
-                draws: a.draws,
-                seed: a.seed,
+            PriorArg::Gamma => Prior::Gamma {
+                shape: a.prior_shape,
+                rate: a.prior_rate,
             },
-        )?),
-    })
-}
-
-/// The report of any engine, from the [`Posterior`] interface alone.
-fn report_from(p: &dyn Posterior, ds: &Dataset, gauge: &Gauge) -> FitReport {
-    let info = p.info();
-    let (rhat, ess) = p.rhat_ess();
-    let mut notes = info.notes.clone();
-    notes.extend(plackett::posterior::fitted::data_notes(ds));
-    let ties = p.tie_parameters();
-    FitReport {
-        engine: info.engine.clone(),
-        algorithm: info.algorithm.clone(),
-        n_items: ds.n_items(),
-        n_observations: ds.n_real_obs(),
-        dropped_observations: ds.dropped(),
-        ties: ds.ties().as_str().to_string(),
-        gauge: gauge_label(gauge, ds.items().names()),
-        converged: info.converged,
-        iterations: info.iterations,
-        tolerance: info.tolerance,
-        log_likelihood: info.log_likelihood,
-        deviance: info.deviance(),
-        aic: info.aic(),
-        log_evidence: info.log_evidence,
-        elbo: info.elbo,
-        diagnostics: Diagnostics {
-            rhat_max: rhat,
-            ess_min: ess,
         },
-        items: p.summary(ds.items().names(), gauge.clone()).items,
-        coefficients: None,
-        regression: None,
-        tie_parameters: (!ties.is_empty()).then(|| {
-            ties.iter()
-                .map(|t| plackett::io::output::TieParameter {
-                    order: t.order,
-                    delta: t.delta,
-                    se: t.se,
-                })
-                .collect()
-        }),
-        comparisons: Vec::new(),
-        predictive_log_likelihood: None,
-        n_test_observations: None,
-        notes,
+        gamma: (a.prior_shape, a.prior_rate),
+        algorithm: a.algorithm.into(),
+        pseudo: a.pseudo,
+        gauge: gauge.clone(),
+        tol: a.tol,
+        max_iter: a.max_iter,
+        standard_errors: !a.no_se,
+        samples: a.samples,
+        burn_in: a.burn_in,
+        chains: a.chains,
+        draws: a.draws,
+        seed: a.seed,
+        progress: progress.as_ref().map(|p| p.callback()),
+    };
+    let r = spec.run(ds);
+    if let Some(p) = progress {
+        p.finish();
     }
-}
-
-/// Default tolerance of each engine (what `--tol` overrides).
-fn default_tol(engine: Engine) -> f64 {
-    if engine == Engine::Ep { 1e-8 } else { 1e-10 }
+    Ok(r?)
 }
 
 /// Run `plackett fit`; `explicit` lists the options given on the command
@@ -527,13 +445,13 @@ pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
     let mut feature_draws: Option<plackett::posterior::Draws> = None;
     let mut feature_point: Option<Vec<f64>> = None;
     let mut feature_trace: Option<plackett::posterior::Trace> = None;
-    let post: Option<Box<dyn Posterior>> = if a.features.is_some() {
+    let post: Option<Box<dyn Posterior + Send + Sync>> = if a.features.is_some() {
         None
     } else {
         Some(fit_engine(a, &ds, &gauge)?)
     };
     let mut report = match &post {
-        Some(p) => report_from(p.as_ref(), &ds, &gauge),
+        Some(p) => FitReport::from_posterior(p.as_ref(), &ds, &gauge),
         None => {
             let o = crate::features::fit(a, &ds, &gauge)?;
             if o.fit.bayesian {

@@ -14,6 +14,7 @@ pub mod point;
 pub mod prior;
 pub mod regression;
 pub mod rng;
+pub mod spec;
 pub mod vb;
 
 pub use point::{Algorithm, PointFit, PointOptions, fit_point};

@@ -183,6 +183,59 @@ pub fn gauge_label(g: &Gauge, names: &[String]) -> String {
 }
 
 impl FitReport {
+    /// The report of any engine, from the [`Posterior`](crate::posterior::Posterior)
+    /// interface alone: what `plackett fit` prints and what the Python
+    /// package's `to_json()` returns. Comparisons, held-out scores and
+    /// feature sections are filled in by the caller.
+    pub fn from_posterior(
+        p: &dyn crate::posterior::Posterior,
+        ds: &crate::data::Dataset,
+        gauge: &Gauge,
+    ) -> FitReport {
+        let info = p.info();
+        let (rhat, ess) = p.rhat_ess();
+        let mut notes = info.notes.clone();
+        notes.extend(crate::posterior::fitted::data_notes(ds));
+        let ties = p.tie_parameters();
+        FitReport {
+            engine: info.engine.clone(),
+            algorithm: info.algorithm.clone(),
+            n_items: ds.n_items(),
+            n_observations: ds.n_real_obs(),
+            dropped_observations: ds.dropped(),
+            ties: ds.ties().as_str().to_string(),
+            gauge: gauge_label(gauge, ds.items().names()),
+            converged: info.converged,
+            iterations: info.iterations,
+            tolerance: info.tolerance,
+            log_likelihood: info.log_likelihood,
+            deviance: info.deviance(),
+            aic: info.aic(),
+            log_evidence: info.log_evidence,
+            elbo: info.elbo,
+            diagnostics: Diagnostics {
+                rhat_max: rhat,
+                ess_min: ess,
+            },
+            items: p.summary(ds.items().names(), gauge.clone()).items,
+            coefficients: None,
+            regression: None,
+            tie_parameters: (!ties.is_empty()).then(|| {
+                ties.iter()
+                    .map(|t| TieParameter {
+                        order: t.order,
+                        delta: t.delta,
+                        se: t.se,
+                    })
+                    .collect()
+            }),
+            comparisons: Vec::new(),
+            predictive_log_likelihood: None,
+            n_test_observations: None,
+            notes,
+        }
+    }
+
     /// Pretty JSON.
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).expect("serialisable") + "\n"

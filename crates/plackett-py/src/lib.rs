@@ -1,0 +1,486 @@
+//! Python bindings of plackett: argument translation only. Data go through
+//! the library's own readers (the same ones, with the same messages, as the
+//! `plackett` command), fits through [`FitSpec`], results through the one
+//! [`Posterior`] interface and the CLI's JSON report.
+
+use numpy::ndarray::{Array2, Array3};
+use numpy::{IntoPyArray, PyArray1, PyArray2, PyArray3};
+use plackett::data::{Dataset, TieSemantics};
+use plackett::infer::Prior;
+use plackett::infer::point::Algorithm;
+use plackett::infer::spec::{EngineKind, FitSpec};
+use plackett::io::output::FitReport;
+use plackett::io::{Format, ItemsSpec, ReadOptions, read_path, read_str};
+use plackett::posterior::{Gauge, Posterior};
+use pyo3::exceptions::{PyKeyError, PyValueError};
+use pyo3::prelude::*;
+
+/// A library error as a Python exception: bad input or options are
+/// `ValueError` (the CLI's exit status 2), with the same one-line message.
+fn err(e: plackett::Error) -> PyErr {
+    PyValueError::new_err(e.to_string())
+}
+
+/// A dataset read by one of the library's readers.
+#[pyclass(module = "plackett._plackett", name = "Dataset", frozen)]
+struct PyDataset {
+    ds: Dataset,
+}
+
+#[pymethods]
+impl PyDataset {
+    /// Item names, in the order of every array.
+    #[getter]
+    fn items(&self) -> Vec<String> {
+        self.ds.items().names().to_vec()
+    }
+
+    /// Number of informative observations.
+    #[getter]
+    fn n_observations(&self) -> usize {
+        self.ds.n_real_obs()
+    }
+
+    /// Observations dropped as uninformative.
+    #[getter]
+    fn dropped(&self) -> usize {
+        self.ds.dropped()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "plackett.Dataset({} items, {} observations)",
+            self.ds.n_items(),
+            self.ds.n_real_obs()
+        )
+    }
+}
+
+fn ties_of(ties: &str) -> PyResult<TieSemantics> {
+    match ties {
+        "unknown" => Ok(TieSemantics::UnknownOrder),
+        "event" => Ok(TieSemantics::Event),
+        _ => Err(PyValueError::new_err(format!(
+            "invalid option ties: expected \"unknown\" or \"event\", got {ties:?}"
+        ))),
+    }
+}
+
+fn format_of(f: Option<&str>) -> PyResult<Option<Format>> {
+    f.map(|s| Format::parse(s).map_err(err)).transpose()
+}
+
+/// Read a JSON document (choix-style lists or the object form with
+/// "items", "rankings", "weights") — what the Python layer serialises
+/// rankings given as lists into.
+#[pyfunction]
+#[pyo3(signature = (text, *, name = "rankings", top_k = false, ties = "unknown"))]
+fn read_json_text(
+    py: Python<'_>,
+    text: &str,
+    name: &str,
+    top_k: bool,
+    ties: &str,
+) -> PyResult<PyDataset> {
+    let opts = ReadOptions {
+        format: Some(Format::Json),
+        top_k,
+        ties: ties_of(ties)?,
+        ..Default::default()
+    };
+    let (text, name) = (text.to_string(), name.to_string());
+    let ds = py
+        .detach(move || read_str(&name, &text, &opts))
+        .map_err(err)?;
+    Ok(PyDataset { ds })
+}
+
+/// Read a file with the CLI's readers (CSV, PrefLib, JSON, selectors,
+/// pairs); keyword arguments are named like the CLI's flags.
+#[pyfunction]
+#[pyo3(signature = (path, *, format = None, ranking_col = "ranking", rank_col = "rank",
+    item_col = "item", weight_col = "weight", top_k = false, items = None, ties = "unknown",
+    case = None, item_cols = None))]
+#[allow(clippy::too_many_arguments)]
+fn read_file(
+    py: Python<'_>,
+    path: &str,
+    format: Option<&str>,
+    ranking_col: &str,
+    rank_col: &str,
+    item_col: &str,
+    weight_col: &str,
+    top_k: bool,
+    items: Option<Vec<String>>,
+    ties: &str,
+    case: Option<usize>,
+    item_cols: Option<(String, String)>,
+) -> PyResult<PyDataset> {
+    let opts = ReadOptions {
+        format: format_of(format)?,
+        ranking_col: ranking_col.into(),
+        rank_col: rank_col.into(),
+        item_col: item_col.into(),
+        weight_col: weight_col.into(),
+        top_k,
+        items: items.map(ItemsSpec::Names),
+        ties: ties_of(ties)?,
+        case,
+        item_cols,
+    };
+    let path = path.to_string();
+    let ds = py.detach(move || read_path(&path, &opts)).map_err(err)?;
+    Ok(PyDataset { ds })
+}
+
+/// A fitted model: the posterior (or point estimate) of an engine.
+#[pyclass(module = "plackett._plackett", name = "FitResult", frozen)]
+struct FitResult {
+    post: Box<dyn Posterior + Send + Sync>,
+    names: Vec<String>,
+    report: FitReport,
+}
+
+impl FitResult {
+    fn index(&self, item: &Bound<'_, PyAny>) -> PyResult<usize> {
+        if let Ok(s) = item.extract::<String>() {
+            return self
+                .names
+                .iter()
+                .position(|n| *n == s)
+                .ok_or_else(|| PyKeyError::new_err(format!("no item named {s:?}")));
+        }
+        let i: usize = item.extract().map_err(|_| {
+            pyo3::exceptions::PyTypeError::new_err("an item is a name (str) or an index (int)")
+        })?;
+        if i < self.names.len() {
+            Ok(i)
+        } else {
+            Err(PyKeyError::new_err(format!(
+                "item index {i} out of range (0..{})",
+                self.names.len()
+            )))
+        }
+    }
+
+    fn column<'py>(
+        &self,
+        py: Python<'py>,
+        f: impl Fn(&plackett::posterior::ItemSummary) -> Option<f64>,
+    ) -> Bound<'py, PyArray1<f64>> {
+        let v: Vec<f64> = self
+            .report
+            .items
+            .iter()
+            .map(|r| f(r).unwrap_or(f64::NAN))
+            .collect();
+        PyArray1::from_vec(py, v)
+    }
+}
+
+#[pymethods]
+impl FitResult {
+    /// Item names, in the order of every array.
+    #[getter]
+    fn items(&self) -> Vec<String> {
+        self.names.clone()
+    }
+    /// Engine (`mle`, `map`, `gibbs`, `ep`, `vb`).
+    #[getter]
+    fn engine(&self) -> String {
+        self.report.engine.clone()
+    }
+    /// Algorithm actually run.
+    #[getter]
+    fn algorithm(&self) -> String {
+        self.report.algorithm.clone()
+    }
+    /// Gauge of `log_worth` (e.g. "mean-centred").
+    #[getter]
+    fn gauge(&self) -> String {
+        self.report.gauge.clone()
+    }
+    /// Whether the stopping rule was met.
+    #[getter]
+    fn converged(&self) -> bool {
+        self.report.converged
+    }
+    /// Iterations, sweeps or passes.
+    #[getter]
+    fn iterations(&self) -> usize {
+        self.report.iterations
+    }
+    /// Log-worths in the gauge (posterior means for Bayesian engines).
+    #[getter]
+    fn log_worth<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
+        self.column(py, |r| Some(r.log_worth))
+    }
+    /// Worths normalised to sum to one.
+    #[getter]
+    fn worth<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
+        self.column(py, |r| Some(r.worth))
+    }
+    /// Standard errors of the log-worths (mle, map; NaN otherwise).
+    #[getter]
+    fn se<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
+        self.column(py, |r| r.log_worth_se)
+    }
+    /// Posterior standard deviations of the log-worths (gibbs, ep, vb).
+    #[getter]
+    fn sd<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
+        self.column(py, |r| r.log_worth_sd)
+    }
+    /// Lower ends of the 95% intervals of the log-worths.
+    #[getter]
+    fn ci_low<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
+        self.column(py, |r| r.ci_low)
+    }
+    /// Upper ends of the 95% intervals of the log-worths.
+    #[getter]
+    fn ci_high<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
+        self.column(py, |r| r.ci_high)
+    }
+    /// Log-likelihood at the estimate (mle, map).
+    #[getter]
+    fn log_likelihood(&self) -> Option<f64> {
+        self.report.log_likelihood
+    }
+    /// AIC (mle only).
+    #[getter]
+    fn aic(&self) -> Option<f64> {
+        self.report.aic
+    }
+    /// Log marginal likelihood (ep).
+    #[getter]
+    fn log_evidence(&self) -> Option<f64> {
+        self.report.log_evidence
+    }
+    /// Evidence lower bound (vb).
+    #[getter]
+    fn elbo(&self) -> Option<f64> {
+        self.report.elbo
+    }
+    /// Notes and warnings.
+    #[getter]
+    fn notes(&self) -> Vec<String> {
+        self.report.notes.clone()
+    }
+    /// Posterior draws of normalised log-worths, shape (chains, draws,
+    /// items); None for point estimates.
+    #[getter]
+    fn draws<'py>(&self, py: Python<'py>) -> Option<Bound<'py, PyArray3<f64>>> {
+        if !self.post.has_draws() {
+            return None;
+        }
+        let d = self.post.draws();
+        let (c, m, n) = (d.n_chains(), d.per_chain(), d.n_items());
+        let mut v = Vec::with_capacity(c * m * n);
+        for k in 0..d.len() {
+            v.extend_from_slice(d.draw(k));
+        }
+        Some(
+            Array3::from_shape_vec((c, m, n), v)
+                .expect("draws are chains × draws × items")
+                .into_pyarray(py),
+        )
+    }
+    /// Per-item MCMC diagnostics (gibbs): dict of numpy arrays `rhat`,
+    /// `ess_bulk`, `ess_tail`; None for other engines.
+    #[getter]
+    fn diagnostics<'py>(
+        &self,
+        py: Python<'py>,
+    ) -> PyResult<Option<Bound<'py, pyo3::types::PyDict>>> {
+        let Some(d) = self.post.item_diagnostics() else {
+            return Ok(None);
+        };
+        let out = pyo3::types::PyDict::new(py);
+        out.set_item(
+            "rhat",
+            PyArray1::from_vec(py, d.iter().map(|x| x.rhat).collect()),
+        )?;
+        out.set_item(
+            "ess_bulk",
+            PyArray1::from_vec(py, d.iter().map(|x| x.ess_bulk).collect()),
+        )?;
+        out.set_item(
+            "ess_tail",
+            PyArray1::from_vec(py, d.iter().map(|x| x.ess_tail).collect()),
+        )?;
+        Ok(Some(out))
+    }
+    /// P(a beats b) in a pairwise comparison: the posterior mean of
+    /// λ_a/(λ_a + λ_b), or its plug-in value for a point estimate. Items by
+    /// name or index.
+    fn compare(&self, a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResult<f64> {
+        Ok(self.post.prob_beats(self.index(a)?, self.index(b)?))
+    }
+    /// Rank marginals: `out[i, r]` = P(item i finishes at place r+1 in a
+    /// race among all items), from `races` simulated races (seeded).
+    #[pyo3(signature = (races = 20_000, seed = 1))]
+    fn rank_marginals<'py>(
+        &self,
+        py: Python<'py>,
+        races: usize,
+        seed: u64,
+    ) -> PyResult<Bound<'py, PyArray2<f64>>> {
+        if races == 0 {
+            return Err(PyValueError::new_err(
+                "invalid option races: expected at least 1",
+            ));
+        }
+        let n = self.names.len();
+        let all: Vec<u32> = (0..n as u32).collect();
+        let post = &self.post;
+        let rm = py.detach(|| post.rank_marginals(&all, races, seed));
+        let flat: Vec<f64> = rm.into_iter().flatten().collect();
+        Ok(Array2::from_shape_vec((n, n), flat)
+            .expect("items × places")
+            .into_pyarray(py))
+    }
+    /// Posterior predictive log-likelihood of held-out observations (a
+    /// Dataset over the same items, e.g. from `plackett.read_*` with
+    /// `items=result.items`).
+    fn predictive_log_likelihood(&self, py: Python<'_>, data: &PyDataset) -> PyResult<f64> {
+        if data.ds.items().names() != self.names.as_slice() {
+            return Err(PyValueError::new_err(
+                "held-out data must be over the fitted items, in the same order (pass items=result.items when reading it)",
+            ));
+        }
+        let post = &self.post;
+        let ds = &data.ds;
+        Ok(py.detach(|| post.predictive_log_likelihood(ds)))
+    }
+    /// Per-item table (item, worth, log_worth, se, sd, ci_low, ci_high): a
+    /// pandas DataFrame when pandas is installed, else a dict of numpy
+    /// arrays.
+    fn summary<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let d = pyo3::types::PyDict::new(py);
+        d.set_item("item", self.names.clone())?;
+        d.set_item("worth", self.worth(py))?;
+        d.set_item("log_worth", self.log_worth(py))?;
+        d.set_item("se", self.se(py))?;
+        d.set_item("sd", self.sd(py))?;
+        d.set_item("ci_low", self.ci_low(py))?;
+        d.set_item("ci_high", self.ci_high(py))?;
+        match py.import("pandas") {
+            Ok(pd) => pd.getattr("DataFrame")?.call1((d,)),
+            Err(_) => Ok(d.into_any()),
+        }
+    }
+    /// The CLI's JSON report (`plackett fit --output json`), same keys.
+    fn to_json(&self) -> String {
+        self.report.to_json()
+    }
+    fn __repr__(&self) -> String {
+        format!(
+            "plackett.FitResult(engine={:?}, items={}, converged={})",
+            self.report.engine,
+            self.names.len(),
+            self.report.converged
+        )
+    }
+}
+
+/// Fit a ranking model to a Dataset. Keyword arguments are named like the
+/// CLI's flags; see `plackett.fit` for the documented Python entry point.
+#[pyfunction]
+#[pyo3(signature = (data, *, engine = "mle", algorithm = "auto", prior = "gamma",
+    prior_shape = 2.0, prior_rate = 1.0, prior_mean = 0.0, prior_sd = 1.0, pseudo = None,
+    reference = None, tol = None, max_iter = None, standard_errors = true, samples = 5000,
+    burn_in = 1000, chains = 4, draws = 4000, seed = 1))]
+#[allow(clippy::too_many_arguments)]
+fn fit(
+    py: Python<'_>,
+    data: &PyDataset,
+    engine: &str,
+    algorithm: &str,
+    prior: &str,
+    prior_shape: f64,
+    prior_rate: f64,
+    prior_mean: f64,
+    prior_sd: f64,
+    pseudo: Option<f64>,
+    reference: Option<String>,
+    tol: Option<f64>,
+    max_iter: Option<usize>,
+    standard_errors: bool,
+    samples: usize,
+    burn_in: usize,
+    chains: usize,
+    draws: usize,
+    seed: u64,
+) -> PyResult<FitResult> {
+    let ds = &data.ds;
+    let engine = EngineKind::parse(engine).map_err(err)?;
+    let algorithm = match algorithm {
+        "auto" => Algorithm::Auto,
+        "newton" => Algorithm::Newton,
+        "mm" => Algorithm::Mm,
+        "ilsr" => Algorithm::Ilsr,
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "invalid option algorithm: expected auto, newton, mm or ilsr, got {other:?}"
+            )));
+        }
+    };
+    let map_prior = match prior {
+        "gamma" => Prior::Gamma {
+            shape: prior_shape,
+            rate: prior_rate,
+        },
+        "normal" => Prior::Normal {
+            mean: prior_mean,
+            sd: prior_sd,
+        },
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "invalid option prior: expected gamma or normal, got {other:?}"
+            )));
+        }
+    };
+    let gauge = match &reference {
+        None => Gauge::MeanCentred,
+        Some(name) => Gauge::Reference(ds.items().get(name).ok_or_else(|| {
+            PyValueError::new_err(format!(
+                "invalid option reference: no item named {name:?} among the fitted items"
+            ))
+        })?),
+    };
+    let spec = FitSpec {
+        engine,
+        map_prior,
+        gamma: (prior_shape, prior_rate),
+        algorithm,
+        pseudo,
+        gauge: gauge.clone(),
+        tol,
+        max_iter,
+        standard_errors,
+        samples,
+        burn_in,
+        chains,
+        draws,
+        seed,
+        progress: None,
+    };
+    // Long fits release the GIL; Ctrl-C is seen when they return.
+    let post = py.detach(|| spec.run(ds)).map_err(err)?;
+    let report = FitReport::from_posterior(post.as_ref(), ds, &gauge);
+    Ok(FitResult {
+        post,
+        names: ds.items().names().to_vec(),
+        report,
+    })
+}
+
+#[pymodule]
+fn _plackett(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_class::<PyDataset>()?;
+    m.add_class::<FitResult>()?;
+    m.add_function(wrap_pyfunction!(read_json_text, m)?)?;
+    m.add_function(wrap_pyfunction!(read_file, m)?)?;
+    m.add_function(wrap_pyfunction!(fit, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,180 @@
+"""Tests of the Python package: parity with the CLI's JSON on the shipped
+data, choix on its own test cases, bad input as ValueError/TypeError,
+the GIL released during fits."""
+import json
+import os
+import subprocess
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import plackett
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
+DATA = os.path.join(ROOT, "data")
+BIN = os.environ.get("PLACKETT_BIN", os.path.join(ROOT, "target", "release", "plackett"))
+
+NASCAR = os.path.join(DATA, "nascar2002", "results.csv")
+NASCAR_COLS = dict(ranking_col="race", rank_col="position", item_col="driver")
+ALWAYS_LAST = "Andy Hillenburg,Gary Bradberry,Jason Hedlesky,Randy Renfrow"
+
+
+def cli(*args):
+    out = subprocess.run([BIN, *args, "--output", "json"], check=True, capture_output=True)
+    return json.loads(out.stdout)
+
+
+def nascar_without_always_last():
+    d = plackett.read_csv(NASCAR, **NASCAR_COLS)
+    keep = [n for n in d.items if n not in ALWAYS_LAST.split(",")]
+    # Re-read over the kept drivers by dropping the four from every race.
+    import csv
+
+    rows = [r for r in csv.DictReader(open(NASCAR)) if r["driver"] in keep]
+    races: dict = {}
+    for r in rows:
+        races.setdefault(r["race"], []).append((int(r["position"]), r["driver"]))
+    rankings = [[dr for _, dr in sorted(v)] for v in races.values()]
+    return plackett.rankings(rankings, items=sorted(keep, key=d.items.index))
+
+
+def assert_same_items(py, js, keys=("log_worth", "log_worth_se", "log_worth_sd", "worth")):
+    items = js["items"]
+    assert py.items == [it["name"] for it in items]
+    for k, col in [("log_worth", py.log_worth), ("log_worth_se", py.se), ("log_worth_sd", py.sd), ("worth", py.worth)]:
+        if k not in keys:
+            continue
+        want = np.array([np.nan if it[k] is None else it[k] for it in items], dtype=float)
+        np.testing.assert_allclose(col, want, rtol=1e-12, atol=1e-12, equal_nan=True)
+
+
+def test_nascar_mle_with_standard_errors_equals_cli():
+    js = cli("fit", NASCAR, "--ranking-col", "race", "--rank-col", "position", "--item-col", "driver",
+             "--exclude", ALWAYS_LAST, "--reference", "Austin Cameron")
+    r = plackett.fit(nascar_without_always_last(), reference="Austin Cameron")
+    assert_same_items(r, js)
+    assert r.log_likelihood == pytest.approx(js["log_likelihood"], abs=1e-9)
+    # Hunter (2004) / PlackettLuce reference values.
+    i = r.items.index("PJ Jones")
+    assert r.log_worth[i] == pytest.approx(4.1477, abs=1e-4)
+    assert r.se[i] == pytest.approx(1.5676, abs=1e-3)
+    assert json.loads(r.to_json())["items"] == js["items"]
+
+
+def test_nascar_ep_equals_cli():
+    js = cli("fit", NASCAR, "--ranking-col", "race", "--rank-col", "position", "--item-col", "driver",
+             "--exclude", ALWAYS_LAST, "--engine", "ep", "--prior-shape", "3", "--prior-rate", "2")
+    r = plackett.fit(nascar_without_always_last(), "ep", prior={"shape": 3, "rate": 2})
+    assert_same_items(r, js)
+    assert r.log_evidence == pytest.approx(js["log_evidence"], abs=1e-9)
+    assert r.draws.shape == (1, 4000, 83)
+
+
+def test_gibbs_same_seed_same_numbers_as_cli():
+    js = cli("fit", NASCAR, "--ranking-col", "race", "--rank-col", "position", "--item-col", "driver",
+             "--engine", "gibbs", "--samples", "300", "--burn-in", "100", "--seed", "7")
+    d = plackett.read_csv(NASCAR, **NASCAR_COLS)
+    r = plackett.fit(d, "gibbs", samples=300, burn_in=100, seed=7)
+    assert_same_items(r, js)
+    assert r.draws.shape == (4, 300, 87)
+    assert set(r.diagnostics) == {"rhat", "ess_bulk", "ess_tail"}
+    assert json.loads(r.to_json())["diagnostics"] == js["diagnostics"]
+
+
+def test_salad_from_a_data_frame():
+    pd = pytest.importorskip("pandas")
+    df = pd.read_csv(os.path.join(DATA, "salad", "rankings.csv"))
+    r = plackett.fit(plackett.rankings(df, ranking_col="judge"), reference="A")
+    # Critchlow & Fligner (1991) via PlackettLuce: B 2.72991, C 1.56154, D 1.02684.
+    np.testing.assert_allclose(r.log_worth, [0, 2.72991, 1.56154, 1.02684], atol=1e-5)
+    s = r.summary()
+    assert list(s["item"]) == ["A", "B", "C", "D"]
+
+
+def test_pudding_ties_as_events_equals_cli():
+    path = os.path.join(DATA, "pudding", "pairs.csv")
+    js = cli("fit", path, "--format", "pairs", "--ties", "event")
+    r = plackett.fit(plackett.read_pairs(path, ties="event"))
+    assert_same_items(r, js)
+    assert json.loads(r.to_json())["tie_parameters"][0]["delta"] == pytest.approx(0.746823, abs=1e-5)
+
+
+def test_choix_parity_on_its_test_cases():
+    choix = pytest.importorskip("choix") if not os.environ.get("CI") else __import__("choix")
+    rng = np.random.default_rng(3)
+    n = 8
+    true = rng.normal(size=n)
+    data = choix.generate_rankings(true, 300, 4)
+    ref = choix.ilsr_rankings(n, data, tol=1e-12)
+    r = plackett.fit([list(map(int, x)) for x in data])
+    got = r.log_worth
+    np.testing.assert_allclose(got - got.mean(), ref - ref.mean(), atol=1e-6)
+    pairs = choix.generate_pairwise(true, 400)
+    ref = choix.ilsr_pairwise(n, pairs, alpha=0.0, tol=1e-12)
+    r = plackett.fit(np.asarray(pairs, dtype=np.int64))
+    np.testing.assert_allclose(r.log_worth - r.log_worth.mean(), ref - ref.mean(), atol=1e-6)
+
+
+@pytest.mark.parametrize(
+    "call, exc, fragment",
+    [
+        (lambda: plackett.fit([[0, 1], [1, 0]], "nope"), ValueError, "engine"),
+        (lambda: plackett.fit([[0, 1], [1, 0]], tol=-1), ValueError, "tol"),
+        (lambda: plackett.fit([[0, 1], [1, 0]], tol=float("nan")), ValueError, "tol"),
+        (lambda: plackett.fit([[0, 1], [1, 0]], max_iter=0), ValueError, "max_iter"),
+        (lambda: plackett.fit([[0, 1], [1, 0]], "gibbs", samples=0), ValueError, "samples"),
+        (lambda: plackett.fit([[0, 1], [1, 0]], "ep", prior={"shape": -1}), ValueError, "prior_shape"),
+        (lambda: plackett.fit([[0, 1], [1, 0]], prior={"colour": 1}), ValueError, "unknown keys"),
+        (lambda: plackett.fit([[0, 1], [0, 1]]), ValueError, "does not exist"),
+        (lambda: plackett.fit([[0, 0]]), ValueError, "more than once"),
+        (lambda: plackett.fit([[0, -1]]), ValueError, "non-negative"),
+        (lambda: plackett.fit([]), ValueError, ""),
+        (lambda: plackett.fit("abc"), TypeError, "rankings"),
+        (lambda: plackett.fit([[0, 1.5]]), TypeError, "item"),
+        (lambda: plackett.fit(np.zeros((3, 1), dtype=np.int64)), ValueError, "shape"),
+        (lambda: plackett.fit(np.zeros((3, 2))), TypeError, "integer"),
+        (lambda: plackett.fit([[0, 1], [1, 0]], reference="x"), ValueError, "reference"),
+        (lambda: plackett.read_csv("/nonexistent.csv"), ValueError, "nonexistent"),
+        (lambda: plackett.fit([[0, 1], [1, 0]]).compare("a", 0), KeyError, "no item"),
+    ],
+)
+def test_bad_input_raises_with_a_message(call, exc, fragment):
+    with pytest.raises(exc) as e:
+        call()
+    assert fragment in str(e.value)
+    assert "\n" not in str(e.value)
+
+
+def test_fit_releases_the_gil():
+    d = plackett.read_csv(NASCAR, **NASCAR_COLS)
+    ticks = []
+    stop = threading.Event()
+
+    def ticker():
+        while not stop.is_set():
+            ticks.append(time.perf_counter())
+            time.sleep(0.002)
+
+    t = threading.Thread(target=ticker)
+    t.start()
+    t0 = time.perf_counter()
+    plackett.fit(d, "gibbs", samples=4000, burn_in=500, chains=2)
+    t1 = time.perf_counter()
+    stop.set()
+    t.join()
+    during = [x for x in ticks if t0 < x < t1]
+    # The other thread ran all along (it would be starved if the GIL were held).
+    assert t1 - t0 > 0.05
+    assert len(during) >= 0.3 * (t1 - t0) / 0.002
+
+
+def test_rank_marginals_and_compare():
+    r = plackett.fit([[0, 1, 2], [0, 2, 1], [1, 0, 2], [2, 0, 1]], "vb")
+    rm = r.rank_marginals(races=20000, seed=1)
+    assert rm.shape == (3, 3)
+    np.testing.assert_allclose(rm.sum(axis=1), 1.0)
+    np.testing.assert_allclose(rm.sum(axis=0), 1.0)
+    assert r.compare(0, 2) > 0.5
+    assert r.compare(0, 2) + r.compare(2, 0) == pytest.approx(1.0)

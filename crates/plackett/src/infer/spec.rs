@@ -1,0 +1,242 @@
+//! One validated description of a fit, for every ranking engine: what the
+//! CLI's `plackett fit` and the Python package's `plackett.fit` both build
+//! and run. [`FitSpec::check`] enforces the cross-field rules, with errors
+//! naming the parameter; [`FitSpec::run`] is the only place that knows the
+//! engines apart, and returns the one result interface, [`Posterior`].
+
+use super::bayes::GammaPrior;
+use super::ep::{EpOptions, ep};
+use super::gibbs::{GibbsOptions, gibbs};
+use super::point::{Algorithm, PointOptions, fit_point};
+use super::prior::Prior;
+use super::vb::{VbOptions, vb};
+use crate::data::Dataset;
+use crate::error::{Error, Result};
+use crate::posterior::{Gauge, Posterior};
+use std::sync::Arc;
+
+/// The ranking engines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EngineKind {
+    /// Maximum likelihood with standard errors.
+    Mle,
+    /// Maximum a posteriori (Gamma or Normal prior).
+    Map,
+    /// Gibbs sampler (Caron & Doucet 2012).
+    Gibbs,
+    /// Power EP (Guiver & Snelson 2009).
+    Ep,
+    /// Mean-field VB with Gamma factors.
+    Vb,
+}
+
+impl EngineKind {
+    /// Lower-case name (`mle`, `map`, `gibbs`, `ep`, `vb`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EngineKind::Mle => "mle",
+            EngineKind::Map => "map",
+            EngineKind::Gibbs => "gibbs",
+            EngineKind::Ep => "ep",
+            EngineKind::Vb => "vb",
+        }
+    }
+
+    /// Parse a lower-case name.
+    pub fn parse(s: &str) -> Result<EngineKind> {
+        Ok(match s {
+            "mle" => EngineKind::Mle,
+            "map" => EngineKind::Map,
+            "gibbs" => EngineKind::Gibbs,
+            "ep" => EngineKind::Ep,
+            "vb" => EngineKind::Vb,
+            _ => {
+                return Err(Error::option(
+                    "engine",
+                    format!("unknown engine {s:?} (mle, map, gibbs, ep, vb)"),
+                ));
+            }
+        })
+    }
+
+    /// Default convergence tolerance (what `tol: None` means).
+    pub fn default_tol(self) -> f64 {
+        if self == EngineKind::Ep { 1e-8 } else { 1e-10 }
+    }
+}
+
+/// Everything a ranking fit needs besides the data.
+#[derive(Clone)]
+pub struct FitSpec {
+    /// Engine.
+    pub engine: EngineKind,
+    /// MAP prior (`Prior::Gamma` or `Prior::Normal`); ignored by other
+    /// engines (MLE is flat; the Bayesian engines use `gamma`).
+    pub map_prior: Prior,
+    /// Gamma(shape, rate) prior on the worths for gibbs, ep and vb.
+    pub gamma: (f64, f64),
+    /// Optimiser for mle/map.
+    pub algorithm: Algorithm,
+    /// Pseudo-rankings against a ghost item (mle/map).
+    pub pseudo: Option<f64>,
+    /// Gauge of the reported log-worths.
+    pub gauge: Gauge,
+    /// Convergence tolerance; `None`: the engine's default.
+    pub tol: Option<f64>,
+    /// Iteration cap; `None`: the engine's default.
+    pub max_iter: Option<usize>,
+    /// Standard errors for mle/map.
+    pub standard_errors: bool,
+    /// Gibbs: kept draws per chain.
+    pub samples: usize,
+    /// Gibbs: burn-in sweeps per chain.
+    pub burn_in: usize,
+    /// Gibbs: chains.
+    pub chains: usize,
+    /// EP/VB: draws sampled from the approximate posterior.
+    pub draws: usize,
+    /// Seed of every random stream.
+    pub seed: u64,
+    /// Gibbs: called with the number of sweeps completed by a chain.
+    pub progress: Option<Arc<dyn Fn(usize) + Send + Sync>>,
+}
+
+impl Default for FitSpec {
+    fn default() -> Self {
+        FitSpec {
+            engine: EngineKind::Mle,
+            map_prior: Prior::Gamma {
+                shape: 2.0,
+                rate: 1.0,
+            },
+            gamma: (2.0, 1.0),
+            algorithm: Algorithm::Auto,
+            pseudo: None,
+            gauge: Gauge::MeanCentred,
+            tol: None,
+            max_iter: None,
+            standard_errors: true,
+            samples: 5000,
+            burn_in: 1000,
+            chains: 4,
+            draws: 4000,
+            seed: 1,
+            progress: None,
+        }
+    }
+}
+
+fn positive(name: &str, v: f64) -> Result<()> {
+    if v.is_finite() && v > 0.0 {
+        Ok(())
+    } else {
+        Err(Error::option(
+            name,
+            format!("expected a positive number, got {v}"),
+        ))
+    }
+}
+
+impl FitSpec {
+    /// Check every value and the rules between them.
+    pub fn check(&self) -> Result<()> {
+        if let Some(t) = self.tol {
+            positive("tol", t)?;
+        }
+        if self.max_iter == Some(0) {
+            return Err(Error::option("max_iter", "expected at least 1"));
+        }
+        positive("prior_shape", self.gamma.0)?;
+        positive("prior_rate", self.gamma.1)?;
+        match self.map_prior {
+            Prior::Gamma { shape, rate } => {
+                positive("prior_shape", shape)?;
+                positive("prior_rate", rate)?;
+            }
+            Prior::Normal { mean, sd } => {
+                positive("prior_sd", sd)?;
+                if !mean.is_finite() {
+                    return Err(Error::option("prior_mean", "expected a finite number"));
+                }
+            }
+            Prior::Flat => {}
+        }
+        if let Some(w) = self.pseudo {
+            positive("pseudo", w)?;
+            if !matches!(self.engine, EngineKind::Mle | EngineKind::Map) {
+                return Err(Error::option("pseudo", "only with the mle and map engines"));
+            }
+        }
+        for (name, v) in [
+            ("samples", self.samples),
+            ("chains", self.chains),
+            ("draws", self.draws),
+        ] {
+            if v == 0 {
+                return Err(Error::option(name, "expected at least 1"));
+            }
+        }
+        Ok(())
+    }
+
+    /// Check, then fit `ds` with the chosen engine.
+    pub fn run(&self, ds: &Dataset) -> Result<Box<dyn Posterior + Send + Sync>> {
+        self.check()?;
+        let tol = self.tol.unwrap_or(self.engine.default_tol());
+        let gamma = || GammaPrior::iid(ds.n_items(), self.gamma.0, self.gamma.1);
+        Ok(match self.engine {
+            EngineKind::Mle | EngineKind::Map => Box::new(fit_point(
+                ds,
+                &PointOptions {
+                    prior: if self.engine == EngineKind::Mle {
+                        Prior::Flat
+                    } else {
+                        self.map_prior
+                    },
+                    pseudo: self.pseudo,
+                    algorithm: self.algorithm,
+                    tol,
+                    max_iter: self.max_iter.unwrap_or(0),
+                    gauge: self.gauge.clone(),
+                    standard_errors: self.standard_errors,
+                },
+            )?),
+            EngineKind::Gibbs => Box::new(gibbs(
+                ds,
+                &GibbsOptions {
+                    prior: gamma()?,
+                    samples: self.samples,
+                    burn_in: self.burn_in,
+                    thin: 1,
+                    chains: self.chains,
+                    seed: self.seed,
+                    rescale: true,
+                    progress: self.progress.clone(),
+                },
+            )?),
+            EngineKind::Ep => Box::new(ep(
+                ds,
+                &EpOptions {
+                    prior: gamma()?,
+                    tol,
+                    max_passes: self.max_iter.unwrap_or(5000),
+                    damping: 1.0,
+                    min_damping: 1.0 / 64.0,
+                    draws: self.draws,
+                    seed: self.seed,
+                    rescale: true,
+                },
+            )?),
+            EngineKind::Vb => Box::new(vb(
+                ds,
+                &VbOptions {
+                    prior: gamma()?,
+                    tol,
+                    max_iter: self.max_iter.unwrap_or(100_000),
+                    draws: self.draws,
+                    seed: self.seed,
+                },
+            )?),
+        })
+    }
+}
