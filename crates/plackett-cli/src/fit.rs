@@ -216,28 +216,13 @@ fn parse_item_cols(s: Option<&str>) -> Result<Option<(String, String)>> {
 
 /// Read held-out data over the fitted universe (unknown items are errors).
 fn load_with_universe(a: &DataArgs, items: &plackett::data::Items) -> Result<Dataset> {
-    let opts = ReadOptions {
-        format: a.format.map(Format::from),
-        ranking_col: a.ranking_col.clone(),
-        rank_col: a.rank_col.clone(),
-        item_col: a.item_col.clone(),
-        weight_col: a.weight_col.clone(),
-        top_k: a.top_k,
-        items: Some(ItemsSpec::Names(items.names().to_vec())),
-        ties: a.ties.into(),
-        case: a.case,
-        item_cols: parse_item_cols(a.item_cols.as_deref())?,
-    };
+    let opts = read_options(a, Some(ItemsSpec::Names(items.names().to_vec())))?;
     Ok(read_path(&a.file, &opts)?)
 }
 
-/// Read the dataset named by the arguments, applying --exclude.
-pub fn load(a: &DataArgs) -> Result<Dataset> {
-    let items = match &a.items {
-        Some(s) => Some(ItemsSpec::from_arg(s)?),
-        None => None,
-    };
-    let opts = ReadOptions {
+/// The library's reader options for the data flags, over `items`.
+fn read_options(a: &DataArgs, items: Option<ItemsSpec>) -> Result<ReadOptions> {
+    Ok(ReadOptions {
         format: a.format.map(Format::from),
         ranking_col: a.ranking_col.clone(),
         rank_col: a.rank_col.clone(),
@@ -248,7 +233,16 @@ pub fn load(a: &DataArgs) -> Result<Dataset> {
         ties: a.ties.into(),
         case: a.case,
         item_cols: parse_item_cols(a.item_cols.as_deref())?,
+    })
+}
+
+/// Read the dataset named by the arguments, applying --exclude.
+pub fn load(a: &DataArgs) -> Result<Dataset> {
+    let items = match &a.items {
+        Some(s) => Some(ItemsSpec::from_arg(s)?),
+        None => None,
     };
+    let opts = read_options(a, items)?;
     if a.case.is_some() && opts.format != Some(Format::Selectors) {
         bail!("invalid option --case: only with --format selectors");
     }

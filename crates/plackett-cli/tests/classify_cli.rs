@@ -25,6 +25,14 @@ fn write_data(path: &Path, n: usize) {
     std::fs::write(path, s).unwrap();
 }
 
+
+/// `plackett classify <sub> FILE --class-col label --engine ENGINE`.
+fn classify(sub: &str, file: &str, engine: &str) -> std::process::Command {
+    let mut c = bin();
+    c.args(["classify", sub, file, "--class-col", "label", "--engine", engine]);
+    c
+}
+
 #[test]
 fn fit_predict_round_trip_for_every_engine() {
     let d = tmpdir("roundtrip");
@@ -33,16 +41,7 @@ fn fit_predict_round_trip_for_every_engine() {
     for engine in ["em", "vb", "gibbs"] {
         let model = d.join(format!("{engine}.json"));
         let summary = json(
-            &bin()
-                .args([
-                    "classify",
-                    "fit",
-                    data.to_str().unwrap(),
-                    "--class-col",
-                    "label",
-                    "--engine",
-                    engine,
-                ])
+            &classify("fit", data.to_str().unwrap(), engine)
                 .args([
                     "--samples",
                     "500",
@@ -144,16 +143,7 @@ fn cv_json_contract() {
     let splits = d.join("splits.json");
     for engine in ["em", "vb", "gibbs"] {
         let j = json(
-            &bin()
-                .args([
-                    "classify",
-                    "cv",
-                    data.to_str().unwrap(),
-                    "--class-col",
-                    "label",
-                    "--engine",
-                    engine,
-                ])
+            &classify("cv", data.to_str().unwrap(), engine)
                 .args([
                     "--splits",
                     "3",
@@ -195,16 +185,7 @@ fn cv_json_contract() {
         .collect();
     std::fs::write(&bin2, text).unwrap();
     let j = json(
-        &bin()
-            .args([
-                "classify",
-                "cv",
-                bin2.to_str().unwrap(),
-                "--class-col",
-                "label",
-                "--engine",
-                "vb",
-            ])
+        &classify("cv", bin2.to_str().unwrap(), "vb")
             .args(["--splits", "3", "--output", "json"])
             .output()
             .unwrap(),
