@@ -9,6 +9,7 @@ use plackett::classify::model::{Engine, EngineFit, FitOptions, Fitted, MODEL_FOR
 use plackett::classify::path::regularisation_path;
 use plackett::classify::read_table;
 use plackett::io::output::write_atomic;
+use plackett::io::output::{NAME_WIDTH, short_name};
 use plackett::io::read_text;
 use serde_json::{Value, json};
 use std::fmt::Write as _;
@@ -317,7 +318,7 @@ fn fit_table(model: &Fitted, s: &Value, notes: &[String]) -> String {
     let w = model
         .transforms
         .iter()
-        .map(|n| n.chars().count())
+        .map(|n| n.chars().count().min(NAME_WIDTH))
         .max()
         .unwrap_or(8)
         .max(8);
@@ -327,7 +328,7 @@ fn fit_table(model: &Fitted, s: &Value, notes: &[String]) -> String {
     }
     out.push('\n');
     for (j, name) in model.transforms.iter().enumerate() {
-        let _ = write!(out, "{name:<w$}");
+        let _ = write!(out, "{:<w$}", short_name(name, NAME_WIDTH));
         for row in &model.weights {
             let _ = write!(out, " {:>12.6}", row[j]);
         }

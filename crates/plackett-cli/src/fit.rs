@@ -127,6 +127,13 @@ pub struct FitArgs {
     /// Skip standard errors (large problems).
     #[arg(long, help_heading = "Point estimates (mle, map)")]
     pub no_se: bool,
+    /// Write the covariance matrix of the log-worths, in the reported gauge, as CSV.
+    #[arg(
+        long,
+        value_name = "FILE.csv",
+        help_heading = "Point estimates (mle, map)"
+    )]
+    pub vcov: Option<String>,
     /// Posterior draws kept per chain (gibbs).
     #[arg(long, default_value_t = 5000, help_heading = "Gibbs sampler")]
     pub samples: usize,
@@ -286,6 +293,7 @@ const ENGINE_FLAGS: &[(&str, &str, &[Engine])] = {
         ("prior_rate", "--prior-rate", &[Map, Gibbs, Ep, Vb]),
         ("pseudo", "--pseudo", &[Mle, Map]),
         ("no_se", "--no-se", &[Mle, Map]),
+        ("vcov", "--vcov", &[Mle, Map]),
         ("tol", "--tol", &[Mle, Map, Ep, Vb]),
         ("max_iter", "--max-iter", &[Mle, Map, Ep, Vb]),
         ("samples", "--samples", &[Gibbs]),
@@ -399,6 +407,7 @@ fn fit_engine(
         tol: a.tol,
         max_iter: a.max_iter,
         standard_errors: !a.no_se,
+        covariance: a.vcov.is_some(),
         samples: a.samples,
         burn_in: a.burn_in,
         chains: a.chains,
@@ -485,6 +494,23 @@ pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
     let diag = post
         .as_ref()
         .and_then(|p| p.item_diagnostics().map(|d| d.to_vec()));
+    if let Some(path) = &a.vcov {
+        let Some(v) = post.as_ref().and_then(|p| p.covariance()) else {
+            bail!(
+                "invalid option --vcov: no covariance for this fit (ties as events, or the information is singular beyond the gauge)"
+            );
+        };
+        let mut w = csv::Writer::from_writer(Vec::new());
+        let mut head = vec!["item".to_string()];
+        head.extend(names.iter().cloned());
+        w.write_record(&head)?;
+        for (i, n) in names.iter().enumerate() {
+            let mut row = vec![n.clone()];
+            row.extend((0..names.len()).map(|j| v[(i, j)].to_string()));
+            w.write_record(&row)?;
+        }
+        pending.push((path.clone(), String::from_utf8(w.into_inner()?)?));
+    }
     if let Some(path) = &a.draws_out {
         if !has_draws {
             bail!(

@@ -25,11 +25,18 @@ fn write_data(path: &Path, n: usize) {
     std::fs::write(path, s).unwrap();
 }
 
-
 /// `plackett classify <sub> FILE --class-col label --engine ENGINE`.
 fn classify(sub: &str, file: &str, engine: &str) -> std::process::Command {
     let mut c = bin();
-    c.args(["classify", sub, file, "--class-col", "label", "--engine", engine]);
+    c.args([
+        "classify",
+        sub,
+        file,
+        "--class-col",
+        "label",
+        "--engine",
+        engine,
+    ]);
     c
 }
 

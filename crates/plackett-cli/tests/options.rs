@@ -111,3 +111,81 @@ fn numeric_options_are_validated() {
         fails(&fit(args), needle);
     }
 }
+
+/// `--vcov` writes the covariance in the reported gauge: its diagonal is
+/// the squared standard errors, in both gauges; only for mle/map.
+#[test]
+fn vcov_matches_the_standard_errors_in_each_gauge() {
+    let dir = common::tmpdir("vcov");
+    for gauge in [&[][..], &["--reference", "B"][..]] {
+        let path = dir.join("v.csv");
+        let out = fit(&[
+            &["--output", "json", "--vcov", path.to_str().unwrap()][..],
+            gauge,
+        ]
+        .concat());
+        let v = json(&out);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let rows: Vec<Vec<String>> = text
+            .lines()
+            .map(|l| l.split(',').map(str::to_string).collect())
+            .collect();
+        let items = v["items"].as_array().unwrap();
+        assert_eq!(rows[0][1..].len(), items.len());
+        for (i, it) in items.iter().enumerate() {
+            assert_eq!(rows[i + 1][0], it["name"].as_str().unwrap());
+            let var: f64 = rows[i + 1][i + 1].parse().unwrap();
+            let se = it["log_worth_se"].as_f64().unwrap();
+            assert!((var.max(0.0).sqrt() - se).abs() < 1e-12, "{var} vs se {se}");
+            // Symmetric.
+            for j in 0..items.len() {
+                assert_eq!(rows[i + 1][j + 1], rows[j + 1][i + 1]);
+            }
+        }
+    }
+    fails(
+        &fit(&[
+            "--engine",
+            "gibbs",
+            "--vcov",
+            dir.join("g.csv").to_str().unwrap(),
+        ]),
+        "--vcov: only with --engine mle|map",
+    );
+    assert!(!dir.join("g.csv").exists());
+}
+
+/// Item names of 70,000 characters used to panic the table printer (the
+/// formatter's width limit is 65,535); a 10 MB name was echoed whole in an
+/// error. Tables cut names at 60 characters, errors at 400.
+#[test]
+fn huge_item_names_neither_panic_nor_flood() {
+    let dir = common::tmpdir("longnames");
+    let long = "x".repeat(70_000);
+    let f = dir.join("long.csv");
+    std::fs::write(
+        &f,
+        format!("ranking,rank,item\n1,1,{long}\n1,2,b\n2,1,b\n2,2,{long}\n"),
+    )
+    .unwrap();
+    let out = bin().args(["fit", f.to_str().unwrap()]).output().unwrap();
+    let text = common::stdout(&out);
+    assert!(
+        text.lines().all(|l| l.chars().count() < 200),
+        "a table line is too long"
+    );
+    assert!(text.contains('…'));
+    let huge = "y".repeat(10_000_000);
+    let g = dir.join("dup.csv");
+    std::fs::write(
+        &g,
+        format!("ranking,rank,item\n1,1,{huge}\n1,2,b\n1,3,{huge}\n"),
+    )
+    .unwrap();
+    let out = bin().args(["fit", g.to_str().unwrap()]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.trim_end().lines().count(), 1);
+    assert!(err.len() < 1_000, "error message of {} bytes", err.len());
+    assert!(err.contains("characters omitted"), "{err}");
+}

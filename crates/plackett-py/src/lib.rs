@@ -457,6 +457,7 @@ fn fit(
         tol,
         max_iter,
         standard_errors,
+        covariance: false,
         samples,
         burn_in,
         chains,

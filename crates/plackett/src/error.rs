@@ -67,15 +67,32 @@ pub enum Error {
     },
 }
 
+/// Longest message kept whole: a message quoting user data (a 10 MB item
+/// name) is cut in the middle so the error stays one readable line.
+const MESSAGE_MAX: usize = 400;
+
+fn cap(msg: String) -> String {
+    let n = msg.chars().count();
+    if n <= MESSAGE_MAX {
+        return msg;
+    }
+    let head: String = msg.chars().take(MESSAGE_MAX / 2).collect();
+    let tail: String = msg.chars().skip(n - MESSAGE_MAX / 4).collect();
+    format!(
+        "{head}… ({} characters omitted) …{tail}",
+        n - MESSAGE_MAX / 2 - MESSAGE_MAX / 4
+    )
+}
+
 impl Error {
     /// Error at a file position.
     pub fn input(file: &str, line: Option<usize>, msg: impl Into<String>) -> Self {
         Error::Input {
             loc: Location {
-                file: file.to_string(),
+                file: cap(file.to_string()),
                 line,
             },
-            msg: msg.into(),
+            msg: cap(msg.into()),
         }
     }
 
@@ -83,7 +100,7 @@ impl Error {
     pub fn option(name: &str, msg: impl Into<String>) -> Self {
         Error::Option {
             name: name.to_string(),
-            msg: msg.into(),
+            msg: cap(msg.into()),
         }
     }
 }

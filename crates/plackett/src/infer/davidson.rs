@@ -293,5 +293,6 @@ pub fn fit_davidson(ds: &Dataset, opts: &PointOptions) -> Result<PointFit> {
         summary,
         notes,
         tie_parameters,
+        covariance: None,
     })
 }

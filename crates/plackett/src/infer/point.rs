@@ -4,7 +4,7 @@
 
 use super::lsr::ilsr;
 use super::mm::{MmOptions, mm};
-use super::newton::{NewtonOptions, newton, standard_errors};
+use super::newton::{NewtonOptions, covariance, newton, standard_errors};
 use super::prior::Prior;
 use crate::data::graph::{connectivity, non_existence_message};
 use crate::data::{Dataset, TieSemantics};
@@ -48,6 +48,9 @@ pub struct PointOptions {
     pub gauge: Gauge,
     /// Compute standard errors (needs the dense information matrix).
     pub standard_errors: bool,
+    /// Also return the full covariance matrix of the log-worths in the
+    /// gauge (an `n × n` inverse; only when asked for).
+    pub covariance: bool,
 }
 
 impl Default for PointOptions {
@@ -60,6 +63,7 @@ impl Default for PointOptions {
             max_iter: 0,
             gauge: Gauge::MeanCentred,
             standard_errors: true,
+            covariance: false,
         }
     }
 }
@@ -94,6 +98,8 @@ pub struct PointFit {
     pub notes: Vec<String>,
     /// Tie prevalences δ_k (ties as events only).
     pub tie_parameters: Vec<TieParam>,
+    /// Covariance of the log-worths in the summary's gauge, if asked for.
+    pub covariance: Option<nalgebra::DMatrix<f64>>,
 }
 
 impl PointFit {
@@ -140,6 +146,10 @@ impl crate::posterior::Posterior for PointFit {
 
     fn tie_parameters(&self) -> &[TieParam] {
         &self.tie_parameters
+    }
+
+    fn covariance(&self) -> Option<&nalgebra::DMatrix<f64>> {
+        self.covariance.as_ref()
     }
 }
 
@@ -349,6 +359,17 @@ pub fn fit_point(ds: &Dataset, opts: &PointOptions) -> Result<PointFit> {
         None
     };
     let summary = Summary::from_point_se(ds.items().names(), &theta, se, opts.gauge.clone());
+    let cov = if opts.covariance {
+        if n_real > SE_MAX {
+            return Err(Error::option(
+                "--vcov",
+                format!("{n_real} items exceed the dense-matrix limit {SE_MAX}"),
+            ));
+        }
+        covariance(&work, &theta_full, opts.prior, &keep)?.map(|v| in_gauge(&v, &opts.gauge))
+    } else {
+        None
+    };
     Ok(PointFit {
         engine: if flat { "mle" } else { "map" },
         algorithm: alg_name,
@@ -362,5 +383,41 @@ pub fn fit_point(ds: &Dataset, opts: &PointOptions) -> Result<PointFit> {
         summary,
         notes,
         tie_parameters: Vec::new(),
+        covariance: cov,
     })
+}
+
+/// A contrast-correct covariance of log-worths expressed in `gauge`:
+/// `P V Pᵀ` with `P = I − 11ᵀ/k` (mean-centred) or `P = I − 1e_rᵀ`
+/// (relative to item r, whose row and column are then zero).
+fn in_gauge(v: &nalgebra::DMatrix<f64>, gauge: &Gauge) -> nalgebra::DMatrix<f64> {
+    let k = v.nrows();
+    let entry: Box<dyn Fn(usize, usize) -> f64> = match gauge {
+        Gauge::MeanCentred => {
+            let r: Vec<f64> = (0..k).map(|i| v.row(i).sum() / k as f64).collect();
+            let g = r.iter().sum::<f64>() / k as f64;
+            Box::new(move |i, j| v[(i, j)] - r[i] - r[j] + g)
+        }
+        Gauge::Reference(r) => {
+            let r = *r as usize;
+            // The reference item's log-worth is fixed at 0: exact zeros.
+            Box::new(move |i, j| {
+                if i == r || j == r {
+                    0.0
+                } else {
+                    v[(i, j)] - v[(i, r)] - v[(r, j)] + v[(r, r)]
+                }
+            })
+        }
+    };
+    // Computed once per pair, so the matrix is exactly symmetric.
+    let mut c = nalgebra::DMatrix::zeros(k, k);
+    for j in 0..k {
+        for i in j..k {
+            let x = entry(i, j);
+            c[(i, j)] = x;
+            c[(j, i)] = x;
+        }
+    }
+    c
 }

@@ -87,6 +87,8 @@ pub struct FitSpec {
     pub max_iter: Option<usize>,
     /// Standard errors for mle/map.
     pub standard_errors: bool,
+    /// The full covariance matrix for mle/map.
+    pub covariance: bool,
     /// Gibbs: kept draws per chain.
     pub samples: usize,
     /// Gibbs: burn-in sweeps per chain.
@@ -116,6 +118,7 @@ impl Default for FitSpec {
             tol: None,
             max_iter: None,
             standard_errors: true,
+            covariance: false,
             samples: 5000,
             burn_in: 1000,
             chains: 4,
@@ -199,6 +202,7 @@ impl FitSpec {
                     max_iter: self.max_iter.unwrap_or(0),
                     gauge: self.gauge.clone(),
                     standard_errors: self.standard_errors,
+                    covariance: self.covariance,
                 },
             )?),
             EngineKind::Gibbs => Box::new(gibbs(

@@ -174,6 +174,22 @@ pub struct FitReport {
     pub notes: Vec<String>,
 }
 
+/// Longest name shown whole in a table; longer names are cut with an
+/// ellipsis (a 10 MB item name must neither flood the terminal nor exceed
+/// the formatter's width limit).
+pub const NAME_WIDTH: usize = 60;
+
+/// `name` cut to `max` characters, with "…" marking the cut.
+pub fn short_name(name: &str, max: usize) -> std::borrow::Cow<'_, str> {
+    if name.chars().count() <= max {
+        std::borrow::Cow::Borrowed(name)
+    } else {
+        let mut s: String = name.chars().take(max.saturating_sub(1)).collect();
+        s.push('…');
+        std::borrow::Cow::Owned(s)
+    }
+}
+
 /// Gauge description for reports.
 pub fn gauge_label(g: &Gauge, names: &[String]) -> String {
     match g {
@@ -319,7 +335,7 @@ impl FitReport {
         let width = self
             .items
             .iter()
-            .map(|i| i.name.chars().count())
+            .map(|i| i.name.chars().count().min(NAME_WIDTH))
             .max()
             .unwrap_or(4)
             .max(4);
@@ -343,7 +359,7 @@ impl FitReport {
                 s,
                 "{:>4}  {:<width$}  {:>9.6}  {:>9.4}  {:>8}  {:>19}",
                 r + 1,
-                it.name,
+                short_name(&it.name, NAME_WIDTH),
                 it.worth,
                 it.log_worth,
                 u.map_or("-".into(), |x| format!("{x:.4}")),

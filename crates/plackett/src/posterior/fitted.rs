@@ -131,6 +131,12 @@ pub trait Posterior {
         &[]
     }
 
+    /// Full covariance of the log-worths in the summary's gauge, when the
+    /// engine computed it (point estimates asked for it).
+    fn covariance(&self) -> Option<&nalgebra::DMatrix<f64>> {
+        None
+    }
+
     /// P(i ≻ j) in a pairwise comparison: posterior mean of
     /// `λ_i / (λ_i + λ_j)`, or its plug-in value for a point estimate.
     fn prob_beats(&self, i: usize, j: usize) -> f64 {
