@@ -37,10 +37,10 @@ pub struct AggArgs {
     pub seed: u64,
     /// PL Gamma prior shape per class (default 1/K, exact collapse of
     /// never-ranked classes).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub prior_shape: Option<f64>,
     /// PL Gamma prior rate (the plausibilities do not depend on it).
-    #[arg(long, default_value_t = 1.0)]
+    #[arg(long, default_value_t = 1.0, allow_negative_numbers = true)]
     pub prior_rate: f64,
     /// IRN weight of a tied block: shared (paper Eq. 3) or 1/i each (reference code).
     #[arg(long, value_parser = ["split", "no-split"])]
@@ -286,9 +286,30 @@ fn finish(out: &Option<String>, text: &str) -> Result<()> {
     Ok(())
 }
 
+/// Refuse values no aggregation can use (zero samples gave all-zero
+/// plausibilities with exit 0, and an index panic in `evaluate`).
+fn check_common(c: &AggArgs) -> Result<()> {
+    if c.samples == 0 {
+        bail!("invalid option --samples: expected at least 1");
+    }
+    if let Some(s) = c.prior_shape
+        && !(s.is_finite() && s > 0.0)
+    {
+        bail!("invalid option --prior-shape: expected a positive number, got {s}");
+    }
+    if !(c.prior_rate.is_finite() && c.prior_rate > 0.0) {
+        bail!(
+            "invalid option --prior-rate: expected a positive number, got {}",
+            c.prior_rate
+        );
+    }
+    Ok(())
+}
+
 /// Run `plackett aggregate`.
 pub fn run_aggregate(a: &AggregateArgs) -> Result<()> {
     let c = &a.common;
+    check_common(c)?;
     let (sel, names, notes) = load(&a.file, c)?;
     if a.describe {
         return finish(&c.out, &describe(&sel).to_text());
@@ -546,6 +567,7 @@ fn evaluate_json(res: &RunResult, ks: &[usize], m: &Method, reliability: Option<
 /// Run `plackett evaluate`.
 pub fn run_evaluate(a: &EvaluateArgs) -> Result<()> {
     let c = &a.common;
+    check_common(c)?;
     let (sel, names, notes) = load(&a.annotations, c)?;
     let cases = case_list(c, &sel)?;
     let ks = parse_list(&a.k, "--k")?;

@@ -251,3 +251,42 @@ fn evaluate_scores_and_leave_one_out() {
     assert!(e.contains("pred.txt:1:") && e.contains("419"), "{e}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `--samples 0` gave all-zero plausibilities with exit 0 (aggregate) and an
+/// index panic (evaluate); non-positive prior values are refused too.
+#[test]
+fn degenerate_sample_counts_and_priors_are_refused() {
+    let d = common::data("dermatology-ddx");
+    let sel = d.join("dermatology_selectors.json");
+    let classes = d.join("dermatology_conditions.txt");
+    let base = |cmd: &str| {
+        let mut c = common::bin();
+        c.arg(cmd);
+        if cmd == "evaluate" {
+            c.args([
+                "--annotations",
+                sel.to_str().unwrap(),
+                "--predictions",
+                "annotator:leave-one-out",
+            ]);
+        } else {
+            c.arg(sel.to_str().unwrap());
+        }
+        c.args(["--classes", classes.to_str().unwrap(), "--cases", "1026"]);
+        c
+    };
+    for cmd in ["aggregate", "evaluate"] {
+        common::fails(
+            &base(cmd).args(["--samples", "0"]).output().unwrap(),
+            "--samples: expected at least 1",
+        );
+        common::fails(
+            &base(cmd).args(["--prior-shape", "-1"]).output().unwrap(),
+            "--prior-shape: expected a positive number",
+        );
+        common::fails(
+            &base(cmd).args(["--prior-rate", "0"]).output().unwrap(),
+            "--prior-rate: expected a positive number",
+        );
+    }
+}
