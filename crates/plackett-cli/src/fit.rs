@@ -6,7 +6,7 @@ use clap::Args;
 use plackett::data::Dataset;
 use plackett::infer::Prior;
 use plackett::infer::spec::{EngineKind, FitSpec};
-use plackett::io::output::{FitReport, write_atomic};
+use plackett::io::output::{FitReport, write_all_atomic};
 use plackett::io::{Format, ItemsSpec, ReadOptions, read_path};
 use plackett::posterior::{Gauge, Posterior};
 
@@ -667,12 +667,37 @@ pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
         Output::Csv => report.to_csv(),
         Output::Table => report.to_table(),
     };
-    for (path, content) in &pending {
-        write_atomic(path, content.as_bytes())?;
+    if let Some(p) = &a.out {
+        pending.push((p.clone(), text.clone()));
     }
-    match &a.out {
-        Some(p) => write_atomic(p, text.as_bytes())?,
-        None => crate::emit(&text)?,
+    // Nothing is written unless every output can be: no output may replace
+    // the input, and all files land together.
+    let input = std::fs::canonicalize(&a.data.file).ok();
+    for (path, _) in &pending {
+        let target = std::path::Path::new(path);
+        let same = target
+            .parent()
+            .map(|d| {
+                if d.as_os_str().is_empty() {
+                    std::path::Path::new(".")
+                } else {
+                    d
+                }
+            })
+            .and_then(|d| std::fs::canonicalize(d).ok())
+            .zip(target.file_name())
+            .map(|(d, f)| d.join(f));
+        if same.is_some() && same == input {
+            bail!("{path}: is the input file; choose another output name");
+        }
+    }
+    let files: Vec<(&str, &[u8])> = pending
+        .iter()
+        .map(|(p, c)| (p.as_str(), c.as_bytes()))
+        .collect();
+    write_all_atomic(&files)?;
+    if a.out.is_none() {
+        crate::emit(&text)?;
     }
     Ok(())
 }

@@ -189,3 +189,53 @@ fn huge_item_names_neither_panic_nor_flood() {
     assert!(err.len() < 1_000, "error message of {} bytes", err.len());
     assert!(err.contains("characters omitted"), "{err}");
 }
+
+/// A failing output leaves no other output behind (the draws file used to
+/// be written before a bad `--out` failed), and no output may overwrite the
+/// input file.
+#[test]
+fn outputs_are_all_or_nothing_and_never_the_input() {
+    let dir = common::tmpdir("outputs");
+    let input = dir.join("in.csv");
+    std::fs::copy(salad(), &input).unwrap();
+    let draws = dir.join("d.csv");
+    let report = dir.join("r.html");
+    let out = bin()
+        .args([
+            "fit",
+            input.to_str().unwrap(),
+            "--ranking-col",
+            "judge",
+            "--engine",
+            "gibbs",
+        ])
+        .args(["--samples", "100", "--burn-in", "50"])
+        .args([
+            "--draws-out",
+            draws.to_str().unwrap(),
+            "--report",
+            report.to_str().unwrap(),
+        ])
+        .args(["--out", dir.join("missing/dir/o.json").to_str().unwrap()])
+        .output()
+        .unwrap();
+    fails(&out, "No such file or directory");
+    assert!(
+        !draws.exists() && !report.exists(),
+        "an output was written although the run failed"
+    );
+    let leftovers: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.contains(".tmp"))
+        .collect();
+    assert!(leftovers.is_empty(), "temporary files left: {leftovers:?}");
+    let before = std::fs::read(&input).unwrap();
+    let out = bin()
+        .args(["fit", input.to_str().unwrap(), "--ranking-col", "judge"])
+        .args(["--out", input.to_str().unwrap()])
+        .output()
+        .unwrap();
+    fails(&out, "is the input file");
+    assert_eq!(std::fs::read(&input).unwrap(), before);
+}

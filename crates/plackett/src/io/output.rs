@@ -475,23 +475,57 @@ impl FitReport {
 /// Write `content` to `path` atomically (temp file + rename), so that a
 /// failure never leaves a partial output file.
 pub fn write_atomic(path: &str, content: &[u8]) -> crate::Result<()> {
-    let p = std::path::Path::new(path);
-    let dir = p
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(std::path::Path::new("."));
-    let tmp = dir.join(format!(
-        ".{}.tmp{}",
-        p.file_name().and_then(|f| f.to_str()).unwrap_or("out"),
-        std::process::id()
-    ));
-    let io = |e: std::io::Error| crate::Error::Io {
-        file: path.to_string(),
-        msg: e.to_string(),
+    write_all_atomic(&[(path, content)])
+}
+
+/// Write several files all or nothing: every content goes to a temporary
+/// file beside its target first; only when all of them are written are they
+/// renamed into place, so a failure on the last output (a bad `--out`
+/// directory) leaves none of the others behind. Two outputs naming the
+/// same path are refused.
+pub fn write_all_atomic(files: &[(&str, &[u8])]) -> crate::Result<()> {
+    for (i, (a, _)) in files.iter().enumerate() {
+        if files[..i].iter().any(|(b, _)| b == a) {
+            return Err(crate::Error::Io {
+                file: a.to_string(),
+                msg: "named by two outputs".into(),
+            });
+        }
+    }
+    let mut tmps: Vec<std::path::PathBuf> = Vec::new();
+    let cleanup = |tmps: &[std::path::PathBuf]| {
+        for t in tmps {
+            let _ = std::fs::remove_file(t);
+        }
     };
-    std::fs::write(&tmp, content).map_err(io)?;
-    std::fs::rename(&tmp, p).map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        io(e)
-    })
+    for (path, content) in files {
+        let p = std::path::Path::new(path);
+        let dir = p
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or(std::path::Path::new("."));
+        let tmp = dir.join(format!(
+            ".{}.tmp{}",
+            p.file_name().and_then(|f| f.to_str()).unwrap_or("out"),
+            std::process::id()
+        ));
+        if let Err(e) = std::fs::write(&tmp, content) {
+            cleanup(&tmps);
+            return Err(crate::Error::Io {
+                file: path.to_string(),
+                msg: e.to_string(),
+            });
+        }
+        tmps.push(tmp);
+    }
+    for (k, ((path, _), tmp)) in files.iter().zip(&tmps).enumerate() {
+        if let Err(e) = std::fs::rename(tmp, path) {
+            cleanup(&tmps[k..]);
+            return Err(crate::Error::Io {
+                file: path.to_string(),
+                msg: e.to_string(),
+            });
+        }
+    }
+    Ok(())
 }
