@@ -197,6 +197,7 @@ pub fn fit(a: &FitArgs, ds: &Dataset, gauge: &Gauge) -> Result<FeatureOutcome> {
         }),
         tie_parameters: None,
         comparisons: Vec::new(),
+        quasi_variances: None,
         predictive_log_likelihood: None,
         n_test_observations: None,
         notes,

@@ -127,6 +127,10 @@ pub struct FitArgs {
     /// Skip standard errors (large problems).
     #[arg(long, help_heading = "Point estimates (mle, map)")]
     pub no_se: bool,
+    /// Quasi-variances of the log-worths with their worst relative errors
+    /// (Firth & de Menezes 2004; PlackettLuce's qvcalc).
+    #[arg(long, help_heading = "Point estimates (mle, map)")]
+    pub quasi: bool,
     /// Write the covariance matrix of the log-worths, in the reported gauge, as CSV.
     #[arg(
         long,
@@ -294,6 +298,7 @@ const ENGINE_FLAGS: &[(&str, &str, &[Engine])] = {
         ("pseudo", "--pseudo", &[Mle, Map]),
         ("no_se", "--no-se", &[Mle, Map]),
         ("vcov", "--vcov", &[Mle, Map]),
+        ("quasi", "--quasi", &[Mle, Map]),
         ("tol", "--tol", &[Mle, Map, Ep, Vb]),
         ("max_iter", "--max-iter", &[Mle, Map, Ep, Vb]),
         ("samples", "--samples", &[Gibbs]),
@@ -407,7 +412,7 @@ fn fit_engine(
         tol: a.tol,
         max_iter: a.max_iter,
         standard_errors: !a.no_se,
-        covariance: a.vcov.is_some(),
+        covariance: a.vcov.is_some() || a.quasi,
         samples: a.samples,
         burn_in: a.burn_in,
         chains: a.chains,
@@ -494,6 +499,15 @@ pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
     let diag = post
         .as_ref()
         .and_then(|p| p.item_diagnostics().map(|d| d.to_vec()));
+    if a.quasi {
+        let Some(v) = post.as_ref().and_then(|p| p.covariance()) else {
+            bail!(
+                "invalid option --quasi: no covariance for this fit (the information is singular beyond the gauge)"
+            );
+        };
+        let q = plackett::posterior::quasi::quasi_variances(v)?;
+        report.quasi_variances = Some(plackett::io::output::QuasiReport::new(names, &q));
+    }
     if let Some(path) = &a.vcov {
         let Some(v) = post.as_ref().and_then(|p| p.covariance()) else {
             bail!(

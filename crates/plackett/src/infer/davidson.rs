@@ -293,6 +293,10 @@ pub fn fit_davidson(ds: &Dataset, opts: &PointOptions) -> Result<PointFit> {
         summary,
         notes,
         tie_parameters,
-        covariance: None,
+        covariance: if opts.covariance {
+            theta_cov.map(|v| super::point::in_gauge(&v, &opts.gauge))
+        } else {
+            None
+        },
     })
 }

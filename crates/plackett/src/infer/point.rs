@@ -390,7 +390,7 @@ pub fn fit_point(ds: &Dataset, opts: &PointOptions) -> Result<PointFit> {
 /// A contrast-correct covariance of log-worths expressed in `gauge`:
 /// `P V Pᵀ` with `P = I − 11ᵀ/k` (mean-centred) or `P = I − 1e_rᵀ`
 /// (relative to item r, whose row and column are then zero).
-fn in_gauge(v: &nalgebra::DMatrix<f64>, gauge: &Gauge) -> nalgebra::DMatrix<f64> {
+pub(crate) fn in_gauge(v: &nalgebra::DMatrix<f64>, gauge: &Gauge) -> nalgebra::DMatrix<f64> {
     let k = v.nrows();
     let entry: Box<dyn Fn(usize, usize) -> f64> = match gauge {
         Gauge::MeanCentred => {

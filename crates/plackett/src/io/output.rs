@@ -1,7 +1,7 @@
 //! Fit reports: the JSON of the CLI contract, CSV and a human-readable table.
 
 use crate::posterior::{Gauge, ItemSummary};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 
 /// MCMC diagnostics block.
@@ -164,6 +164,9 @@ pub struct FitReport {
     /// `--compare` results.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub comparisons: Vec<Comparison>,
+    /// Quasi-variances (`--quasi`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub quasi_variances: Option<QuasiReport>,
     /// Posterior predictive log-likelihood of `--test` observations.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub predictive_log_likelihood: Option<f64>,
@@ -187,6 +190,54 @@ pub fn short_name(name: &str, max: usize) -> std::borrow::Cow<'_, str> {
         let mut s: String = name.chars().take(max.saturating_sub(1)).collect();
         s.push('…');
         std::borrow::Cow::Owned(s)
+    }
+}
+
+/// One item's quasi-variance (Firth & de Menezes 2004).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct QuasiItem {
+    /// Item name.
+    pub name: String,
+    /// Quasi-variance.
+    pub quasi_var: f64,
+    /// Quasi standard error.
+    pub quasi_se: f64,
+}
+
+/// Quasi-variances with their accuracy, as `qvcalc` prints them.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct QuasiReport {
+    /// Per item, in item order.
+    pub items: Vec<QuasiItem>,
+    /// Worst relative errors (%) of the standard errors of simple contrasts
+    /// (every pair of items), low and high.
+    pub worst_relative_error_simple_pct: (f64, f64),
+    /// Worst relative errors (%) over all contrasts, low and high.
+    pub worst_relative_error_all_pct: (f64, f64),
+}
+
+impl QuasiReport {
+    /// From the library's quasi-variances over `names`.
+    pub fn new(names: &[String], q: &crate::posterior::quasi::QuasiVariances) -> Self {
+        QuasiReport {
+            items: names
+                .iter()
+                .zip(q.quasi_var.iter().zip(&q.quasi_se))
+                .map(|(n, (v, s))| QuasiItem {
+                    name: n.clone(),
+                    quasi_var: *v,
+                    quasi_se: *s,
+                })
+                .collect(),
+            worst_relative_error_simple_pct: (
+                100.0 * q.relative_error_simple.0,
+                100.0 * q.relative_error_simple.1,
+            ),
+            worst_relative_error_all_pct: (
+                100.0 * q.relative_error_all.0,
+                100.0 * q.relative_error_all.1,
+            ),
+        }
     }
 }
 
@@ -246,6 +297,7 @@ impl FitReport {
                     .collect()
             }),
             comparisons: Vec::new(),
+            quasi_variances: None,
             predictive_log_likelihood: None,
             n_test_observations: None,
             notes,
@@ -364,6 +416,37 @@ impl FitReport {
                 it.log_worth,
                 u.map_or("-".into(), |x| format!("{x:.4}")),
                 ci
+            );
+        }
+        if let Some(q) = &self.quasi_variances {
+            let _ = writeln!(s);
+            let _ = writeln!(s, "quasi-variances (Firth & de Menezes 2004):");
+            let w = q
+                .items
+                .iter()
+                .map(|i| i.name.chars().count().min(NAME_WIDTH))
+                .max()
+                .unwrap_or(4)
+                .max(4);
+            let _ = writeln!(
+                s,
+                "  {:<w$}  {:>10}  {:>10}",
+                "item", "quasi-var", "quasi-SE"
+            );
+            for it in &q.items {
+                let _ = writeln!(
+                    s,
+                    "  {:<w$}  {:>10.6}  {:>10.5}",
+                    short_name(&it.name, NAME_WIDTH),
+                    it.quasi_var,
+                    it.quasi_se
+                );
+            }
+            let (a, b) = q.worst_relative_error_simple_pct;
+            let (c, d) = q.worst_relative_error_all_pct;
+            let _ = writeln!(
+                s,
+                "worst relative errors of SEs: simple contrasts {a:.1}% / {b:.1}%, all contrasts {c:.1}% / {d:.1}%"
             );
         }
         if let Some(tp) = &self.tie_parameters {

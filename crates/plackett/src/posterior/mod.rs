@@ -4,6 +4,7 @@
 pub mod diagnostics;
 pub mod draws;
 pub mod fitted;
+pub mod quasi;
 pub mod summary;
 
 pub use diagnostics::{ScalarDiagnostics, diagnose};
