@@ -156,3 +156,38 @@ fn selectors_real_file() {
     .unwrap();
     assert_eq!(c.n_obs(), 6, "the Fig. 3 case has six annotators");
 }
+
+/// A UTF-8 byte-order mark is accepted by every reader (it was refused by
+/// the JSON reader as "unexpected character").
+#[test]
+fn byte_order_mark_is_not_content() {
+    use plackett::io::{Format, ReadOptions, bytes_to_text, read_str};
+    let cases = [
+        (Format::Json, "[[0,1,2],[1,0,2]]"),
+        (
+            Format::Csv,
+            "ranking,rank,item\n1,1,a\n1,2,b\n2,1,b\n2,2,a\n",
+        ),
+        (Format::Selectors, "[[[[0],[1]]],[[[1],[0]]]]"),
+        (Format::Pairs, "a,b,i_wins,j_wins\np,q,1,2\n"),
+        (
+            Format::Preflib,
+            "# NUMBER ALTERNATIVES: 2\n1: 1,2\n1: 2,1\n",
+        ),
+    ];
+    for (f, text) in cases {
+        let bytes = [&[0xEF, 0xBB, 0xBF][..], text.as_bytes()].concat();
+        let t = bytes_to_text("bom.in", bytes).unwrap();
+        let opts = ReadOptions {
+            format: Some(f),
+            ..Default::default()
+        };
+        let with = read_str("bom.in", &t, &opts).unwrap_or_else(|e| panic!("{f:?}: {e}"));
+        let without = read_str("plain.in", text, &opts).unwrap();
+        assert_eq!(with.items().names(), without.items().names(), "{f:?}");
+        assert_eq!(with.n_obs(), without.n_obs(), "{f:?}");
+        // Also when the text arrives with the mark still in it.
+        let raw = format!("\u{feff}{text}");
+        assert!(read_str("bom.in", &raw, &opts).is_ok(), "{f:?}");
+    }
+}

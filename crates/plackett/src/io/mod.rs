@@ -176,11 +176,17 @@ pub fn read_text(path: &str) -> Result<String> {
 
 /// Validate UTF-8, naming the line of the first invalid byte.
 pub fn bytes_to_text(path: &str, bytes: Vec<u8>) -> Result<String> {
-    String::from_utf8(bytes).map_err(|e| {
+    let mut text = String::from_utf8(bytes).map_err(|e| {
         let at = e.utf8_error().valid_up_to();
         let line = e.as_bytes()[..at].iter().filter(|&&b| b == b'\n').count() + 1;
         Error::input(path, Some(line), "not valid UTF-8 text")
-    })
+    })?;
+    // A UTF-8 byte-order mark (spreadsheet exports) is not content, in any
+    // format.
+    if text.starts_with('\u{feff}') {
+        text.drain(..'\u{feff}'.len_utf8());
+    }
+    Ok(text)
 }
 
 /// Read a dataset from a file.
@@ -191,6 +197,7 @@ pub fn read_path(path: &str, opts: &ReadOptions) -> Result<Dataset> {
 
 /// Read a dataset from text; `name` is used in error messages.
 pub fn read_str(name: &str, text: &str, opts: &ReadOptions) -> Result<Dataset> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let format = match opts.format {
         Some(f) => f,
         None => Format::from_path(name)?,
