@@ -9,7 +9,7 @@ use plackett::classify::model::{Engine, EngineFit, FitOptions, Fitted, MODEL_FOR
 use plackett::classify::path::regularisation_path;
 use plackett::classify::read_table;
 use plackett::io::output::write_atomic;
-use plackett::io::output::{NAME_WIDTH, short_name};
+use plackett::io::output::{NAME_WIDTH, column_width, short_name};
 use plackett::io::read_text;
 use serde_json::{Value, json};
 use std::fmt::Write as _;
@@ -315,13 +315,7 @@ fn fit_table(model: &Fitted, s: &Value, notes: &[String]) -> String {
             "posterior mean"
         }
     );
-    let w = model
-        .transforms
-        .iter()
-        .map(|n| n.chars().count().min(NAME_WIDTH))
-        .max()
-        .unwrap_or(8)
-        .max(8);
+    let w = column_width(model.transforms.iter().map(String::as_str), 8);
     let _ = write!(out, "{:<w$}", "feature");
     for c in &model.classes {
         let _ = write!(out, " {:>12}", truncate(c, 12));

@@ -10,7 +10,7 @@ use plackett::infer::gibbs::{GibbsOptions, gibbs};
 use plackett::infer::vb::{VbOptions, vb};
 use plackett::infer::{PointOptions, fit_point};
 use plackett::io::output::write_atomic;
-use plackett::posterior::Gauge;
+use plackett::posterior::{Gauge, Posterior};
 use plackett::report::{HtmlReport, charts};
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;

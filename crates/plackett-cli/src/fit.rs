@@ -343,58 +343,22 @@ fn check_options(a: &FitArgs, explicit: &[String]) -> Result<()> {
             "invalid option --prior-shape/--prior-rate: the Gamma prior's; --prior normal uses --prior-mean and --prior-sd"
         );
     }
-    if let Some(t) = a.tol
-        && !(t.is_finite() && t > 0.0)
-    {
-        bail!("invalid option --tol: expected a positive number, got {t}");
-    }
-    if a.max_iter == Some(0) {
-        bail!("invalid option --max-iter: expected at least 1");
-    }
-    for (flag, v) in [
-        ("--prior-shape", a.prior_shape),
-        ("--prior-rate", a.prior_rate),
-        ("--prior-sd", a.prior_sd),
-    ] {
-        if !(v.is_finite() && v > 0.0) {
-            bail!("invalid option {flag}: expected a positive number, got {v}");
-        }
-    }
-    if !a.prior_mean.is_finite() {
-        bail!("invalid option --prior-mean: expected a finite number");
-    }
-    for (flag, v) in [
-        ("--samples", a.samples),
-        ("--chains", a.chains),
-        ("--draws", a.draws),
-    ] {
-        if v == 0 {
-            bail!("invalid option {flag}: expected at least 1");
-        }
-    }
+    // Values: the library's FitSpec checks them; its parameter names are
+    // the flags' with '_' for '-'.
+    spec_of(a, Gauge::MeanCentred).check().map_err(flag_error)?;
     Ok(())
 }
 
-/// Translate the flags into the library's validated [`FitSpec`] and run
-/// it. Adding an engine is one more `EngineKind` in the library, one more
-/// implementation of [`Posterior`], one more `--engine` value here.
-fn fit_engine(
-    a: &FitArgs,
-    ds: &Dataset,
-    gauge: &Gauge,
-) -> Result<Box<dyn Posterior + Send + Sync>> {
-    let engine = match a.engine {
-        Engine::Mle => EngineKind::Mle,
-        Engine::Map => EngineKind::Map,
-        Engine::Gibbs => EngineKind::Gibbs,
-        Engine::Ep => EngineKind::Ep,
-        Engine::Vb => EngineKind::Vb,
-    };
-    let progress = (engine == EngineKind::Gibbs).then(|| {
-        crate::progress::Progress::new((a.burn_in + a.samples) as u64 * a.chains as u64, "sampling")
-    });
-    let spec = FitSpec {
-        engine,
+/// The flags as the library's [`FitSpec`] (no progress callback).
+fn spec_of(a: &FitArgs, gauge: Gauge) -> FitSpec {
+    FitSpec {
+        engine: match a.engine {
+            Engine::Mle => EngineKind::Mle,
+            Engine::Map => EngineKind::Map,
+            Engine::Gibbs => EngineKind::Gibbs,
+            Engine::Ep => EngineKind::Ep,
+            Engine::Vb => EngineKind::Vb,
+        },
         map_prior: match a.prior {
             PriorArg::Normal => Prior::Normal {
                 mean: a.prior_mean,
@@ -408,7 +372,7 @@ fn fit_engine(
         gamma: (a.prior_shape, a.prior_rate),
         algorithm: a.algorithm.into(),
         pseudo: a.pseudo,
-        gauge: gauge.clone(),
+        gauge,
         tol: a.tol,
         max_iter: a.max_iter,
         standard_errors: !a.no_se,
@@ -418,8 +382,33 @@ fn fit_engine(
         chains: a.chains,
         draws: a.draws,
         seed: a.seed,
-        progress: progress.as_ref().map(|p| p.callback()),
-    };
+        progress: None,
+    }
+}
+
+/// A library parameter error in the CLI's words: `tol` → `--tol`.
+fn flag_error(e: plackett::Error) -> anyhow::Error {
+    match e {
+        plackett::Error::Option { name, msg } => {
+            anyhow::anyhow!("invalid option --{}: {msg}", name.replace('_', "-"))
+        }
+        other => other.into(),
+    }
+}
+
+/// Translate the flags into the library's validated [`FitSpec`] and run
+/// it. Adding an engine is one more `EngineKind` in the library, one more
+/// implementation of [`Posterior`], one more `--engine` value here.
+fn fit_engine(
+    a: &FitArgs,
+    ds: &Dataset,
+    gauge: &Gauge,
+) -> Result<Box<dyn Posterior + Send + Sync>> {
+    let mut spec = spec_of(a, gauge.clone());
+    let progress = (spec.engine == EngineKind::Gibbs).then(|| {
+        crate::progress::Progress::new((a.burn_in + a.samples) as u64 * a.chains as u64, "sampling")
+    });
+    spec.progress = progress.as_ref().map(|p| p.callback());
     let r = spec.run(ds);
     if let Some(p) = progress {
         p.finish();

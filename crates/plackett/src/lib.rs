@@ -44,76 +44,62 @@ pub mod stats;
 pub use error::{Error, Result};
 
 use data::Dataset;
-use infer::bayes::{BayesFit, GammaPrior};
-use infer::point::PointFit;
+use infer::spec::{EngineKind, FitSpec};
+use posterior::Posterior;
+
+/// A fit through the validated [`FitSpec`] with its default settings.
+fn fit_with(
+    ds: &Dataset,
+    engine: EngineKind,
+    gamma: (f64, f64),
+    seed: u64,
+) -> Result<Box<dyn Posterior + Send + Sync>> {
+    FitSpec {
+        engine,
+        map_prior: infer::Prior::Gamma {
+            shape: gamma.0,
+            rate: gamma.1,
+        },
+        gamma,
+        seed,
+        ..Default::default()
+    }
+    .run(ds)
+}
 
 /// Maximum likelihood with standard errors, default settings (SQUAREM MM,
 /// Newton if it stalls; mean-centred gauge). Fails with a reason when the
 /// MLE does not exist (Hunter 2004's connectivity condition).
-pub fn fit_mle(ds: &Dataset) -> Result<PointFit> {
-    infer::fit_point(ds, &infer::PointOptions::default())
+pub fn fit_mle(ds: &Dataset) -> Result<Box<dyn Posterior + Send + Sync>> {
+    fit_with(ds, EngineKind::Mle, (2.0, 1.0), 1)
 }
 
 /// MAP under i.i.d. Gamma(`shape`, `rate`) priors on the worths.
-pub fn fit_map(ds: &Dataset, shape: f64, rate: f64) -> Result<PointFit> {
-    infer::fit_point(
-        ds,
-        &infer::PointOptions {
-            prior: infer::Prior::Gamma { shape, rate },
-            ..Default::default()
-        },
-    )
+pub fn fit_map(ds: &Dataset, shape: f64, rate: f64) -> Result<Box<dyn Posterior + Send + Sync>> {
+    fit_with(ds, EngineKind::Map, (shape, rate), 1)
 }
 
 /// Gibbs sampler (Caron & Doucet 2012) under i.i.d. Gamma(`shape`, `rate`)
 /// priors: 4 chains × 5,000 draws after 1,000 burn-in sweeps.
-pub fn fit_gibbs(ds: &Dataset, shape: f64, rate: f64, seed: u64) -> Result<BayesFit> {
-    infer::gibbs::gibbs(
-        ds,
-        &infer::gibbs::GibbsOptions {
-            prior: GammaPrior::iid(ds.n_items(), shape, rate)?,
-            samples: 5000,
-            burn_in: 1000,
-            thin: 1,
-            chains: 4,
-            seed,
-            rescale: true,
-            progress: None,
-        },
-    )
+pub fn fit_gibbs(
+    ds: &Dataset,
+    shape: f64,
+    rate: f64,
+    seed: u64,
+) -> Result<Box<dyn Posterior + Send + Sync>> {
+    fit_with(ds, EngineKind::Gibbs, (shape, rate), seed)
 }
 
 /// Power EP (Guiver & Snelson 2009) under i.i.d. Gamma(`shape`, `rate`)
 /// priors (`shape` > 1), with the log-evidence.
-pub fn fit_ep(ds: &Dataset, shape: f64, rate: f64) -> Result<BayesFit> {
-    infer::ep::ep(
-        ds,
-        &infer::ep::EpOptions {
-            prior: GammaPrior::iid(ds.n_items(), shape, rate)?,
-            tol: 1e-8,
-            max_passes: 5000,
-            damping: 1.0,
-            min_damping: 1.0 / 64.0,
-            draws: 4000,
-            seed: 1,
-            rescale: true,
-        },
-    )
+pub fn fit_ep(ds: &Dataset, shape: f64, rate: f64) -> Result<Box<dyn Posterior + Send + Sync>> {
+    fit_with(ds, EngineKind::Ep, (shape, rate), 1)
 }
 
 /// Mean-field VB with Gamma factors under i.i.d. Gamma(`shape`, `rate`)
 /// priors, with the ELBO.
-pub fn fit_vb(ds: &Dataset, shape: f64, rate: f64) -> Result<BayesFit> {
-    infer::vb::vb(
-        ds,
-        &infer::vb::VbOptions {
-            prior: GammaPrior::iid(ds.n_items(), shape, rate)?,
-            tol: 1e-10,
-            max_iter: 100_000,
-            draws: 4000,
-            seed: 1,
-        },
-    )
+pub fn fit_vb(ds: &Dataset, shape: f64, rate: f64) -> Result<Box<dyn Posterior + Send + Sync>> {
+    fit_with(ds, EngineKind::Vb, (shape, rate), 1)
 }
 
 /// The names most programs need: `use plackett::prelude::*;`.

@@ -9,7 +9,7 @@ use plackett::infer::ep::{EpOptions, ep};
 use plackett::infer::gibbs::{GibbsOptions, gibbs};
 use plackett::infer::vb::{VbOptions, vb};
 use plackett::io::{ReadOptions, read_path};
-use plackett::posterior::Gauge;
+use plackett::posterior::{Gauge, Posterior};
 use rand::SeedableRng;
 
 fn nascar(dir: &std::path::Path, exclude: bool) -> Dataset {

@@ -122,23 +122,18 @@ def rankings(
         raise TypeError(f"rankings: expected a list of rankings, a numpy array or a data frame, got {type(data).__name__}")
     else:
         rk = [_ranking(r) for r in data]
+    flat = [x for r in rk for e in r for x in (e if isinstance(e, list) else [e])]
+    named = items is not None or any(isinstance(x, str) for x in flat)
+    if named:
+        # Names need the object form; ids become their names there.
+        rk = [[[str(x) for x in e] if isinstance(e, list) else str(e) for e in r] for r in rk]
     doc: dict = {"rankings": rk}
     if items is not None:
-        doc["items"] = [str(x) if not isinstance(x, str) else x for x in items]
-        doc["rankings"] = [
-            [[str(x) for x in e] if isinstance(e, list) else str(e) for e in r] for r in rk
-        ]
-    elif any(isinstance(x, str) for r in rk for e in r for x in (e if isinstance(e, list) else [e])):
-        doc["rankings"] = [
-            [[str(x) for x in e] if isinstance(e, list) else str(e) for e in r] for r in rk
-        ]
+        doc["items"] = [str(x) for x in items]
     if weights is not None:
         doc["weights"] = [float(w) for w in weights]
-    named = items is not None or any(
-        isinstance(x, str) for r in doc["rankings"] for e in r for x in (e if isinstance(e, list) else [e])
-    )
-    # Plain lists are choix-style ids; names need the object form.
-    text = json.dumps(doc) if named or "weights" in doc else json.dumps(doc["rankings"])
+    # Plain lists are choix-style ids.
+    text = json.dumps(doc) if named or weights is not None else json.dumps(rk)
     return _plackett.read_json_text(text, top_k=top_k, ties=ties)
 
 

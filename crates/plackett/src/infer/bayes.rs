@@ -104,21 +104,6 @@ impl BayesFit {
         }
         s
     }
-
-    /// Largest split-R̂ and smallest ESS (bulk or tail) over items.
-    pub fn rhat_ess(&self) -> (Option<f64>, Option<f64>) {
-        match &self.diagnostics {
-            None => (None, None),
-            Some(d) => (
-                Some(d.iter().map(|x| x.rhat).fold(f64::NEG_INFINITY, f64::max)),
-                Some(
-                    d.iter()
-                        .map(|x| x.ess_bulk.min(x.ess_tail))
-                        .fold(f64::INFINITY, f64::min),
-                ),
-            ),
-        }
-    }
 }
 
 impl crate::posterior::Posterior for BayesFit {

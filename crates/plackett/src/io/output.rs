@@ -28,16 +28,8 @@ pub struct Coefficient {
     pub sd: Option<f64>,
 }
 
-/// Tie-prevalence parameter row (with `--ties event`).
-#[derive(Debug, Clone, Serialize)]
-pub struct TieParameter {
-    /// Tie order k.
-    pub order: usize,
-    /// δ_k.
-    pub delta: f64,
-    /// Standard error of δ_k.
-    pub se: Option<f64>,
-}
+/// Tie-prevalence parameter row (with `--ties event`): the engine's own type.
+pub use crate::posterior::TieParameter;
 
 /// Posterior (or plug-in) probability that one item beats another.
 #[derive(Debug, Clone, Serialize)]
@@ -241,6 +233,16 @@ impl QuasiReport {
     }
 }
 
+/// Width of a table column of names: the longest (cut at [`NAME_WIDTH`]),
+/// at least `min`.
+pub fn column_width<'a>(names: impl Iterator<Item = &'a str>, min: usize) -> usize {
+    names
+        .map(|n| n.chars().count().min(NAME_WIDTH))
+        .max()
+        .unwrap_or(min)
+        .max(min)
+}
+
 /// Gauge description for reports.
 pub fn gauge_label(g: &Gauge, names: &[String]) -> String {
     match g {
@@ -287,15 +289,7 @@ impl FitReport {
             items: p.summary(ds.items().names(), gauge.clone()).items,
             coefficients: None,
             regression: None,
-            tie_parameters: (!ties.is_empty()).then(|| {
-                ties.iter()
-                    .map(|t| TieParameter {
-                        order: t.order,
-                        delta: t.delta,
-                        se: t.se,
-                    })
-                    .collect()
-            }),
+            tie_parameters: (!ties.is_empty()).then(|| ties.to_vec()),
             comparisons: Vec::new(),
             quasi_variances: None,
             predictive_log_likelihood: None,
@@ -384,13 +378,7 @@ impl FitReport {
         }
         let _ = writeln!(s, "log-worth gauge: {}", self.gauge);
         let _ = writeln!(s);
-        let width = self
-            .items
-            .iter()
-            .map(|i| i.name.chars().count().min(NAME_WIDTH))
-            .max()
-            .unwrap_or(4)
-            .max(4);
+        let width = column_width(self.items.iter().map(|i| i.name.as_str()), 4);
         let bayes = self.items.iter().any(|i| i.log_worth_sd.is_some());
         let unc = if bayes { "sd" } else { "se" };
         let _ = writeln!(
@@ -421,13 +409,7 @@ impl FitReport {
         if let Some(q) = &self.quasi_variances {
             let _ = writeln!(s);
             let _ = writeln!(s, "quasi-variances (Firth & de Menezes 2004):");
-            let w = q
-                .items
-                .iter()
-                .map(|i| i.name.chars().count().min(NAME_WIDTH))
-                .max()
-                .unwrap_or(4)
-                .max(4);
+            let w = column_width(q.items.iter().map(|i| i.name.as_str()), 4);
             let _ = writeln!(
                 s,
                 "  {:<w$}  {:>10}  {:>10}",
