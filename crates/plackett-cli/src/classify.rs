@@ -91,7 +91,7 @@ impl ModelArgs {
             rescale: !self.no_rescale,
             seed: self.seed,
             keep_draws: 1000,
-            progress: None,
+            observer: None,
         })
     }
 }
@@ -198,7 +198,7 @@ fn run_fit(a: &FitArgs) -> Result<()> {
     let progress =
         crate::progress::Progress::new(((m.burn_in + m.samples) * m.chains) as u64, "sampling");
     if opts.engine == Engine::Gibbs {
-        opts.progress = Some(progress.callback());
+        opts.observer = Some(progress.observer());
     }
     let start = std::time::Instant::now();
     let f = fit(&m.file, &m.class_col, &t, &rows, &opts);

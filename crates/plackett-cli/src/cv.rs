@@ -188,7 +188,6 @@ pub fn run(a: &CvArgs) -> Result<()> {
     let mut notes = Vec::new();
     let total = (parts.len() * a.folds * a.repeats) as u64;
     let progress = crate::progress::Progress::new(total, "cross-validating");
-    let tick = progress.callback();
     for &p in &parts {
         match cross_validate(&ds, &feats, p, &opts) {
             Ok(r) => results.push(r),
@@ -197,7 +196,7 @@ pub fn run(a: &CvArgs) -> Result<()> {
             }
             Err(e) => return Err(e.into()),
         }
-        tick(a.folds * a.repeats);
+        progress.advance(a.folds * a.repeats);
     }
     progress.finish();
     if vi == plackett::infer::feature_fit::ViKind::Guo {

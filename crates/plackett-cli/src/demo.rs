@@ -107,13 +107,9 @@ pub fn run(a: &DemoArgs) -> Result<()> {
             &ds,
             &GibbsOptions {
                 prior: prior.clone(),
-                samples: 1000,
-                burn_in: 300,
-                thin: 1,
-                chains: 4,
-                seed: a.seed,
+                mcmc: plackett::infer::mcmc::McmcSettings::new(1000, 300, 4, a.seed),
                 rescale: true,
-                progress: None,
+                observer: None,
             },
         )?;
         cols.push(bayes_column("Gibbs", &g, n));
@@ -135,10 +131,10 @@ pub fn run(a: &DemoArgs) -> Result<()> {
             &ds,
             &VbOptions {
                 prior,
-                tol: 1e-10,
-                max_iter: 100_000,
+                iter: plackett::numerics::fixed_point::IterSettings::new(1e-10, 100_000),
                 draws: 4000,
                 seed: a.seed,
+                observer: None,
             },
         )?;
         cols.push(bayes_column("VB", &v, n));

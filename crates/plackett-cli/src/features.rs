@@ -110,7 +110,7 @@ pub fn fit(a: &FitArgs, ds: &Dataset, gauge: &Gauge) -> Result<FeatureOutcome> {
             eta,
             vi,
             tol: a.tol.unwrap_or(1e-10),
-            max_iter: a.max_iter.unwrap_or(0),
+            max_iter: a.max_iter,
             seed: a.seed,
         },
     )?;

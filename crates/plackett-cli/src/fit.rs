@@ -345,7 +345,7 @@ fn check_options(a: &FitArgs, explicit: &[String]) -> Result<()> {
     }
     // Values: the library's FitSpec checks them; its parameter names are
     // the flags' with '_' for '-'.
-    spec_of(a, Gauge::MeanCentred).check().map_err(flag_error)?;
+    spec_of(a, Gauge::MeanCentred).check()?;
     Ok(())
 }
 
@@ -382,17 +382,7 @@ fn spec_of(a: &FitArgs, gauge: Gauge) -> FitSpec {
         chains: a.chains,
         draws: a.draws,
         seed: a.seed,
-        progress: None,
-    }
-}
-
-/// A library parameter error in the CLI's words: `tol` → `--tol`.
-fn flag_error(e: plackett::Error) -> anyhow::Error {
-    match e {
-        plackett::Error::Option { name, msg } => {
-            anyhow::anyhow!("invalid option --{}: {msg}", name.replace('_', "-"))
-        }
-        other => other.into(),
+        observer: None,
     }
 }
 
@@ -408,7 +398,7 @@ fn fit_engine(
     let progress = (spec.engine == EngineKind::Gibbs).then(|| {
         crate::progress::Progress::new((a.burn_in + a.samples) as u64 * a.chains as u64, "sampling")
     });
-    spec.progress = progress.as_ref().map(|p| p.callback());
+    spec.observer = progress.as_ref().map(|p| p.observer());
     let r = spec.run(ds);
     if let Some(p) = progress {
         p.finish();
@@ -466,6 +456,10 @@ pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
             r
         }
     };
+    // Library notes name parameters (`burn_in`); spell them as flags.
+    for n in &mut report.notes {
+        *n = plackett::error::render_params(n, plackett::error::ParamStyle::Cli);
+    }
     let names = ds.items().names();
     // What the extras (comparisons, rank marginals, report) are computed from.
     let source: std::borrow::Cow<'_, plackett::posterior::Draws> = match &post {

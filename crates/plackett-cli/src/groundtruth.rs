@@ -335,7 +335,6 @@ pub fn run_aggregate(a: &AggregateArgs) -> Result<()> {
     };
     let plot = plot_cases(c, &cases)?;
     let progress = crate::progress::Progress::new(cases.len() as u64, "cases");
-    let cb = progress.callback();
     let res = run(
         &sel,
         &cases,
@@ -343,7 +342,7 @@ pub fn run_aggregate(a: &AggregateArgs) -> Result<()> {
         risks.as_deref(),
         &Predictions::None,
         &plot,
-        Some(&|k| cb(k)),
+        Some(&progress.observer()),
     );
     progress.finish();
     let res = res?;
@@ -596,7 +595,6 @@ pub fn run_evaluate(a: &EvaluateArgs) -> Result<()> {
     };
     let progress =
         crate::progress::Progress::new((cases.len() * rels.len() * units) as u64, "cases");
-    let cb = progress.callback();
     for r in &rels {
         let m = method(c, *r, sel.n_classes)?;
         let cfg = RunConfig {
@@ -614,7 +612,7 @@ pub fn run_evaluate(a: &EvaluateArgs) -> Result<()> {
             risks.as_deref(),
             &preds,
             &plot,
-            Some(&|k| cb(k)),
+            Some(&progress.observer()),
         );
         runs.push((*r, m, res?));
     }

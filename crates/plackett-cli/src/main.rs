@@ -71,6 +71,8 @@ fn explicit(m: &clap::ArgMatches, name: &str) -> Vec<String> {
         .unwrap_or_default()
 }
 
+use plackett::error::{ParamStyle, render_params};
+
 fn main() {
     let matches = Cli::command().get_matches();
     let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
@@ -85,7 +87,9 @@ fn main() {
     };
     if let Err(e) = result {
         // One line, then status 2 (bad input, or an estimate that does not exist).
-        let msg = format!("{e:#}").replace('\n', " ");
+        // The library names its parameters (`prior_shape`); spell them as
+        // flags (--prior-shape).
+        let msg = render_params(&format!("{e:#}").replace('\n', " "), ParamStyle::Cli);
         eprintln!("error: {msg}");
         std::process::exit(2);
     }

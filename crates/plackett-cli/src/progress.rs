@@ -2,7 +2,9 @@
 //! second and only when standard error is a terminal.
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use plackett::observer::{Observer, SharedObserver};
 use std::io::IsTerminal;
+use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -36,28 +38,14 @@ impl Progress {
         }
     }
 
-    /// Callback for the library: add `k` finished units.
-    pub fn callback(&self) -> Arc<dyn Fn(usize) + Send + Sync> {
-        let inner = self.inner.clone();
-        Arc::new(move |k| {
-            let done = inner.done.fetch_add(k as u64, Ordering::Relaxed) + k as u64;
-            if !inner.enabled || inner.start.elapsed().as_millis() < 1000 {
-                return;
-            }
-            let mut g = inner.bar.lock().expect("progress lock");
-            let bar = g.get_or_insert_with(|| {
-                let b =
-                    ProgressBar::with_draw_target(Some(inner.total), ProgressDrawTarget::stderr());
-                b.set_style(
-                    ProgressStyle::with_template("{msg} [{bar:40}] {pos}/{len} ({eta} left)")
-                        .expect("template")
-                        .progress_chars("=> "),
-                );
-                b.set_message(inner.label);
-                b
-            });
-            bar.set_position(done.min(inner.total));
-        })
+    /// The bar as the library's observer: `advance(k)` adds `k` units.
+    pub fn observer(&self) -> SharedObserver {
+        self.inner.clone()
+    }
+
+    /// Add `k` finished units.
+    pub fn advance(&self, k: usize) {
+        let _ = self.inner.advance(k);
     }
 
     /// Remove the bar.
@@ -65,5 +53,27 @@ impl Progress {
         if let Some(b) = self.inner.bar.lock().expect("progress lock").take() {
             b.finish_and_clear();
         }
+    }
+}
+
+impl Observer for Inner {
+    fn advance(&self, k: usize) -> ControlFlow<()> {
+        let done = self.done.fetch_add(k as u64, Ordering::Relaxed) + k as u64;
+        if !self.enabled || self.start.elapsed().as_millis() < 1000 {
+            return ControlFlow::Continue(());
+        }
+        let mut g = self.bar.lock().expect("progress lock");
+        let bar = g.get_or_insert_with(|| {
+            let b = ProgressBar::with_draw_target(Some(self.total), ProgressDrawTarget::stderr());
+            b.set_style(
+                ProgressStyle::with_template("{msg} [{bar:40}] {pos}/{len} ({eta} left)")
+                    .expect("template")
+                    .progress_chars("=> "),
+            );
+            b.set_message(self.label);
+            b
+        });
+        bar.set_position(done.min(self.total));
+        ControlFlow::Continue(())
     }
 }

@@ -16,9 +16,18 @@ use pyo3::exceptions::{PyKeyError, PyValueError};
 use pyo3::prelude::*;
 
 /// A library error as a Python exception: bad input or options are
-/// `ValueError` (the CLI's exit status 2), with the same one-line message.
+/// `ValueError` (the CLI's exit status 2) with the CLI's one-line message,
+/// parameters spelled as keyword arguments (`prior_shape`,
+/// `engine="gibbs"`), a file that cannot be read included (the brief's
+/// one exception class for bad input); a run stopped by Ctrl-C is
+/// `KeyboardInterrupt`.
 fn err(e: plackett::Error) -> PyErr {
-    PyValueError::new_err(e.to_string())
+    use plackett::error::{ParamStyle, render_params};
+    let msg = render_params(&e.to_string(), ParamStyle::Python);
+    match e {
+        plackett::Error::Cancelled => pyo3::exceptions::PyKeyboardInterrupt::new_err(msg),
+        _ => PyValueError::new_err(msg),
+    }
 }
 
 /// A dataset read by one of the library's readers.
@@ -463,7 +472,7 @@ fn fit(
         chains,
         draws,
         seed,
-        progress: None,
+        observer: None,
     };
     // Long fits release the GIL; Ctrl-C is seen when they return.
     let post = py.detach(|| spec.run(ds)).map_err(err)?;

@@ -128,7 +128,10 @@ fn classifier_gibbs_wine(c: &mut Criterion) {
             gibbs(
                 black_box(&data),
                 &GibbsOptions {
-                    chains: 1,
+                    mcmc: plackett::infer::mcmc::McmcSettings {
+                        chains: 1,
+                        ..GibbsOptions::default().mcmc
+                    },
                     ..Default::default()
                 },
             )

@@ -55,10 +55,11 @@ fn main() {
         &ds,
         &vec![0.0; n],
         &MmOptions {
-            tol: 1e-8,
+            iter: plackett::numerics::fixed_point::IterSettings::new(1e-8, 100_000),
             ..Default::default()
         },
-    );
+    )
+    .expect("MM runs");
     let secs = t.elapsed().as_secs_f64();
     println!(
         "MM+SQUAREM: converged = {} after {} sweeps in {:.2} s ({:.3} s per sweep); score max-norm {:.2e}",

@@ -32,11 +32,11 @@ fn main() {
         &MmOptions {
             prior: Prior::Flat,
             fixed: None,
-            max_iter: 100_000,
-            tol: 1e-10,
-            accelerate: true,
+            iter: plackett::numerics::fixed_point::IterSettings::new(1e-10, 100_000),
+            observer: None,
         },
-    );
+    )
+    .expect("MM runs");
     println!(
         "mm+squarem ({} sweeps): {:.1} ms",
         r.sweeps,

@@ -44,7 +44,7 @@ fn main() {
         e.iterations
     );
     let t = Instant::now();
-    let m = fit_regression(&p.data, &p.features, eta, 1e-10, 0).unwrap();
+    let m = fit_regression(&p.data, &p.features, eta, 1e-10, None).unwrap();
     println!(
         "MAP: {:.3} s, {} iterations",
         t.elapsed().as_secs_f64(),

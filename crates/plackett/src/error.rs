@@ -38,18 +38,28 @@ pub enum Error {
     /// Invalid data built in memory (no file context).
     #[error("invalid data: {0}")]
     Data(String),
-    /// An option or parameter out of its domain.
-    #[error("invalid option {name}: {msg}")]
-    Option {
-        /// The option (as the front end spells it).
-        name: String,
+    /// A parameter out of its domain. `param` is the library's name for it
+    /// (`prior_shape`, `tol`); front ends map it to their own spelling
+    /// (`--prior-shape` in the CLI) with [`render_params`].
+    #[error("invalid option `{param}`: {msg}")]
+    InvalidParam {
+        /// The parameter, as the library's settings name it.
+        param: String,
         /// What is wrong with its value.
         msg: String,
     },
     /// The requested estimate does not exist for this data (e.g. MLE on a
-    /// comparison graph that is not strongly connected).
-    #[error("{0}")]
-    NotIdentifiable(String),
+    /// comparison graph that is not strongly connected). `never_win` and
+    /// `never_lose` name the items responsible, when that is the reason.
+    #[error("{msg}")]
+    NotIdentifiable {
+        /// The explanation and remedy.
+        msg: String,
+        /// Items that never beat anyone.
+        never_win: Vec<String>,
+        /// Items that never lost to anyone.
+        never_lose: Vec<String>,
+    },
     /// A numerical failure (non-finite value, improper cavity, singular
     /// information matrix) with what to try instead.
     #[error("numerical failure: {0}")]
@@ -58,13 +68,17 @@ pub enum Error {
     #[error("not supported: {0}")]
     Unsupported(String),
     /// I/O failure on a named file.
-    #[error("{file}: {msg}")]
+    #[error("{path}: {source}")]
     Io {
         /// The file.
-        file: String,
-        /// The operating system's message.
-        msg: String,
+        path: String,
+        /// The operating system's error.
+        #[source]
+        source: std::io::Error,
     },
+    /// An observer (Ctrl-C, a cancelled task) stopped the run.
+    #[error("cancelled")]
+    Cancelled,
 }
 
 /// Longest message kept whole: a message quoting user data (a 10 MB item
@@ -96,14 +110,113 @@ impl Error {
         }
     }
 
-    /// Error in an option value.
-    pub fn option(name: &str, msg: impl Into<String>) -> Self {
-        Error::Option {
-            name: name.to_string(),
+    /// A parameter out of its domain (`param` as the library names it).
+    pub fn param(param: &str, msg: impl Into<String>) -> Self {
+        Error::InvalidParam {
+            param: param.to_string(),
             msg: cap(msg.into()),
+        }
+    }
+
+    /// An estimate that does not exist, for a reason other than items that
+    /// never win or never lose.
+    pub fn not_identifiable(msg: impl Into<String>) -> Self {
+        Error::NotIdentifiable {
+            msg: cap(msg.into()),
+            never_win: Vec::new(),
+            never_lose: Vec::new(),
+        }
+    }
+
+    /// An I/O failure on `path`.
+    pub fn io(path: &str, source: std::io::Error) -> Self {
+        Error::Io {
+            path: cap(path.to_string()),
+            source,
         }
     }
 }
 
 /// Library result type.
 pub type Result<T> = std::result::Result<T, Error>;
+
+/// How a front end spells the library's parameters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ParamStyle {
+    /// `--prior-shape`, `--engine gibbs`.
+    Cli,
+    /// `prior_shape`, `engine="gibbs"`.
+    Python,
+}
+
+/// Library messages name parameters in backticks: `` `prior_shape` `` or,
+/// with a value, `` `engine=gibbs` ``. This turns them into a front end's
+/// spelling, so that one message serves the CLI and Python alike.
+pub fn render_params(text: &str, style: ParamStyle) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find('`') {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 1..];
+        let Some(j) = after.find('`') else {
+            out.push_str(&rest[i..]);
+            return out;
+        };
+        let inner = &after[..j];
+        let (name, value) = match inner.split_once('=') {
+            Some((n, v)) => (n, Some(v)),
+            None => (inner, None),
+        };
+        let is_name = !name.is_empty()
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_');
+        if !is_name {
+            out.push('`');
+            out.push_str(inner);
+            out.push('`');
+        } else {
+            match (style, value) {
+                (ParamStyle::Cli, None) => {
+                    out.push_str("--");
+                    out.push_str(&name.replace('_', "-"));
+                }
+                (ParamStyle::Cli, Some(v)) => {
+                    out.push_str("--");
+                    out.push_str(&name.replace('_', "-"));
+                    out.push(' ');
+                    out.push_str(v);
+                }
+                (ParamStyle::Python, None) => out.push_str(name),
+                (ParamStyle::Python, Some(v)) => {
+                    out.push_str(name);
+                    out.push_str("=\"");
+                    out.push_str(v);
+                    out.push('"');
+                }
+            }
+        }
+        rest = &after[j + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parameters_are_spelled_per_front_end() {
+        let m = "use `engine=gibbs` or raise `prior_shape`; keep `x y`";
+        assert_eq!(
+            render_params(m, ParamStyle::Cli),
+            "use --engine gibbs or raise --prior-shape; keep `x y`"
+        );
+        assert_eq!(
+            render_params(m, ParamStyle::Python),
+            "use engine=\"gibbs\" or raise prior_shape; keep `x y`"
+        );
+        assert_eq!(render_params("a ` b", ParamStyle::Cli), "a ` b");
+    }
+}

@@ -37,6 +37,7 @@ pub mod infer;
 pub mod io;
 pub mod model;
 pub mod numerics;
+pub mod observer;
 pub mod posterior;
 pub mod report;
 pub mod stats;

@@ -59,23 +59,19 @@ fn gibbs_opts(
 ) -> GibbsOptions {
     GibbsOptions {
         prior: GammaPrior::iid(n, a, b).unwrap(),
-        samples,
-        burn_in: burn,
-        thin: 1,
-        chains,
-        seed,
+        mcmc: plackett::infer::mcmc::McmcSettings::new(samples, burn, chains, seed),
         rescale: true,
-        progress: None,
+        observer: None,
     }
 }
 
 fn vb_opts(n: usize, a: f64, b: f64) -> VbOptions {
     VbOptions {
         prior: GammaPrior::iid(n, a, b).unwrap(),
-        tol: 1e-12,
-        max_iter: 100_000,
+        iter: plackett::numerics::fixed_point::IterSettings::new(1e-12, 100_000),
         draws: 2000,
         seed: 1,
+        observer: None,
     }
 }
 
@@ -379,7 +375,7 @@ fn sbc(design: Design, ties: bool, reps: usize, seed: u64, engine: SbcEngine) ->
         let f = match engine {
             SbcEngine::Gibbs => {
                 let mut o = gibbs_opts(n, a, b, l, 100, 1, 1000 + r as u64);
-                o.thin = 4;
+                o.mcmc.thin = 4;
                 gibbs(&d, &o).unwrap()
             }
             SbcEngine::Ep => {

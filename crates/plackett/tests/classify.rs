@@ -14,6 +14,7 @@ use plackett::classify::path::regularisation_path;
 use plackett::classify::read_table;
 use plackett::classify::vb::{VbOptions, vb};
 use plackett::infer::rng::stream;
+use plackett::numerics::fixed_point::IterSettings;
 use rand::RngExt;
 use rand_distr::{Distribution, Gamma, StandardNormal};
 use rayon::prelude::*;
@@ -93,7 +94,10 @@ fn em_is_monotone_and_squarem_reaches_the_plain_fixed_point() {
             &data,
             &EmOptions {
                 a,
-                accelerate: false,
+                iter: IterSettings {
+                    accelerate: false,
+                    ..EmOptions::default().iter
+                },
                 ..Default::default()
             },
             None,
@@ -222,8 +226,11 @@ fn vb_free_energy_never_decreases() {
                     &VbOptions {
                         a: 0.5,
                         learn_a,
-                        accelerate,
-                        max_iter: 4000,
+                        iter: IterSettings {
+                            accelerate,
+                            max_iter: 4000,
+                            ..VbOptions::default().iter
+                        },
                         ..Default::default()
                     },
                 )
@@ -274,10 +281,7 @@ fn gibbs_and_vb_means_agree_on_iris() {
             &data,
             &GibbsOptions {
                 a: Shape::Fixed(a),
-                samples: 4000,
-                burn_in: 2000,
-                chains: 2,
-                seed: 5,
+                mcmc: plackett::infer::mcmc::McmcSettings::new(4000, 2000, 2, 5),
                 ..Default::default()
             },
         )
@@ -330,10 +334,7 @@ fn gibbs_sbc() {
                 &data,
                 &GibbsOptions {
                     a: Shape::Fixed(a),
-                    samples: draws * thin,
-                    burn_in: 200,
-                    chains: 1,
-                    seed: r as u64,
+                    mcmc: plackett::infer::mcmc::McmcSettings::new(draws * thin, 200, 1, r as u64),
                     ..Default::default()
                 },
             )

@@ -20,7 +20,7 @@ fn salad_regression_mle() {
     .unwrap();
     let text = std::fs::read_to_string(path(&dir, "salad/features.csv")).unwrap();
     let f = read_features("features.csv", &text, ds.items(), false).unwrap();
-    let r = fit_regression(&ds, &f, 0.0, 1e-10, 0).unwrap();
+    let r = fit_regression(&ds, &f, 0.0, 1e-10, None).unwrap();
     assert!(r.converged);
     let se = r.se.clone().unwrap();
     eprintln!("beta {:?} se {:?} deviance {}", r.beta, se, r.deviance());
@@ -31,7 +31,7 @@ fn salad_regression_mle() {
     assert!((r.deviance() - 152.905).abs() < 1e-3);
     // Standardisation changes the working scale, not the MLE on the original scale.
     let fs = read_features("features.csv", &text, ds.items(), true).unwrap();
-    let rs = fit_regression(&ds, &fs, 0.0, 1e-10, 0).unwrap();
+    let rs = fit_regression(&ds, &fs, 0.0, 1e-10, None).unwrap();
     for (k, s) in se.iter().enumerate() {
         assert!((rs.beta[k] - r.beta[k]).abs() < 1e-7);
         assert!((rs.se.as_ref().unwrap()[k] - s).abs() < 1e-7);
@@ -214,7 +214,7 @@ fn bound_never_decreases_and_exact_vi_near_map() {
         let ex = vi_exact(ds, f, &ExactViOptions::default()).unwrap();
         assert!(ex.converged, "{name}");
         assert!(monotone(&ex.elbo), "{name}: exact bound decreased");
-        let map = fit_regression(ds, f, 1.0, 1e-10, 0).unwrap();
+        let map = fit_regression(ds, f, 1.0, 1e-10, None).unwrap();
         let gap = |mu: &DVector<f64>, cov: &DMatrix<f64>| {
             (0..d)
                 .map(|j| (mu[j] - map.beta_work[j]).abs() / cov[(j, j)].sqrt())
@@ -322,7 +322,7 @@ fn variational_posteriors_against_random_walk_metropolis() {
             let theta: Vec<f64> = (&f.x * b).iter().copied().collect();
             log_likelihood(ds, &theta, Scope::All) - 0.5 * eta * b.norm_squared()
         };
-        let map = fit_regression(ds, f, eta, 1e-10, 0).unwrap();
+        let map = fit_regression(ds, f, eta, 1e-10, None).unwrap();
         let lap = map.cov_work.clone().unwrap();
         let chol = lap.cholesky().unwrap().l() * (2.38 / (d as f64).sqrt());
         let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed);

@@ -9,13 +9,9 @@ use plackett::model::subsets::SubsetTables;
 fn opts(n: usize, shape: f64, rate: f64, samples: usize, chains: usize, seed: u64) -> GibbsOptions {
     GibbsOptions {
         prior: GammaPrior::iid(n, shape, rate).unwrap(),
-        samples,
-        burn_in: 500,
-        thin: 1,
-        chains,
-        seed,
+        mcmc: plackett::infer::mcmc::McmcSettings::new(samples, 500, chains, seed),
         rescale: true,
-        progress: None,
+        observer: None,
     }
 }
 

@@ -124,10 +124,11 @@ fn exclude_drops_and_counts() {
     assert_eq!(e.n_obs(), 1, "[2,1] and [1,0] lose all information");
     assert_eq!(e.dropped(), 2);
     assert!(
-        d.exclude(&["9".to_string()])
-            .unwrap_err()
-            .to_string()
-            .contains("--exclude")
+        plackett::error::render_params(
+            &d.exclude(&["9".to_string()]).unwrap_err().to_string(),
+            plackett::error::ParamStyle::Cli
+        )
+        .contains("--exclude")
     );
 }
 

@@ -333,10 +333,10 @@ fn bayesian_engines_refuse_tie_events() {
         &d,
         &plackett::infer::vb::VbOptions {
             prior: prior.clone(),
-            tol: 1e-9,
-            max_iter: 100,
+            iter: plackett::numerics::fixed_point::IterSettings::new(1e-9, 100),
             draws: 10,
             seed: 1,
+            observer: None,
         },
     )
     .unwrap_err()

@@ -67,13 +67,13 @@ pub fn cross_validate(
     opts: &CvOptions,
 ) -> Result<Vec<SplitResult>> {
     if !(opts.test_fraction > 0.0 && opts.test_fraction < 1.0) {
-        return Err(Error::option(
-            "--test-fraction",
+        return Err(Error::param(
+            "test_fraction",
             format!("must be in (0, 1), got {}", opts.test_fraction),
         ));
     }
     if opts.splits == 0 {
-        return Err(Error::option("--splits", "need at least one split"));
+        return Err(Error::param("splits", "need at least one split"));
     }
     let labels = t
         .labels

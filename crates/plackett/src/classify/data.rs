@@ -46,7 +46,7 @@ pub fn read_table(path: &str, text: &str, class_col: &str, require_class: bool) 
             path,
             Some(1),
             format!(
-                "no class column {class_col:?} (columns: {}); set --class-col",
+                "no class column {class_col:?} (columns: {}); set `class_col`",
                 headers.join(", ")
             ),
         ));

@@ -25,22 +25,22 @@
 
 use super::data::ClassData;
 use crate::error::{Error, Result};
-use crate::numerics::squarem;
+use crate::numerics::fixed_point::{Executor, IterSettings, Iterate, MonotoneMap};
+use crate::observer::SharedObserver;
 
 /// Settings.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct EmOptions {
     /// Gamma prior shape.
     pub a: f64,
     /// Gamma prior rate (sets the scale only; predictions do not depend on it).
     pub b: f64,
     /// Stop when the largest change of a weight, relative to the largest
-    /// weight, is below this.
-    pub tol: f64,
-    /// Iteration cap (EM maps).
-    pub max_iter: usize,
-    /// SQUAREM acceleration (same fixed point, monotone).
-    pub accelerate: bool,
+    /// weight, is at most `iter.tol`; `iter.max_iter` caps the EM maps;
+    /// SQUAREM when `iter.accelerate` (same fixed point, monotone).
+    pub iter: IterSettings,
+    /// Progress and cancellation.
+    pub observer: Option<SharedObserver>,
 }
 
 impl Default for EmOptions {
@@ -48,9 +48,8 @@ impl Default for EmOptions {
         EmOptions {
             a: 1.0,
             b: 1.0,
-            tol: 1e-9,
-            max_iter: 50_000,
-            accelerate: true,
+            iter: IterSettings::new(1e-9, 50_000),
+            observer: None,
         }
     }
 }
@@ -210,8 +209,8 @@ fn em_map(data: &ClassData, a: f64, lam: &[f64]) -> Result<Step> {
     }
     for cl in 0..k {
         if c[cl * p..(cl + 1) * p].iter().all(|&v| v == 0.0) {
-            return Err(Error::NotIdentifiable(format!(
-                "with a = {a} every weight of class {} is set to zero (too few rows of that class for this much sparsity); use a larger --a",
+            return Err(Error::not_identifiable(format!(
+                "with a = {a} every weight of class {} is set to zero (too few rows of that class for this much sparsity); use a larger `a`",
                 cl + 1
             )));
         }
@@ -251,113 +250,114 @@ fn rel_change(x: &[f64], y: &[f64]) -> f64 {
         / mx
 }
 
+/// The EM map as a [`MonotoneMap`] on the normalised weights.
+struct EmMap<'a> {
+    data: &'a ClassData,
+    a: f64,
+    /// Objective of the previous evaluation (the "last bit" rule).
+    prev: Option<f64>,
+}
+
+impl MonotoneMap for EmMap<'_> {
+    fn eval(&mut self, lam: &[f64]) -> Result<Iterate> {
+        let step = em_map(self.data, self.a, lam)?;
+        let mut gap = rel_change(&step.next, lam);
+        // Converged to the last bit in the objective: the weights cannot
+        // move further at this precision; accept them at √tol.
+        if self.prev == Some(step.objective) {
+            gap = gap * gap;
+        }
+        self.prev = Some(step.objective);
+        Ok(Iterate {
+            next: step.next,
+            objective: step.objective,
+            gap: Some(gap),
+            regular: !step.dropped,
+        })
+    }
+
+    /// Log-weights on the support (zeros stay zero: coordinate 0, equal in
+    /// every iterate of one extrapolation, which never spans a support change).
+    fn to_coords(&self, lam: &[f64]) -> Vec<f64> {
+        lam.iter()
+            .map(|&v| if v > 0.0 { v.ln() } else { 0.0 })
+            .collect()
+    }
+
+    fn coords_to_point(&self, c: Vec<f64>, like: &[f64]) -> Option<Vec<f64>> {
+        let mx = c
+            .iter()
+            .zip(like)
+            .filter(|(_, l)| **l > 0.0)
+            .map(|(c, _)| *c)
+            .fold(f64::NEG_INFINITY, f64::max);
+        let mut pe: Vec<f64> = c
+            .iter()
+            .zip(like)
+            .map(|(c, l)| if *l > 0.0 { (c - mx).exp() } else { 0.0 })
+            .collect();
+        let tot: f64 = pe.iter().sum();
+        pe.iter_mut().for_each(|v| *v /= tot);
+        // An extrapolation that underflows a weight would change the support.
+        pe.iter()
+            .zip(like)
+            .all(|(x, l)| (*x > 0.0) == (*l > 0.0))
+            .then_some(pe)
+    }
+}
+
 /// Run EM from `init` (default: uniform weights); the result is normalised.
 ///
-/// The iteration is accelerated with SQUAREM in log-weight coordinates on
-/// the current support ([`crate::numerics::squarem`]); an extrapolated
-/// point is kept only if it changes no support and its objective is at
-/// least that of two plain EM steps, so `objective` stays non-decreasing
-/// between support changes and the fixed point is the plain EM one.
+/// The iteration runs on the shared fixed-point executor
+/// ([`crate::numerics::fixed_point`]), accelerated with SQUAREM in
+/// log-weight coordinates on the current support: an extrapolated point is
+/// kept only if it changes no support and its objective is at least that
+/// of the plain step, so `objective` stays non-decreasing between support
+/// changes and the fixed point is the plain EM one.
 pub fn em(data: &ClassData, opts: &EmOptions, init: Option<&[f64]>) -> Result<EmFit> {
     if !(opts.a.is_finite() && opts.a > 0.0) {
-        return Err(Error::option(
-            "--a",
+        return Err(Error::param(
+            "a",
             format!("the Gamma shape must be positive, got {}", opts.a),
         ));
     }
     if !(opts.b.is_finite() && opts.b > 0.0) {
-        return Err(Error::option(
-            "--b",
+        return Err(Error::param(
+            "b",
             format!("the Gamma rate must be positive, got {}", opts.b),
         ));
     }
     let m = data.k * data.p;
-    let a = opts.a;
-    let mut cur: Vec<f64> = match init {
+    let start: Vec<f64> = match init {
         Some(v) => {
             let s: f64 = v.iter().sum();
             v.iter().map(|x| x / s).collect()
         }
         None => vec![1.0 / m as f64; m],
     };
-    let mut step = em_map(data, a, &cur)?;
-    let mut objective = vec![step.objective];
-    let mut support_changes = Vec::new();
-    let mut converged = false;
-    let mut it = 0;
-    let logs = |x: &[f64]| -> Vec<f64> {
-        x.iter()
-            .map(|&v| if v > 0.0 { v.ln() } else { f64::NEG_INFINITY })
-            .collect()
+    let mut map = EmMap {
+        data,
+        a: opts.a,
+        prev: None,
     };
-    while it < opts.max_iter {
-        if !step.dropped && rel_change(&step.next, &cur) <= opts.tol {
-            converged = true;
-            cur = step.next;
-            objective.push(log_posterior(data, &cur, a, opts.b));
-            break;
-        }
-        let p1 = std::mem::take(&mut step.next);
-        let dropped1 = step.dropped;
-        let s1 = em_map(data, a, &p1)?;
-        it += 1;
-        let mut accepted = None;
-        if opts.accelerate && !dropped1 && !s1.dropped {
-            // Extrapolate ln λ̄ over the support (zeros stay zero).
-            let (l0, l1, l2) = (logs(&cur), logs(&p1), logs(&s1.next));
-            let sup: Vec<usize> = (0..m).filter(|&q| cur[q] > 0.0).collect();
-            let pick = |l: &[f64]| -> Vec<f64> { sup.iter().map(|&q| l[q]).collect() };
-            if let Some(e) = squarem::extrapolate(&pick(&l0), &pick(&l1), &pick(&l2)) {
-                let mx = e.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-                let mut pe = vec![0.0; m];
-                for (&q, &v) in sup.iter().zip(&e) {
-                    pe[q] = (v - mx).exp();
-                }
-                let tot: f64 = pe.iter().sum();
-                pe.iter_mut().for_each(|v| *v /= tot);
-                if pe.iter().zip(&cur).all(|(x, c)| (*x > 0.0) == (*c > 0.0)) {
-                    let se = em_map(data, a, &pe)?; // stabilising step
-                    if !se.dropped {
-                        let ss = em_map(data, a, &se.next)?;
-                        let s2 = em_map(data, a, &s1.next)?;
-                        it += 2;
-                        if ss.objective.is_finite() && ss.objective >= s2.objective {
-                            accepted = Some((se.next, ss));
-                        } else {
-                            accepted = Some((s1.next.clone(), s2));
-                        }
-                    }
-                }
-            }
-        }
-        if dropped1 {
-            support_changes.push(objective.len());
-        }
-        match accepted {
-            Some((p, s)) => {
-                objective.push(s1.objective);
-                cur = p;
-                step = s;
-            }
-            None => {
-                cur = p1;
-                step = s1;
-            }
-        }
-        objective.push(step.objective);
-        if objective.len() >= 2 && objective[objective.len() - 2] == step.objective && !dropped1 {
-            // Converged to the last bit in the objective.
-            converged = rel_change(&step.next, &cur) <= opts.tol.sqrt();
-            if converged {
-                break;
-            }
-        }
-    }
+    let out = Executor::new(opts.iter)
+        .observer(opts.observer.clone())
+        .run(&mut map, start)?;
+    let converged = out.converged();
+    let mut objective = out.trace;
+    // Report the converged image (one more EM map past the last check).
+    let lambda = if converged {
+        let l = out.last.next;
+        objective.push(log_posterior(data, &l, opts.a, opts.b));
+        l
+    } else {
+        out.x
+    };
     Ok(EmFit {
-        lambda: cur,
+        lambda,
         objective,
-        support_changes,
-        iterations: it,
+        support_changes: out.marks,
+        iterations: out.evaluations,
         converged,
     })
 }

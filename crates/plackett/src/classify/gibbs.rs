@@ -12,14 +12,15 @@
 
 use super::data::ClassData;
 use crate::error::{Error, Result};
+use crate::infer::mcmc::McmcSettings;
 use crate::infer::rng::stream;
 use crate::numerics::gamma::{exp_draw, ln_gamma_draw};
 use crate::numerics::special::ln_gamma;
+use crate::observer::{self, SharedObserver};
 use crate::posterior::diagnostics::{ScalarDiagnostics, diagnose, ess_geyer};
 use rand::RngExt;
 use rand_distr::{Distribution, StandardNormal};
 use rayon::prelude::*;
-use std::sync::Arc;
 
 /// Prior on the Gamma shape `a`.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -46,20 +47,12 @@ pub struct GibbsOptions {
     pub a: Shape,
     /// Rate of the Gamma prior.
     pub b: f64,
-    /// Kept draws per chain.
-    pub samples: usize,
-    /// Burn-in sweeps per chain.
-    pub burn_in: usize,
-    /// Keep every `thin`-th sweep.
-    pub thin: usize,
-    /// Chains.
-    pub chains: usize,
-    /// Seed.
-    pub seed: u64,
+    /// Draws, burn-in, thinning, chains, seed.
+    pub mcmc: McmcSettings,
     /// Total-mass move.
     pub rescale: bool,
-    /// Called with the number of sweeps done (progress bars).
-    pub progress: Option<Arc<dyn Fn(usize) + Send + Sync>>,
+    /// Told of finished sweeps (progress bars); may cancel the run.
+    pub observer: Option<SharedObserver>,
 }
 
 impl std::fmt::Debug for GibbsOptions {
@@ -67,11 +60,7 @@ impl std::fmt::Debug for GibbsOptions {
         f.debug_struct("GibbsOptions")
             .field("a", &self.a)
             .field("b", &self.b)
-            .field("samples", &self.samples)
-            .field("burn_in", &self.burn_in)
-            .field("thin", &self.thin)
-            .field("chains", &self.chains)
-            .field("seed", &self.seed)
+            .field("mcmc", &self.mcmc)
             .field("rescale", &self.rescale)
             .finish()
     }
@@ -82,13 +71,9 @@ impl Default for GibbsOptions {
         GibbsOptions {
             a: Shape::Sampled(1.0),
             b: 1.0,
-            samples: 5000,
-            burn_in: 5000,
-            thin: 1,
-            chains: 4,
-            seed: 1,
+            mcmc: McmcSettings::new(5000, 5000, 4, 1),
             rescale: true,
-            progress: None,
+            observer: None,
         }
     }
 }
@@ -194,10 +179,15 @@ fn log_target_a(a: f64, m: f64, b: f64, sum_ln: f64) -> f64 {
     m * (a * b.ln() - ln_gamma(a)) + (a - 1.0) * sum_ln
 }
 
-fn run_chain(data: &ClassData, opts: &GibbsOptions, chain: usize) -> (Vec<f64>, Vec<f64>, usize) {
+fn run_chain(
+    data: &ClassData,
+    opts: &GibbsOptions,
+    chain: usize,
+) -> Result<(Vec<f64>, Vec<f64>, usize)> {
+    let mc = &opts.mcmc;
     let (p, k, n) = (data.p, data.k, data.n);
     let m = k * p;
-    let mut rng = stream(opts.seed, &[0x434c_4153, chain as u64]);
+    let mut rng = stream(mc.seed, &[0x434c_4153, chain as u64]);
     let mut a = opts.a.value();
     // Start from a prior draw (over-dispersed across chains).
     let mut lnlam: Vec<f64> = (0..m)
@@ -208,9 +198,9 @@ fn run_chain(data: &ClassData, opts: &GibbsOptions, chain: usize) -> (Vec<f64>, 
     let mut cnt = vec![0.0; m];
     let mut t = vec![0.0; p];
     let mut cum = vec![0.0; p];
-    let total = opts.burn_in + opts.samples * opts.thin.max(1);
-    let mut draws = Vec::with_capacity(opts.samples * m);
-    let mut a_draws = Vec::with_capacity(opts.samples);
+    let total = mc.sweeps();
+    let mut draws = Vec::with_capacity(mc.samples * m);
+    let mut a_draws = Vec::with_capacity(mc.samples);
     let mut log_step = 0.5f64;
     let mut accepted = 0usize;
     for sweep in 0..total {
@@ -272,7 +262,7 @@ fn run_chain(data: &ClassData, opts: &GibbsOptions, chain: usize) -> (Vec<f64>, 
             if ok {
                 a = prop;
             }
-            if sweep < opts.burn_in {
+            if sweep < mc.burn_in {
                 // Robbins–Monro towards 44% acceptance, burn-in only.
                 let g = 1.0 / (1.0 + sweep as f64).sqrt();
                 log_step = (log_step.ln() + g * ((ok as u8 as f64) - 0.44))
@@ -282,47 +272,40 @@ fn run_chain(data: &ClassData, opts: &GibbsOptions, chain: usize) -> (Vec<f64>, 
                 accepted += 1;
             }
         }
-        if sweep >= opts.burn_in && (sweep - opts.burn_in).is_multiple_of(opts.thin.max(1)) {
+        if mc.keeps(sweep) {
             let ln_total = crate::numerics::log_sum_exp(&lnlam);
             draws.extend(lnlam.iter().map(|v| (v - ln_total).exp()));
             a_draws.push(a);
         }
-        if let Some(cb) = &opts.progress
-            && sweep % 256 == 255
-        {
-            cb(256);
+        if sweep % 256 == 255 {
+            observer::advance(opts.observer.as_ref(), 256)?;
         }
     }
-    (draws, a_draws, accepted)
+    Ok((draws, a_draws, accepted))
 }
 
 /// Run the sampler.
 pub fn gibbs(data: &ClassData, opts: &GibbsOptions) -> Result<GibbsFit> {
     let a0 = opts.a.value();
     if !(a0.is_finite() && a0 > 0.0) {
-        return Err(Error::option(
-            "--a",
+        return Err(Error::param(
+            "a",
             format!("the Gamma shape must be positive, got {a0}"),
         ));
     }
     if !(opts.b.is_finite() && opts.b > 0.0) {
-        return Err(Error::option(
-            "--b",
+        return Err(Error::param(
+            "b",
             format!("the Gamma rate must be positive, got {}", opts.b),
         ));
     }
-    if opts.chains == 0 || opts.samples == 0 {
-        return Err(Error::option(
-            "--samples",
-            "need at least one chain and one kept draw",
-        ));
-    }
-    let out: Vec<(Vec<f64>, Vec<f64>, usize)> = (0..opts.chains)
+    let mc = opts.mcmc.check()?;
+    let out: Vec<(Vec<f64>, Vec<f64>, usize)> = (0..mc.chains)
         .into_par_iter()
         .map(|c| run_chain(data, opts, c))
-        .collect();
+        .collect::<Result<_>>()?;
     let m = data.k * data.p;
-    let per = opts.samples;
+    let per = mc.samples;
     let diagnostics = (0..m)
         .map(|q| {
             let chains: Vec<Vec<f64>> = out
@@ -333,8 +316,7 @@ pub fn gibbs(data: &ClassData, opts: &GibbsOptions) -> Result<GibbsFit> {
         })
         .collect();
     let a_acceptance = matches!(opts.a, Shape::Sampled(_)).then(|| {
-        out.iter().map(|o| o.2).sum::<usize>() as f64
-            / (per * opts.thin.max(1) * opts.chains) as f64
+        out.iter().map(|o| o.2).sum::<usize>() as f64 / (per * mc.thin.max(1) * mc.chains) as f64
     });
     Ok(GibbsFit {
         k: data.k,

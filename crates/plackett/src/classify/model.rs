@@ -7,10 +7,11 @@ use super::em::{EmFit, EmOptions, em};
 use super::gibbs::{GibbsFit, GibbsOptions, Shape, gibbs};
 use super::vb::{VbFit, VbOptions, vb};
 use crate::error::{Error, Result};
+use crate::infer::mcmc::McmcSettings;
 use crate::infer::rng::stream;
 use crate::numerics::gamma::ln_gamma_draw;
+use crate::observer::SharedObserver;
 use serde::{Deserialize, Serialize};
-use std::sync::Arc;
 
 /// Inference engine.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -31,8 +32,8 @@ impl Engine {
             "em" => Ok(Engine::Em),
             "gibbs" => Ok(Engine::Gibbs),
             "vb" => Ok(Engine::Vb),
-            other => Err(Error::option(
-                "--engine",
+            other => Err(Error::param(
+                "engine",
                 format!("expected em, gibbs or vb, got {other:?}"),
             )),
         }
@@ -209,8 +210,8 @@ pub struct FitOptions {
     pub seed: u64,
     /// Gibbs: draws stored in the model file.
     pub keep_draws: usize,
-    /// Progress callback (Gibbs sweeps).
-    pub progress: Option<Arc<dyn Fn(usize) + Send + Sync>>,
+    /// Told of progress (Gibbs sweeps, EM/VB iterations); may cancel.
+    pub observer: Option<SharedObserver>,
 }
 
 impl Default for FitOptions {
@@ -226,7 +227,7 @@ impl Default for FitOptions {
             rescale: true,
             seed: 1,
             keep_draws: 1000,
-            progress: None,
+            observer: None,
         }
     }
 }
@@ -315,6 +316,7 @@ pub fn fit(
                 &EmOptions {
                     a: opts.a.unwrap_or(1.0),
                     b: opts.b,
+                    observer: opts.observer.clone(),
                     ..Default::default()
                 },
                 None,
@@ -331,13 +333,9 @@ pub fn fit(
                         None => Shape::Sampled(1.0),
                     },
                     b: opts.b,
-                    samples: opts.samples,
-                    burn_in: opts.burn_in,
-                    thin: 1,
-                    chains: opts.chains,
-                    seed: opts.seed,
+                    mcmc: McmcSettings::new(opts.samples, opts.burn_in, opts.chains, opts.seed),
                     rescale: opts.rescale,
-                    progress: opts.progress.clone(),
+                    observer: opts.observer.clone(),
                 },
             )?;
             model.weights = rows_of(&f.mean());
@@ -357,6 +355,7 @@ pub fn fit(
                     a: opts.a.unwrap_or(1.0),
                     b: opts.b,
                     learn_a: opts.a.is_none(),
+                    observer: opts.observer.clone(),
                     ..Default::default()
                 },
             )?;

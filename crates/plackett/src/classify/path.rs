@@ -9,6 +9,7 @@ use super::gibbs::{GibbsOptions, Shape, gibbs};
 use super::model::Engine;
 use super::vb::{VbOptions, vb};
 use crate::error::Result;
+use crate::infer::mcmc::McmcSettings;
 
 /// One value of `a` on the path.
 #[derive(Debug, Clone)]
@@ -90,10 +91,7 @@ pub fn regularisation_path(
                     &GibbsOptions {
                         a: Shape::Fixed(a),
                         b,
-                        samples: 2000,
-                        burn_in: 1000,
-                        chains: 2,
-                        seed,
+                        mcmc: McmcSettings::new(2000, 1000, 2, seed),
                         ..Default::default()
                     },
                 )?;

@@ -12,11 +12,12 @@
 
 use super::data::ClassData;
 use crate::error::{Error, Result};
+use crate::numerics::fixed_point::{Executor, IterSettings, Iterate, MonotoneMap};
 use crate::numerics::special::{digamma, ln_gamma, trigamma};
-use crate::numerics::squarem;
+use crate::observer::SharedObserver;
 
 /// Settings.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct VbOptions {
     /// Gamma prior shape (the starting value when `learn_a`).
     pub a: f64,
@@ -24,12 +25,12 @@ pub struct VbOptions {
     pub b: f64,
     /// Type-II maximum likelihood for `a`.
     pub learn_a: bool,
-    /// Stop when the free energy changes by less than this, relatively.
-    pub tol: f64,
-    /// Sweep cap.
-    pub max_iter: usize,
-    /// SQUAREM acceleration (same fixed point, monotone free energy).
-    pub accelerate: bool,
+    /// Stop when the free energy changes by at most `iter.tol`,
+    /// relatively; `iter.max_iter` caps the sweeps; SQUAREM when
+    /// `iter.accelerate` (same fixed point, monotone free energy).
+    pub iter: IterSettings,
+    /// Progress and cancellation.
+    pub observer: Option<SharedObserver>,
 }
 
 impl Default for VbOptions {
@@ -38,9 +39,8 @@ impl Default for VbOptions {
             a: 1.0,
             b: 1.0,
             learn_a: true,
-            tol: 1e-10,
-            max_iter: 20_000,
-            accelerate: true,
+            iter: IterSettings::new(1e-10, 20_000),
+            observer: None,
         }
     }
 }
@@ -112,22 +112,19 @@ struct State {
 }
 
 impl State {
-    /// `(ln shape, ln rate, ln a)`: the coordinates SQUAREM extrapolates in
-    /// (every entry positive, so any extrapolated point is a valid state).
-    fn to_log(&self) -> Vec<f64> {
-        self.shape
-            .iter()
-            .chain(&self.rate)
-            .chain(std::iter::once(&self.a))
-            .map(|v| v.ln())
-            .collect()
+    fn to_flat(&self) -> Vec<f64> {
+        let mut v = Vec::with_capacity(2 * self.shape.len() + 1);
+        v.extend_from_slice(&self.shape);
+        v.extend_from_slice(&self.rate);
+        v.push(self.a);
+        v
     }
 
-    fn from_log(v: &[f64], m: usize) -> State {
+    fn from_flat(v: &[f64], m: usize) -> State {
         State {
-            shape: v[..m].iter().map(|x| x.exp()).collect(),
-            rate: v[m..2 * m].iter().map(|x| x.exp()).collect(),
-            a: v[2 * m].exp(),
+            shape: v[..m].to_vec(),
+            rate: v[m..2 * m].to_vec(),
+            a: v[2 * m],
         }
     }
 }
@@ -202,93 +199,86 @@ fn sweep(
     (next, fe)
 }
 
+/// Coordinate ascent as a [`MonotoneMap`] on `(shape, rate, a)` laid
+/// flat; the objective is the free energy the sweep leaves.
+struct VbMap<'a> {
+    data: &'a ClassData,
+    opts: &'a VbOptions,
+    m: usize,
+    rho: Vec<f64>,
+    ez: Vec<f64>,
+}
+
+impl MonotoneMap for VbMap<'_> {
+    fn eval(&mut self, x: &[f64]) -> Result<Iterate> {
+        let st = State::from_flat(x, self.m);
+        let (next, fe) = sweep(self.data, self.opts, &st, &mut self.rho, &mut self.ez);
+        // No gap: stop on the relative change of the free energy.
+        Ok(Iterate::new(next.to_flat(), fe, None))
+    }
+
+    /// `(ln shape, ln rate, ln a)`: every entry is positive, so any
+    /// extrapolated point is a valid state.
+    fn to_coords(&self, x: &[f64]) -> Vec<f64> {
+        x.iter().map(|v| v.ln()).collect()
+    }
+
+    fn coords_to_point(&self, c: Vec<f64>, _: &[f64]) -> Option<Vec<f64>> {
+        let x: Vec<f64> = c.iter().map(|v| v.exp()).collect();
+        x.iter().all(|v| v.is_finite() && *v > 0.0).then_some(x)
+    }
+}
+
 /// Run VB.
 ///
 /// Coordinate ascent is slow when the posterior is sparse (thousands of
-/// sweeps on 30-feature data), so it is accelerated by SQUAREM in the
-/// log-coordinates of `(shape, rate, a)`
-/// ([`crate::numerics::squarem`]): an extrapolated state is followed by one
-/// ordinary sweep and kept only if the free energy it reaches is at least
-/// that of two ordinary sweeps. The recorded free energy therefore never
-/// decreases, and the fixed point is the one of plain coordinate ascent.
+/// sweeps on 30-feature data), so it runs on the shared fixed-point
+/// executor ([`crate::numerics::fixed_point`]) with SQUAREM in the
+/// log-coordinates of `(shape, rate, a)`: an extrapolated state is kept
+/// only if the free energy its sweep reaches is at least that of the plain
+/// sweep. The recorded free energy therefore never decreases, and the
+/// fixed point is the one of plain coordinate ascent.
 pub fn vb(data: &ClassData, opts: &VbOptions) -> Result<VbFit> {
     if !(opts.a.is_finite() && opts.a > 0.0) {
-        return Err(Error::option(
-            "--a",
+        return Err(Error::param(
+            "a",
             format!("the Gamma shape must be positive, got {}", opts.a),
         ));
     }
     if !(opts.b.is_finite() && opts.b > 0.0) {
-        return Err(Error::option(
-            "--b",
+        return Err(Error::param(
+            "b",
             format!("the Gamma rate must be positive, got {}", opts.b),
         ));
     }
     let (p, k, n) = (data.p, data.k, data.n);
     let m = k * p;
     // Start from q(λ) = Gamma(1, b) (a flat start that does not depend on a).
-    let mut cur = State {
+    let start = State {
         shape: vec![1.0; m],
         rate: vec![opts.b; m],
         a: opts.a,
     };
-    let mut free_energy = Vec::new();
-    let mut converged = false;
-    let mut it = 0;
     // q(C): ρ_ij for row i over the features of its class (row-major n × p).
-    let mut rho = vec![0.0; n * p];
-    let mut ez = vec![0.0; n];
-    let done = |fe: f64, prev: Option<f64>| {
-        prev.is_some_and(|pv| (fe - pv).abs() <= opts.tol * fe.abs().max(1.0))
+    let mut map = VbMap {
+        data,
+        opts,
+        m,
+        rho: vec![0.0; n * p],
+        ez: vec![0.0; n],
     };
-    while it < opts.max_iter {
-        let (s1, f1) = sweep(data, opts, &cur, &mut rho, &mut ez);
-        it += 1;
-        let prev = free_energy.last().copied();
-        free_energy.push(f1);
-        if done(f1, prev) {
-            cur = s1;
-            converged = true;
-            break;
-        }
-        if !opts.accelerate || it >= opts.max_iter {
-            cur = s1;
-            continue;
-        }
-        let (s2, f2) = sweep(data, opts, &s1, &mut rho, &mut ez);
-        it += 1;
-        let mut best = (s2, f2);
-        if let Some(e) = squarem::extrapolate(&cur.to_log(), &s1.to_log(), &best.0.to_log()) {
-            let se = State::from_log(&e, m);
-            if se
-                .shape
-                .iter()
-                .chain(&se.rate)
-                .all(|v| v.is_finite() && *v > 0.0)
-                && se.a.is_finite()
-                && se.a > 0.0
-            {
-                let (ss, fs) = sweep(data, opts, &se, &mut rho, &mut ez);
-                it += 1;
-                if fs.is_finite() && fs >= best.1 {
-                    best = (ss, fs);
-                }
-            }
-        }
-        let prev = free_energy.last().copied();
-        free_energy.push(best.1);
-        cur = best.0;
-        if done(best.1, prev) {
-            converged = true;
-            break;
-        }
-    }
+    let out = Executor::new(opts.iter)
+        .observer(opts.observer.clone())
+        .run(&mut map, start.to_flat())?;
+    // The free energy of the last evaluation belongs to its image.
+    let cur = State::from_flat(&out.last.next, m);
+    let converged = out.converged();
     Ok(VbFit {
         shape: cur.shape,
         rate: cur.rate,
         a: cur.a,
-        free_energy,
-        iterations: it,
+        free_energy: out.trace,
+        iterations: out.evaluations,
         converged,
     })
 }

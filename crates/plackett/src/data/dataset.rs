@@ -427,8 +427,8 @@ impl Dataset {
             match self.items.get(name) {
                 Some(id) => drop[id as usize] = true,
                 None => {
-                    return Err(Error::option(
-                        "--exclude",
+                    return Err(Error::param(
+                        "exclude",
                         format!("no item named {name:?} in the data"),
                     ));
                 }
@@ -484,10 +484,7 @@ impl Dataset {
     /// the ghost's id. The ghost never enters top-k tails.
     pub fn with_ghost(&self, w: f64) -> Result<(Dataset, u32)> {
         if !(w.is_finite() && w > 0.0) {
-            return Err(Error::option(
-                "--pseudo",
-                format!("must be positive, got {w}"),
-            ));
+            return Err(Error::param("pseudo", format!("must be positive, got {w}")));
         }
         let mut ds = self.clone();
         let ghost_name = unique_name(&ds.items, "(ghost)");

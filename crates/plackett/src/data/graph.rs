@@ -377,6 +377,17 @@ fn tarjan(adj: &Csr) -> Vec<usize> {
     comp
 }
 
+/// [`non_existence_message`] as a typed error that also lists the items
+/// that never win and never lose.
+pub fn non_existence_error(c: &Connectivity, items: &Items) -> crate::Error {
+    let names = |ids: &[u32]| ids.iter().map(|&i| items.name(i).to_string()).collect();
+    crate::Error::NotIdentifiable {
+        msg: non_existence_message(c, items),
+        never_win: names(&c.never_win),
+        never_lose: names(&c.never_lose),
+    }
+}
+
 /// The message shown when the MLE does not exist.
 pub fn non_existence_message(c: &Connectivity, items: &Items) -> String {
     let names = |ids: &[u32]| -> String {
@@ -432,8 +443,8 @@ pub fn non_existence_message(c: &Connectivity, items: &Items) -> String {
     }
     format!(
         "the maximum-likelihood estimate does not exist (comparison graph not strongly \
-         connected, Hunter 2004 Assumption 1): {}; remedies: --pseudo 0.5 (pseudo-rankings \
-         against a ghost item), --engine map (Gamma prior) or a Bayesian engine, or --exclude \
+         connected, Hunter 2004 Assumption 1): {}; remedies: `pseudo=0.5` (pseudo-rankings \
+         against a ghost item), `engine=map` (Gamma prior) or a Bayesian engine, or `exclude` \
          these items",
         parts.join("; ")
     )

@@ -178,7 +178,7 @@ fn one_eta(
 ) -> Result<EtaOutcome> {
     let x = &feats.x;
     let row = |i: u32| -> Vec<f64> { x.row(i as usize).iter().copied().collect() };
-    let m = fit_regression(train, feats, eta, 1e-8, 0)?;
+    let m = fit_regression(train, feats, eta, 1e-8, None)?;
     let mu = DVector::from_column_slice(&m.beta_work);
     let zero = DMatrix::zeros(feats.d(), feats.d());
     let pm = |a: u32, b: u32| predict_pair(&row(a), &row(b), &mu, &zero).plug_in;
@@ -227,14 +227,14 @@ pub fn cross_validate(
     use rayon::prelude::*;
     let ne = opts.etas.len();
     if ne == 0 {
-        return Err(crate::error::Error::option(
-            "--eta-grid",
+        return Err(crate::error::Error::param(
+            "eta_grid",
             "the η grid is empty",
         ));
     }
     if opts.folds < 2 {
-        return Err(crate::error::Error::option(
-            "--folds",
+        return Err(crate::error::Error::param(
+            "folds",
             format!("need at least 2 folds, got {}", opts.folds),
         ));
     }
@@ -291,7 +291,7 @@ pub fn cross_validate(
         }
     }
     if splits == 0 {
-        return Err(crate::error::Error::NotIdentifiable(format!(
+        return Err(crate::error::Error::not_identifiable(format!(
             "no {} split has both training data and test pairs; use fewer folds{}",
             match part {
                 Partition::L => "observation (L-partition)",

@@ -14,6 +14,7 @@ use super::measures::{
 use super::models::{Method, pl_point, sample_case};
 use crate::error::{Error, Result};
 use crate::io::selectors::{Annotation, Selectors};
+use crate::observer::SharedObserver;
 use rayon::prelude::*;
 
 /// What the aggregate is compared with.
@@ -151,7 +152,7 @@ pub fn run(
     risks: Option<&[u8]>,
     predictions: &Predictions,
     keep_samples: &[usize],
-    progress: Option<&(dyn Fn(usize) + Sync)>,
+    observer: Option<&SharedObserver>,
 ) -> Result<RunResult> {
     let n_classes = sel.n_classes;
     if let Predictions::Scores(rows) = predictions
@@ -313,9 +314,7 @@ pub fn run(
                     res.samples = Some(s);
                 }
                 p.results.push(res);
-                if let Some(f) = progress {
-                    f(1);
-                }
+                crate::observer::advance(observer, 1)?;
             }
             Ok(p)
         })

@@ -27,10 +27,7 @@ impl GammaPrior {
     /// Per-item shapes.
     pub fn per_item(shapes: Vec<f64>, rate: f64) -> Result<GammaPrior> {
         if shapes.iter().any(|s| !(s.is_finite() && *s > 0.0)) {
-            return Err(Error::option(
-                "--prior-shape",
-                "every shape must be positive",
-            ));
+            return Err(Error::param("prior_shape", "every shape must be positive"));
         }
         Prior::Gamma { shape: 1.0, rate }.check()?;
         Ok(GammaPrior { shapes, rate })

@@ -9,7 +9,7 @@
 
 use super::point::{PointFit, PointOptions, TieParam};
 use super::prior::Prior;
-use crate::data::graph::{connectivity, non_existence_message};
+use crate::data::graph::{connectivity, non_existence_error};
 use crate::data::{Dataset, Tail};
 use crate::error::{Error, Result};
 use crate::model::davidson::{loglik_grad, tie_orders};
@@ -101,15 +101,12 @@ pub fn fit_davidson(ds: &Dataset, opts: &PointOptions) -> Result<PointFit> {
     let flat = !opts.prior.is_proper();
     let n_real = ds.n_items();
     if matches!(opts.gauge, Gauge::Reference(r) if r as usize >= n_real) {
-        return Err(Error::option("--reference", "reference item out of range"));
+        return Err(Error::param("reference", "reference item out of range"));
     }
     if flat && opts.pseudo.is_none() {
         let c = connectivity(ds);
         if !c.strongly_connected {
-            return Err(Error::NotIdentifiable(non_existence_message(
-                &c,
-                ds.items(),
-            )));
+            return Err(non_existence_error(&c, ds.items()));
         }
     }
     // δ_k is finite only if some stage could have produced a tie of order k
@@ -135,7 +132,7 @@ pub fn fit_davidson(ds: &Dataset, opts: &PointOptions) -> Result<PointFit> {
             }
         }
         if !ok {
-            return Err(Error::NotIdentifiable(format!(
+            return Err(Error::not_identifiable(format!(
                 "every choice among {k} or more items was a tie of order {k}: the tie prevalence \
                  delta_{k} has no finite maximum-likelihood estimate"
             )));
@@ -161,11 +158,7 @@ pub fn fit_davidson(ds: &Dataset, opts: &PointOptions) -> Result<PointFit> {
     let mut phi = vec![0.0; p];
     let gauge = flat && fixed.is_none();
     let (mut obj, mut g) = prob.eval(&phi, all, true);
-    let max_iter = if opts.max_iter == 0 {
-        200
-    } else {
-        opts.max_iter
-    };
+    let max_iter = opts.max_iter.unwrap_or(200);
     let mut it = 0;
     while it < max_iter && max_abs(&g) > opts.tol {
         it += 1;
@@ -176,7 +169,7 @@ pub fn fit_davidson(ds: &Dataset, opts: &PointOptions) -> Result<PointFit> {
         let Some(chol) = Cholesky::new(&h) else {
             return Err(Error::Numerical(
                 "the Davidson–Luce Hessian is not positive definite; the data may not identify \
-                 every worth (try --pseudo or --engine map)"
+                 every worth (try `pseudo` or `engine=map`)"
                     .into(),
             ));
         };

@@ -69,21 +69,21 @@ fn build_factors(ds: &Dataset) -> Result<Factors> {
         if ds.ties() == crate::data::TieSemantics::Event && obs.has_tie() {
             return Err(Error::Unsupported(format!(
                 "observation {} has a tie read as an event; ties as events (Davidson–Luce) are \
-                 fitted by --engine mle or map",
+                 fitted by `engine=mle` or map",
                 o + 1
             )));
         }
         let Some(stages) = ds.fast_stages(o) else {
             return Err(Error::Unsupported(format!(
                 "observation {} has an unknown-order tied group; EP does not support unknown-order \
-                 ties — use --engine gibbs or --engine mle (or vb)",
+                 ties — use `engine=gibbs` or `engine=mle` (or vb)",
                 o + 1
             )));
         };
         if obs.weight.fract() != 0.0 {
             return Err(Error::Unsupported(format!(
                 "observation {} has weight {}; EP repeats factors for integer weights only — use \
-                 --engine gibbs or vb for fractional weights",
+                 `engine=gibbs` or vb for fractional weights",
                 o + 1,
                 obs.weight
             )));
@@ -238,10 +238,10 @@ pub fn ep(ds: &Dataset, opts: &EpOptions) -> Result<BayesFit> {
         ));
     }
     if let Some(a) = opts.prior.shapes.iter().find(|&&a| a <= 1.0) {
-        return Err(Error::option(
-            "--prior-shape",
+        return Err(Error::param(
+            "prior_shape",
             format!(
-                "EP with alpha = -1 needs E[1/worth] under every cavity, which requires prior shape > 1 (got {a}); Guiver & Snelson use 3 — or use --engine gibbs or vb"
+                "EP with alpha = -1 needs E[1/worth] under every cavity, which requires prior shape > 1 (got {a}); Guiver & Snelson use 3 — or use `engine=gibbs` or vb"
             ),
         ));
     }
@@ -267,10 +267,10 @@ pub fn ep(ds: &Dataset, opts: &EpOptions) -> Result<BayesFit> {
         ds,
         &super::vb::VbOptions {
             prior: opts.prior.clone(),
-            tol: 1e-8,
-            max_iter: 10_000,
+            iter: crate::numerics::fixed_point::IterSettings::new(1e-8, 10_000),
             draws: 0,
             seed: 0,
+            observer: None,
         },
     )
     .ok()
@@ -375,7 +375,7 @@ pub fn ep(ds: &Dataset, opts: &EpOptions) -> Result<BayesFit> {
                 let (o, k) = f.origin[e.factor];
                 return Err(Error::Numerical(format!(
                     "EP failed at observation {}, stage {} (item {:?}) in pass {passes}: the {} even \
-                     with damping {eps}; use a stronger prior (larger --prior-shape) or --engine gibbs / vb",
+                     with damping {eps}; use a stronger prior (larger `prior_shape`) or `engine=gibbs` / vb",
                     o + 1,
                     k + 1,
                     ds.items().name(e.item),

@@ -70,8 +70,8 @@ pub struct FeatureFitOptions {
     pub vi: ViKind,
     /// Newton tolerance on the score (mle, map).
     pub tol: f64,
-    /// Iteration cap (0 = engine default).
-    pub max_iter: usize,
+    /// Iteration cap (`None`: the engine's default).
+    pub max_iter: Option<usize>,
     /// Seed of the exact-bound sample averages.
     pub seed: u64,
 }
@@ -83,7 +83,7 @@ impl Default for FeatureFitOptions {
             eta: EtaChoice::Fixed(1.0),
             vi: ViKind::Exact,
             tol: 1e-10,
-            max_iter: 0,
+            max_iter: None,
             seed: 1,
         }
     }
@@ -173,7 +173,7 @@ pub fn eta_curve(
 ) -> Result<EtaCurve> {
     use rayon::prelude::*;
     if grid.is_empty() {
-        return Err(Error::option("--eta-grid", "the η grid is empty"));
+        return Err(Error::param("eta_grid", "the η grid is empty"));
     }
     let bound: Vec<f64> = grid
         .par_iter()
@@ -201,8 +201,8 @@ pub fn fit_features(
         (FeatureEngine::Mle, _) => (0.0, None),
         (_, EtaChoice::Fixed(e)) => {
             if !(e.is_finite() && *e > 0.0) {
-                return Err(Error::option(
-                    "--eta",
+                return Err(Error::param(
+                    "eta",
                     format!("must be a positive number or auto, got {e}"),
                 ));
             }
@@ -213,7 +213,7 @@ pub fn fit_features(
             let e = c.grid[c.best];
             if c.best == 0 || c.best + 1 == c.grid.len() {
                 notes.push(format!(
-                    "η = {} maximises the bound at the edge of the grid [{}, {}]; widen --eta-grid",
+                    "η = {} maximises the bound at the edge of the grid [{}, {}]; widen `eta_grid`",
                     sig(e, 4),
                     sig(c.grid[0], 3),
                     sig(c.grid[c.grid.len() - 1], 3)
@@ -263,11 +263,7 @@ pub fn fit_features(
                         &ExactViOptions {
                             eta,
                             seed: opts.seed,
-                            max_iter: if opts.max_iter == 0 {
-                                500
-                            } else {
-                                opts.max_iter
-                            },
+                            max_iter: opts.max_iter.unwrap_or(500),
                             ..Default::default()
                         },
                     )?;
@@ -289,11 +285,7 @@ pub fn fit_features(
                         feats,
                         &ViOptions {
                             eta,
-                            max_iter: if opts.max_iter == 0 {
-                                1000
-                            } else {
-                                opts.max_iter
-                            },
+                            max_iter: opts.max_iter.unwrap_or(1000),
                             ..Default::default()
                         },
                     )?;
@@ -303,7 +295,7 @@ pub fn fit_features(
                     {
                         notes.push(
                             "Algorithm 1 (Bouchard bound) inflates coefficients and under-states their sd on \
-                             queries over more than two items; see docs/features.md (use --vi exact)"
+                             queries over more than two items; see docs/features.md (use `vi=exact`)"
                                 .into(),
                         );
                     }

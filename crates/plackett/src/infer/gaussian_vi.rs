@@ -19,8 +19,8 @@
 use crate::data::Dataset;
 use crate::data::features::Features;
 use crate::error::{Error, Result};
+use crate::numerics::fixed_point::{Executor, IterSettings, Iterate, MonotoneMap};
 use crate::numerics::linalg::{self, Cholesky};
-use crate::numerics::squarem;
 use nalgebra::{DMatrix, DVector};
 
 /// `λ(x) = tanh(x/2) / (4x)`, with its limit 1/8 at 0.
@@ -120,7 +120,7 @@ fn queries(ds: &Dataset) -> Result<Queries> {
         let Some(stages) = ds.fast_stages(o) else {
             return Err(Error::Unsupported(format!(
                 "observation {} has a tied group; the Gaussian variational posterior (Guo et al.) is defined \
-                 for untied rankings — use --engine mle or map for PL regression with ties",
+                 for untied rankings — use `engine=mle` or map for PL regression with ties",
                 o + 1
             )));
         };
@@ -375,19 +375,46 @@ fn solve_alpha(items: &[u32], u: &[f64], v: &[f64], start: f64, max_iter: usize)
     a
 }
 
+/// One outer round (the Gaussian `(μ, S)` given the bound variables, then
+/// the bound variables given it) as a [`MonotoneMap`] on
+/// `[ζ (pairs), ξ (multi queries), α (multi queries)]`; the objective is
+/// the bound `L̄_k` at the input, the gap eq 26's change in `(ξ, ζ)`.
+struct BoundMap<'a> {
+    q: &'a Queries,
+    lay: &'a Layout,
+    x: &'a DMatrix<f64>,
+    eta: f64,
+    max_inner: usize,
+}
+
+impl MonotoneMap for BoundMap<'_> {
+    fn eval(&mut self, p: &[f64]) -> Result<Iterate> {
+        let ms = ms_step(self.q, self.lay, self.x, self.eta, p)?;
+        let next = param_step(self.q, self.lay, self.x, &ms, p, self.max_inner);
+        let k = self.lay.np + self.lay.nx;
+        let change = next[..k]
+            .iter()
+            .zip(&p[..k])
+            .map(|(x, y)| (x.abs() - y.abs()).powi(2))
+            .sum::<f64>()
+            .sqrt();
+        Ok(Iterate::new(next, ms.bound, Some(change)))
+    }
+}
+
 /// Run Alg. 1 of Guo et al. 2019 on the working-scale features.
 ///
 /// The alternation converges linearly and slowly (hundreds of rounds on
-/// rankings of five); by default it is accelerated with SQUAREM
-/// (Varadhan & Roland 2008, scheme S3) on the bound variables: two plain
-/// rounds, an extrapolation, one stabilising round, and the extrapolated
-/// state is kept only if its bound is at least that of the two plain rounds
-/// — so the recorded `L̄_k` still never decreases and the fixed point is the
-/// same (checked against the plain iteration in the tests).
+/// rankings of five); by default it runs on the shared fixed-point executor
+/// ([`crate::numerics::fixed_point`]) with SQUAREM (Varadhan & Roland
+/// 2008, scheme S3) on the bound variables: an extrapolated state is kept
+/// only if its bound is at least that of the plain round — so the recorded
+/// `L̄_k` still never decreases and the fixed point is the same (checked
+/// against the plain iteration in the tests).
 pub fn vi(ds: &Dataset, feats: &Features, opts: &ViOptions) -> Result<ViFit> {
     if !(opts.eta.is_finite() && opts.eta > 0.0) {
-        return Err(Error::option(
-            "--eta",
+        return Err(Error::param(
+            "eta",
             format!(
                 "the variational posterior needs a proper prior (η > 0), got {}",
                 opts.eta
@@ -404,63 +431,23 @@ pub fn vi(ds: &Dataset, feats: &Features, opts: &ViOptions) -> Result<ViFit> {
     // Initialised as the authors' code: ξ = ζ = 1, α = 0.
     let mut p = vec![1.0; lay.np + lay.nx];
     p.extend(std::iter::repeat_n(0.0, q.multi_winner.len()));
-    let eta = opts.eta;
-    let mut ms = ms_step(&q, &lay, x, eta, &p)?;
-    let mut bound = vec![ms.bound];
-    let mut converged = false;
-    let mut it = 0;
-    let change = |a: &[f64], b: &[f64]| -> f64 {
-        a[..lay.np + lay.nx]
-            .iter()
-            .zip(&b[..lay.np + lay.nx])
-            .map(|(x, y)| (x.abs() - y.abs()).powi(2))
-            .sum::<f64>()
-            .sqrt()
+    let mut map = BoundMap {
+        q: &q,
+        lay: &lay,
+        x,
+        eta: opts.eta,
+        max_inner: opts.max_inner,
     };
-    loop {
-        // One plain round; eq 26 on its change.
-        let p1 = param_step(&q, &lay, x, &ms, &p, opts.max_inner);
-        it += 1;
-        if change(&p1, &p) <= opts.eps {
-            converged = true;
-            break;
-        }
-        if it >= opts.max_iter {
-            break;
-        }
-        let ms1 = ms_step(&q, &lay, x, eta, &p1)?;
-        if !opts.accelerate {
-            p = p1;
-            ms = ms1;
-            bound.push(ms.bound);
-            continue;
-        }
-        let p2 = param_step(&q, &lay, x, &ms1, &p1, opts.max_inner);
-        it += 1;
-        let ms2 = ms_step(&q, &lay, x, eta, &p2)?;
-        bound.push(ms1.bound);
-        // SQUAREM S3 extrapolation (numerics::squarem).
-        let mut accepted = false;
-        if let Some(pe) = squarem::extrapolate(&p, &p1, &p2)
-            && let Ok(mse) = ms_step(&q, &lay, x, eta, &pe)
-        {
-            let ps = param_step(&q, &lay, x, &mse, &pe, opts.max_inner);
-            it += 1;
-            if let Ok(mss) = ms_step(&q, &lay, x, eta, &ps)
-                && mss.bound.is_finite()
-                && mss.bound >= ms2.bound
-            {
-                p = ps;
-                ms = mss;
-                accepted = true;
-            }
-        }
-        if !accepted {
-            p = p2;
-            ms = ms2;
-        }
-        bound.push(ms.bound);
-    }
+    let out = Executor::new(IterSettings {
+        tol: opts.eps,
+        max_iter: opts.max_iter,
+        accelerate: opts.accelerate,
+    })
+    .run(&mut map, p)?;
+    let converged = out.converged();
+    let it = out.evaluations;
+    let bound = out.trace;
+    let ms = ms_step(&q, &lay, x, opts.eta, &out.x)?;
     // The reported posterior is the one the last bound was computed for.
     let identity = DMatrix::<f64>::identity(d, d);
     let linv = linalg::solve_lower_triangular(&ms.chol_l, &identity);

@@ -162,8 +162,8 @@ fn moments(
 /// Fit `q = N(μ, S)` on the exact bound.
 pub fn vi_exact(ds: &Dataset, feats: &Features, opts: &ExactViOptions) -> Result<ExactViFit> {
     if !(opts.eta.is_finite() && opts.eta > 0.0) {
-        return Err(Error::option(
-            "--eta",
+        return Err(Error::param(
+            "eta",
             format!(
                 "the variational posterior needs a proper prior (η > 0), got {}",
                 opts.eta
@@ -172,7 +172,7 @@ pub fn vi_exact(ds: &Dataset, feats: &Features, opts: &ExactViOptions) -> Result
     }
     if ds.n_items() > super::regression::MAX_ITEMS {
         return Err(Error::Unsupported(format!(
-            "the exact-bound variational posterior needs the information over {} items (limit {}); use --vi guo",
+            "the exact-bound variational posterior needs the information over {} items (limit {}); use `vi=guo`",
             ds.n_items(),
             super::regression::MAX_ITEMS
         )));
@@ -186,7 +186,7 @@ pub fn vi_exact(ds: &Dataset, feats: &Features, opts: &ExactViOptions) -> Result
         .map(|_| DVector::from_fn(d, |_, _| StandardNormal.sample(&mut rng)))
         .collect();
     // Start at the MAP with the Laplace precision: already close.
-    let map = super::regression::fit_regression(ds, feats, opts.eta, 1e-8, 0)?;
+    let map = super::regression::fit_regression(ds, feats, opts.eta, 1e-8, None)?;
     let mut mu = DVector::from_column_slice(&map.beta_work);
     let mut prec = match &map.cov_work {
         Some(c) => Cholesky::new(c)

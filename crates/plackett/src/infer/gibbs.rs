@@ -22,12 +22,14 @@
 //! random stream, so the output depends on `seed` only.
 
 use super::bayes::{BayesFit, GammaPrior};
+use super::mcmc::McmcSettings;
 use super::rng::{Rng, stream};
 use crate::data::{Dataset, Tail};
 use crate::error::{Error, Result};
 use crate::model::pl::{self, Scope};
 use crate::model::subsets::SubsetTables;
 use crate::numerics::gamma::ln_gamma_draw;
+use crate::observer::{self, SharedObserver};
 use crate::posterior::Draws;
 use rand::RngExt;
 use rand_distr::{Distribution, Exp1, Gamma};
@@ -38,29 +40,20 @@ use rayon::prelude::*;
 pub struct GibbsOptions {
     /// Gamma prior.
     pub prior: GammaPrior,
-    /// Draws kept per chain.
-    pub samples: usize,
-    /// Sweeps discarded per chain.
-    pub burn_in: usize,
-    /// Keep every `thin`-th sweep.
-    pub thin: usize,
-    /// Number of chains.
-    pub chains: usize,
-    /// Seed; output is a function of it alone.
-    pub seed: u64,
+    /// Draws, burn-in, thinning, chains, seed (the output is a function
+    /// of these alone).
+    pub mcmc: McmcSettings,
     /// Redraw the total mass every sweep.
     pub rescale: bool,
-    /// Called now and then with the number of sweeps completed by a chain.
-    pub progress: Option<std::sync::Arc<dyn Fn(usize) + Send + Sync>>,
+    /// Told of finished sweeps (progress bars); may cancel the run.
+    pub observer: Option<SharedObserver>,
 }
 
 impl std::fmt::Debug for GibbsOptions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("GibbsOptions")
-            .field("samples", &self.samples)
-            .field("burn_in", &self.burn_in)
-            .field("chains", &self.chains)
-            .field("seed", &self.seed)
+            .field("mcmc", &self.mcmc)
+            .field("rescale", &self.rescale)
             .finish()
     }
 }
@@ -401,37 +394,30 @@ impl<'a> Chain<'a> {
 /// Run the sampler.
 pub fn gibbs(ds: &Dataset, opts: &GibbsOptions) -> Result<BayesFit> {
     let n = ds.n_items();
-    if opts.chains == 0 || opts.samples == 0 {
-        return Err(Error::option(
-            "--samples/--chains",
-            "need at least one chain and one sample",
-        ));
-    }
+    let mc = opts.mcmc.check()?;
     // Validate once up front (errors are the same for every chain).
-    Chain::new(ds, &opts.prior, opts.seed, 0, opts.rescale)?;
-    let thin = opts.thin.max(1);
-    let sweeps = opts.burn_in + opts.samples * thin;
-    let chains: Vec<Vec<f64>> = (0..opts.chains)
+    Chain::new(ds, &opts.prior, mc.seed, 0, opts.rescale)?;
+    let sweeps = mc.sweeps();
+    let chains: Vec<Vec<f64>> = (0..mc.chains)
         .into_par_iter()
         .map(|c| {
-            let mut ch =
-                Chain::new(ds, &opts.prior, opts.seed, c as u64, opts.rescale).expect("validated");
-            let mut kept = Vec::with_capacity(opts.samples * n);
+            let mut ch = Chain::new(ds, &opts.prior, mc.seed, c as u64, opts.rescale)?;
+            let mut kept = Vec::with_capacity(mc.samples * n);
             let mut row = vec![0.0; n];
             for sweep in 0..sweeps {
                 ch.sweep();
-                if sweep >= opts.burn_in && (sweep - opts.burn_in).is_multiple_of(thin) {
+                if mc.keeps(sweep) {
                     row.copy_from_slice(ch.log_worths());
                     Draws::normalise(&mut row);
                     kept.extend_from_slice(&row);
                 }
-                if let Some(p) = opts.progress.as_ref().filter(|_| sweep % 64 == 63) {
-                    p(64);
+                if sweep % 64 == 63 {
+                    observer::advance(opts.observer.as_ref(), 64)?;
                 }
             }
-            kept
+            Ok(kept)
         })
-        .collect();
+        .collect::<Result<_>>()?;
     let draws = Draws::from_chains(n, chains);
     let diag = draws.diagnostics();
     let rhat = diag
@@ -443,11 +429,11 @@ pub fn gibbs(ds: &Dataset, opts: &GibbsOptions) -> Result<BayesFit> {
         .map(|d| d.ess_bulk.min(d.ess_tail))
         .fold(f64::INFINITY, f64::min);
     let mut notes = Vec::new();
-    if opts.chains < 2 {
-        notes.push("split-R̂ from a single chain compares its halves only; use --chains ≥ 2".into());
+    if mc.chains < 2 {
+        notes.push("split-R̂ from a single chain compares its halves only; use `chains` ≥ 2".into());
     }
     if rhat > 1.01 {
-        notes.push(format!("max split-R̂ {rhat:.3} > 1.01: the chains have not mixed; run more sweeps (--burn-in, --samples)"));
+        notes.push(format!("max split-R̂ {rhat:.3} > 1.01: the chains have not mixed; run more sweeps (`burn_in`, `samples`)"));
     }
     if ess < 400.0 {
         notes.push(format!("min effective sample size {ess:.0} < 400: posterior summaries are noisy; run more sweeps"));

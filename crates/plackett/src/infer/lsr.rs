@@ -231,13 +231,13 @@ fn stationary(ds: &Dataset, ch: &Chain, pi: &mut [f64], tol: f64) -> Result<()> 
 pub fn ilsr(ds: &Dataset, theta0: &[f64], tol: f64, max_iter: usize) -> Result<LsrResult> {
     if ds.has_ties() {
         return Err(Error::Unsupported(
-            "I-LSR is defined for untied rankings; use --algorithm mm or newton for tied groups"
+            "I-LSR is defined for untied rankings; use `algorithm=mm` or newton for tied groups"
                 .into(),
         ));
     }
     if ds.n_obs() > ds.n_real_obs() {
         return Err(Error::Unsupported(
-            "I-LSR does not fix a ghost item; use --algorithm mm or newton with --pseudo".into(),
+            "I-LSR does not fix a ghost item; use `algorithm=mm` or newton with `pseudo`".into(),
         ));
     }
     let wins = pl::wins(ds, Scope::All);

@@ -14,22 +14,24 @@
 
 use super::prior::Prior;
 use crate::data::Dataset;
+use crate::error::Result;
 use crate::model::pl::{self, Scope};
+use crate::numerics::fixed_point::{Executor, IterSettings, Iterate, MonotoneMap};
 use crate::numerics::max_abs;
+use crate::observer::SharedObserver;
 
 /// Settings for [`mm`].
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct MmOptions {
     /// Prior (Flat = MLE).
     pub prior: Prior,
     /// Item whose log-worth stays at 0 (the ghost of pseudo-rankings).
     pub fixed: Option<u32>,
-    /// Maximum number of MM map evaluations.
-    pub max_iter: usize,
-    /// Stop when the max-norm of the score is below this.
-    pub tol: f64,
-    /// Use SQUAREM extrapolation.
-    pub accelerate: bool,
+    /// Stop when the max-norm of the score is at most `iter.tol`; at most
+    /// `iter.max_iter` map evaluations (data sweeps).
+    pub iter: IterSettings,
+    /// Progress and cancellation.
+    pub observer: Option<SharedObserver>,
 }
 
 impl Default for MmOptions {
@@ -37,9 +39,8 @@ impl Default for MmOptions {
         MmOptions {
             prior: Prior::Flat,
             fixed: None,
-            max_iter: 100_000,
-            tol: 1e-10,
-            accelerate: true,
+            iter: IterSettings::new(1e-10, 100_000),
+            observer: None,
         }
     }
 }
@@ -128,90 +129,32 @@ fn solve_normal(w: f64, d: f64, mu: f64, sd: f64, start: f64) -> f64 {
     t
 }
 
-/// Run MM (optionally SQUAREM-accelerated) from `theta0`.
-pub fn mm(ds: &Dataset, theta0: &[f64], opts: &MmOptions) -> MmResult {
-    let map = Mapper {
+impl MonotoneMap for Mapper<'_> {
+    fn eval(&mut self, theta: &[f64]) -> Result<Iterate> {
+        let e = Mapper::eval(self, theta);
+        // The score at θ is the convergence gap; the objective is at θ.
+        Ok(Iterate::new(e.image, e.objective, Some(max_abs(&e.score))))
+    }
+}
+
+/// Run MM (optionally SQUAREM-accelerated, with SQUAREM's backtracking)
+/// from `theta0` on the shared fixed-point executor.
+pub fn mm(ds: &Dataset, theta0: &[f64], opts: &MmOptions) -> Result<MmResult> {
+    let mut map = Mapper {
         ds,
         wins: pl::wins(ds, Scope::All),
         prior: opts.prior,
         fixed: opts.fixed,
     };
-    let mut theta = theta0.to_vec();
-    let mut sweeps = 0;
-    loop {
-        let e0 = map.eval(&theta);
-        sweeps += 1;
-        let sn = max_abs(&e0.score);
-        if sn <= opts.tol || sweeps >= opts.max_iter {
-            return MmResult {
-                theta,
-                sweeps,
-                converged: sn <= opts.tol,
-                objective: e0.objective,
-                score_norm: sn,
-            };
-        }
-        if !opts.accelerate {
-            theta = e0.image;
-            continue;
-        }
-        // SQUAREM, scheme S3 with the monotone fallback.
-        let t1 = e0.image;
-        let e1 = map.eval(&t1);
-        sweeps += 1;
-        let t2 = e1.image;
-        let r: Vec<f64> = t1.iter().zip(&theta).map(|(a, b)| a - b).collect();
-        let v: Vec<f64> = t2
-            .iter()
-            .zip(&t1)
-            .zip(&theta)
-            .map(|((c, b), a)| c - 2.0 * b + a)
-            .collect();
-        let rn = r.iter().map(|x| x * x).sum::<f64>().sqrt();
-        let vn = v.iter().map(|x| x * x).sum::<f64>().sqrt();
-        if vn == 0.0 || !vn.is_finite() {
-            theta = t2;
-            continue;
-        }
-        let mut alpha = -(rn / vn);
-        if alpha > -1.0 {
-            alpha = -1.0;
-        }
-        let mut accepted = false;
-        for _ in 0..6 {
-            let tp: Vec<f64> = theta
-                .iter()
-                .zip(&r)
-                .zip(&v)
-                .map(|((t, r), v)| t - 2.0 * alpha * r + alpha * alpha * v)
-                .collect();
-            if tp.iter().all(|x| x.is_finite()) {
-                let ep = map.eval(&tp);
-                sweeps += 1;
-                if ep.objective.is_finite() && ep.objective >= e0.objective {
-                    theta = ep.image; // one stabilising MM step
-                    accepted = true;
-                    break;
-                }
-            }
-            alpha = (alpha - 1.0) / 2.0;
-            if alpha > -1.0 - 1e-12 {
-                break;
-            }
-        }
-        if !accepted {
-            theta = t2;
-        }
-        if sweeps >= opts.max_iter {
-            let e = map.eval(&theta);
-            let sn = max_abs(&e.score);
-            return MmResult {
-                theta,
-                sweeps: sweeps + 1,
-                converged: sn <= opts.tol,
-                objective: e.objective,
-                score_norm: sn,
-            };
-        }
-    }
+    let out = Executor::new(opts.iter)
+        .backtracks(5)
+        .observer(opts.observer.clone())
+        .run(&mut map, theta0.to_vec())?;
+    Ok(MmResult {
+        converged: out.converged(),
+        sweeps: out.evaluations,
+        objective: out.last.objective,
+        score_norm: out.last.gap.unwrap_or(f64::NAN),
+        theta: out.x,
+    })
 }

@@ -8,6 +8,7 @@ pub mod gaussian_vi;
 pub mod gaussian_vi_exact;
 pub mod gibbs;
 pub mod lsr;
+pub mod mcmc;
 pub mod mm;
 pub mod newton;
 pub mod point;

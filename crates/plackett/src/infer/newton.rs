@@ -100,7 +100,7 @@ pub fn newton(ds: &Dataset, theta0: &[f64], opts: &NewtonOptions) -> Result<Newt
         let chol = Cholesky::new(&h).ok_or_else(|| {
             Error::Numerical(
                 "Hessian not positive definite during Newton iterations; the data may not \
-                 identify every worth (try --pseudo or a prior)"
+                 identify every worth (try `pseudo` or a prior)"
                     .into(),
             )
         })?;

@@ -6,10 +6,11 @@ use super::lsr::ilsr;
 use super::mm::{MmOptions, mm};
 use super::newton::{NewtonOptions, covariance, newton, standard_errors};
 use super::prior::Prior;
-use crate::data::graph::{connectivity, non_existence_message};
+use crate::data::graph::{connectivity, non_existence_error};
 use crate::data::{Dataset, TieSemantics};
 use crate::error::{Error, Result};
 use crate::model::pl::{self, Scope};
+use crate::numerics::fixed_point::IterSettings;
 use crate::posterior::{Gauge, Summary};
 
 /// Largest number of items for which Newton (dense Hessian) may finish an MM run.
@@ -42,8 +43,9 @@ pub struct PointOptions {
     pub algorithm: Algorithm,
     /// Score tolerance (max-norm of ∂objective/∂θ).
     pub tol: f64,
-    /// Iteration cap (sweeps for MM, iterations for Newton/I-LSR).
-    pub max_iter: usize,
+    /// Iteration cap (sweeps for MM, iterations for Newton/I-LSR);
+    /// `None` for each algorithm's default.
+    pub max_iter: Option<usize>,
     /// Gauge for reported log-worths.
     pub gauge: Gauge,
     /// Compute standard errors (needs the dense information matrix).
@@ -60,7 +62,7 @@ impl Default for PointOptions {
             pseudo: None,
             algorithm: Algorithm::Auto,
             tol: 1e-10,
-            max_iter: 0,
+            max_iter: None,
             gauge: Gauge::MeanCentred,
             standard_errors: true,
             covariance: false,
@@ -170,16 +172,13 @@ pub fn fit_point(ds: &Dataset, opts: &PointOptions) -> Result<PointFit> {
     if let Gauge::Reference(r) = opts.gauge
         && r as usize >= n_real
     {
-        return Err(Error::option("--reference", "reference item out of range"));
+        return Err(Error::param("reference", "reference item out of range"));
     }
     let flat = !opts.prior.is_proper();
     if flat && opts.pseudo.is_none() {
         let c = connectivity(ds);
         if !c.strongly_connected {
-            return Err(Error::NotIdentifiable(non_existence_message(
-                &c,
-                ds.items(),
-            )));
+            return Err(non_existence_error(&c, ds.items()));
         }
     }
     if let Prior::Gamma { shape, .. } = opts.prior
@@ -191,9 +190,9 @@ pub fn fit_point(ds: &Dataset, opts: &PointOptions) -> Result<PointFit> {
             .map(|i| ds.items().name(i as u32))
             .collect();
         if !zero.is_empty() {
-            return Err(Error::NotIdentifiable(format!(
+            return Err(Error::not_identifiable(format!(
                 "the MAP under Gamma(shape {shape}) is on the boundary (worth 0) for {} \
-                     item(s) that never win: {}; use --prior-shape > 1, or a Bayesian engine \
+                     item(s) that never win: {}; use `prior_shape` > 1, or a Bayesian engine \
                      (posterior means exist for any shape > 0)",
                 zero.len(),
                 zero.iter().take(12).cloned().collect::<Vec<_>>().join(", ")
@@ -214,24 +213,17 @@ pub fn fit_point(ds: &Dataset, opts: &PointOptions) -> Result<PointFit> {
     let n = work.n_items();
     let theta0 = vec![0.0; n];
     if opts.algorithm == Algorithm::Ilsr && !flat {
-        return Err(Error::option(
-            "--algorithm",
+        return Err(Error::param(
+            "algorithm",
             "ilsr computes the MLE only (no prior)",
         ));
     }
-    let max_iter = |default: usize| {
-        if opts.max_iter == 0 {
-            default
-        } else {
-            opts.max_iter
-        }
-    };
+    let max_iter = |default: usize| opts.max_iter.unwrap_or(default);
     let mm_opts = |cap: usize| MmOptions {
         prior: opts.prior,
         fixed,
-        max_iter: cap,
-        tol: opts.tol,
-        accelerate: true,
+        iter: IterSettings::new(opts.tol, cap),
+        observer: None,
     };
     let (theta_full, converged, iterations, score_norm, alg_name) = match opts.algorithm {
         Algorithm::Auto => {
@@ -245,7 +237,7 @@ pub fn fit_point(ds: &Dataset, opts: &PointOptions) -> Result<PointFit> {
                 } else {
                     max_iter(100_000)
                 }),
-            );
+            )?;
             if r.converged || n > NEWTON_MAX {
                 (
                     r.theta,
@@ -277,7 +269,7 @@ pub fn fit_point(ds: &Dataset, opts: &PointOptions) -> Result<PointFit> {
         Algorithm::Newton => {
             // A few MM sweeps give Newton a start inside the region where
             // full steps are taken, which matters on badly conditioned data.
-            let warm = mm(&work, &theta0, &mm_opts(6));
+            let warm = mm(&work, &theta0, &mm_opts(6))?;
             let r = newton(
                 &work,
                 &warm.theta,
@@ -297,7 +289,7 @@ pub fn fit_point(ds: &Dataset, opts: &PointOptions) -> Result<PointFit> {
             )
         }
         Algorithm::Mm => {
-            let r = mm(&work, &theta0, &mm_opts(max_iter(100_000)));
+            let r = mm(&work, &theta0, &mm_opts(max_iter(100_000)))?;
             (
                 r.theta,
                 r.converged,
@@ -308,9 +300,9 @@ pub fn fit_point(ds: &Dataset, opts: &PointOptions) -> Result<PointFit> {
         }
         Algorithm::Ilsr => {
             if fixed.is_some() {
-                return Err(Error::option(
-                    "--algorithm",
-                    "ilsr does not support --pseudo; use mm or newton",
+                return Err(Error::param(
+                    "algorithm",
+                    "ilsr does not support `pseudo`; use mm or newton",
                 ));
             }
             let r = ilsr(&work, &theta0, opts.tol, max_iter(10_000))?;
@@ -325,14 +317,14 @@ pub fn fit_point(ds: &Dataset, opts: &PointOptions) -> Result<PointFit> {
     };
     if theta_full.iter().any(|t| !t.is_finite()) {
         return Err(Error::Numerical(
-            "non-finite estimate; the data may not identify every worth (try --pseudo or a prior)"
+            "non-finite estimate; the data may not identify every worth (try `pseudo` or a prior)"
                 .into(),
         ));
     }
     if !converged {
         notes.push(format!(
             "did not reach the score tolerance {:e} (score max-norm {score_norm:.3e}); raise \
-             --max-iter or use --algorithm newton",
+             `max_iter` or use `algorithm=newton`",
             opts.tol
         ));
     }
@@ -361,8 +353,8 @@ pub fn fit_point(ds: &Dataset, opts: &PointOptions) -> Result<PointFit> {
     let summary = Summary::from_point_se(ds.items().names(), &theta, se, opts.gauge.clone());
     let cov = if opts.covariance {
         if n_real > SE_MAX {
-            return Err(Error::option(
-                "--vcov",
+            return Err(Error::param(
+                "vcov",
                 format!("{n_real} items exceed the dense-matrix limit {SE_MAX}"),
             ));
         }

@@ -31,14 +31,14 @@ impl Prior {
             Prior::Flat => Ok(()),
             Prior::Gamma { shape, rate } => {
                 if !(shape.is_finite() && shape > 0.0) {
-                    return Err(Error::option(
-                        "--prior-shape",
+                    return Err(Error::param(
+                        "prior_shape",
                         format!("must be > 0, got {shape}"),
                     ));
                 }
                 if !(rate.is_finite() && rate > 0.0) {
-                    return Err(Error::option(
-                        "--prior-rate",
+                    return Err(Error::param(
+                        "prior_rate",
                         format!("must be > 0, got {rate}"),
                     ));
                 }
@@ -46,13 +46,10 @@ impl Prior {
             }
             Prior::Normal { mean, sd } => {
                 if !mean.is_finite() {
-                    return Err(Error::option("--prior-mean", "must be finite"));
+                    return Err(Error::param("prior_mean", "must be finite"));
                 }
                 if !(sd.is_finite() && sd > 0.0) {
-                    return Err(Error::option(
-                        "--prior-sd",
-                        format!("must be > 0, got {sd}"),
-                    ));
+                    return Err(Error::param("prior_sd", format!("must be > 0, got {sd}")));
                 }
                 Ok(())
             }

@@ -71,20 +71,20 @@ pub fn fit_regression(
     feats: &Features,
     eta: f64,
     tol: f64,
-    max_iter: usize,
+    max_iter: Option<usize>,
 ) -> Result<RegressionFit> {
     if !(eta.is_finite() && eta >= 0.0) {
-        return Err(Error::option("--eta", format!("must be ≥ 0, got {eta}")));
+        return Err(Error::param("eta", format!("must be ≥ 0, got {eta}")));
     }
     if ds.n_items() > MAX_ITEMS {
         return Err(Error::Unsupported(format!(
-            "PL regression by Newton needs the dense information over {} items (limit {MAX_ITEMS}); use --engine vb",
+            "PL regression by Newton needs the dense information over {} items (limit {MAX_ITEMS}); use `engine=vb`",
             ds.n_items()
         )));
     }
     if ds.ties() == crate::data::TieSemantics::Event && ds.has_ties() {
         return Err(Error::Unsupported(
-            "PL regression with ties as events is not supported; use --ties unknown".into(),
+            "PL regression with ties as events is not supported; use `ties=unknown`".into(),
         ));
     }
     pl::check_supported(ds)?;
@@ -94,7 +94,7 @@ pub fn fit_regression(
     let mut beta = DVector::<f64>::zeros(d);
     let (mut obj, mut g, mut theta) = objective(ds, x, &beta, &wins, eta);
     let mut it = 0;
-    let max_iter = if max_iter == 0 { 200 } else { max_iter };
+    let max_iter = max_iter.unwrap_or(200);
     while it < max_iter && max_abs(g.as_slice()) > tol {
         it += 1;
         let info = information(ds, &theta, Scope::All)?;
@@ -103,10 +103,9 @@ pub fn fit_regression(
             h[(j, j)] += eta;
         }
         let Some(chol) = Cholesky::new(&h) else {
-            return Err(Error::NotIdentifiable(
+            return Err(Error::not_identifiable(
                 "the information about the coefficients is singular (too few comparisons for these features); \
-                 use --engine map with a prior (--eta) or fewer features"
-                    .into(),
+                 use `engine=map` with a prior (`eta`) or fewer features",
             ));
         };
         let step = chol.solve(&g);
@@ -136,9 +135,9 @@ pub fn fit_regression(
     let spread = theta.iter().copied().fold(f64::NEG_INFINITY, f64::max)
         - theta.iter().copied().fold(f64::INFINITY, f64::min);
     let diverged = || {
-        Error::NotIdentifiable(format!(
+        Error::not_identifiable(format!(
             "the maximum-likelihood coefficients diverge (log-worths spread over {spread:.0} units): the \
-             features separate winners from losers; use --engine map (Gaussian prior, --eta) or vb"
+             features separate winners from losers; use `engine=map` (Gaussian prior, `eta`) or vb"
         ))
     };
     if eta == 0.0 && (!converged && spread > 30.0 || spread > 200.0) {

@@ -7,13 +7,15 @@
 use super::bayes::GammaPrior;
 use super::ep::{EpOptions, ep};
 use super::gibbs::{GibbsOptions, gibbs};
+use super::mcmc::McmcSettings;
 use super::point::{Algorithm, PointOptions, fit_point};
 use super::prior::Prior;
 use super::vb::{VbOptions, vb};
 use crate::data::Dataset;
 use crate::error::{Error, Result};
+use crate::numerics::fixed_point::IterSettings;
+use crate::observer::SharedObserver;
 use crate::posterior::{Gauge, Posterior};
-use std::sync::Arc;
 
 /// The ranking engines.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,7 +53,7 @@ impl EngineKind {
             "ep" => EngineKind::Ep,
             "vb" => EngineKind::Vb,
             _ => {
-                return Err(Error::option(
+                return Err(Error::param(
                     "engine",
                     format!("unknown engine {s:?} (mle, map, gibbs, ep, vb)"),
                 ));
@@ -99,8 +101,8 @@ pub struct FitSpec {
     pub draws: usize,
     /// Seed of every random stream.
     pub seed: u64,
-    /// Gibbs: called with the number of sweeps completed by a chain.
-    pub progress: Option<Arc<dyn Fn(usize) + Send + Sync>>,
+    /// Told of progress (Gibbs sweeps, VB iterations); may cancel the run.
+    pub observer: Option<SharedObserver>,
 }
 
 impl Default for FitSpec {
@@ -124,7 +126,7 @@ impl Default for FitSpec {
             chains: 4,
             draws: 4000,
             seed: 1,
-            progress: None,
+            observer: None,
         }
     }
 }
@@ -133,7 +135,7 @@ fn positive(name: &str, v: f64) -> Result<()> {
     if v.is_finite() && v > 0.0 {
         Ok(())
     } else {
-        Err(Error::option(
+        Err(Error::param(
             name,
             format!("expected a positive number, got {v}"),
         ))
@@ -147,7 +149,7 @@ impl FitSpec {
             positive("tol", t)?;
         }
         if self.max_iter == Some(0) {
-            return Err(Error::option("max_iter", "expected at least 1"));
+            return Err(Error::param("max_iter", "expected at least 1"));
         }
         positive("prior_shape", self.gamma.0)?;
         positive("prior_rate", self.gamma.1)?;
@@ -159,7 +161,7 @@ impl FitSpec {
             Prior::Normal { mean, sd } => {
                 positive("prior_sd", sd)?;
                 if !mean.is_finite() {
-                    return Err(Error::option("prior_mean", "expected a finite number"));
+                    return Err(Error::param("prior_mean", "expected a finite number"));
                 }
             }
             Prior::Flat => {}
@@ -167,7 +169,7 @@ impl FitSpec {
         if let Some(w) = self.pseudo {
             positive("pseudo", w)?;
             if !matches!(self.engine, EngineKind::Mle | EngineKind::Map) {
-                return Err(Error::option("pseudo", "only with the mle and map engines"));
+                return Err(Error::param("pseudo", "only with the mle and map engines"));
             }
         }
         for (name, v) in [
@@ -176,7 +178,7 @@ impl FitSpec {
             ("draws", self.draws),
         ] {
             if v == 0 {
-                return Err(Error::option(name, "expected at least 1"));
+                return Err(Error::param(name, "expected at least 1"));
             }
         }
         Ok(())
@@ -199,7 +201,7 @@ impl FitSpec {
                     pseudo: self.pseudo,
                     algorithm: self.algorithm,
                     tol,
-                    max_iter: self.max_iter.unwrap_or(0),
+                    max_iter: self.max_iter,
                     gauge: self.gauge.clone(),
                     standard_errors: self.standard_errors,
                     covariance: self.covariance,
@@ -209,13 +211,9 @@ impl FitSpec {
                 ds,
                 &GibbsOptions {
                     prior: gamma()?,
-                    samples: self.samples,
-                    burn_in: self.burn_in,
-                    thin: 1,
-                    chains: self.chains,
-                    seed: self.seed,
+                    mcmc: McmcSettings::new(self.samples, self.burn_in, self.chains, self.seed),
                     rescale: true,
-                    progress: self.progress.clone(),
+                    observer: self.observer.clone(),
                 },
             )?),
             EngineKind::Ep => Box::new(ep(
@@ -235,10 +233,10 @@ impl FitSpec {
                 ds,
                 &VbOptions {
                     prior: gamma()?,
-                    tol,
-                    max_iter: self.max_iter.unwrap_or(100_000),
+                    iter: IterSettings::new(tol, self.max_iter.unwrap_or(100_000)),
                     draws: self.draws,
                     seed: self.seed,
+                    observer: self.observer.clone(),
                 },
             )?),
         })

@@ -31,21 +31,24 @@ use super::bayes::{BayesFit, GammaPrior, draws_from_gammas};
 use crate::data::Dataset;
 use crate::error::{Error, Result};
 use crate::model::pl::{self, Scope};
+use crate::numerics::fixed_point::{Executor, IterSettings, Iterate, MonotoneMap};
 use crate::numerics::special::{digamma, ln_gamma};
+use crate::observer::SharedObserver;
 
 /// Settings for [`vb`].
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct VbOptions {
     /// Gamma prior.
     pub prior: GammaPrior,
-    /// Stop when no rate changes by more than this (relative).
-    pub tol: f64,
-    /// Maximum iterations.
-    pub max_iter: usize,
+    /// Stop when no rate changes by more than `iter.tol` (relative);
+    /// `iter.max_iter` caps the updates.
+    pub iter: IterSettings,
     /// Draws sampled from the approximate posterior.
     pub draws: usize,
     /// Seed for those draws.
     pub seed: u64,
+    /// Progress and cancellation.
+    pub observer: Option<SharedObserver>,
 }
 
 fn elbo(ds: &Dataset, prior: &GammaPrior, wins: &[f64], alpha: &[f64], beta: &[f64]) -> f64 {
@@ -65,7 +68,49 @@ fn elbo(ds: &Dataset, prior: &GammaPrior, wins: &[f64], alpha: &[f64], beta: &[f
     e
 }
 
-/// Run coordinate-ascent VB.
+/// One coordinate-ascent update of the rates `β` (with the exact step
+/// along the scale direction) as a [`MonotoneMap`]; the shapes
+/// `α = a + W` are fixed. Objective: the ELBO at the input; gap: the
+/// largest relative change of a rate.
+struct RateMap<'a> {
+    ds: &'a Dataset,
+    prior: &'a GammaPrior,
+    wins: &'a [f64],
+    alpha: &'a [f64],
+}
+
+impl MonotoneMap for RateMap<'_> {
+    fn eval(&mut self, beta: &[f64]) -> Result<Iterate> {
+        let (n, b, alpha) = (beta.len(), self.prior.rate, self.alpha);
+        let mean: Vec<f64> = (0..n).map(|i| alpha[i] / beta[i]).collect();
+        let log_mean: Vec<f64> = mean.iter().map(|m| m.ln()).collect();
+        let sw = pl::sweep(self.ds, &mean, &log_mean, self.wins, Scope::All);
+        let mut nb: Vec<f64> = (0..n).map(|i| b + sw.den[i]).collect();
+        // Exact step along the scale direction.
+        let c = self.prior.shapes.iter().sum::<f64>()
+            / (b * (0..n).map(|i| alpha[i] / nb[i]).sum::<f64>());
+        nb.iter_mut().for_each(|x| *x /= c);
+        let change = (0..n)
+            .map(|i| ((nb[i] - beta[i]) / beta[i]).abs())
+            .fold(0.0f64, f64::max);
+        let e = elbo(self.ds, self.prior, self.wins, alpha, beta);
+        Ok(Iterate::new(nb, e, Some(change)))
+    }
+
+    /// Log-rates: every extrapolated point is a valid set of rates.
+    fn to_coords(&self, beta: &[f64]) -> Vec<f64> {
+        beta.iter().map(|v| v.ln()).collect()
+    }
+
+    fn coords_to_point(&self, c: Vec<f64>, _: &[f64]) -> Option<Vec<f64>> {
+        let x: Vec<f64> = c.iter().map(|v| v.exp()).collect();
+        x.iter().all(|v| v.is_finite() && *v > 0.0).then_some(x)
+    }
+}
+
+/// Run coordinate-ascent VB on the shared fixed-point executor
+/// ([`crate::numerics::fixed_point`]; SQUAREM in log-rates when
+/// `iter.accelerate`, the ELBO trace non-decreasing either way).
 pub fn vb(ds: &Dataset, opts: &VbOptions) -> Result<BayesFit> {
     pl::check_supported(ds)?;
     let n = ds.n_items();
@@ -75,33 +120,18 @@ pub fn vb(ds: &Dataset, opts: &VbOptions) -> Result<BayesFit> {
         ));
     }
     let wins = pl::wins(ds, Scope::All);
-    let b = opts.prior.rate;
     let alpha: Vec<f64> = (0..n).map(|i| opts.prior.shapes[i] + wins[i]).collect();
-    let mut beta = vec![b; n];
-    let mut trace = vec![elbo(ds, &opts.prior, &wins, &alpha, &beta)];
-    let mut converged = false;
-    let mut it = 0;
-    while it < opts.max_iter {
-        it += 1;
-        let mean: Vec<f64> = (0..n).map(|i| alpha[i] / beta[i]).collect();
-        let log_mean: Vec<f64> = mean.iter().map(|m| m.ln()).collect();
-        let sw = pl::sweep(ds, &mean, &log_mean, &wins, Scope::All);
-        let mut nb: Vec<f64> = (0..n).map(|i| b + sw.den[i]).collect();
-        // Exact step along the scale direction.
-        let c = opts.prior.shapes.iter().sum::<f64>()
-            / (b * (0..n).map(|i| alpha[i] / nb[i]).sum::<f64>());
-        nb.iter_mut().for_each(|x| *x /= c);
-        let mut change = 0.0f64;
-        for i in 0..n {
-            change = change.max(((nb[i] - beta[i]) / beta[i]).abs());
-            beta[i] = nb[i];
-        }
-        trace.push(elbo(ds, &opts.prior, &wins, &alpha, &beta));
-        if change < opts.tol {
-            converged = true;
-            break;
-        }
-    }
+    let mut map = RateMap {
+        ds,
+        prior: &opts.prior,
+        wins: &wins,
+        alpha: &alpha,
+    };
+    let out = Executor::new(opts.iter)
+        .observer(opts.observer.clone())
+        .run(&mut map, vec![opts.prior.rate; n])?;
+    let (converged, it, trace) = (out.converged(), out.evaluations, out.trace);
+    let beta = out.x;
     if beta.iter().any(|x| !(x.is_finite() && *x > 0.0)) {
         return Err(Error::Numerical("VB produced a non-positive rate".into()));
     }
@@ -116,7 +146,7 @@ pub fn vb(ds: &Dataset, opts: &VbOptions) -> Result<BayesFit> {
         marginals: Some(marginals),
         converged,
         iterations: it,
-        tolerance: Some(opts.tol),
+        tolerance: Some(opts.iter.tol),
         log_evidence: None,
         elbo: trace.last().copied(),
         trace,

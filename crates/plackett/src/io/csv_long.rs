@@ -37,9 +37,9 @@ pub fn read(name: &str, text: &str, opts: &ReadOptions) -> Result<Dataset> {
             )
         })
     };
-    let c_rank_id = col(&opts.ranking_col, "--ranking-col")?;
-    let c_rank = col(&opts.rank_col, "--rank-col")?;
-    let c_item = col(&opts.item_col, "--item-col")?;
+    let c_rank_id = col(&opts.ranking_col, "`ranking_col`")?;
+    let c_rank = col(&opts.rank_col, "`rank_col`")?;
+    let c_item = col(&opts.item_col, "`item_col`")?;
     let c_weight = headers.iter().position(|h| h == &opts.weight_col);
     let (items, closed) = initial_items(opts);
     let mut b = DatasetBuilder::new(items, opts.ties);
@@ -90,7 +90,7 @@ pub fn read(name: &str, text: &str, opts: &ReadOptions) -> Result<Dataset> {
                 return Err(Error::input(
                     name,
                     Some(line),
-                    format!("item {item_s:?} is not in the declared universe (--items)"),
+                    format!("item {item_s:?} is not in the declared universe (`items`)"),
                 ));
             }
             None => b.items_mut().intern(item_s),

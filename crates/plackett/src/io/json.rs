@@ -222,7 +222,7 @@ fn read_lists(
                 name,
                 Some(v.line),
                 format!(
-                    "item id {i} outside the declared universe of {} items (--items)",
+                    "item id {i} outside the declared universe of {} items (`items`)",
                     declared.len()
                 ),
             ));
@@ -255,7 +255,7 @@ fn read_object(
                 return Err(Error::input(
                     name,
                     None,
-                    "\"items\" in the file differs from --items",
+                    "\"items\" in the file differs from `items`",
                 ));
             }
             i

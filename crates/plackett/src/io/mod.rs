@@ -40,8 +40,8 @@ impl Format {
             "json" => Ok(Format::Json),
             "selectors" => Ok(Format::Selectors),
             "pairs" => Ok(Format::Pairs),
-            _ => Err(Error::option(
-                "--format",
+            _ => Err(Error::param(
+                "format",
                 format!("unknown format {s:?} (csv, preflib, json, selectors, pairs)"),
             )),
         }
@@ -61,7 +61,7 @@ impl Format {
             _ => Err(Error::input(
                 path,
                 None,
-                "cannot tell the format from the extension; use --format csv|preflib|json|selectors",
+                "cannot tell the format from the extension; use `format=csv|preflib|json|selectors`",
             )),
         }
     }
@@ -81,8 +81,8 @@ impl ItemsSpec {
     pub fn from_arg(arg: &str) -> Result<ItemsSpec> {
         if let Ok(n) = arg.trim().parse::<usize>() {
             if n == 0 {
-                return Err(Error::option(
-                    "--items",
+                return Err(Error::param(
+                    "items",
                     "the universe needs at least one item",
                 ));
             }
@@ -167,10 +167,7 @@ impl Default for ReadOptions {
 
 /// Read a file as UTF-8 text with a one-line error naming it.
 pub fn read_text(path: &str) -> Result<String> {
-    let bytes = std::fs::read(path).map_err(|e| Error::Io {
-        file: path.to_string(),
-        msg: e.to_string(),
-    })?;
+    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
     bytes_to_text(path, bytes)
 }
 

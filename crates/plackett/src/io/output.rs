@@ -551,10 +551,10 @@ pub fn write_atomic(path: &str, content: &[u8]) -> crate::Result<()> {
 pub fn write_all_atomic(files: &[(&str, &[u8])]) -> crate::Result<()> {
     for (i, (a, _)) in files.iter().enumerate() {
         if files[..i].iter().any(|(b, _)| b == a) {
-            return Err(crate::Error::Io {
-                file: a.to_string(),
-                msg: "named by two outputs".into(),
-            });
+            return Err(crate::Error::io(
+                a,
+                std::io::Error::new(std::io::ErrorKind::InvalidInput, "named by two outputs"),
+            ));
         }
     }
     let mut tmps: Vec<std::path::PathBuf> = Vec::new();
@@ -576,20 +576,14 @@ pub fn write_all_atomic(files: &[(&str, &[u8])]) -> crate::Result<()> {
         ));
         if let Err(e) = std::fs::write(&tmp, content) {
             cleanup(&tmps);
-            return Err(crate::Error::Io {
-                file: path.to_string(),
-                msg: e.to_string(),
-            });
+            return Err(crate::Error::io(path, e));
         }
         tmps.push(tmp);
     }
     for (k, ((path, _), tmp)) in files.iter().zip(&tmps).enumerate() {
         if let Err(e) = std::fs::rename(tmp, path) {
             cleanup(&tmps[k..]);
-            return Err(crate::Error::Io {
-                file: path.to_string(),
-                msg: e.to_string(),
-            });
+            return Err(crate::Error::io(path, e));
         }
     }
     Ok(())

@@ -30,14 +30,14 @@ pub fn read(name: &str, text: &str, opts: &ReadOptions) -> Result<Dataset> {
                 Error::input(
                     name,
                     Some(1),
-                    format!("no column named {a:?} (--item-cols)"),
+                    format!("no column named {a:?} (`item_cols`)"),
                 )
             })?,
             col(b).ok_or_else(|| {
                 Error::input(
                     name,
                     Some(1),
-                    format!("no column named {b:?} (--item-cols)"),
+                    format!("no column named {b:?} (`item_cols`)"),
                 )
             })?,
         ),
@@ -74,7 +74,7 @@ pub fn read(name: &str, text: &str, opts: &ReadOptions) -> Result<Dataset> {
                 None if closed => Err(Error::input(
                     name,
                     Some(line),
-                    format!("item {s:?} is not in the declared universe (--items)"),
+                    format!("item {s:?} is not in the declared universe (`items`)"),
                 )),
                 None => Ok(b.items_mut().intern(s)),
             }

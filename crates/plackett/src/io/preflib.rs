@@ -159,7 +159,7 @@ pub fn read(name: &str, text: &str, opts: &ReadOptions) -> Result<Dataset> {
                 return Err(Error::input(
                     name,
                     None,
-                    format!("alternative {nm:?} is not in the declared universe (--items)"),
+                    format!("alternative {nm:?} is not in the declared universe (`items`)"),
                 ));
             }
             None => items.intern(&nm),

@@ -156,8 +156,8 @@ pub fn read(name: &str, text: &str, opts: &ReadOptions) -> Result<(Dataset, Sele
     let cases: Vec<usize> = match opts.case {
         Some(c) if c < sel.cases.len() => vec![c],
         Some(c) => {
-            return Err(Error::option(
-                "--case",
+            return Err(Error::param(
+                "case",
                 format!(
                     "case {c} out of range (the file has {} cases, numbered from 0)",
                     sel.cases.len()

@@ -62,7 +62,7 @@ pub fn check_supported(ds: &Dataset) -> Result<()> {
     if ds.ties() == TieSemantics::Event && ds.has_ties() {
         return Err(Error::Unsupported(
             "this engine reads tied groups as unknown-order only; for ties as events use \
-             --engine mle or map (Davidson–Luce)"
+             `engine=mle` or map (Davidson–Luce)"
                 .into(),
         ));
     }

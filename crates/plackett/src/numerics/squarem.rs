@@ -12,26 +12,29 @@
 /// past `p2` (`α ≥ −1`, which is just `p2`), when `v = 0`, or when the
 /// result is not finite.
 pub fn extrapolate(p0: &[f64], p1: &[f64], p2: &[f64]) -> Option<Vec<f64>> {
-    let (mut rr, mut vv) = (0.0, 0.0);
-    for k in 0..p0.len() {
-        let r = p1[k] - p0[k];
-        let v = p2[k] - 2.0 * p1[k] + p0[k];
-        rr += r * r;
-        vv += v * v;
-    }
+    let (r, v, alpha) = step_length(p0, p1, p2)?;
+    point(p0, &r, &v, alpha)
+}
+
+/// `r = p1 − p0`, `v = p2 − 2p1 + p0` and the S3 step length
+/// `α = −‖r‖/‖v‖`, or `None` when `α ≥ −1` (no move past `p2`) or `v` is
+/// zero or not finite.
+pub fn step_length(p0: &[f64], p1: &[f64], p2: &[f64]) -> Option<(Vec<f64>, Vec<f64>, f64)> {
+    let r: Vec<f64> = p1.iter().zip(p0).map(|(a, b)| a - b).collect();
+    let v: Vec<f64> = (0..p0.len()).map(|k| p2[k] - 2.0 * p1[k] + p0[k]).collect();
+    let rr: f64 = r.iter().map(|x| x * x).sum();
+    let vv: f64 = v.iter().map(|x| x * x).sum();
     if !(vv > 0.0 && vv.is_finite() && rr.is_finite()) {
         return None;
     }
     let alpha = -(rr / vv).sqrt();
-    if alpha >= -1.0 {
-        return None;
-    }
+    (alpha < -1.0).then_some((r, v, alpha))
+}
+
+/// The extrapolated point `p0 − 2αr + α²v`, or `None` if not finite.
+pub fn point(p0: &[f64], r: &[f64], v: &[f64], alpha: f64) -> Option<Vec<f64>> {
     let out: Vec<f64> = (0..p0.len())
-        .map(|k| {
-            let r = p1[k] - p0[k];
-            let v = p2[k] - 2.0 * p1[k] + p0[k];
-            p0[k] - 2.0 * alpha * r + alpha * alpha * v
-        })
+        .map(|k| p0[k] - 2.0 * alpha * r[k] + alpha * alpha * v[k])
         .collect();
     out.iter().all(|x| x.is_finite()).then_some(out)
 }
