@@ -3,7 +3,7 @@
 
 use anyhow::{Context, Result, bail};
 use clap::{Args, Subcommand};
-use plackett::classify::cv::{CvOptions, cross_validate};
+use plackett::classify::cv::{ClassifierCvOptions, cross_validate};
 use plackett::classify::data::{encode_classes, training_data};
 use plackett::classify::model::{Engine, EngineFit, FitOptions, Fitted, MODEL_FORMAT, fit};
 use plackett::classify::path::regularisation_path;
@@ -428,7 +428,7 @@ fn run_cv(a: &CvArgs) -> Result<()> {
         &m.file,
         &m.class_col,
         &t,
-        &CvOptions {
+        &ClassifierCvOptions {
             splits: a.splits,
             test_fraction: a.test_fraction,
             seed: m.seed,

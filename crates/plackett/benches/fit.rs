@@ -112,7 +112,7 @@ fn group_order_sampler(c: &mut Criterion) {
 /// sweeps (5,000 burn-in), one chain, on Wine (all 178 rows).
 fn classifier_gibbs_wine(c: &mut Criterion) {
     use plackett::classify::data::{encode_classes, training_data};
-    use plackett::classify::gibbs::{GibbsOptions, gibbs};
+    use plackett::classify::gibbs::{ClassifierGibbsOptions, gibbs};
     use plackett::classify::read_table;
     let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data/uci/wine.csv");
     let path = p.to_str().unwrap();
@@ -127,10 +127,10 @@ fn classifier_gibbs_wine(c: &mut Criterion) {
         b.iter(|| {
             gibbs(
                 black_box(&data),
-                &GibbsOptions {
+                &ClassifierGibbsOptions {
                     mcmc: plackett::infer::mcmc::McmcSettings {
                         chains: 1,
-                        ..GibbsOptions::default().mcmc
+                        ..ClassifierGibbsOptions::default().mcmc
                     },
                     ..Default::default()
                 },

@@ -5,14 +5,14 @@
 //! `data/uci`, shipped with the repository).
 
 use plackett::classify::ClassData;
-use plackett::classify::cv::{CvOptions, cross_validate};
+use plackett::classify::cv::{ClassifierCvOptions, cross_validate};
 use plackett::classify::data::{encode_classes, training_data};
 use plackett::classify::em::{EmOptions, em};
-use plackett::classify::gibbs::{GibbsOptions, Shape, gibbs};
+use plackett::classify::gibbs::{ClassifierGibbsOptions, Shape, gibbs};
 use plackett::classify::model::{Engine, FitOptions};
 use plackett::classify::path::regularisation_path;
 use plackett::classify::read_table;
-use plackett::classify::vb::{VbOptions, vb};
+use plackett::classify::vb::{ClassifierVbOptions, vb};
 use plackett::infer::rng::stream;
 use plackett::numerics::fixed_point::IterSettings;
 use rand::RngExt;
@@ -223,13 +223,13 @@ fn vb_free_energy_never_decreases() {
             for accelerate in [false, true] {
                 let f = vb(
                     data,
-                    &VbOptions {
+                    &ClassifierVbOptions {
                         a: 0.5,
                         learn_a,
                         iter: IterSettings {
                             accelerate,
                             max_iter: 4000,
-                            ..VbOptions::default().iter
+                            ..ClassifierVbOptions::default().iter
                         },
                         ..Default::default()
                     },
@@ -270,7 +270,7 @@ fn gibbs_and_vb_means_agree_on_iris() {
     for a in [1.0, 0.1] {
         let v = vb(
             &data,
-            &VbOptions {
+            &ClassifierVbOptions {
                 a,
                 learn_a: false,
                 ..Default::default()
@@ -279,7 +279,7 @@ fn gibbs_and_vb_means_agree_on_iris() {
         .unwrap();
         let g = gibbs(
             &data,
-            &GibbsOptions {
+            &ClassifierGibbsOptions {
                 a: Shape::Fixed(a),
                 mcmc: plackett::infer::mcmc::McmcSettings::new(4000, 2000, 2, 5),
                 ..Default::default()
@@ -332,7 +332,7 @@ fn gibbs_sbc() {
             let data = simulate(&truth, k, d, n, 1000 + r as u64);
             let f = gibbs(
                 &data,
-                &GibbsOptions {
+                &ClassifierGibbsOptions {
                     a: Shape::Fixed(a),
                     mcmc: plackett::infer::mcmc::McmcSettings::new(draws * thin, 200, 1, r as u64),
                     ..Default::default()
@@ -384,7 +384,7 @@ fn table2(name: &str, engine: Engine) -> (f64, f64) {
         &path,
         "class",
         &t,
-        &CvOptions {
+        &ClassifierCvOptions {
             splits: 20,
             test_fraction: 1.0 / 3.0,
             seed: 1,
@@ -446,7 +446,7 @@ fn breast_cancer_auc() {
             &path,
             "class",
             &t,
-            &CvOptions {
+            &ClassifierCvOptions {
                 splits: 4,
                 test_fraction: 1.0 / 3.0,
                 seed: 1,

@@ -11,7 +11,7 @@ use rand::RngExt;
 
 /// Settings.
 #[derive(Clone)]
-pub struct CvOptions {
+pub struct ClassifierCvOptions {
     /// Number of random splits.
     pub splits: usize,
     /// Fraction of rows held out per split.
@@ -64,7 +64,7 @@ pub fn cross_validate(
     path: &str,
     class_col: &str,
     t: &Table,
-    opts: &CvOptions,
+    opts: &ClassifierCvOptions,
 ) -> Result<Vec<SplitResult>> {
     if !(opts.test_fraction > 0.0 && opts.test_fraction < 1.0) {
         return Err(Error::param(

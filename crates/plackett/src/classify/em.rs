@@ -55,7 +55,7 @@ impl Default for EmOptions {
 }
 
 /// Result of [`em`].
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct EmFit {
     /// Weights, row-major `K × p`.
     pub lambda: Vec<f64>,

@@ -42,7 +42,7 @@ impl Shape {
 
 /// Settings.
 #[derive(Clone)]
-pub struct GibbsOptions {
+pub struct ClassifierGibbsOptions {
     /// Shape of the Gamma prior.
     pub a: Shape,
     /// Rate of the Gamma prior.
@@ -55,9 +55,9 @@ pub struct GibbsOptions {
     pub observer: Option<SharedObserver>,
 }
 
-impl std::fmt::Debug for GibbsOptions {
+impl std::fmt::Debug for ClassifierGibbsOptions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("GibbsOptions")
+        f.debug_struct("ClassifierGibbsOptions")
             .field("a", &self.a)
             .field("b", &self.b)
             .field("mcmc", &self.mcmc)
@@ -66,9 +66,9 @@ impl std::fmt::Debug for GibbsOptions {
     }
 }
 
-impl Default for GibbsOptions {
+impl Default for ClassifierGibbsOptions {
     fn default() -> Self {
-        GibbsOptions {
+        ClassifierGibbsOptions {
             a: Shape::Sampled(1.0),
             b: 1.0,
             mcmc: McmcSettings::new(5000, 5000, 4, 1),
@@ -79,7 +79,7 @@ impl Default for GibbsOptions {
 }
 
 /// Result of [`gibbs`].
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct GibbsFit {
     /// Classes.
     pub k: usize,
@@ -181,7 +181,7 @@ fn log_target_a(a: f64, m: f64, b: f64, sum_ln: f64) -> f64 {
 
 fn run_chain(
     data: &ClassData,
-    opts: &GibbsOptions,
+    opts: &ClassifierGibbsOptions,
     chain: usize,
 ) -> Result<(Vec<f64>, Vec<f64>, usize)> {
     let mc = &opts.mcmc;
@@ -285,7 +285,7 @@ fn run_chain(
 }
 
 /// Run the sampler.
-pub fn gibbs(data: &ClassData, opts: &GibbsOptions) -> Result<GibbsFit> {
+pub fn gibbs(data: &ClassData, opts: &ClassifierGibbsOptions) -> Result<GibbsFit> {
     let a0 = opts.a.value();
     if !(a0.is_finite() && a0 > 0.0) {
         return Err(Error::param(

@@ -4,8 +4,8 @@
 
 use super::data::{Preprocess, Table, encode_classes, training_data};
 use super::em::{EmFit, EmOptions, em};
-use super::gibbs::{GibbsFit, GibbsOptions, Shape, gibbs};
-use super::vb::{VbFit, VbOptions, vb};
+use super::gibbs::{ClassifierGibbsOptions, GibbsFit, Shape, gibbs};
+use super::vb::{ClassifierVbOptions, VbFit, vb};
 use crate::error::{Error, Result};
 use crate::infer::mcmc::McmcSettings;
 use crate::infer::rng::stream;
@@ -233,6 +233,7 @@ impl Default for FitOptions {
 }
 
 /// The engine-specific details of a classifier fit: exactly one engine ran.
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub enum EngineFit {
     /// EM for the MAP (Archambeau & Caron 2012 §3.2).
     Em(EmFit),
@@ -243,6 +244,7 @@ pub enum EngineFit {
 }
 
 /// A fit with its engine's details.
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct FitOutcome {
     /// The model (what `classify predict` reads back).
     pub model: Fitted,
@@ -327,7 +329,7 @@ pub fn fit(
         Engine::Gibbs => {
             let f = gibbs(
                 &data,
-                &GibbsOptions {
+                &ClassifierGibbsOptions {
                     a: match opts.a {
                         Some(a) => Shape::Fixed(a),
                         None => Shape::Sampled(1.0),
@@ -351,7 +353,7 @@ pub fn fit(
         Engine::Vb => {
             let f = vb(
                 &data,
-                &VbOptions {
+                &ClassifierVbOptions {
                     a: opts.a.unwrap_or(1.0),
                     b: opts.b,
                     learn_a: opts.a.is_none(),

@@ -5,9 +5,9 @@
 
 use super::data::ClassData;
 use super::em::{EmOptions, em, log_posterior};
-use super::gibbs::{GibbsOptions, Shape, gibbs};
+use super::gibbs::{ClassifierGibbsOptions, Shape, gibbs};
 use super::model::Engine;
-use super::vb::{VbOptions, vb};
+use super::vb::{ClassifierVbOptions, vb};
 use crate::error::Result;
 use crate::infer::mcmc::McmcSettings;
 
@@ -70,7 +70,7 @@ pub fn regularisation_path(
             Engine::Vb => {
                 let f = vb(
                     data,
-                    &VbOptions {
+                    &ClassifierVbOptions {
                         a,
                         b,
                         learn_a: false,
@@ -88,7 +88,7 @@ pub fn regularisation_path(
             Engine::Gibbs => {
                 let f = gibbs(
                     data,
-                    &GibbsOptions {
+                    &ClassifierGibbsOptions {
                         a: Shape::Fixed(a),
                         b,
                         mcmc: McmcSettings::new(2000, 1000, 2, seed),

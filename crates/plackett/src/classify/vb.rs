@@ -18,7 +18,7 @@ use crate::observer::SharedObserver;
 
 /// Settings.
 #[derive(Clone)]
-pub struct VbOptions {
+pub struct ClassifierVbOptions {
     /// Gamma prior shape (the starting value when `learn_a`).
     pub a: f64,
     /// Gamma prior rate.
@@ -33,9 +33,9 @@ pub struct VbOptions {
     pub observer: Option<SharedObserver>,
 }
 
-impl Default for VbOptions {
+impl Default for ClassifierVbOptions {
     fn default() -> Self {
-        VbOptions {
+        ClassifierVbOptions {
             a: 1.0,
             b: 1.0,
             learn_a: true,
@@ -46,7 +46,7 @@ impl Default for VbOptions {
 }
 
 /// Result of [`vb`].
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct VbFit {
     /// Posterior shapes `a_kj`, row-major `K × p`.
     pub shape: Vec<f64>,
@@ -134,7 +134,7 @@ impl State {
 /// leaves (`q(C), q(Z)` from `st`, `q(λ)` and `a` new).
 fn sweep(
     data: &ClassData,
-    opts: &VbOptions,
+    opts: &ClassifierVbOptions,
     st: &State,
     rho: &mut [f64],
     ez: &mut [f64],
@@ -203,7 +203,7 @@ fn sweep(
 /// flat; the objective is the free energy the sweep leaves.
 struct VbMap<'a> {
     data: &'a ClassData,
-    opts: &'a VbOptions,
+    opts: &'a ClassifierVbOptions,
     m: usize,
     rho: Vec<f64>,
     ez: Vec<f64>,
@@ -238,7 +238,7 @@ impl MonotoneMap for VbMap<'_> {
 /// only if the free energy its sweep reaches is at least that of the plain
 /// sweep. The recorded free energy therefore never decreases, and the
 /// fixed point is the one of plain coordinate ascent.
-pub fn vb(data: &ClassData, opts: &VbOptions) -> Result<VbFit> {
+pub fn vb(data: &ClassData, opts: &ClassifierVbOptions) -> Result<VbFit> {
     if !(opts.a.is_finite() && opts.a > 0.0) {
         return Err(Error::param(
             "a",

@@ -5,7 +5,7 @@
 use super::irn::{TieSplit, irn};
 use super::samples::{CaseSamples, Expander};
 use crate::data::{Dataset, DatasetBuilder, Items, Tail, TieSemantics};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::infer::bayes::GammaPrior;
 use crate::infer::gibbs::Chain;
 use crate::infer::rng::stream;
@@ -282,20 +282,21 @@ impl Moments {
 /// (unlisted ranked classes rank below each annotation's list; never-ranked
 /// classes get 0). When the MLE does not exist (a ranked class never beaten,
 /// e.g. a single annotator) the posterior mode under a weak Normal(0, 3²)
-/// prior on log-worths is returned instead, flagged `false`.
-pub fn pl_point(anns: &[Annotation]) -> (Vec<(u32, f64)>, bool) {
+/// prior on log-worths is returned instead, flagged `false`. Only
+/// non-existence falls back; a numerical failure is an error.
+pub fn pl_point(anns: &[Annotation]) -> Result<(Vec<(u32, f64)>, bool)> {
     let mut ranked: Vec<u32> = anns.iter().flatten().flatten().copied().collect();
     ranked.sort_unstable();
     ranked.dedup();
     if ranked.len() == 1 {
-        return (vec![(ranked[0], 1.0)], true);
+        return Ok((vec![(ranked[0], 1.0)], true));
     }
     let (ds, ranked, _) = pl_case_dataset(anns, ranked.len(), 1);
     if ds.n_obs() == 0 {
         // Every annotation lists all the ranked classes as one tied block:
         // nothing distinguishes them.
         let u = 1.0 / ranked.len() as f64;
-        return (ranked.iter().map(|&c| (c, u)).collect(), false);
+        return Ok((ranked.iter().map(|&c| (c, u)).collect(), false));
     }
     let (fit, is_ml) = match fit_point(
         &ds,
@@ -305,25 +306,23 @@ pub fn pl_point(anns: &[Annotation]) -> (Vec<(u32, f64)>, bool) {
         },
     ) {
         Ok(f) => (f, true),
-        Err(_) => match fit_point(
-            &ds,
-            &PointOptions {
-                prior: Prior::Normal { mean: 0.0, sd: 3.0 },
-                standard_errors: false,
-                ..Default::default()
-            },
-        ) {
-            Ok(f) => (f, false),
-            Err(_) => {
-                let u = 1.0 / ranked.len() as f64;
-                return (ranked.iter().map(|&c| (c, u)).collect(), false);
-            }
-        },
+        Err(Error::NotIdentifiable { .. }) => (
+            fit_point(
+                &ds,
+                &PointOptions {
+                    prior: Prior::Normal { mean: 0.0, sd: 3.0 },
+                    standard_errors: false,
+                    ..Default::default()
+                },
+            )?,
+            false,
+        ),
+        Err(e) => return Err(e),
     };
     let v = ranked
         .iter()
         .zip(&fit.summary.items)
         .map(|(&c, it)| (c, it.worth))
         .collect();
-    (v, is_ml)
+    Ok((v, is_ml))
 }

@@ -104,10 +104,10 @@ pub struct RunResult {
     pub samples: usize,
 }
 
-fn point_estimate(anns: &[Annotation], cfg: &RunConfig) -> (Vec<(u32, f64)>, bool) {
+fn point_estimate(anns: &[Annotation], cfg: &RunConfig) -> Result<(Vec<(u32, f64)>, bool)> {
     match cfg.method {
         Method::Pl { .. } => pl_point(anns),
-        _ => (irn(anns, cfg.irn_split), true),
+        _ => Ok((irn(anns, cfg.irn_split), true)),
     }
 }
 
@@ -246,7 +246,7 @@ pub fn run(
                     Predictions::None => {}
                     Predictions::Scores(rows) => {
                         let pred = super::measures::top_k_of_scores(&rows[pos], kmax);
-                        let (pt, ml) = point_estimate(anns, cfg);
+                        let (pt, ml) = point_estimate(anns, cfg)?;
                         units.push((s.clone(), pred, pt, ml));
                     }
                     Predictions::LeaveOneAnnotatorOut => {
@@ -269,7 +269,7 @@ pub fn run(
                                     risks,
                                     t,
                                 )?;
-                                let (pt, ml) = point_estimate(&others, cfg);
+                                let (pt, ml) = point_estimate(&others, cfg)?;
                                 units.push((so, annotation_ranking(&anns[r]), pt, ml));
                             }
                         }

@@ -34,11 +34,12 @@ impl GammaPrior {
     }
 }
 
-/// Result of a Bayesian engine.
-#[derive(Debug, Clone)]
+/// Result of a Bayesian engine (serialisable: a saved fit reads back
+/// bit for bit).
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct BayesFit {
     /// `"gibbs"`, `"ep"` or `"vb"`.
-    pub engine: &'static str,
+    pub engine: std::borrow::Cow<'static, str>,
     /// Posterior draws (MCMC for Gibbs; independent draws from the
     /// Gamma-factorised approximation for EP and VB).
     pub draws: Draws,
@@ -56,6 +57,7 @@ pub struct BayesFit {
     pub elbo: Option<f64>,
     /// Convergence trace: ELBO per iteration (VB), largest relative change
     /// of a marginal's shape or normalised mean per pass (EP).
+    #[serde(with = "crate::io::float_serde::vec")]
     pub trace: Vec<f64>,
     /// Per-item MCMC diagnostics (Gibbs).
     pub diagnostics: Option<Vec<ScalarDiagnostics>>,
@@ -106,7 +108,7 @@ impl BayesFit {
 impl crate::posterior::Posterior for BayesFit {
     fn info(&self) -> crate::posterior::FitInfo {
         use crate::posterior::Trace;
-        let (algorithm, trace) = match self.engine {
+        let (algorithm, trace) = match &*self.engine {
             "gibbs" => (
                 format!(
                     "gibbs, {} chains x {} draws",

@@ -274,7 +274,7 @@ pub fn fit_davidson(ds: &Dataset, opts: &PointOptions) -> Result<PointFit> {
         ));
     }
     Ok(PointFit {
-        engine: if flat { "mle" } else { "map" },
+        engine: if flat { "mle" } else { "map" }.into(),
         algorithm: "davidson-luce newton".into(),
         theta,
         converged,

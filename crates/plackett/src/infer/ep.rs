@@ -427,7 +427,7 @@ pub fn ep(ds: &Dataset, opts: &EpOptions) -> Result<BayesFit> {
             ));
         }
         Ok(BayesFit {
-            engine: "ep",
+            engine: "ep".into(),
             draws: draws_from_gammas(&marginals, opts.draws, opts.seed),
             marginals: Some(marginals),
             converged,

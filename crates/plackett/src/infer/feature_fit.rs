@@ -21,7 +21,7 @@ use crate::posterior::{Draws, Gauge, ItemSummary, Summary};
 use nalgebra::{DMatrix, DVector};
 
 /// Which Gaussian variational posterior.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum ViKind {
     /// Gaussian VI on the exact evidence lower bound (default).
     Exact,
@@ -90,7 +90,7 @@ impl Default for FeatureFitOptions {
 }
 
 /// The bound as a function of η (`--eta auto`).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct EtaCurve {
     /// Grid.
     pub grid: Vec<f64>,
@@ -104,10 +104,10 @@ pub struct EtaCurve {
 
 /// A fitted feature model: a Gaussian (posterior) or a point with an
 /// asymptotic covariance, on the working feature scale.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct FeatureFit {
     /// `mle`, `map` or `vb`.
-    pub engine: &'static str,
+    pub engine: std::borrow::Cow<'static, str>,
     /// Human-readable algorithm.
     pub algorithm: String,
     /// Whether (μ, S) is a posterior (vb) rather than estimate and
@@ -235,7 +235,7 @@ pub fn fit_features(
                 notes.push("the information about β is singular: no standard errors".into());
             }
             Ok(FeatureFit {
-                engine: if eta == 0.0 { "mle" } else { "map" },
+                engine: if eta == 0.0 { "mle" } else { "map" }.into(),
                 algorithm: if eta == 0.0 {
                     "Newton (PL regression)".into()
                 } else {
@@ -318,7 +318,7 @@ pub fn fit_features(
                 ));
             }
             Ok(FeatureFit {
-                engine: "vb",
+                engine: "vb".into(),
                 algorithm,
                 bayesian: true,
                 mu,

@@ -439,7 +439,7 @@ pub fn gibbs(ds: &Dataset, opts: &GibbsOptions) -> Result<BayesFit> {
         notes.push(format!("min effective sample size {ess:.0} < 400: posterior summaries are noisy; run more sweeps"));
     }
     Ok(BayesFit {
-        engine: "gibbs",
+        engine: "gibbs".into(),
         draws,
         marginals: None,
         converged: rhat <= 1.01 && ess >= 400.0,

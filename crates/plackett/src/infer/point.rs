@@ -73,11 +73,12 @@ impl Default for PointOptions {
 /// An estimated tie prevalence (Davidson–Luce).
 pub type TieParam = crate::posterior::TieParameter;
 
-/// A fitted point estimate.
-#[derive(Debug, Clone)]
+/// A fitted point estimate (serialisable: a saved fit reads back bit for
+/// bit).
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct PointFit {
     /// `"mle"` or `"map"`.
-    pub engine: &'static str,
+    pub engine: std::borrow::Cow<'static, str>,
     /// Algorithm actually used (e.g. `"newton"`, `"mm+squarem"`).
     pub algorithm: String,
     /// Log-worths of the real items (any gauge; see `summary`).
@@ -89,8 +90,10 @@ pub struct PointFit {
     /// Iterations (Newton/I-LSR) or data sweeps (MM).
     pub iterations: usize,
     /// Max-norm of the score at the estimate.
+    #[serde(with = "crate::io::float_serde::f64")]
     pub score_norm: f64,
     /// Log-likelihood of the real observations at the estimate.
+    #[serde(with = "crate::io::float_serde::f64")]
     pub log_likelihood: f64,
     /// Number of free parameters used for AIC.
     pub n_parameters: usize,
@@ -363,7 +366,7 @@ pub fn fit_point(ds: &Dataset, opts: &PointOptions) -> Result<PointFit> {
         None
     };
     Ok(PointFit {
-        engine: if flat { "mle" } else { "map" },
+        engine: if flat { "mle" } else { "map" }.into(),
         algorithm: alg_name,
         theta,
         converged,

@@ -141,7 +141,7 @@ pub fn vb(ds: &Dataset, opts: &VbOptions) -> Result<BayesFit> {
         notes.push(format!("VB did not converge in {it} iterations"));
     }
     Ok(BayesFit {
-        engine: "vb",
+        engine: "vb".into(),
         draws: draws_from_gammas(&marginals, opts.draws, opts.seed),
         marginals: Some(marginals),
         converged,

@@ -77,7 +77,84 @@ pub fn parse(text: &str) -> Result<Spanned, ParseError> {
     if p.pos < p.s.len() {
         return Err(p.err("unexpected trailing characters after the JSON value"));
     }
+    strict_check(text)?;
     Ok(v)
+}
+
+/// RFC 8259 conformance by `serde_json` (leading zeros as in `[01]`, `1.`,
+/// `1.e3`, control characters in strings, lone surrogates are refused
+/// with line and column), plus a refusal of duplicate object keys, which
+/// JSON leaves undefined and a reader would otherwise resolve silently.
+/// The positional parser above keeps the line of every value for the
+/// readers' semantic messages; this pass decides what is JSON.
+fn strict_check(text: &str) -> Result<(), ParseError> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    let r = serde::Deserialize::deserialize(&mut de).and_then(|Strict| de.end());
+    r.map_err(|e| {
+        let full = e.to_string();
+        // serde_json appends " at line L column C"; keep the column.
+        let msg = match full.rfind(" at line ") {
+            Some(i) => format!("invalid JSON: {} (column {})", &full[..i], e.column()),
+            None => format!("invalid JSON: {full}"),
+        };
+        ParseError {
+            line: e.line().max(1),
+            msg,
+        }
+    })
+}
+
+/// Any JSON value, refusing duplicate keys in objects.
+struct Strict;
+
+impl<'de> serde::Deserialize<'de> for Strict {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Strict, D::Error> {
+        d.deserialize_any(StrictVisitor)
+    }
+}
+
+struct StrictVisitor;
+
+impl<'de> serde::de::Visitor<'de> for StrictVisitor {
+    type Value = Strict;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<Strict, E> {
+        Ok(Strict)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Strict, E> {
+        Ok(Strict)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Strict, E> {
+        Ok(Strict)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Strict, E> {
+        Ok(Strict)
+    }
+    fn visit_str<E>(self, _: &str) -> Result<Strict, E> {
+        Ok(Strict)
+    }
+    fn visit_unit<E>(self) -> Result<Strict, E> {
+        Ok(Strict)
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Strict, A::Error> {
+        while seq.next_element::<Strict>()?.is_some() {}
+        Ok(Strict)
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Strict, A::Error> {
+        let mut seen = std::collections::HashSet::new();
+        while let Some(k) = map.next_key::<String>()? {
+            if !seen.insert(k.clone()) {
+                return Err(serde::de::Error::custom(format!(
+                    "duplicate key {k:?} in an object"
+                )));
+            }
+            map.next_value::<Strict>()?;
+        }
+        Ok(Strict)
+    }
 }
 
 impl Parser<'_> {
@@ -373,5 +450,26 @@ mod tests {
         }
         let deep = "[".repeat(1000);
         assert!(parse(&deep).is_err());
+    }
+}
+
+#[cfg(test)]
+mod strict_tests {
+    use super::*;
+
+    #[test]
+    fn invalid_json_is_refused_with_its_line() {
+        for (text, line, frag) in [
+            ("[01]", 1, "number"),
+            ("[\n[1.]]", 2, "number"),
+            ("[1.e3]", 1, "number"),
+            ("[\"a\u{1}\"]", 1, "control"),
+            ("{\"a\": 1,\n \"a\": 2}", 2, "duplicate key \"a\""),
+        ] {
+            let e = parse(text).unwrap_err();
+            assert_eq!(e.line, line, "{text}: {e:?}");
+            assert!(e.msg.contains(frag), "{text}: {e:?}");
+        }
+        assert!(parse("[1.5e3, -0, 0.25, {\"a\": [1], \"b\": null}]").is_ok());
     }
 }

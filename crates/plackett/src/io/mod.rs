@@ -5,6 +5,7 @@
 //! [`Dataset`](crate::data::Dataset).
 
 pub mod csv_long;
+pub mod float_serde;
 pub mod json;
 pub mod json_value;
 pub mod output;

@@ -5,13 +5,16 @@
 use crate::numerics::special::normal_quantile;
 
 /// Diagnostics of one scalar quantity across chains.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ScalarDiagnostics {
     /// max(bulk R̂, tail R̂) on split chains (§4.2).
+    #[serde(with = "crate::io::float_serde::f64")]
     pub rhat: f64,
     /// Bulk effective sample size (rank-normalised, split chains).
+    #[serde(with = "crate::io::float_serde::f64")]
     pub ess_bulk: f64,
     /// Tail ESS: the smaller ESS of the 5% and 95% quantile indicators.
+    #[serde(with = "crate::io::float_serde::f64")]
     pub ess_tail: f64,
 }
 

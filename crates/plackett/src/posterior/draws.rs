@@ -13,12 +13,13 @@ use crate::numerics::gamma::exp_draw;
 use rayon::prelude::*;
 
 /// Posterior draws of normalised log-worths, grouped by chain.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Draws {
     n_items: usize,
     n_chains: usize,
     per_chain: usize,
     /// Layout `[chain][draw][item]`.
+    #[serde(with = "crate::io::float_serde::vec")]
     data: Vec<f64>,
 }
 

@@ -1,9 +1,9 @@
 //! Per-item summaries shared by all engines.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// How log-worths are pinned down for reporting.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Gauge {
     /// Mean log-worth over the reported items is 0.
     MeanCentred,
@@ -12,16 +12,18 @@ pub enum Gauge {
 }
 
 /// Per-item output row (keys follow the CLI contract).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ItemSummary {
     /// Item name.
     pub name: String,
     /// Normalised worth (sums to 1 over reported items); posterior mean for
     /// Bayesian engines.
+    #[serde(with = "crate::io::float_serde::f64")]
     pub worth: f64,
     /// Posterior sd of the normalised worth (Bayesian engines).
     pub worth_sd: Option<f64>,
     /// Log-worth in the gauge; posterior mean for Bayesian engines.
+    #[serde(with = "crate::io::float_serde::f64")]
     pub log_worth: f64,
     /// Standard error from the observed information (mle, map).
     pub log_worth_se: Option<f64>,
@@ -34,7 +36,7 @@ pub struct ItemSummary {
 }
 
 /// Summaries of every reported item, in item-id order.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Summary {
     /// Rows.
     pub items: Vec<ItemSummary>,
