@@ -52,7 +52,7 @@ fn same_seed_byte_identical_json_any_thread_count() {
                 c.env("RAYON_NUM_THREADS", t);
             }
             let o = c.output().unwrap();
-            assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+            common::assert_ok(&o);
             o.stdout
         };
         let a = run(None, "7");
@@ -107,7 +107,7 @@ fn report_draws_and_extras() {
         .args(["--test", f.to_str().unwrap(), "--output", "json"])
         .output()
         .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    common::assert_ok(&o);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let p01 = v["comparisons"][0]["probability"].as_f64().unwrap();
     let p10 = v["comparisons"][1]["probability"].as_f64().unwrap();

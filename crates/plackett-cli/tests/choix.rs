@@ -6,6 +6,8 @@
 
 use std::process::Command;
 
+mod common;
+
 #[test]
 fn mle_equals_choix_ilsr_rankings() {
     let ok = Command::new("python3")
@@ -44,11 +46,7 @@ fn mle_equals_choix_ilsr_rankings() {
         .args(["fit", data.to_str().unwrap(), "--output", "json", "--no-se"])
         .output()
         .unwrap();
-    assert!(
-        fit.status.success(),
-        "{}",
-        String::from_utf8_lossy(&fit.stderr)
-    );
+    common::assert_ok(&fit);
     let ours = dir.join("ours.json");
     std::fs::write(&ours, &fit.stdout).unwrap();
     let script = r#"
@@ -65,11 +63,7 @@ print(float(np.max(np.abs(p - q))))
         .args(["-c", script, data.to_str().unwrap(), ours.to_str().unwrap()])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::assert_ok(&out);
     let diff: f64 = String::from_utf8_lossy(&out.stdout).trim().parse().unwrap();
     eprintln!("max |plackett − choix| log-worth difference: {diff:.2e}");
     assert!(diff <= 1e-4, "{diff}");

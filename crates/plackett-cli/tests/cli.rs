@@ -24,11 +24,7 @@ fn nascar_json_contract() {
         .args(["--reference", "Austin Cameron", "--output", "json"])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::assert_ok(&out);
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     for key in [
         "engine",
@@ -221,11 +217,7 @@ fn output_formats() {
 #[test]
 fn demo_runs() {
     let out = bin().args(["demo"]).output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::assert_ok(&out);
     let s = String::from_utf8(out.stdout).unwrap();
     assert!(s.contains("5000 rankings"));
 }

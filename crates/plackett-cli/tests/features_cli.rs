@@ -296,11 +296,7 @@ fn simulate_and_cross_validate() {
         .args(["--out", r.to_str().unwrap(), "--seed", "4"])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::assert_ok(&out);
     let report = t.join("cv.html");
     let run = |threads: &str| {
         bin()

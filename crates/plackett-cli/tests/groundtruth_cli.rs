@@ -64,7 +64,7 @@ fn aggregate_json_contract() {
         .args(["--cases", "1026,687", "--output", "json"])
         .output()
         .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    common::assert_ok(&o);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert!(v["method"].as_str().unwrap().starts_with("pl"));
     let cases = v["cases"].as_array().unwrap();
@@ -182,7 +182,7 @@ fn evaluate_scores_and_leave_one_out() {
         ])
         .output()
         .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    common::assert_ok(&o);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert!(v["annotation_certainty"].as_f64().is_some());
     for key in [
@@ -225,7 +225,7 @@ fn evaluate_scores_and_leave_one_out() {
         ])
         .output()
         .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    common::assert_ok(&o);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["n_units"], 9, "6 + 3 annotators");
     // A prediction file of the wrong shape: one-line error with file and line.

@@ -34,12 +34,17 @@ pub fn tmpdir(name: &str) -> PathBuf {
 /// Standard output of a successful run (fails the test with stderr
 /// otherwise).
 pub fn stdout(out: &Output) -> String {
+    assert_ok(out);
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The run succeeded (its standard error is shown if not).
+pub fn assert_ok(out: &Output) {
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 /// Standard output of a successful run, parsed as JSON.

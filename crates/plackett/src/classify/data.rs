@@ -66,33 +66,14 @@ pub fn read_table(path: &str, text: &str, class_col: &str, require_class: bool) 
     let mut labels = class_idx.map(|_| Vec::new());
     let mut lines = Vec::new();
     let mut rec = csv::StringRecord::new();
-    loop {
-        match rdr.read_record(&mut rec) {
-            Ok(false) => break,
-            Ok(true) => {}
-            Err(e) => return Err(crate::io::csv_error(path, &e)),
-        }
-        let line = rec.position().map_or(0, |p| p.line() as usize);
+    while let Some(line) = crate::io::next_record(&mut rdr, &mut rec, path)? {
         if rec.iter().all(|f| f.is_empty()) {
             continue;
         }
         let mut row = Vec::with_capacity(feat_idx.len());
         for (&k, name) in feat_idx.iter().zip(&features) {
             let s = rec.get(k).unwrap_or("");
-            let v: f64 = s.parse().map_err(|_| {
-                Error::input(
-                    path,
-                    Some(line),
-                    format!("column {name:?}: {s:?} is not a number"),
-                )
-            })?;
-            if !v.is_finite() {
-                return Err(Error::input(
-                    path,
-                    Some(line),
-                    format!("column {name:?} is {s} (features must be finite)"),
-                ));
-            }
+            let v = crate::io::finite_feature(path, line, s, &format!("column {name:?}"))?;
             row.push(v);
         }
         if let (Some(ci), Some(l)) = (class_idx, labels.as_mut()) {

@@ -77,15 +77,22 @@ impl EmFit {
     }
 }
 
-/// `Σ_i log P(Y_i | x_i, λ)` (any scale of λ).
-pub fn log_likelihood(data: &ClassData, lam: &[f64]) -> f64 {
-    let (p, k) = (data.p, data.k);
+/// `Σ_k λ_kj` per feature `j` (weights row-major `K × p`): the
+/// denominator of every row's class probabilities.
+fn feature_totals(lam: &[f64], k: usize, p: usize) -> Vec<f64> {
     let mut col = vec![0.0; p];
     for c in 0..k {
         for j in 0..p {
             col[j] += lam[c * p + j];
         }
     }
+    col
+}
+
+/// `Σ_i log P(Y_i | x_i, λ)` (any scale of λ).
+pub fn log_likelihood(data: &ClassData, lam: &[f64]) -> f64 {
+    let p = data.p;
+    let col = feature_totals(lam, data.k, p);
     let mut ll = 0.0;
     for i in 0..data.n {
         let w = data.row(i);
@@ -175,12 +182,7 @@ fn em_map(data: &ClassData, a: f64, lam: &[f64]) -> Result<Step> {
     let m = k * p;
     let mut n = vec![0.0; m];
     let mut t = vec![0.0; p];
-    let mut col = vec![0.0; p];
-    for cl in 0..k {
-        for j in 0..p {
-            col[j] += lam[cl * p + j];
-        }
-    }
+    let col = feature_totals(lam, k, p);
     // E-step (eq 9); the log-likelihood comes for free.
     let mut ll = 0.0;
     for i in 0..data.n {
@@ -315,18 +317,7 @@ impl MonotoneMap for EmMap<'_> {
 /// of the plain step, so `objective` stays non-decreasing between support
 /// changes and the fixed point is the plain EM one.
 pub fn em(data: &ClassData, opts: &EmOptions, init: Option<&[f64]>) -> Result<EmFit> {
-    if !(opts.a.is_finite() && opts.a > 0.0) {
-        return Err(Error::param(
-            "a",
-            format!("the Gamma shape must be positive, got {}", opts.a),
-        ));
-    }
-    if !(opts.b.is_finite() && opts.b > 0.0) {
-        return Err(Error::param(
-            "b",
-            format!("the Gamma rate must be positive, got {}", opts.b),
-        ));
-    }
+    super::check_gamma(opts.a, opts.b)?;
     let m = data.k * data.p;
     let start: Vec<f64> = match init {
         Some(v) => {

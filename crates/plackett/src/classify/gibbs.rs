@@ -11,7 +11,7 @@
 //! so output depends only on the seed.
 
 use super::data::ClassData;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::infer::mcmc::McmcSettings;
 use crate::infer::rng::stream;
 use crate::numerics::gamma::{exp_draw, ln_gamma_draw};
@@ -286,19 +286,7 @@ fn run_chain(
 
 /// Run the sampler.
 pub fn gibbs(data: &ClassData, opts: &ClassifierGibbsOptions) -> Result<GibbsFit> {
-    let a0 = opts.a.value();
-    if !(a0.is_finite() && a0 > 0.0) {
-        return Err(Error::param(
-            "a",
-            format!("the Gamma shape must be positive, got {a0}"),
-        ));
-    }
-    if !(opts.b.is_finite() && opts.b > 0.0) {
-        return Err(Error::param(
-            "b",
-            format!("the Gamma rate must be positive, got {}", opts.b),
-        ));
-    }
+    super::check_gamma(opts.a.value(), opts.b)?;
     let mc = opts.mcmc.check()?;
     let out: Vec<(Vec<f64>, Vec<f64>, usize)> = (0..mc.chains)
         .into_par_iter()

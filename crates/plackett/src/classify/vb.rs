@@ -11,7 +11,7 @@
 //! then includes `ln p(a)` and still never decreases.
 
 use super::data::ClassData;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::numerics::fixed_point::{Executor, IterSettings, Iterate, MonotoneMap};
 use crate::numerics::special::{digamma, ln_gamma, trigamma};
 use crate::observer::SharedObserver;
@@ -239,18 +239,7 @@ impl MonotoneMap for VbMap<'_> {
 /// sweep. The recorded free energy therefore never decreases, and the
 /// fixed point is the one of plain coordinate ascent.
 pub fn vb(data: &ClassData, opts: &ClassifierVbOptions) -> Result<VbFit> {
-    if !(opts.a.is_finite() && opts.a > 0.0) {
-        return Err(Error::param(
-            "a",
-            format!("the Gamma shape must be positive, got {}", opts.a),
-        ));
-    }
-    if !(opts.b.is_finite() && opts.b > 0.0) {
-        return Err(Error::param(
-            "b",
-            format!("the Gamma rate must be positive, got {}", opts.b),
-        ));
-    }
+    super::check_gamma(opts.a, opts.b)?;
     let (p, k, n) = (data.p, data.k, data.n);
     let m = k * p;
     // Start from q(λ) = Gamma(1, b) (a flat start that does not depend on a).

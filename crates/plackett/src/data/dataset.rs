@@ -308,6 +308,16 @@ impl DatasetBuilder {
 }
 
 impl Dataset {
+    /// Append observation `o` of `src` (members, marks, weight, tail) as is.
+    fn copy_observation(&mut self, src: &Dataset, o: usize) {
+        let (a, b) = (src.offsets[o], src.offsets[o + 1]);
+        self.members.extend_from_slice(&src.members[a..b]);
+        self.marks.extend_from_slice(&src.marks[a..b]);
+        self.offsets.push(self.members.len());
+        self.weights.push(src.weights[o]);
+        self.tails.push(src.tails[o]);
+    }
+
     /// The item universe.
     pub fn items(&self) -> &Items {
         &self.items
@@ -545,12 +555,7 @@ impl Dataset {
             if o < self.pseudo_start {
                 out.pseudo_start += 1;
             }
-            let (a, b) = (self.offsets[o], self.offsets[o + 1]);
-            out.members.extend_from_slice(&self.members[a..b]);
-            out.marks.extend_from_slice(&self.marks[a..b]);
-            out.offsets.push(out.members.len());
-            out.weights.push(self.weights[o]);
-            out.tails.push(self.tails[o]);
+            out.copy_observation(&self, o);
         }
         if self.pseudo_start >= self.n_obs() {
             out.pseudo_start = out.weights.len();
@@ -646,12 +651,7 @@ impl Dataset {
             if !keep(o) {
                 continue;
             }
-            let (a, b) = (self.offsets[o], self.offsets[o + 1]);
-            out.members.extend_from_slice(&self.members[a..b]);
-            out.marks.extend_from_slice(&self.marks[a..b]);
-            out.offsets.push(out.members.len());
-            out.weights.push(self.weights[o]);
-            out.tails.push(self.tails[o]);
+            out.copy_observation(self, o);
         }
         out.pseudo_start = out.weights.len();
         out.max_group = self.max_group;

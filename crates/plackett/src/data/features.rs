@@ -116,13 +116,7 @@ fn read_features_opts(
     let mut rows: Vec<Option<Vec<f64>>> = vec![None; n];
     let mut extra = Vec::new();
     let mut rec = csv::StringRecord::new();
-    loop {
-        match rdr.read_record(&mut rec) {
-            Ok(false) => break,
-            Ok(true) => {}
-            Err(e) => return Err(crate::io::csv_error(path, &e)),
-        }
-        let line = rec.position().map_or(0, |p| p.line() as usize);
+    while let Some(line) = crate::io::next_record(&mut rdr, &mut rec, path)? {
         let item = rec.get(0).unwrap_or("");
         if item.is_empty() {
             return Err(Error::input(path, Some(line), "empty item name"));
@@ -130,20 +124,12 @@ fn read_features_opts(
         let mut vals = Vec::with_capacity(d);
         for (j, name) in names.iter().enumerate() {
             let s = rec.get(j + 1).unwrap_or("");
-            let v: f64 = s.parse().map_err(|_| {
-                Error::input(
-                    path,
-                    Some(line),
-                    format!("feature {name:?} of item {item:?}: {s:?} is not a number"),
-                )
-            })?;
-            if !v.is_finite() {
-                return Err(Error::input(
-                    path,
-                    Some(line),
-                    format!("feature {name:?} of item {item:?} is {s} (features must be finite)"),
-                ));
-            }
+            let v = crate::io::finite_feature(
+                path,
+                line,
+                s,
+                &format!("feature {name:?} of item {item:?}"),
+            )?;
             if v.abs() > 1e100 {
                 return Err(Error::input(
                     path,

@@ -135,19 +135,23 @@ pub struct FeatureFit {
     pub notes: Vec<String>,
 }
 
+/// Settings of the exact-bound VI at prior precision `eta` (its default
+/// iteration cap unless `max_iter` is given).
+fn exact_options(eta: f64, seed: u64, max_iter: Option<usize>) -> ExactViOptions {
+    let d = ExactViOptions::default();
+    ExactViOptions {
+        eta,
+        seed,
+        max_iter: max_iter.unwrap_or(d.max_iter),
+        ..d
+    }
+}
+
 /// The bound used to choose η for one value.
 fn bound_at(ds: &Dataset, feats: &Features, eta: f64, kind: ViKind, seed: u64) -> Result<f64> {
     Ok(match kind {
         ViKind::Exact => {
-            let f = vi_exact(
-                ds,
-                feats,
-                &ExactViOptions {
-                    eta,
-                    seed,
-                    ..Default::default()
-                },
-            )?;
+            let f = vi_exact(ds, feats, &exact_options(eta, seed, None))?;
             *f.elbo.last().unwrap_or(&f64::NAN)
         }
         ViKind::Guo => vi(
@@ -257,16 +261,7 @@ pub fn fit_features(
         FeatureEngine::Vb(kind) => {
             let (mu, cov, trace, converged, iterations, algorithm) = match kind {
                 ViKind::Exact => {
-                    let f = vi_exact(
-                        ds,
-                        feats,
-                        &ExactViOptions {
-                            eta,
-                            seed: opts.seed,
-                            max_iter: opts.max_iter.unwrap_or(500),
-                            ..Default::default()
-                        },
-                    )?;
+                    let f = vi_exact(ds, feats, &exact_options(eta, opts.seed, opts.max_iter))?;
                     (
                         f.mu,
                         f.cov,

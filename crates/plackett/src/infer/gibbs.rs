@@ -58,6 +58,32 @@ impl std::fmt::Debug for GibbsOptions {
     }
 }
 
+/// Credit the arrival-time total `cum` to the unranked members `rest` of
+/// an observation (they were in play at every stage); with a universe tail
+/// the total goes to every item outside the observation instead, which is
+/// kept as one running sum (returned) minus the observation's own members.
+fn credit_unranked(
+    zden: &mut [f64],
+    rest: &[u32],
+    mem: &[u32],
+    cum: f64,
+    tail: Tail,
+    universe: usize,
+) -> f64 {
+    for &i in rest {
+        zden[i as usize] += cum;
+    }
+    if tail != Tail::Universe {
+        return 0.0;
+    }
+    for &i in mem {
+        if (i as usize) < universe {
+            zden[i as usize] -= cum;
+        }
+    }
+    cum
+}
+
 /// Per-chunk scratch.
 #[derive(Default)]
 struct Work {
@@ -152,17 +178,14 @@ fn sweep_chunk(
                 cum += w.suffix[k];
                 w.zden[mem[k] as usize] += cum;
             }
-            for &i in &mem[stages..] {
-                w.zden[i as usize] += cum;
-            }
-            if obs.tail == Tail::Universe {
-                cu += cum;
-                for &i in mem {
-                    if (i as usize) < ds.universe() {
-                        w.zden[i as usize] -= cum;
-                    }
-                }
-            }
+            cu += credit_unranked(
+                &mut w.zden,
+                &mem[stages..],
+                mem,
+                cum,
+                obs.tail,
+                ds.universe(),
+            );
             continue;
         }
         // Repetitions: an integer weight on an observation with ties is that
@@ -235,17 +258,14 @@ fn sweep_chunk(
                 cum += e / w.suffix[k];
                 w.zden[w.order[k] as usize] += cum;
             }
-            for &i in &w.order[stages..] {
-                w.zden[i as usize] += cum;
-            }
-            if obs.tail == Tail::Universe {
-                cu += cum;
-                for &i in mem {
-                    if (i as usize) < ds.universe() {
-                        w.zden[i as usize] -= cum;
-                    }
-                }
-            }
+            cu += credit_unranked(
+                &mut w.zden,
+                &w.order[stages..],
+                mem,
+                cum,
+                obs.tail,
+                ds.universe(),
+            );
         }
     }
     cu

@@ -228,6 +228,12 @@ pub fn fit_point(ds: &Dataset, opts: &PointOptions) -> Result<PointFit> {
         iter: IterSettings::new(opts.tol, cap),
         observer: None,
     };
+    let newton_opts = NewtonOptions {
+        prior: opts.prior,
+        fixed,
+        max_iter: max_iter(200),
+        tol: opts.tol,
+    };
     let (theta_full, converged, iterations, score_norm, alg_name) = match opts.algorithm {
         Algorithm::Auto => {
             // SQUAREM-accelerated MM is cheapest per unit of progress; if it
@@ -250,16 +256,7 @@ pub fn fit_point(ds: &Dataset, opts: &PointOptions) -> Result<PointFit> {
                     "mm+squarem".to_string(),
                 )
             } else {
-                let nr = newton(
-                    &work,
-                    &r.theta,
-                    &NewtonOptions {
-                        prior: opts.prior,
-                        fixed,
-                        max_iter: max_iter(200),
-                        tol: opts.tol,
-                    },
-                )?;
+                let nr = newton(&work, &r.theta, &newton_opts)?;
                 (
                     nr.theta,
                     nr.converged,
@@ -273,16 +270,7 @@ pub fn fit_point(ds: &Dataset, opts: &PointOptions) -> Result<PointFit> {
             // A few MM sweeps give Newton a start inside the region where
             // full steps are taken, which matters on badly conditioned data.
             let warm = mm(&work, &theta0, &mm_opts(6))?;
-            let r = newton(
-                &work,
-                &warm.theta,
-                &NewtonOptions {
-                    prior: opts.prior,
-                    fixed,
-                    max_iter: max_iter(200),
-                    tol: opts.tol,
-                },
-            )?;
+            let r = newton(&work, &warm.theta, &newton_opts)?;
             (
                 r.theta,
                 r.converged,

@@ -46,13 +46,7 @@ pub fn read(name: &str, text: &str, opts: &ReadOptions) -> Result<Dataset> {
     let mut order: Vec<String> = Vec::new();
     let mut rankings: HashMap<String, Collected> = HashMap::new();
     let mut rec = csv::StringRecord::new();
-    loop {
-        match rdr.read_record(&mut rec) {
-            Ok(false) => break,
-            Ok(true) => {}
-            Err(e) => return Err(super::csv_error(name, &e)),
-        }
-        let line = rec.position().map_or(0, |p| p.line() as usize);
+    while let Some(line) = crate::io::next_record(&mut rdr, &mut rec, name)? {
         let rid = rec.get(c_rank_id).unwrap_or("").to_string();
         if rid.is_empty() {
             return Err(Error::input(

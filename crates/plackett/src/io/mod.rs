@@ -166,6 +166,36 @@ impl Default for ReadOptions {
     }
 }
 
+/// A feature value from a CSV field: a finite number, or an error at
+/// `path:line` naming `what` (a column, or an item's feature).
+pub fn finite_feature(path: &str, line: usize, s: &str, what: &str) -> Result<f64> {
+    let v: f64 = s
+        .parse()
+        .map_err(|_| Error::input(path, Some(line), format!("{what}: {s:?} is not a number")))?;
+    if !v.is_finite() {
+        return Err(Error::input(
+            path,
+            Some(line),
+            format!("{what} is {s} (features must be finite)"),
+        ));
+    }
+    Ok(v)
+}
+
+/// The next CSV record into `rec` and its 1-based line, `None` at the end
+/// of the file, or a one-line error naming `name` and the line.
+pub fn next_record<R: std::io::Read>(
+    rdr: &mut csv::Reader<R>,
+    rec: &mut csv::StringRecord,
+    name: &str,
+) -> Result<Option<usize>> {
+    match rdr.read_record(rec) {
+        Ok(false) => Ok(None),
+        Ok(true) => Ok(Some(rec.position().map_or(0, |p| p.line() as usize))),
+        Err(e) => Err(csv_error(name, &e)),
+    }
+}
+
 /// Read a file as UTF-8 text with a one-line error naming it.
 pub fn read_text(path: &str) -> Result<String> {
     let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;

@@ -53,13 +53,7 @@ pub fn read(name: &str, text: &str, opts: &ReadOptions) -> Result<Dataset> {
     let mut b = DatasetBuilder::new(items, opts.ties);
     let mut rec = csv::StringRecord::new();
     let mut any = false;
-    loop {
-        match rdr.read_record(&mut rec) {
-            Ok(false) => break,
-            Ok(true) => {}
-            Err(e) => return Err(super::csv_error(name, &e)),
-        }
-        let line = rec.position().map_or(0, |p| p.line() as usize);
+    while let Some(line) = crate::io::next_record(&mut rdr, &mut rec, name)? {
         let mut id = |c: usize| -> Result<u32> {
             let s = rec.get(c).unwrap_or("");
             if s.is_empty() {

@@ -62,18 +62,7 @@ pub fn read(name: &str, text: &str, opts: &ReadOptions) -> Result<Dataset> {
                             "ALTERNATIVE NAME before NUMBER ALTERNATIVES",
                         ));
                     };
-                    let i = idx
-                        .trim()
-                        .parse::<usize>()
-                        .ok()
-                        .filter(|&i| i >= 1 && i <= n)
-                        .ok_or_else(|| {
-                            Error::input(
-                                name,
-                                Some(k + 1),
-                                format!("alternative number {idx:?} outside 1..{n}"),
-                            )
-                        })?;
+                    let i = alternative_number(name, k + 1, idx, n)?;
                     names[i - 1] = Some(val.to_string());
                 }
             }
@@ -107,18 +96,7 @@ pub fn read(name: &str, text: &str, opts: &ReadOptions) -> Result<Dataset> {
             let (idx, nm) = l.split_once(',').ok_or_else(|| {
                 Error::input(name, Some(k + 1), "expected 'id,name' for an alternative")
             })?;
-            let i = idx
-                .trim()
-                .parse::<usize>()
-                .ok()
-                .filter(|&i| i >= 1 && i <= n)
-                .ok_or_else(|| {
-                    Error::input(
-                        name,
-                        Some(k + 1),
-                        format!("alternative number {:?} outside 1..{n}", idx.trim()),
-                    )
-                })?;
+            let i = alternative_number(name, k + 1, idx, n)?;
             names[i - 1] = Some(nm.trim().to_string());
         }
         let k = first + 1 + n;
@@ -299,4 +277,19 @@ fn parse_order(s: &str, n: usize) -> std::result::Result<Vec<Vec<usize>>, String
         return Err("empty order".into());
     }
     Ok(groups)
+}
+
+/// A 1-based alternative number in `1..=n`, or an error at `name:line`.
+fn alternative_number(name: &str, line: usize, idx: &str, n: usize) -> Result<usize> {
+    let idx = idx.trim();
+    idx.parse::<usize>()
+        .ok()
+        .filter(|&i| i >= 1 && i <= n)
+        .ok_or_else(|| {
+            Error::input(
+                name,
+                Some(line),
+                format!("alternative number {idx:?} outside 1..{n}"),
+            )
+        })
 }
