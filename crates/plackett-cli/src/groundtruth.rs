@@ -137,25 +137,6 @@ fn load(path: &str, a: &AggArgs) -> Result<(Selectors, Vec<String>, Vec<String>)
     Ok((sel, names, notes))
 }
 
-fn read_risks(path: &str, k: usize) -> Result<Vec<u8>> {
-    let text = read_text(path)?;
-    let mut out = Vec::with_capacity(k);
-    for (i, line) in text.lines().enumerate() {
-        let t = line.trim();
-        if t.is_empty() {
-            continue;
-        }
-        match t.parse::<u8>() {
-            Ok(v) if v <= 2 => out.push(v),
-            _ => bail!("{path}:{}: risk level must be 0, 1 or 2, got {t:?}", i + 1),
-        }
-    }
-    if out.len() != k {
-        bail!("{path}: {} risk levels for {k} classes", out.len());
-    }
-    Ok(out)
-}
-
 /// Method for one reliability value.
 fn method(a: &AggArgs, reliability: Option<f64>, k: usize) -> Result<Method> {
     let paper = a.preset.is_some();
@@ -318,7 +299,7 @@ pub fn run_aggregate(a: &AggregateArgs) -> Result<()> {
     let risks = c
         .risks
         .as_deref()
-        .map(|p| read_risks(p, sel.n_classes))
+        .map(|p| plackett::io::selectors::read_risks(p, sel.n_classes))
         .transpose()?;
     let rel = reliabilities(c)?;
     if rel.len() != 1 {
@@ -454,46 +435,6 @@ fn csv_field(s: &str) -> String {
     }
 }
 
-/// Read an N×K whitespace-separated score matrix.
-fn read_scores(path: &str, n: usize, k: usize) -> Result<Vec<Vec<f64>>> {
-    let text = read_text(path)?;
-    let mut rows = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        let t = line.trim();
-        if t.is_empty() || t.starts_with('#') {
-            continue;
-        }
-        let mut row = Vec::with_capacity(k);
-        for tok in t
-            .split(|c: char| c.is_whitespace() || c == ',')
-            .filter(|x| !x.is_empty())
-        {
-            let v: f64 = tok
-                .parse()
-                .map_err(|_| anyhow::anyhow!("{path}:{}: {tok:?} is not a number", i + 1))?;
-            if !v.is_finite() {
-                bail!("{path}:{}: scores must be finite, got {tok}", i + 1);
-            }
-            row.push(v);
-        }
-        if row.len() != k {
-            bail!(
-                "{path}:{}: {} scores, expected one per class ({k})",
-                i + 1,
-                row.len()
-            );
-        }
-        rows.push(row);
-    }
-    if rows.len() != n {
-        bail!(
-            "{path}: {} rows, expected one per evaluated case ({n})",
-            rows.len()
-        );
-    }
-    Ok(rows)
-}
-
 /// Summaries of one run for `plackett evaluate`.
 fn evaluate_json(res: &RunResult, ks: &[usize], m: &Method, reliability: Option<f64>) -> Value {
     let n = res.n_units.max(1);
@@ -576,14 +517,18 @@ pub fn run_evaluate(a: &EvaluateArgs) -> Result<()> {
     let risks = c
         .risks
         .as_deref()
-        .map(|p| read_risks(p, sel.n_classes))
+        .map(|p| plackett::io::selectors::read_risks(p, sel.n_classes))
         .transpose()?;
     let preds = if a.predictions == "annotator:leave-one-out" {
         Predictions::LeaveOneAnnotatorOut
     } else if a.predictions.contains(':') && !std::path::Path::new(&a.predictions).exists() {
         bail!("invalid option --predictions: expected a score file or annotator:leave-one-out");
     } else {
-        Predictions::Scores(read_scores(&a.predictions, cases.len(), sel.n_classes)?)
+        Predictions::Scores(plackett::io::selectors::read_scores(
+            &a.predictions,
+            cases.len(),
+            sel.n_classes,
+        )?)
     };
     let rels = reliabilities(c)?;
     let plot = plot_cases(c, &cases)?;

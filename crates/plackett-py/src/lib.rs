@@ -8,7 +8,7 @@ use numpy::{IntoPyArray, PyArray1, PyArray2, PyArray3};
 use plackett::data::{Dataset, TieSemantics};
 use plackett::infer::Prior;
 use plackett::infer::point::Algorithm;
-use plackett::infer::spec::{EngineKind, FitSpec};
+use plackett::infer::spec::{EngineKind, FitSpec, Fitted};
 use plackett::io::output::FitReport;
 use plackett::io::{Format, ItemsSpec, ReadOptions, read_path, read_str};
 use plackett::posterior::{Gauge, Posterior};
@@ -144,8 +144,9 @@ fn read_file(
 
 /// A fitted model: the posterior (or point estimate) of an engine.
 #[pyclass(module = "plackett._plackett", name = "FitResult", frozen)]
+#[derive(serde::Serialize, serde::Deserialize)]
 struct FitResult {
-    post: Box<dyn Posterior + Send + Sync>,
+    post: Fitted,
     names: Vec<String>,
     report: FitReport,
 }
@@ -381,6 +382,14 @@ impl FitResult {
     fn to_json(&self) -> String {
         self.report.to_json()
     }
+    /// Pickling: the whole result (posterior draws included) as the
+    /// library's serialised form, read back bit for bit by `_restore_fit`.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
+        let state = serde_json::to_string(self)
+            .map_err(|e| PyValueError::new_err(format!("cannot serialise the result: {e}")))?;
+        let restore = py.import("plackett._plackett")?.getattr("_restore_fit")?;
+        Ok((restore, (state,)))
+    }
     fn __repr__(&self) -> String {
         format!(
             "plackett.FitResult(engine={:?}, items={}, converged={})",
@@ -475,13 +484,20 @@ fn fit(
         observer: None,
     };
     // Long fits release the GIL; Ctrl-C is seen when they return.
-    let post = py.detach(|| spec.run(ds)).map_err(err)?;
-    let report = FitReport::from_posterior(post.as_ref(), ds, &gauge);
+    let post = py.detach(|| spec.fit(ds)).map_err(err)?;
+    let report = FitReport::from_posterior(&post, ds, &gauge);
     Ok(FitResult {
         post,
         names: ds.items().names().to_vec(),
         report,
     })
+}
+
+/// Rebuild a pickled [`FitResult`].
+#[pyfunction]
+fn _restore_fit(state: &str) -> PyResult<FitResult> {
+    serde_json::from_str(state)
+        .map_err(|e| PyValueError::new_err(format!("not a pickled plackett result: {e}")))
 }
 
 #[pymodule]
@@ -492,5 +508,6 @@ fn _plackett(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(read_json_text, m)?)?;
     m.add_function(wrap_pyfunction!(read_file, m)?)?;
     m.add_function(wrap_pyfunction!(fit, m)?)?;
+    m.add_function(wrap_pyfunction!(_restore_fit, m)?)?;
     Ok(())
 }

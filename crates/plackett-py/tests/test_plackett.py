@@ -178,3 +178,22 @@ def test_rank_marginals_and_compare():
     np.testing.assert_allclose(rm.sum(axis=0), 1.0)
     assert r.compare(0, 2) > 0.5
     assert r.compare(0, 2) + r.compare(2, 0) == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("engine", ["mle", "map", "gibbs", "ep", "vb"])
+def test_results_pickle_bit_for_bit(engine):
+    import pickle
+
+    d = nascar_without_always_last()
+    kw = {"samples": 200, "burn_in": 100, "chains": 2} if engine == "gibbs" else {}
+    r = plackett.fit(d, engine, seed=3, **kw)
+    back = pickle.loads(pickle.dumps(r))
+    assert back.items == r.items
+    assert back.to_json() == r.to_json()
+    np.testing.assert_array_equal(back.log_worth, r.log_worth)
+    if r.draws is None:
+        assert back.draws is None
+    else:
+        np.testing.assert_array_equal(back.draws, r.draws)
+    a, b = r.items[0], r.items[1]
+    assert back.compare(a, b) == r.compare(a, b)

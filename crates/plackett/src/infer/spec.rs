@@ -4,11 +4,11 @@
 //! naming the parameter; [`FitSpec::run`] is the only place that knows the
 //! engines apart, and returns the one result interface, [`Posterior`].
 
-use super::bayes::GammaPrior;
+use super::bayes::{BayesFit, GammaPrior};
 use super::ep::{EpOptions, ep};
 use super::gibbs::{GibbsOptions, gibbs};
 use super::mcmc::McmcSettings;
-use super::point::{Algorithm, PointOptions, fit_point};
+use super::point::{Algorithm, PointFit, PointOptions, fit_point};
 use super::prior::Prior;
 use super::vb::{VbOptions, vb};
 use crate::data::Dataset;
@@ -186,11 +186,16 @@ impl FitSpec {
 
     /// Check, then fit `ds` with the chosen engine.
     pub fn run(&self, ds: &Dataset) -> Result<Box<dyn Posterior + Send + Sync>> {
+        Ok(Box::new(self.fit(ds)?))
+    }
+
+    /// Check, then fit `ds`; the result as a concrete, serialisable value.
+    pub fn fit(&self, ds: &Dataset) -> Result<Fitted> {
         self.check()?;
         let tol = self.tol.unwrap_or(self.engine.default_tol());
         let gamma = || GammaPrior::iid(ds.n_items(), self.gamma.0, self.gamma.1);
         Ok(match self.engine {
-            EngineKind::Mle | EngineKind::Map => Box::new(fit_point(
+            EngineKind::Mle | EngineKind::Map => Fitted::Point(fit_point(
                 ds,
                 &PointOptions {
                     prior: if self.engine == EngineKind::Mle {
@@ -207,7 +212,7 @@ impl FitSpec {
                     covariance: self.covariance,
                 },
             )?),
-            EngineKind::Gibbs => Box::new(gibbs(
+            EngineKind::Gibbs => Fitted::Bayes(gibbs(
                 ds,
                 &GibbsOptions {
                     prior: gamma()?,
@@ -216,7 +221,7 @@ impl FitSpec {
                     observer: self.observer.clone(),
                 },
             )?),
-            EngineKind::Ep => Box::new(ep(
+            EngineKind::Ep => Fitted::Bayes(ep(
                 ds,
                 &EpOptions {
                     prior: gamma()?,
@@ -229,7 +234,7 @@ impl FitSpec {
                     rescale: true,
                 },
             )?),
-            EngineKind::Vb => Box::new(vb(
+            EngineKind::Vb => Fitted::Bayes(vb(
                 ds,
                 &VbOptions {
                     prior: gamma()?,
@@ -240,5 +245,64 @@ impl FitSpec {
                 },
             )?),
         })
+    }
+}
+
+/// The result of [`FitSpec::fit`]: a point estimate or a posterior, as a
+/// concrete value that serialises (and so pickles, and crosses process
+/// boundaries) and answers every [`Posterior`] query by delegation.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub enum Fitted {
+    /// MLE or MAP.
+    Point(PointFit),
+    /// Gibbs, EP or VB.
+    Bayes(BayesFit),
+}
+
+impl Fitted {
+    fn inner(&self) -> &(dyn Posterior + Send + Sync) {
+        match self {
+            Fitted::Point(f) => f,
+            Fitted::Bayes(f) => f,
+        }
+    }
+}
+
+impl Posterior for Fitted {
+    fn info(&self) -> crate::posterior::FitInfo {
+        self.inner().info()
+    }
+    fn summary(&self, names: &[String], gauge: Gauge) -> crate::posterior::Summary {
+        self.inner().summary(names, gauge)
+    }
+    fn draws(&self) -> std::borrow::Cow<'_, crate::posterior::Draws> {
+        self.inner().draws()
+    }
+    fn point(&self) -> Option<&[f64]> {
+        self.inner().point()
+    }
+    fn has_draws(&self) -> bool {
+        self.inner().has_draws()
+    }
+    fn item_diagnostics(&self) -> Option<&[crate::posterior::ScalarDiagnostics]> {
+        self.inner().item_diagnostics()
+    }
+    fn rhat_ess(&self) -> (Option<f64>, Option<f64>) {
+        self.inner().rhat_ess()
+    }
+    fn tie_parameters(&self) -> &[crate::posterior::TieParameter] {
+        self.inner().tie_parameters()
+    }
+    fn covariance(&self) -> Option<&nalgebra::DMatrix<f64>> {
+        self.inner().covariance()
+    }
+    fn prob_beats(&self, i: usize, j: usize) -> f64 {
+        self.inner().prob_beats(i, j)
+    }
+    fn rank_marginals(&self, set: &[u32], races: usize, seed: u64) -> Vec<Vec<f64>> {
+        self.inner().rank_marginals(set, races, seed)
+    }
+    fn predictive_log_likelihood(&self, test: &Dataset) -> f64 {
+        self.inner().predictive_log_likelihood(test)
     }
 }

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 
 /// MCMC diagnostics block.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Diagnostics {
     /// Largest split-R̂ over items.
     pub rhat_max: Option<f64>,
@@ -14,7 +14,7 @@ pub struct Diagnostics {
 }
 
 /// A regression coefficient row (with `--features`).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Coefficient {
     /// Feature name.
     pub name: String,
@@ -32,7 +32,7 @@ pub struct Coefficient {
 pub use crate::posterior::TieParameter;
 
 /// Posterior (or plug-in) probability that one item beats another.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Comparison {
     /// First item.
     pub winner: String,
@@ -52,7 +52,7 @@ pub struct Comparison {
 }
 
 /// The bound at one η (`--eta auto`).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct EtaPoint {
     /// Prior precision.
     pub eta: f64,
@@ -61,7 +61,7 @@ pub struct EtaPoint {
 }
 
 /// Log-worth of an item that has features but no observations.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct NewItem {
     /// Item name.
     pub name: String,
@@ -78,7 +78,7 @@ pub struct NewItem {
 }
 
 /// Feature scaling of one column.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct FeatureScaling {
     /// Feature name.
     pub name: String,
@@ -89,7 +89,7 @@ pub struct FeatureScaling {
 }
 
 /// What a feature fit adds to the report.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RegressionInfo {
     /// Whether the columns were standardised for fitting.
     pub standardized: bool,
@@ -106,7 +106,7 @@ pub struct RegressionInfo {
 }
 
 /// Everything `plackett fit` reports.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct FitReport {
     /// Engine name (mle, map, gibbs, ep, vb).
     pub engine: String,
@@ -154,7 +154,7 @@ pub struct FitReport {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tie_parameters: Option<Vec<TieParameter>>,
     /// `--compare` results.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub comparisons: Vec<Comparison>,
     /// Quasi-variances (`--quasi`).
     #[serde(skip_serializing_if = "Option::is_none")]

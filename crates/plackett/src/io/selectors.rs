@@ -175,3 +175,80 @@ pub fn read(name: &str, text: &str, opts: &ReadOptions) -> Result<(Dataset, Sele
     }
     Ok((b.finish(), sel))
 }
+
+/// Read per-class risk levels (one per line: 0 low, 1 medium, 2 high) for
+/// `k` classes (Stutz et al. 2023's risk-weighted evaluation).
+pub fn read_risks(path: &str, k: usize) -> Result<Vec<u8>> {
+    let text = super::read_text(path)?;
+    let mut out = Vec::with_capacity(k);
+    for (i, line) in text.lines().enumerate() {
+        let t = line.trim();
+        if t.is_empty() {
+            continue;
+        }
+        match t.parse::<u8>() {
+            Ok(v) if v <= 2 => out.push(v),
+            _ => {
+                return Err(Error::input(
+                    path,
+                    Some(i + 1),
+                    format!("risk level must be 0, 1 or 2, got {t:?}"),
+                ));
+            }
+        }
+    }
+    if out.len() != k {
+        return Err(Error::input(
+            path,
+            None,
+            format!("{} risk levels for {k} classes", out.len()),
+        ));
+    }
+    Ok(out)
+}
+
+/// Read an `n × k` matrix of model scores (whitespace- or comma-separated,
+/// `#` comments), one row per evaluated case and one column per class.
+pub fn read_scores(path: &str, n: usize, k: usize) -> Result<Vec<Vec<f64>>> {
+    let text = super::read_text(path)?;
+    let mut rows = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let t = line.trim();
+        if t.is_empty() || t.starts_with('#') {
+            continue;
+        }
+        let mut row = Vec::with_capacity(k);
+        for tok in t
+            .split(|c: char| c.is_whitespace() || c == ',')
+            .filter(|x| !x.is_empty())
+        {
+            let v: f64 = tok
+                .parse()
+                .map_err(|_| Error::input(path, Some(i + 1), format!("{tok:?} is not a number")))?;
+            if !v.is_finite() {
+                return Err(Error::input(
+                    path,
+                    Some(i + 1),
+                    format!("scores must be finite, got {tok}"),
+                ));
+            }
+            row.push(v);
+        }
+        if row.len() != k {
+            return Err(Error::input(
+                path,
+                Some(i + 1),
+                format!("{} scores, expected one per class ({k})", row.len()),
+            ));
+        }
+        rows.push(row);
+    }
+    if rows.len() != n {
+        return Err(Error::input(
+            path,
+            None,
+            format!("{} rows, expected one per evaluated case ({n})", rows.len()),
+        ));
+    }
+    Ok(rows)
+}
