@@ -127,6 +127,10 @@ pub struct FitArgs {
     /// Skip standard errors (large problems).
     #[arg(long, help_heading = "Point estimates (mle, map)")]
     pub no_se: bool,
+    /// Report a fit that did not reach its tolerance within --max-iter
+    /// and exit 0; without it such a run writes nothing and exits 3.
+    #[arg(long, help_heading = "Convergence (mle, map, ep, vb)")]
+    pub allow_nonconvergence: bool,
     /// Quasi-variances of the log-worths with their worst relative errors
     /// (Firth & de Menezes 2004; PlackettLuce's qvcalc).
     #[arg(long, help_heading = "Point estimates (mle, map)")]
@@ -301,6 +305,11 @@ const ENGINE_FLAGS: &[(&str, &str, &[Engine])] = {
         ("quasi", "--quasi", &[Mle, Map]),
         ("tol", "--tol", &[Mle, Map, Ep, Vb]),
         ("max_iter", "--max-iter", &[Mle, Map, Ep, Vb]),
+        (
+            "allow_nonconvergence",
+            "--allow-nonconvergence",
+            &[Mle, Map, Ep, Vb],
+        ),
         ("samples", "--samples", &[Gibbs]),
         ("burn_in", "--burn-in", &[Gibbs]),
         ("chains", "--chains", &[Gibbs]),
@@ -317,7 +326,7 @@ fn check_options(a: &FitArgs, explicit: &[String]) -> Result<()> {
             continue;
         }
         if a.features.is_some() {
-            let with_features = ["no_se", "draws", "tol", "max_iter"];
+            let with_features = ["no_se", "draws", "tol", "max_iter", "allow_nonconvergence"];
             if !with_features.contains(&id) {
                 bail!(
                     "invalid option {flag}: not used with --features (the prior on the coefficients is set by --eta)"
@@ -459,6 +468,20 @@ pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
     // Library notes name parameters (`burn_in`); spell them as flags.
     for n in &mut report.notes {
         *n = plackett::error::render_params(n, plackett::error::ParamStyle::Cli);
+    }
+    // An iterative engine that stopped at its cap has no estimate to
+    // report as one (Gibbs's mixing diagnostics are notes, not this).
+    if !report.converged && a.engine != Engine::Gibbs && !a.allow_nonconvergence {
+        return Err(crate::NotConverged(format!(
+            "the {} fit did not converge in {} iterations (tolerance {}); raise --max-iter, \
+             or pass --allow-nonconvergence to report it anyway",
+            report.engine,
+            report.iterations,
+            report
+                .tolerance
+                .map_or("-".to_string(), |t| format!("{t:e}"))
+        ))
+        .into());
     }
     let names = ds.items().names();
     // What the extras (comparisons, rank marginals, report) are computed from.

@@ -73,6 +73,18 @@ fn explicit(m: &clap::ArgMatches, name: &str) -> Vec<String> {
 
 use plackett::error::{ParamStyle, render_params};
 
+/// An iterative fit that stopped at its iteration cap: exit status 3.
+#[derive(Debug)]
+pub struct NotConverged(pub String);
+
+impl std::fmt::Display for NotConverged {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for NotConverged {}
+
 fn main() {
     let matches = Cli::command().get_matches();
     let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
@@ -86,6 +98,12 @@ fn main() {
         Command::Evaluate(a) => groundtruth::run_evaluate(&a),
     };
     if let Err(e) = result {
+        if let Some(nc) = e.downcast_ref::<NotConverged>() {
+            // A distinct status: the input was fine, the engine stopped at
+            // its iteration cap (docs/engines.md, "Exit status").
+            eprintln!("error: {}", nc.0);
+            std::process::exit(3);
+        }
         // One line, then status 2 (bad input, or an estimate that does not exist).
         // The library names its parameters (`prior_shape`); spell them as
         // flags (--prior-shape).

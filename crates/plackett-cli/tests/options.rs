@@ -239,3 +239,48 @@ fn outputs_are_all_or_nothing_and_never_the_input() {
     fails(&out, "is the input file");
     assert_eq!(std::fs::read(&input).unwrap(), before);
 }
+
+/// Issue 17, item 5: a run that stopped at its iteration cap is not a
+/// result. It exits 3 (not 0, not the bad-input 2), writes nothing, and
+/// says how to proceed; `--allow-nonconvergence` reports it with exit 0.
+#[test]
+fn nonconvergence_exits_3_unless_allowed() {
+    let dir = common::tmpdir("nonconv");
+    let out = dir.join("fit.json");
+    let o = fit(&[
+        "--engine",
+        "vb",
+        "--max-iter",
+        "2",
+        "--out",
+        out.to_str().unwrap(),
+        "--output",
+        "json",
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("did not converge") && err.contains("--allow-nonconvergence"),
+        "{err}"
+    );
+    assert!(!out.exists(), "nothing is written for a non-converged fit");
+    let o = fit(&["--engine", "map", "--prior-shape", "1e300"]);
+    assert_eq!(o.status.code(), Some(3));
+    let v = json(&fit(&[
+        "--engine",
+        "vb",
+        "--max-iter",
+        "2",
+        "--allow-nonconvergence",
+        "--output",
+        "json",
+    ]));
+    assert_eq!(v["converged"].as_bool(), Some(false));
+    // Gibbs's draws-per-chain floor: split-R̂ of one draw is meaningless.
+    fails(&fit(&["--engine", "gibbs", "--samples", "1"]), "--samples");
+}
