@@ -257,13 +257,8 @@ fn nonconvergence_exits_3_unless_allowed() {
         "--output",
         "json",
     ]);
-    assert_eq!(
-        o.status.code(),
-        Some(3),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
     let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(3), "{err}");
     assert!(
         err.contains("did not converge") && err.contains("--allow-nonconvergence"),
         "{err}"

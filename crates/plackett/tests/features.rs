@@ -213,7 +213,7 @@ fn bound_never_decreases_and_exact_vi_near_map() {
         assert!(monotone(&fit.bound), "{name}: bound decreased");
         let ex = vi_exact(ds, f, &ExactViOptions::default()).unwrap();
         assert!(ex.converged, "{name}");
-        assert!(monotone(&ex.elbo), "{name}: exact bound decreased");
+        assert!(monotone(&ex.bound), "{name}: exact bound decreased");
         let map = fit_regression(ds, f, 1.0, 1e-10, None).unwrap();
         let gap = |mu: &DVector<f64>, cov: &DMatrix<f64>| {
             (0..d)

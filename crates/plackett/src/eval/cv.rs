@@ -194,7 +194,7 @@ fn one_eta(
                     ..Default::default()
                 },
             )?;
-            let b = *v.elbo.last().unwrap_or(&f64::NAN);
+            let b = *v.bound.last().unwrap_or(&f64::NAN);
             (v.mu, v.cov, b)
         }
         ViKind::Guo => {

@@ -152,7 +152,7 @@ fn bound_at(ds: &Dataset, feats: &Features, eta: f64, kind: ViKind, seed: u64) -
     Ok(match kind {
         ViKind::Exact => {
             let f = vi_exact(ds, feats, &exact_options(eta, seed, None))?;
-            *f.elbo.last().unwrap_or(&f64::NAN)
+            *f.bound.last().unwrap_or(&f64::NAN)
         }
         ViKind::Guo => vi(
             ds,
@@ -265,7 +265,7 @@ pub fn fit_features(
                     (
                         f.mu,
                         f.cov,
-                        f.elbo,
+                        f.bound,
                         f.converged,
                         f.iterations,
                         format!(

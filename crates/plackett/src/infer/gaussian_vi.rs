@@ -78,7 +78,8 @@ pub struct ViFit {
     pub mu: DVector<f64>,
     /// Posterior covariance (computed once at the end, for reporting).
     pub cov: DMatrix<f64>,
-    /// The bound `L̄_k` at every iteration (eq 25).
+    /// The bound at every iteration: `L̄_k` of eq 25 (Guo et al.'s
+    /// alternation) or the exact evidence lower bound (exact-bound VI).
     pub bound: Vec<f64>,
     /// Outer iterations.
     pub iterations: usize,

@@ -57,20 +57,10 @@ impl Default for ExactViOptions {
     }
 }
 
-/// The fitted `N(μ, S)` on the working feature scale.
-#[derive(Debug, Clone)]
-pub struct ExactViFit {
-    /// Posterior mean.
-    pub mu: DVector<f64>,
-    /// Posterior covariance.
-    pub cov: DMatrix<f64>,
-    /// The (sample-average) evidence lower bound at every iteration.
-    pub elbo: Vec<f64>,
-    /// Iterations.
-    pub iterations: usize,
-    /// Whether the tolerance was met.
-    pub converged: bool,
-}
+/// The fitted `N(μ, S)` on the working feature scale: the same result
+/// type as Guo et al.'s alternation, its `bound` being the (sample-average)
+/// evidence lower bound at every iteration.
+pub type ExactViFit = super::gaussian_vi::ViFit;
 
 struct Moments {
     elbo: f64,
@@ -269,8 +259,9 @@ pub fn vi_exact(ds: &Dataset, feats: &Features, opts: &ExactViOptions) -> Result
     Ok(ExactViFit {
         mu,
         cov,
-        elbo,
+        bound: elbo,
         iterations: it,
         converged,
+        eta: opts.eta,
     })
 }

@@ -47,23 +47,11 @@ pub fn read(name: &str, text: &str, opts: &ReadOptions) -> Result<Dataset> {
                     "object has no \"rankings\" key",
                 ));
             };
-            let JValue::Array(rankings) = &r.value else {
-                return Err(Error::input(
-                    name,
-                    Some(r.line),
-                    "\"rankings\" must be an array",
-                ));
-            };
+            let rankings = array_of(name, r, "\"rankings\" must be an array")?;
             let items = match items_v {
                 None => None,
                 Some(v) => {
-                    let JValue::Array(a) = &v.value else {
-                        return Err(Error::input(
-                            name,
-                            Some(v.line),
-                            "\"items\" must be an array of names",
-                        ));
-                    };
+                    let a = array_of(name, v, "\"items\" must be an array of names")?;
                     let mut it = Items::new();
                     for e in a {
                         let nm = match &e.value {
@@ -98,13 +86,7 @@ pub fn read(name: &str, text: &str, opts: &ReadOptions) -> Result<Dataset> {
             let weights = match weights_v {
                 None => None,
                 Some(v) => {
-                    let JValue::Array(a) = &v.value else {
-                        return Err(Error::input(
-                            name,
-                            Some(v.line),
-                            "\"weights\" must be an array of numbers",
-                        ));
-                    };
+                    let a = array_of(name, v, "\"weights\" must be an array of numbers")?;
                     if a.len() != rankings.len() {
                         return Err(Error::input(
                             name,
@@ -316,6 +298,14 @@ fn build(
     Ok(b.finish())
 }
 
+/// The elements of `v` if it is an array, else `msg` at its line.
+fn array_of<'a>(name: &str, v: &'a Spanned, msg: &str) -> Result<&'a [Spanned]> {
+    match &v.value {
+        JValue::Array(a) => Ok(a),
+        _ => Err(Error::input(name, Some(v.line), msg)),
+    }
+}
+
 /// Flat result of the fast path: members, group starts, ranking starts.
 struct FastLists {
     members: Vec<u32>,
@@ -350,6 +340,17 @@ fn fast_lists(text: &str) -> Option<FastLists> {
             return None;
         }
         Some(v as u32)
+    };
+    // After an element: `,` (more follow: false) or `]` (closed: true).
+    let close = |i: &mut usize| -> Option<bool> {
+        ws(i);
+        let c = *b.get(*i)?;
+        *i += 1;
+        match c {
+            b',' => Some(false),
+            b']' => Some(true),
+            _ => None,
+        }
     };
     let mut out = FastLists {
         members: Vec::new(),
@@ -386,14 +387,8 @@ fn fast_lists(text: &str) -> Option<FastLists> {
                         let v = int(&mut i)?;
                         out.max_id = out.max_id.max(v);
                         out.members.push(v);
-                        ws(&mut i);
-                        match b.get(i)? {
-                            b',' => i += 1,
-                            b']' => {
-                                i += 1;
-                                break;
-                            }
-                            _ => return None,
+                        if close(&mut i)? {
+                            break;
                         }
                     }
                 }
@@ -405,24 +400,12 @@ fn fast_lists(text: &str) -> Option<FastLists> {
                 }
             }
             any = true;
-            ws(&mut i);
-            match b.get(i)? {
-                b',' => i += 1,
-                b']' => {
-                    i += 1;
-                    break;
-                }
-                _ => return None,
-            }
-        }
-        ws(&mut i);
-        match b.get(i)? {
-            b',' => i += 1,
-            b']' => {
-                i += 1;
+            if close(&mut i)? {
                 break;
             }
-            _ => return None,
+        }
+        if close(&mut i)? {
+            break;
         }
     }
     ws(&mut i);
