@@ -433,3 +433,27 @@ fn gibbs_output_does_not_depend_on_thread_count() {
     }
     assert_eq!(models[0], models[1]);
 }
+
+/// Issue 17, item 4: features of ±1e300 used to give a model file with
+/// `"sd": [null, …]` (exit 0) that `classify predict` then refused. They
+/// are refused at the input like `fit --features`, and nothing is written.
+#[test]
+fn huge_features_are_refused_before_a_model_is_written() {
+    let t = tmpdir("classify-huge");
+    let f = t.join("huge.csv");
+    let mut s = String::from("u,v,label\n");
+    for i in 0..12 {
+        let big = if i == 5 { "-1e300" } else { "1e300" };
+        s += &format!("{big},{}.5,{}\n", i % 4, ["a", "b"][i % 2]);
+    }
+    std::fs::write(&f, s).unwrap();
+    let model = t.join("m.json");
+    let o = classify("fit", f.to_str().unwrap(), "em")
+        .args(["--model-out", model.to_str().unwrap()])
+        .output()
+        .unwrap();
+    fails(&o, "too large");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("huge.csv:2"), "{err}");
+    assert!(!model.exists());
+}

@@ -130,15 +130,6 @@ fn read_features_opts(
                 s,
                 &format!("feature {name:?} of item {item:?}"),
             )?;
-            if v.abs() > 1e100 {
-                return Err(Error::input(
-                    path,
-                    Some(line),
-                    format!(
-                        "feature {name:?} of item {item:?} is {s}: too large to enter exp(xᵀβ) safely; rescale the column"
-                    ),
-                ));
-            }
             vals.push(v);
         }
         match items.get(item) {

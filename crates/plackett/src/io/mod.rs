@@ -166,8 +166,12 @@ impl Default for ReadOptions {
     }
 }
 
+/// Largest feature magnitude accepted.
+pub const FEATURE_MAX: f64 = 1e100;
+
 /// A feature value from a CSV field: a finite number, or an error at
-/// `path:line` naming `what` (a column, or an item's feature).
+/// `path:line` naming `what` (a column, or an item's feature); at most
+/// [`FEATURE_MAX`] in magnitude.
 pub fn finite_feature(path: &str, line: usize, s: &str, what: &str) -> Result<f64> {
     let v: f64 = s
         .parse()
@@ -177,6 +181,15 @@ pub fn finite_feature(path: &str, line: usize, s: &str, what: &str) -> Result<f6
             path,
             Some(line),
             format!("{what} is {s} (features must be finite)"),
+        ));
+    }
+    // Squares and exponentials of features must stay finite (standard
+    // deviations, exp(xᵀβ), a model file's numbers).
+    if v.abs() > FEATURE_MAX {
+        return Err(Error::input(
+            path,
+            Some(line),
+            format!("{what} is {s}: too large to use safely (|x| > 1e100); rescale the column"),
         ));
     }
     Ok(v)
