@@ -587,7 +587,7 @@ fn run_path(a: &PathArgs) -> Result<()> {
         );
     }
     if let Some(r) = stopped {
-        let _ = writeln!(s, "note: {r}");
+        let _ = writeln!(s, "note: {}", crate::cli_text(&r));
     }
     crate::emit(&s)
 }

@@ -192,7 +192,7 @@ pub fn run(a: &CvArgs) -> Result<()> {
         match cross_validate(&ds, &feats, p, &opts) {
             Ok(r) => results.push(r),
             Err(e) if parts.len() > 1 && p == Partition::N => {
-                notes.push(format!("N-partition skipped: {e}"))
+                notes.push(crate::cli_text(&format!("N-partition skipped: {e}")))
             }
             Err(e) => return Err(e.into()),
         }

@@ -94,7 +94,7 @@ pub fn run(a: &DemoArgs) -> Result<()> {
                 ));
             }
             Err(e) => {
-                notes.push(format!("MLE: {e}"));
+                notes.push(crate::cli_text(&format!("MLE: {e}")));
                 cols.push((
                     "MLE".into(),
                     vec![f64::NAN; n],

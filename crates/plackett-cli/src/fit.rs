@@ -467,7 +467,7 @@ pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
     };
     // Library notes name parameters (`burn_in`); spell them as flags.
     for n in &mut report.notes {
-        *n = plackett::error::render_params(n, plackett::error::ParamStyle::Cli);
+        *n = crate::cli_text(n);
     }
     // An iterative engine that stopped at its cap has no estimate to
     // report as one (Gibbs's mixing diagnostics are notes, not this).

@@ -73,6 +73,12 @@ fn explicit(m: &clap::ArgMatches, name: &str) -> Vec<String> {
 
 use plackett::error::{ParamStyle, render_params};
 
+/// Library text (errors, notes) in the CLI's words: the library names its
+/// parameters (`prior_shape`), the CLI spells them as flags (--prior-shape).
+pub fn cli_text(s: &str) -> String {
+    render_params(s, ParamStyle::Cli)
+}
+
 /// An iterative fit that stopped at its iteration cap: exit status 3.
 #[derive(Debug)]
 pub struct NotConverged(pub String);
@@ -105,9 +111,7 @@ fn main() {
             std::process::exit(3);
         }
         // One line, then status 2 (bad input, or an estimate that does not exist).
-        // The library names its parameters (`prior_shape`); spell them as
-        // flags (--prior-shape).
-        let msg = render_params(&format!("{e:#}").replace('\n', " "), ParamStyle::Cli);
+        let msg = cli_text(&format!("{e:#}").replace('\n', " "));
         eprintln!("error: {msg}");
         std::process::exit(2);
     }

@@ -485,7 +485,11 @@ fn fit(
     };
     // Long fits release the GIL; Ctrl-C is seen when they return.
     let post = py.detach(|| spec.fit(ds)).map_err(err)?;
-    let report = FitReport::from_posterior(&post, ds, &gauge);
+    let mut report = FitReport::from_posterior(&post, ds, &gauge);
+    // Library notes name parameters (`burn_in`): keyword arguments here.
+    for n in &mut report.notes {
+        *n = plackett::error::render_params(n, plackett::error::ParamStyle::Python);
+    }
     Ok(FitResult {
         post,
         names: ds.items().names().to_vec(),

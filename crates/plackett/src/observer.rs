@@ -68,13 +68,3 @@ impl Observer for CancelFlag {
         self.flow()
     }
 }
-
-/// Adapts a closure over finished units (the older progress-callback form).
-pub struct FnObserver<F: Fn(usize) + Send + Sync>(pub F);
-
-impl<F: Fn(usize) + Send + Sync> Observer for FnObserver<F> {
-    fn advance(&self, units: usize) -> ControlFlow<()> {
-        (self.0)(units);
-        ControlFlow::Continue(())
-    }
-}

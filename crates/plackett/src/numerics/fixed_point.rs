@@ -195,7 +195,7 @@ impl Executor {
 
     /// Iterate from `x0`.
     pub fn run<M: MonotoneMap>(&self, map: &mut M, x0: Vec<f64>) -> Result<Outcome> {
-        let s = self.settings;
+        let s = self.settings.check()?;
         let mut x = x0;
         let mut e = map.eval(&x)?;
         let mut evaluations = 1;
@@ -207,18 +207,20 @@ impl Executor {
                 1 => f64::INFINITY,
                 n => (trace[n - 1] - trace[n - 2]).abs() / trace[n - 1].abs().max(1.0),
             });
-            if e.regular && gap <= s.tol {
-                return Ok(self.finish(x, e, evaluations, Termination::Converged, trace, marks));
-            }
-            if evaluations >= s.max_iter {
-                return Ok(self.finish(
+            let stop = if e.regular && gap <= s.tol {
+                Some(Termination::Converged)
+            } else {
+                (evaluations >= s.max_iter).then_some(Termination::MaxIterations)
+            };
+            if let Some(termination) = stop {
+                return Ok(Outcome {
                     x,
-                    e,
+                    last: e,
                     evaluations,
-                    Termination::MaxIterations,
+                    termination,
                     trace,
                     marks,
-                ));
+                });
             }
             let x1 = std::mem::take(&mut e.next);
             let e1 = map.eval(&x1)?;
@@ -289,25 +291,6 @@ impl Executor {
             }
         }
         Ok(None)
-    }
-
-    fn finish(
-        &self,
-        x: Vec<f64>,
-        last: Iterate,
-        evaluations: usize,
-        termination: Termination,
-        trace: Vec<f64>,
-        marks: Vec<usize>,
-    ) -> Outcome {
-        Outcome {
-            x,
-            last,
-            evaluations,
-            termination,
-            trace,
-            marks,
-        }
     }
 }
 
