@@ -112,7 +112,7 @@ pub fn score_samples(s: &CaseSamples, pred: &[u32], ks: &[usize]) -> SampleScore
 }
 
 /// Risk certainty under both readings of §5.8 and expected risk summaries.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy, Default, serde::Serialize, serde::Deserialize)]
 pub struct RiskMeasures {
     /// Modal frequency of the risk level of each sample's top-1 condition
     /// (the reference code's reading).

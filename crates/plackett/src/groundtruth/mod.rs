@@ -9,3 +9,5 @@ pub mod measures;
 pub mod models;
 pub mod run;
 pub mod samples;
+pub mod settings;
+pub mod summary;

@@ -47,7 +47,7 @@ pub struct RunConfig {
 }
 
 /// Per-case results.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct CaseResult {
     /// Case index in the file.
     pub case: usize,
@@ -64,14 +64,19 @@ pub struct CaseResult {
     /// Risk measures (with risks).
     pub risk: Option<RiskMeasures>,
     /// UA top-k accuracy per k (mean over samples; NaN without predictions).
+    #[serde(with = "crate::io::float_serde::vec")]
     pub ua_acc: Vec<f64>,
     /// UA top-k set accuracy per k.
+    #[serde(with = "crate::io::float_serde::vec")]
     pub ua_set: Vec<f64>,
     /// UA overlap per k.
+    #[serde(with = "crate::io::float_serde::vec")]
     pub ua_overlap: Vec<f64>,
     /// UA average overlap @k per k.
+    #[serde(with = "crate::io::float_serde::vec")]
     pub ua_ao: Vec<f64>,
     /// Standard top-k accuracy against the point estimate, per k.
+    #[serde(with = "crate::io::float_serde::vec")]
     pub point_acc: Vec<f64>,
     /// The PL point estimate was the MLE (false: MAP fallback).
     pub point_is_ml: bool,
@@ -81,12 +86,14 @@ pub struct CaseResult {
     /// The case's annotators mention fewer classes than the largest k
     /// (its top-k sets are padded by unranked classes).
     pub padded: bool,
-    /// Plausibility samples of the case (kept only when requested).
+    /// Plausibility samples of the case (kept only when requested; not
+    /// serialised).
+    #[serde(skip)]
     pub samples: Option<super::samples::CaseSamples>,
 }
 
 /// Everything a run produces.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct RunResult {
     /// Per case, in case order.
     pub cases: Vec<CaseResult>,
@@ -102,6 +109,39 @@ pub struct RunResult {
     pub n_units: usize,
     /// Samples per unit.
     pub samples: usize,
+}
+
+impl RunResult {
+    /// Join runs over disjoint case lists (e.g. chunks run on different
+    /// workers), in the order given. Per-case results are unchanged, since
+    /// every case draws from its own stream; the per-sample sums are added
+    /// (in the order of `parts`, so an evaluation's dataset metrics can
+    /// differ from a one-piece run in the last bits).
+    pub fn concat(parts: Vec<RunResult>) -> Result<RunResult> {
+        let mut it = parts.into_iter();
+        let Some(mut out) = it.next() else {
+            return Err(Error::Data("no runs to join".into()));
+        };
+        for p in it {
+            if p.samples != out.samples || p.sums_acc.len() != out.sums_acc.len() {
+                return Err(Error::Data(
+                    "runs to join differ in samples or prediction-set sizes".into(),
+                ));
+            }
+            out.cases.extend(p.cases);
+            let add = |a: &mut Vec<Vec<f64>>, b: &[Vec<f64>]| {
+                for (x, y) in a.iter_mut().zip(b) {
+                    x.iter_mut().zip(y).for_each(|(u, v)| *u += v);
+                }
+            };
+            add(&mut out.sums_acc, &p.sums_acc);
+            add(&mut out.sums_set, &p.sums_set);
+            add(&mut out.sums_overlap, &p.sums_overlap);
+            add(&mut out.sums_ao, &p.sums_ao);
+            out.n_units += p.n_units;
+        }
+        Ok(out)
+    }
 }
 
 fn point_estimate(anns: &[Annotation], cfg: &RunConfig) -> Result<(Vec<(u32, f64)>, bool)> {

@@ -1,0 +1,258 @@
+//! The documents an aggregation or evaluation run produces — the JSON that
+//! `plackett aggregate`/`evaluate` print and Python's `to_json()` returns,
+//! the per-case CSV and the evaluation table — built in one place so that
+//! every front end gives the same keys and the same numbers.
+
+use super::irn::TieSplit;
+use super::measures::{RiskMeasures, dataset_mean_sd, pearson};
+use super::models::{Method, PlPrior, PrirnZero};
+use super::run::RunResult;
+use serde_json::{Map, Value, json};
+
+/// A short description of a method with its knobs (`pl (3 repetitions,
+/// shape 0.0100 per class)`).
+pub fn method_label(m: &Method) -> String {
+    match m {
+        Method::Irn { split } => format!(
+            "irn ({})",
+            if *split == TieSplit::Split {
+                "split"
+            } else {
+                "no-split"
+            }
+        ),
+        Method::Prirn { gamma, zero, .. } => format!(
+            "prirn (gamma {gamma}, {})",
+            match zero {
+                PrirnZero::Support => "support".to_string(),
+                PrirnZero::Smooth(a) => format!("smooth {a}"),
+            }
+        ),
+        Method::Pl { repeats, prior, .. } => format!(
+            "pl ({repeats} repetitions, {})",
+            match prior {
+                PlPrior::Paper => "paper prior".to_string(),
+                PlPrior::Exact { alpha } => format!("shape {alpha:.4} per class"),
+            }
+        ),
+    }
+}
+
+fn mean(v: &[f64]) -> f64 {
+    v.iter().sum::<f64>() / v.len().max(1) as f64
+}
+
+/// The aggregation document: method, dataset-level certainty, and per case
+/// its most plausible classes (mean and sd of the plausibility), annotation
+/// certainties, agreement and (with risks) the risk measures.
+pub fn aggregate_json(
+    res: &RunResult,
+    names: &[String],
+    n_classes: usize,
+    m: &Method,
+    seed: u64,
+    notes: &[String],
+) -> Value {
+    let cases_json: Vec<Value> = res
+        .cases
+        .iter()
+        .map(|r| {
+            let mut o = json!({
+                "case": r.case,
+                "n_annotators": r.n_annotators,
+                "top": r.top.iter().map(|(id, m, s)| json!({"id": id, "class": names[*id as usize], "mean": m, "sd": s})).collect::<Vec<_>>(),
+                "certainty_top1": r.certainty[0],
+                "certainty_top2": r.certainty[1],
+                "certainty_top3": r.certainty[2],
+                "rank_certainty": r.rank_certainty,
+                "agreement": r.agreement,
+            });
+            if let Some(rk) = &r.risk {
+                o["risk_certainty_top1"] = json!(rk.certainty_top1);
+                o["risk_certainty_mass"] = json!(rk.certainty_mass);
+                o["expected_risk"] = json!({"mean": rk.expected_mean, "min": rk.expected_min, "max": rk.expected_max});
+            }
+            o
+        })
+        .collect();
+    let cert: Vec<f64> = res.cases.iter().map(|r| r.certainty[0]).collect();
+    let agr: Vec<f64> = res
+        .cases
+        .iter()
+        .map(|r| r.agreement.unwrap_or(f64::NAN))
+        .collect();
+    json!({
+        "method": method_label(m),
+        "n_classes": n_classes,
+        "samples": res.samples,
+        "seed": seed,
+        "annotation_certainty": mean(&cert),
+        "certainty_agreement_correlation": pearson(&cert, &agr),
+        "notes": notes,
+        "cases": cases_json,
+    })
+}
+
+/// A CSV field, quoted when it holds a comma, quote or newline (RFC 4180).
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+/// The per-case CSV of `plackett aggregate --output csv`.
+pub fn aggregate_csv(res: &RunResult, names: &[String]) -> String {
+    let mut s = String::from(
+        "case,n_annotators,certainty_top1,certainty_top2,certainty_top3,agreement,top1_id,top1_class,top1_mean,top1_sd\n",
+    );
+    for r in &res.cases {
+        let t = &r.top[0];
+        s.push_str(&format!(
+            "{},{},{},{},{},{},{},{},{},{}\n",
+            r.case,
+            r.n_annotators,
+            r.certainty[0],
+            r.certainty[1],
+            r.certainty[2],
+            r.agreement.map_or(String::new(), |v| v.to_string()),
+            t.0,
+            csv_field(&names[t.0 as usize]),
+            t.1,
+            t.2
+        ));
+    }
+    s
+}
+
+/// Summaries of one evaluation run: UA metrics per k with their sd over
+/// plausibility samples, standard top-k accuracy against the point
+/// estimate, annotation certainty and (with risks) the risk measures.
+pub fn evaluate_json(res: &RunResult, ks: &[usize], m: &Method, reliability: Option<f64>) -> Value {
+    let n = res.n_units.max(1);
+    let per_k = |sums: &Vec<Vec<f64>>| -> Value {
+        let mut o = Map::new();
+        for (q, k) in ks.iter().enumerate() {
+            let (mean, sd) = dataset_mean_sd(&sums[q], n);
+            o.insert(k.to_string(), json!({"mean": mean, "sd": sd}));
+        }
+        Value::Object(o)
+    };
+    // Standard accuracy against the point estimate, averaged over the same
+    // units as the UA metrics.
+    let mut point = Map::new();
+    for (q, k) in ks.iter().enumerate() {
+        let v: f64 = res
+            .cases
+            .iter()
+            .filter(|r| r.units > 0)
+            .map(|r| r.point_acc[q] * r.units as f64)
+            .sum::<f64>()
+            / n as f64;
+        point.insert(k.to_string(), json!(v));
+    }
+    let cert: Vec<f64> = res.cases.iter().map(|r| r.certainty[0]).collect();
+    let agr: Vec<f64> = res
+        .cases
+        .iter()
+        .map(|r| r.agreement.unwrap_or(f64::NAN))
+        .collect();
+    let mut o = json!({
+        "method": method_label(m),
+        "reliability": reliability,
+        "n_cases": res.cases.len(),
+        "n_units": res.n_units,
+        "samples": res.samples,
+        "annotation_certainty": mean(&cert),
+        "annotation_certainty_top2": mean(&res.cases.iter().map(|r| r.certainty[1]).collect::<Vec<_>>()),
+        "annotation_certainty_top3": mean(&res.cases.iter().map(|r| r.certainty[2]).collect::<Vec<_>>()),
+        "ua_topk_accuracy": per_k(&res.sums_acc),
+        "topk_accuracy": Value::Object(point),
+        "ua_topk_set_accuracy": per_k(&res.sums_set),
+        "ua_overlap": per_k(&res.sums_overlap),
+        "ua_average_overlap": per_k(&res.sums_ao),
+        "certainty_agreement_correlation": pearson(&cert, &agr),
+        "cases_below_99_certainty": cert.iter().filter(|c| **c < 0.99).count(),
+        "padded_cases": res.cases.iter().filter(|r| r.padded).count(),
+        "point_estimate_fallback_cases": res.cases.iter().filter(|r| !r.point_is_ml).count(),
+    });
+    if res.cases.iter().all(|r| r.risk.is_some()) && !res.cases.is_empty() {
+        let rk: Vec<RiskMeasures> = res.cases.iter().filter_map(|r| r.risk).collect();
+        let f = |g: &dyn Fn(&RiskMeasures) -> f64| mean(&rk.iter().map(g).collect::<Vec<_>>());
+        o["risk_certainty"] = json!({
+            "top1": f(&|r| r.certainty_top1),
+            "mass": f(&|r| r.certainty_mass),
+            "cases_below_99_top1": rk.iter().filter(|r| r.certainty_top1 < 0.99).count(),
+        });
+        o["expected_risk"] = json!({
+            "mean": f(&|r| r.expected_mean),
+            "min": f(&|r| r.expected_min),
+            "max": f(&|r| r.expected_max),
+        });
+    }
+    o
+}
+
+/// One evaluation run per reliability value.
+pub type EvaluationRun = (Option<f64>, Method, RunResult);
+
+/// The evaluation document: the first reliability's summary at the top
+/// level, with the notes, the predictions' label and (for a sweep) every
+/// reliability's summary under `by_reliability`.
+pub fn evaluate_document(
+    runs: &[EvaluationRun],
+    ks: &[usize],
+    notes: &[String],
+    predictions: &str,
+) -> Value {
+    let Some((r0, m0, res0)) = runs.first() else {
+        return json!({});
+    };
+    let mut first = evaluate_json(res0, ks, m0, *r0);
+    first["notes"] = json!(notes);
+    first["predictions"] = json!(predictions);
+    if runs.len() > 1 {
+        first["by_reliability"] = Value::Array(
+            runs.iter()
+                .map(|(r, m, res)| evaluate_json(res, ks, m, *r))
+                .collect(),
+        );
+    }
+    first
+}
+
+/// The evaluation document as the table of `plackett evaluate --output table`.
+pub fn evaluate_table(v: &Value, ks: &[usize]) -> String {
+    let mut s = format!(
+        "{}: {} cases, {} scored units, {} samples\nannotation certainty (top-1) {:.4}\n",
+        v["method"].as_str().unwrap_or(""),
+        v["n_cases"],
+        v["n_units"],
+        v["samples"],
+        v["annotation_certainty"].as_f64().unwrap_or(f64::NAN)
+    );
+    s.push_str(&format!(
+        "{:>3}  {:>17}  {:>9}  {:>17}  {:>17}\n",
+        "k", "UA top-k acc", "top-k acc", "UA set acc", "UA avg overlap"
+    ));
+    for k in ks {
+        let k = k.to_string();
+        let f = |key: &str| {
+            format!(
+                "{:.4} ± {:.4}",
+                v[key][&k]["mean"].as_f64().unwrap_or(f64::NAN),
+                v[key][&k]["sd"].as_f64().unwrap_or(f64::NAN)
+            )
+        };
+        s.push_str(&format!(
+            "{:>3}  {:>17}  {:>9.4}  {:>17}  {:>17}\n",
+            k,
+            f("ua_topk_accuracy"),
+            v["topk_accuracy"][&k].as_f64().unwrap_or(f64::NAN),
+            f("ua_topk_set_accuracy"),
+            f("ua_average_overlap")
+        ));
+    }
+    s
+}
