@@ -15,13 +15,18 @@ use plackett::posterior::{Gauge, Posterior};
 use pyo3::exceptions::{PyKeyError, PyValueError};
 use pyo3::prelude::*;
 
+mod classifier;
+mod groundtruth;
+mod interrupt;
+mod sharded;
+
 /// A library error as a Python exception: bad input or options are
 /// `ValueError` (the CLI's exit status 2) with the CLI's one-line message,
 /// parameters spelled as keyword arguments (`prior_shape`,
 /// `engine="gibbs"`), a file that cannot be read included (the brief's
 /// one exception class for bad input); a run stopped by Ctrl-C is
 /// `KeyboardInterrupt`.
-fn err(e: plackett::Error) -> PyErr {
+pub(crate) fn err(e: plackett::Error) -> PyErr {
     use plackett::error::{ParamStyle, render_params};
     let msg = render_params(&e.to_string(), ParamStyle::Python);
     match e {
@@ -30,10 +35,30 @@ fn err(e: plackett::Error) -> PyErr {
     }
 }
 
+/// Pickling through the library's serialised form: `(restore, (state,))`
+/// with `restore` a function of this module that reads it back bit for bit.
+pub(crate) fn reduce<'py, T: serde::Serialize>(
+    py: Python<'py>,
+    value: &T,
+    restore: &str,
+) -> PyResult<(Bound<'py, PyAny>, (String,))> {
+    let state = serde_json::to_string(value)
+        .map_err(|e| PyValueError::new_err(format!("cannot serialise the result: {e}")))?;
+    let f = py.import("plackett._plackett")?.getattr(restore)?;
+    Ok((f, (state,)))
+}
+
+/// Read back what [`reduce`] wrote.
+pub(crate) fn restore<T: serde::de::DeserializeOwned>(state: &str) -> PyResult<T> {
+    serde_json::from_str(state)
+        .map_err(|e| PyValueError::new_err(format!("not a pickled plackett object: {e}")))
+}
+
 /// A dataset read by one of the library's readers.
 #[pyclass(module = "plackett._plackett", name = "Dataset", frozen)]
-struct PyDataset {
-    ds: Dataset,
+#[derive(serde::Serialize, serde::Deserialize)]
+pub(crate) struct PyDataset {
+    pub(crate) ds: Dataset,
 }
 
 #[pymethods]
@@ -54,6 +79,25 @@ impl PyDataset {
     #[getter]
     fn dropped(&self) -> usize {
         self.ds.dropped()
+    }
+
+    /// Total weight of the observations (their number when unweighted).
+    #[getter]
+    fn total_weight(&self) -> f64 {
+        (0..self.ds.n_real_obs()).map(|o| self.ds.obs(o).weight).sum()
+    }
+
+    /// Identical observations merged into weighted rows (exact: the
+    /// likelihood is a product over observations).
+    fn collapse(&self, py: Python<'_>) -> PyDataset {
+        let ds = &self.ds;
+        PyDataset {
+            ds: py.detach(|| ds.collapse()),
+        }
+    }
+
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
+        reduce(py, self, "_restore_dataset")
     }
 
     fn __repr__(&self) -> String {
@@ -385,10 +429,7 @@ impl FitResult {
     /// Pickling: the whole result (posterior draws included) as the
     /// library's serialised form, read back bit for bit by `_restore_fit`.
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
-        let state = serde_json::to_string(self)
-            .map_err(|e| PyValueError::new_err(format!("cannot serialise the result: {e}")))?;
-        let restore = py.import("plackett._plackett")?.getattr("_restore_fit")?;
-        Ok((restore, (state,)))
+        reduce(py, self, "_restore_fit")
     }
     fn __repr__(&self) -> String {
         format!(
@@ -483,8 +524,12 @@ fn fit(
         seed,
         observer: None,
     };
-    // Long fits release the GIL; Ctrl-C is seen when they return.
-    let post = py.detach(|| spec.fit(ds)).map_err(err)?;
+    // Long fits release the GIL and stop on Ctrl-C.
+    let post = interrupt::run(py, |obs| {
+        let mut spec = spec;
+        spec.observer = obs;
+        spec.fit(ds)
+    })?;
     let mut report = FitReport::from_posterior(&post, ds, &gauge);
     // Library notes name parameters (`burn_in`): keyword arguments here.
     for n in &mut report.notes {
@@ -497,11 +542,16 @@ fn fit(
     })
 }
 
+/// Rebuild a pickled [`PyDataset`].
+#[pyfunction]
+fn _restore_dataset(state: &str) -> PyResult<PyDataset> {
+    restore(state)
+}
+
 /// Rebuild a pickled [`FitResult`].
 #[pyfunction]
 fn _restore_fit(state: &str) -> PyResult<FitResult> {
-    serde_json::from_str(state)
-        .map_err(|e| PyValueError::new_err(format!("not a pickled plackett result: {e}")))
+    restore(state)
 }
 
 #[pymodule]
@@ -513,5 +563,23 @@ fn _plackett(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(read_file, m)?)?;
     m.add_function(wrap_pyfunction!(fit, m)?)?;
     m.add_function(wrap_pyfunction!(_restore_fit, m)?)?;
+    m.add_function(wrap_pyfunction!(_restore_dataset, m)?)?;
+    m.add_class::<sharded::ShardedFit>()?;
+    m.add_function(wrap_pyfunction!(sharded::collapse, m)?)?;
+    m.add_function(wrap_pyfunction!(sharded::shard_wins, m)?)?;
+    m.add_function(wrap_pyfunction!(sharded::shard_skeleton, m)?)?;
+    m.add_function(wrap_pyfunction!(sharded::shard_sweep, m)?)?;
+    m.add_function(wrap_pyfunction!(sharded::fit_sharded, m)?)?;
+    m.add_function(wrap_pyfunction!(sharded::_restore_sharded, m)?)?;
+    m.add_class::<classifier::ClassifierModel>()?;
+    m.add_function(wrap_pyfunction!(classifier::classifier_fit, m)?)?;
+    m.add_function(wrap_pyfunction!(classifier::_restore_classifier, m)?)?;
+    m.add_class::<groundtruth::PySelectors>()?;
+    m.add_class::<groundtruth::AggregateResult>()?;
+    m.add_function(wrap_pyfunction!(groundtruth::read_selectors_data, m)?)?;
+    m.add_function(wrap_pyfunction!(groundtruth::_restore_selectors, m)?)?;
+    m.add_function(wrap_pyfunction!(groundtruth::aggregate, m)?)?;
+    m.add_function(wrap_pyfunction!(groundtruth::_restore_aggregate, m)?)?;
+    m.add_function(wrap_pyfunction!(groundtruth::evaluate, m)?)?;
     Ok(())
 }

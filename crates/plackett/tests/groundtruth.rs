@@ -35,6 +35,7 @@ fn ua_top3(sel: &Selectors, case: usize, method: Method, ids: &[u32], samples: u
         ks: vec![3],
         irn_split: TieSplit::NoSplit,
         top: 5,
+        case_offset: 0,
     };
     run(
         sel,
@@ -154,6 +155,7 @@ fn reliability_and_correlations() {
             ks: vec![1],
             irn_split: TieSplit::Split,
             top: 3,
+            case_offset: 0,
         };
         let r = run(&sel, &cases, &cfg, None, &Predictions::None, &[], None).unwrap();
         let c: Vec<f64> = r.cases.iter().map(|x| x.certainty[0]).collect();
@@ -175,6 +177,7 @@ fn reliability_and_correlations() {
         ks: vec![1],
         irn_split: TieSplit::Split,
         top: 3,
+        case_offset: 0,
     };
     let pr = run(&sel, &cases, &cfg, None, &Predictions::None, &[], None).unwrap();
     let a: Vec<f64> = pl3.iter().map(|x| x.certainty[0]).collect();

@@ -15,14 +15,20 @@ from typing import Any, Iterable, Optional, Sequence
 import numpy as np
 
 from . import _plackett
-from ._plackett import Dataset, FitResult
+from ._plackett import AggregateResult, Dataset, FitResult, Selectors
 
 __version__ = _plackett.__version__
 
 __all__ = [
+    "AggregateResult",
     "Dataset",
     "FitResult",
+    "PLClassifier",
+    "Selectors",
+    "aggregate",
+    "evaluate",
     "fit",
+    "selectors",
     "rankings",
     "read_csv",
     "read_file",
@@ -219,3 +225,165 @@ def fit(
 def summary(result: FitResult):
     """Per-item table of a fit (same as ``result.summary()``)."""
     return result.summary()
+
+
+# -- uncertain ground truth (Stutz et al. 2023) ------------------------------
+
+
+def selectors(data: Any, *, classes: Any = None) -> Selectors:
+    """Differential diagnoses for aggregation.
+
+    ``data`` is a path to a selectors JSON file, or the same structure in
+    Python: a list of cases, each a list of annotators, each a best-first
+    list of groups of class ids (``[[[3], [1, 7]], [[1]]]``: annotator 0
+    ranks class 3 first, then 1 and 7 tied). ``classes`` declares K: a count,
+    a list of class names, or the path of a names file (one per line); by
+    default K is the largest id + 1 (with a note, since K sets the prior of
+    never-ranked classes).
+    """
+    if isinstance(data, Selectors):
+        if classes is not None:
+            raise ValueError("invalid option classes: these selectors were read with their classes already")
+        return data
+    if isinstance(data, (str, bytes)) or hasattr(data, "__fspath__"):
+        import os
+
+        return _plackett.read_selectors_data(path=os.fsdecode(data), classes=classes)
+    if isinstance(data, (list, tuple)):
+        try:
+            text = json.dumps(data, default=_json_int)
+        except TypeError as e:
+            raise TypeError(f"selectors: {e}") from None
+        return _plackett.read_selectors_data(text=text, classes=classes)
+    raise TypeError(
+        f"selectors: expected a path or a list of cases (annotators, groups of class ids), got {type(data).__name__}"
+    )
+
+
+def _json_int(x: Any) -> Any:
+    if isinstance(x, np.integer):
+        return int(x)
+    if isinstance(x, np.ndarray):
+        return x.tolist()
+    raise TypeError(f"a class id is an int, got {type(x).__name__} {x!r}")
+
+
+def aggregate(
+    data: Any,
+    *,
+    classes: Any = None,
+    method: str = "pl",
+    preset: Optional[str] = None,
+    reliability: Optional[float] = None,
+    samples: int = 1000,
+    burn_in: int = 500,
+    seed: int = 1,
+    cases: Optional[Sequence[int]] = None,
+    risks: Any = None,
+    prior_shape: Optional[float] = None,
+    prior_rate: float = 1.0,
+    irn_ties: Optional[str] = None,
+    prirn_zero: Optional[str] = None,
+) -> AggregateResult:
+    """Aggregate experts' differential diagnoses into plausibilities.
+
+    Stutz et al. 2023: ``method`` "pl" (Plackett-Luce posterior by Gibbs
+    sampling, ``reliability`` = whole repetitions, default 3), "prirn"
+    (Dirichlet around IRN, ``reliability`` = concentration, default 30) or
+    "irn" (deterministic). Keyword arguments are the CLI's ``aggregate``
+    flags; ``preset="paper"`` takes the reference code's choices. Each case
+    draws from its own stream keyed by ``seed`` and the case id, so results
+    do not depend on how cases are split (see
+    :func:`plackett.distributed.aggregate`). ``to_json()`` gives the CLI's
+    JSON.
+    """
+    sel = selectors(data, classes=classes)
+    return _plackett.aggregate(
+        sel,
+        method=method,
+        preset=preset,
+        reliability=reliability,
+        samples=samples,
+        burn_in=burn_in,
+        seed=seed,
+        cases=None if cases is None else [int(c) for c in cases],
+        risks=_risks_arg(risks),
+        prior_shape=prior_shape,
+        prior_rate=prior_rate,
+        irn_ties=irn_ties,
+        prirn_zero=prirn_zero,
+    )
+
+
+def _risks_arg(risks: Any) -> Any:
+    if risks is None or isinstance(risks, str):
+        return risks
+    if hasattr(risks, "__fspath__"):
+        import os
+
+        return os.fsdecode(risks)
+    return [int(r) for r in np.asarray(risks).ravel()]
+
+
+def evaluate(
+    data: Any,
+    predictions: Any,
+    *,
+    k: Sequence[int] = (1, 2, 3),
+    classes: Any = None,
+    method: str = "pl",
+    preset: Optional[str] = None,
+    reliability: Any = None,
+    samples: int = 1000,
+    burn_in: int = 500,
+    seed: int = 1,
+    cases: Optional[Sequence[int]] = None,
+    risks: Any = None,
+    prior_shape: Optional[float] = None,
+    prior_rate: float = 1.0,
+    irn_ties: Optional[str] = None,
+    prirn_zero: Optional[str] = None,
+) -> dict:
+    """Uncertainty-adjusted evaluation (Stutz et al. 2023, §3).
+
+    ``predictions``: an N x K array of model scores (one row per evaluated
+    case, one column per class), a score file, or
+    ``"annotator:leave-one-out"`` (each annotator against the aggregate of
+    the others). ``reliability`` may be a list (a sweep, reported under
+    ``by_reliability``). Returns the CLI's ``evaluate`` JSON document as a
+    dict; ``json.dumps(result)`` reproduces its keys and numbers.
+    """
+    sel = selectors(data, classes=classes)
+    if reliability is not None and not isinstance(reliability, (list, tuple, np.ndarray)):
+        reliability = [reliability]
+    if not isinstance(predictions, str):
+        if hasattr(predictions, "__fspath__"):
+            import os
+
+            predictions = os.fsdecode(predictions)
+        else:
+            arr = np.asarray(predictions)
+            if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
+                raise TypeError(f"predictions: expected numeric scores, got dtype {arr.dtype}")
+            predictions = np.ascontiguousarray(arr, dtype=np.float64)
+    text = _plackett.evaluate(
+        sel,
+        predictions,
+        k=[int(x) for x in k],
+        method=method,
+        preset=preset,
+        reliability=None if reliability is None else [float(r) for r in reliability],
+        samples=samples,
+        burn_in=burn_in,
+        seed=seed,
+        cases=None if cases is None else [int(c) for c in cases],
+        risks=_risks_arg(risks),
+        prior_shape=prior_shape,
+        prior_rate=prior_rate,
+        irn_ties=irn_ties,
+        prirn_zero=prirn_zero,
+    )
+    return json.loads(text)
+
+
+from ._classifier import PLClassifier  # noqa: E402

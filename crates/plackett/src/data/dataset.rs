@@ -23,7 +23,7 @@ use super::items::Items;
 use crate::error::{Error, Result};
 
 /// How groups of more than one item are to be read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub enum TieSemantics {
     /// The items of a group were ranked in some order that is not known; the
     /// likelihood sums over the group's internal orders (Stutz et al. App. B).
@@ -45,7 +45,7 @@ impl TieSemantics {
 }
 
 /// What ranks below the listed groups of one observation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum Tail {
     /// Nothing: the observation says nothing about items it does not list.
     None,
@@ -61,7 +61,9 @@ const START: u8 = 1;
 const TAIL: u8 = 2;
 
 /// A flat, validated collection of weighted observations over an item universe.
-#[derive(Debug, Clone)]
+/// Serialisable (to ship shards between processes); a dataset read back is
+/// the one written, bit for bit.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Dataset {
     items: Items,
     /// Items with id < `universe` form the universe of top-k tails. Items at
@@ -309,7 +311,7 @@ impl DatasetBuilder {
 
 impl Dataset {
     /// Append observation `o` of `src` (members, marks, weight, tail) as is.
-    fn copy_observation(&mut self, src: &Dataset, o: usize) {
+    pub(super) fn copy_observation(&mut self, src: &Dataset, o: usize) {
         let (a, b) = (src.offsets[o], src.offsets[o + 1]);
         self.members.extend_from_slice(&src.members[a..b]);
         self.marks.extend_from_slice(&src.marks[a..b]);
@@ -628,6 +630,39 @@ impl Dataset {
             weights: &self.weights,
             tails: &self.tails,
         }
+    }
+
+    /// A dataset over the same items and tie reading with no observations.
+    pub(super) fn empty_like(&self) -> Dataset {
+        Dataset {
+            items: self.items.clone(),
+            universe: self.universe,
+            offsets: vec![0],
+            members: Vec::new(),
+            marks: Vec::new(),
+            weights: Vec::new(),
+            tails: Vec::new(),
+            ties: self.ties,
+            pseudo_start: 0,
+            dropped: 0,
+            max_group: 0,
+            fast_stages: Vec::new(),
+        }
+    }
+
+    /// Add `w` to the weight of observation `o`.
+    pub(super) fn add_weight(&mut self, o: usize, w: f64) {
+        self.weights[o] += w;
+    }
+
+    /// Close a dataset built with [`Dataset::empty_like`] and
+    /// [`Dataset::copy_observation`]: every observation is real, the
+    /// stage index is rebuilt.
+    pub(super) fn seal(&mut self, max_group: usize, dropped: usize) {
+        self.pseudo_start = self.weights.len();
+        self.max_group = max_group;
+        self.dropped = dropped;
+        self.reindex();
     }
 
     /// A dataset holding only the observations whose index satisfies `keep`

@@ -3,7 +3,8 @@
 use std::collections::HashMap;
 
 /// The item universe of a dataset. Ids are dense `0..len()`; names are unique.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(into = "Vec<String>", try_from = "Vec<String>")]
 pub struct Items {
     names: Vec<String>,
     index: HashMap<String, u32>,
@@ -71,5 +72,18 @@ impl Items {
     /// True when the universe is empty.
     pub fn is_empty(&self) -> bool {
         self.names.is_empty()
+    }
+}
+
+impl From<Items> for Vec<String> {
+    fn from(items: Items) -> Vec<String> {
+        items.names
+    }
+}
+
+impl TryFrom<Vec<String>> for Items {
+    type Error = String;
+    fn try_from(names: Vec<String>) -> Result<Items, String> {
+        Items::from_names(&names)
     }
 }

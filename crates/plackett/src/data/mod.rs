@@ -1,5 +1,6 @@
 //! Items, observations, the flat dataset, validation and connectivity.
 
+pub mod collapse;
 pub mod dataset;
 pub mod features;
 pub mod graph;

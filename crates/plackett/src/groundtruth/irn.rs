@@ -5,7 +5,7 @@
 use crate::io::selectors::Annotation;
 
 /// How a tied block shares its rank's weight.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum TieSplit {
     /// Paper Eq. 3: block `i` (1-based) has total weight `1/i`, shared
     /// equally among its classes.

@@ -14,7 +14,7 @@ use crate::io::selectors::Annotation;
 use crate::numerics::gamma::ln_gamma_draw;
 
 /// Prior of the PL model over the K classes.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum PlPrior {
     /// Gamma(α, β) on every one of the K classes, collapsed exactly: the
     /// never-ranked classes of a case become one item of shape |U|·α, split
@@ -31,7 +31,7 @@ pub enum PlPrior {
 }
 
 /// What to do with classes of zero IRN score in PrIRN.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum PrirnZero {
     /// Literal Dirichlet(γ·λ̂) on IRN's support; other classes get 0.
     Support,
@@ -40,7 +40,7 @@ pub enum PrirnZero {
 }
 
 /// Aggregation method and its knobs.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum Method {
     /// Deterministic IRN (a point mass).
     Irn {

@@ -44,6 +44,10 @@ pub struct RunConfig {
     pub irn_split: TieSplit,
     /// Classes kept in the per-case summary.
     pub top: usize,
+    /// Index of `sel.cases[0]` in the whole dataset: a chunk cut from a
+    /// larger dataset (a Dask partition) keeps its cases' ids, hence their
+    /// random streams and results. 0 for a whole dataset.
+    pub case_offset: usize,
 }
 
 /// Per-case results.
@@ -233,8 +237,8 @@ pub fn run(
                 units: 0,
             };
             for &pos in ix {
-                let case = cases[pos];
-                let anns = &sel.cases[case];
+                let anns = &sel.cases[cases[pos]];
+                let case = cases[pos] + cfg.case_offset;
                 if anns.is_empty() {
                     return Err(Error::Data(format!("case {case} has no annotations")));
                 }

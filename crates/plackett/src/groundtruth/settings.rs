@@ -275,6 +275,7 @@ impl AggregateSettings {
             ks: ks.to_vec(),
             irn_split: self.irn_split(),
             top: 5,
+            case_offset: 0,
         })
     }
 }

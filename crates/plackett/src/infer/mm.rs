@@ -60,8 +60,23 @@ pub struct MmResult {
     pub score_norm: f64,
 }
 
+/// Where the MM step's sufficient statistics come from: one dataset, or
+/// shards whose sweeps add up ([`Shards`]).
+pub(crate) enum Source<'a> {
+    Data(&'a Dataset),
+    Shards(&'a mut dyn Shards),
+}
+
+/// A dataset split into shards held elsewhere (Dask workers): each sweep
+/// returns every shard's [`pl::Sweep`] at the same scaled worths, in shard
+/// order; their sums are the whole dataset's sweep. See [`mm_sharded`].
+pub trait Shards {
+    /// The shards' sweeps at worths `lam` (largest 1) with logs `log_lam`.
+    fn sweep(&mut self, lam: &[f64], log_lam: &[f64]) -> Result<Vec<pl::Sweep>>;
+}
+
 pub(crate) struct Mapper<'a> {
-    pub ds: &'a Dataset,
+    pub source: Source<'a>,
     pub wins: Vec<f64>,
     pub prior: Prior,
     pub fixed: Option<u32>,
@@ -75,10 +90,35 @@ pub(crate) struct Eval {
 }
 
 impl Mapper<'_> {
-    pub fn eval(&self, theta: &[f64]) -> Eval {
+    fn sweep(&mut self, lam: &[f64], log_lam: &[f64]) -> Result<pl::Sweep> {
+        match &mut self.source {
+            Source::Data(ds) => Ok(pl::sweep(ds, lam, log_lam, &self.wins, Scope::All)),
+            Source::Shards(sh) => {
+                let n = lam.len();
+                let parts = sh.sweep(lam, log_lam)?;
+                let mut total = pl::Sweep {
+                    loglik: 0.0,
+                    den: vec![0.0; n],
+                };
+                for p in parts {
+                    if p.den.len() != n {
+                        return Err(crate::Error::Data(format!(
+                            "a shard's sweep has {} items, expected {n}",
+                            p.den.len()
+                        )));
+                    }
+                    total.loglik += p.loglik;
+                    total.den.iter_mut().zip(&p.den).for_each(|(a, b)| *a += b);
+                }
+                Ok(total)
+            }
+        }
+    }
+
+    pub fn eval(&mut self, theta: &[f64]) -> Result<Eval> {
         let (lam, log_lam) = pl::scaled(theta);
         let shift = theta.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        let sw = pl::sweep(self.ds, &lam, &log_lam, &self.wins, Scope::All);
+        let sw = self.sweep(&lam, &log_lam)?;
         let n = theta.len();
         let mut image = vec![0.0; n];
         let mut score = vec![0.0; n];
@@ -104,11 +144,11 @@ impl Mapper<'_> {
         if self.fixed.is_none() && !self.prior.is_proper() {
             crate::numerics::centre(&mut image);
         }
-        Eval {
+        Ok(Eval {
             image,
             objective: obj,
             score,
-        }
+        })
     }
 }
 
@@ -131,7 +171,7 @@ fn solve_normal(w: f64, d: f64, mu: f64, sd: f64, start: f64) -> f64 {
 
 impl MonotoneMap for Mapper<'_> {
     fn eval(&mut self, theta: &[f64]) -> Result<Iterate> {
-        let e = Mapper::eval(self, theta);
+        let e = Mapper::eval(self, theta)?;
         // The score at θ is the convergence gap; the objective is at θ.
         Ok(Iterate::new(e.image, e.objective, Some(max_abs(&e.score))))
     }
@@ -140,12 +180,43 @@ impl MonotoneMap for Mapper<'_> {
 /// Run MM (optionally SQUAREM-accelerated, with SQUAREM's backtracking)
 /// from `theta0` on the shared fixed-point executor.
 pub fn mm(ds: &Dataset, theta0: &[f64], opts: &MmOptions) -> Result<MmResult> {
-    let mut map = Mapper {
-        ds,
+    let map = Mapper {
+        source: Source::Data(ds),
         wins: pl::wins(ds, Scope::All),
         prior: opts.prior,
         fixed: opts.fixed,
     };
+    run(map, theta0, opts)
+}
+
+/// MM on a dataset split into shards that only report their sweeps (the
+/// sharded fit of `plackett.distributed.fit`): `wins` are the shards'
+/// summed stage wins ([`pl::wins`]). The iterates, acceleration and
+/// stopping rule are those of [`mm`], so the estimate equals the one-piece
+/// fit up to the order of floating-point sums.
+pub fn mm_sharded(
+    shards: &mut dyn Shards,
+    wins: Vec<f64>,
+    theta0: &[f64],
+    opts: &MmOptions,
+) -> Result<MmResult> {
+    if wins.len() != theta0.len() {
+        return Err(crate::Error::Data(format!(
+            "{} wins for {} items",
+            wins.len(),
+            theta0.len()
+        )));
+    }
+    let map = Mapper {
+        source: Source::Shards(shards),
+        wins,
+        prior: opts.prior,
+        fixed: opts.fixed,
+    };
+    run(map, theta0, opts)
+}
+
+fn run(mut map: Mapper<'_>, theta0: &[f64], opts: &MmOptions) -> Result<MmResult> {
     let out = Executor::new(opts.iter)
         .backtracks(5)
         .observer(opts.observer.clone())

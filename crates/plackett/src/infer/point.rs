@@ -202,16 +202,20 @@ pub fn fit_point(ds: &Dataset, opts: &PointOptions) -> Result<PointFit> {
             )));
         }
     }
+    // Identical observations iterate as one weighted row (exact; Hunter's
+    // sweeps and Newton's information are sums over rows).
+    let collapsed = ds.collapse_if_worthwhile();
+    let ds_work = collapsed.as_ref().unwrap_or(ds);
     let (work, fixed) = match opts.pseudo {
         Some(w) => {
-            let (d, g) = ds.with_ghost(w)?;
+            let (d, g) = ds_work.with_ghost(w)?;
             notes.push(format!(
                 "pseudo-rankings: each item won and lost {w} time(s) against a ghost item; \
                  standard errors and log-likelihood use the real data only"
             ));
             (d, Some(g))
         }
-        None => (ds.clone(), None),
+        None => (ds_work.clone(), None),
     };
     let n = work.n_items();
     let theta0 = vec![0.0; n];

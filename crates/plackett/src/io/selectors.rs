@@ -13,7 +13,7 @@ pub type Annotation = Vec<Vec<u32>>;
 
 /// Parsed selectors file: per case, its annotations (empty annotations are
 /// dropped and counted).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Selectors {
     /// Cases → annotations.
     pub cases: Vec<Vec<Annotation>>,

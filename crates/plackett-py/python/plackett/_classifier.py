@@ -1,0 +1,166 @@
+"""The Plackett-Luce regression classifier (Archambeau & Caron 2012) as a
+scikit-learn estimator. All numerics run in the Rust library; this module
+validates inputs the scikit-learn way and encodes labels."""
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import numpy as np
+
+from . import _plackett
+
+try:  # scikit-learn is optional: without it the estimator still works.
+    from sklearn.base import BaseEstimator, ClassifierMixin
+    from sklearn.utils.multiclass import check_classification_targets
+    from sklearn.utils.validation import check_is_fitted
+
+    try:
+        from sklearn.utils.validation import validate_data as _validate_data
+    except ImportError:  # scikit-learn < 1.6
+        def _validate_data(est, X, y="no_validation", reset=True, **kw):
+            return est._validate_data(X, y, reset=reset, **kw)
+
+    _HAVE_SKLEARN = True
+except ImportError:  # pragma: no cover - exercised only without sklearn
+    _HAVE_SKLEARN = False
+
+    class BaseEstimator:  # type: ignore[no-redef]
+        """get_params/set_params as scikit-learn defines them."""
+
+        def get_params(self, deep: bool = True) -> dict:
+            return {k: getattr(self, k) for k in ("method", "a", "b", "pairwise", "samples", "burn_in", "chains", "seed")}
+
+        def set_params(self, **params: Any) -> "BaseEstimator":
+            valid = self.get_params()
+            for k, v in params.items():
+                if k not in valid:
+                    raise ValueError(f"invalid parameter {k!r} for {type(self).__name__}")
+                setattr(self, k, v)
+            return self
+
+    class ClassifierMixin:  # type: ignore[no-redef]
+        def score(self, X, y) -> float:
+            return float(np.mean(self.predict(X) == np.asarray(y)))
+
+    def check_classification_targets(y):  # type: ignore[no-redef]
+        if np.asarray(y).dtype.kind == "f" and not np.all(np.mod(y, 1) == 0):
+            raise ValueError("Unknown label type: continuous")
+
+    def check_is_fitted(est, attrs=None):  # type: ignore[no-redef]
+        if not hasattr(est, "model_"):
+            raise ValueError(f"This {type(est).__name__} instance is not fitted yet; call fit first")
+
+    def _validate_data(est, X, y="no_validation", reset=True, **kw):  # type: ignore[no-redef]
+        X = np.asarray(X, dtype=np.float64)
+        if X.ndim != 2:
+            raise ValueError(f"Expected 2D array, got {X.ndim}D array instead")
+        if reset:
+            est.n_features_in_ = X.shape[1]
+        if isinstance(y, str) and y == "no_validation":
+            return X
+        return X, np.asarray(y)
+
+
+class PLClassifier(ClassifierMixin, BaseEstimator):
+    """Plackett-Luce regression classifier (Archambeau & Caron 2012).
+
+    ``P(y = k | x) = W(x)ᵀλ_k / Σ_l W(x)ᵀλ_l`` with non-negative weights
+    λ under a Gamma(a, b) prior and the transforms ``exp(±x_j)`` and an
+    offset of standardised features (§2); ``pairwise=True`` adds
+    ``exp(±(x_a + x_b))`` (§5).
+
+    Parameters
+    ----------
+    method : "em" | "gibbs" | "vb"
+        EM for the MAP (§3.2; sparse for a < 1), the Gibbs sampler (§3.3;
+        posterior predictive from the kept draws) or variational Bayes
+        (§3.4).
+    a : float or None
+        Gamma shape; None: 1 for em, learnt for gibbs and vb.
+    b : float
+        Gamma rate.
+    pairwise : bool
+        Add the pairwise transforms.
+    samples, burn_in, chains : int
+        Gibbs settings (draws kept per chain, burn-in sweeps, chains).
+    seed : int
+        Seed of the Gibbs sampler and of VB's Monte Carlo predictive.
+
+    Attributes
+    ----------
+    classes_ : ndarray
+        Class labels, sorted (scikit-learn's convention); columns of
+        ``predict_proba``.
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+    weights_ : ndarray, shape (n_classes, n_transforms)
+        Normalised weights (MAP or posterior mean).
+    """
+
+    def __init__(
+        self,
+        method: str = "em",
+        a: Optional[float] = None,
+        b: float = 1.0,
+        pairwise: bool = False,
+        samples: int = 1000,
+        burn_in: int = 1000,
+        chains: int = 2,
+        seed: int = 1,
+    ):
+        self.method = method
+        self.a = a
+        self.b = b
+        self.pairwise = pairwise
+        self.samples = samples
+        self.burn_in = burn_in
+        self.chains = chains
+        self.seed = seed
+
+    def fit(self, X: Any, y: Any) -> "PLClassifier":
+        """Fit on features X (n_samples, n_features) and labels y."""
+        X, y = _validate_data(self, X, y, dtype=np.float64, y_numeric=False, multi_output=False)
+        check_classification_targets(y)
+        classes, codes = np.unique(y, return_inverse=True)
+        if len(classes) < 2:
+            raise ValueError(
+                f"PLClassifier needs samples of at least 2 classes in the data, but the data contain only one class: {classes[0]!r}"
+            )
+        self.model_ = _plackett.classifier_fit(
+            np.ascontiguousarray(X, dtype=np.float64),
+            np.ascontiguousarray(codes.ravel(), dtype=np.int64),
+            n_classes=len(classes),
+            method=self.method,
+            a=None if self.a is None else float(self.a),
+            b=float(self.b),
+            pairwise=bool(self.pairwise),
+            samples=int(self.samples),
+            burn_in=int(self.burn_in),
+            chains=int(self.chains),
+            seed=int(self.seed),
+        )
+        self.classes_ = classes
+        self.weights_ = self.model_.weights
+        self.transforms_ = self.model_.transforms
+        return self
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """Class probabilities, columns in the order of ``classes_``."""
+        check_is_fitted(self, "model_")
+        X = _validate_data(self, X, dtype=np.float64, reset=False)
+        return self.model_.predict_proba(np.ascontiguousarray(X, dtype=np.float64))
+
+    def predict(self, X: Any) -> np.ndarray:
+        """Most probable class of every row."""
+        p = self.predict_proba(X)
+        return self.classes_[np.argmax(p, axis=1)]
+
+    def predict_log_proba(self, X: Any) -> np.ndarray:
+        """Log class probabilities."""
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))
+
+    def __sklearn_tags__(self):  # scikit-learn >= 1.6
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = False
+        return tags

@@ -1,0 +1,276 @@
+//! The pieces of a sharded fit (`plackett.distributed.fit`): what a worker
+//! computes on its shard (weighted-row collapse, stage wins, a
+//! reachability skeleton, MM sweeps) and the driver's MM iteration, which
+//! is the library's own ([`plackett::infer::mm::mm_sharded`]) fed by a
+//! Python function that gathers the shards' sweeps.
+
+use crate::{PyDataset, err};
+use numpy::ndarray::Array2;
+use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
+use plackett::data::Dataset;
+use plackett::data::graph::{connectivity, non_existence_error, skeleton, skeleton_dataset};
+use plackett::infer::Prior;
+use plackett::infer::mm::{MmOptions, Shards, mm_sharded};
+use plackett::model::pl::{self, Scope, Sweep};
+use plackett::numerics::fixed_point::IterSettings;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+
+/// Identical observations of the shards (same items, same tie reading)
+/// merged into weighted rows, in order of first appearance.
+#[pyfunction]
+pub fn collapse(py: Python<'_>, shards: Vec<PyRef<'_, PyDataset>>) -> PyResult<PyDataset> {
+    let parts: Vec<Dataset> = shards.iter().map(|s| s.ds.clone()).collect();
+    let ds = py
+        .detach(move || Dataset::collapse_all(&parts))
+        .map_err(err)?;
+    Ok(PyDataset { ds })
+}
+
+/// Per-item stage wins of a shard (the MM numerator; additive over shards).
+#[pyfunction]
+pub fn shard_wins<'py>(py: Python<'py>, shard: &PyDataset) -> Bound<'py, PyArray1<f64>> {
+    PyArray1::from_vec(py, pl::wins(&shard.ds, Scope::All))
+}
+
+/// A graph with the reachability of the shard's comparison graph, as an
+/// (edges, 2) array of item ids (see `plackett::data::graph::skeleton`).
+#[pyfunction]
+pub fn shard_skeleton<'py>(py: Python<'py>, shard: &PyDataset) -> PyResult<Bound<'py, PyArray2<u32>>> {
+    let ds = &shard.ds;
+    let e = py.detach(|| skeleton(ds)).map_err(err)?;
+    let flat: Vec<u32> = e.iter().flat_map(|&(a, b)| [a, b]).collect();
+    Ok(Array2::from_shape_vec((e.len(), 2), flat)
+        .expect("edges × 2")
+        .into_pyarray(py))
+}
+
+/// One MM sweep of a shard at worths `lam` (largest 1) with logs
+/// `log_lam`: the in-play coefficients and the shard's log-likelihood.
+#[pyfunction]
+pub fn shard_sweep<'py>(
+    py: Python<'py>,
+    shard: &PyDataset,
+    lam: PyReadonlyArray1<'_, f64>,
+    log_lam: PyReadonlyArray1<'_, f64>,
+    wins: PyReadonlyArray1<'_, f64>,
+) -> PyResult<(Bound<'py, PyArray1<f64>>, f64)> {
+    let ds = &shard.ds;
+    let n = ds.n_items();
+    let (lam, log_lam, wins) = (lam.as_slice()?, log_lam.as_slice()?, wins.as_slice()?);
+    if lam.len() != n || log_lam.len() != n || wins.len() != n {
+        return Err(PyValueError::new_err(format!(
+            "a shard over {n} items was given worths of length {}",
+            lam.len()
+        )));
+    }
+    let sw = py.detach(|| pl::sweep(ds, lam, log_lam, wins, Scope::All));
+    Ok((PyArray1::from_vec(py, sw.den), sw.loglik))
+}
+
+/// Calls back into Python for the shards' sweeps.
+struct PyShards<'py> {
+    f: Bound<'py, PyAny>,
+    error: Option<PyErr>,
+}
+
+impl Shards for PyShards<'_> {
+    fn sweep(&mut self, lam: &[f64], log_lam: &[f64]) -> plackett::Result<Vec<Sweep>> {
+        let py = self.f.py();
+        let call = || -> PyResult<Vec<Sweep>> {
+            let out = self.f.call1((
+                PyArray1::from_slice(py, lam),
+                PyArray1::from_slice(py, log_lam),
+            ))?;
+            let parts: Vec<(PyReadonlyArray1<'_, f64>, f64)> = out.extract()?;
+            parts
+                .into_iter()
+                .map(|(d, l)| {
+                    Ok(Sweep {
+                        loglik: l,
+                        den: d.as_slice()?.to_vec(),
+                    })
+                })
+                .collect()
+        };
+        call().map_err(|e| {
+            self.error = Some(e);
+            plackett::Error::Cancelled
+        })
+    }
+}
+
+/// A sharded MLE/MAP: log-worths (mean-centred for the MLE) and the fit's
+/// log-likelihood, iterations and convergence.
+#[pyclass(module = "plackett._plackett", name = "ShardedFit", frozen)]
+#[derive(serde::Serialize, serde::Deserialize)]
+pub struct ShardedFit {
+    names: Vec<String>,
+    engine: String,
+    log_worth: Vec<f64>,
+    log_likelihood: f64,
+    iterations: usize,
+    converged: bool,
+    n_rows: f64,
+}
+
+#[pymethods]
+impl ShardedFit {
+    /// Item names, in the order of every array.
+    #[getter]
+    fn items(&self) -> Vec<String> {
+        self.names.clone()
+    }
+    /// `mle` or `map`.
+    #[getter]
+    fn engine(&self) -> String {
+        self.engine.clone()
+    }
+    /// Log-worths, mean-centred.
+    #[getter]
+    fn log_worth<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
+        PyArray1::from_slice(py, &self.log_worth)
+    }
+    /// Worths normalised to sum to one.
+    #[getter]
+    fn worth<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
+        let (lam, _) = pl::scaled(&self.log_worth);
+        let s: f64 = lam.iter().sum();
+        PyArray1::from_vec(py, lam.iter().map(|l| l / s).collect())
+    }
+    /// Log-likelihood at the estimate.
+    #[getter]
+    fn log_likelihood(&self) -> f64 {
+        self.log_likelihood
+    }
+    /// MM sweeps over all shards.
+    #[getter]
+    fn iterations(&self) -> usize {
+        self.iterations
+    }
+    /// Whether the stopping rule was met.
+    #[getter]
+    fn converged(&self) -> bool {
+        self.converged
+    }
+    /// Total weight of the observations.
+    #[getter]
+    fn total_weight(&self) -> f64 {
+        self.n_rows
+    }
+    fn __repr__(&self) -> String {
+        format!(
+            "plackett.ShardedFit(engine={:?}, items={}, converged={})",
+            self.engine,
+            self.names.len(),
+            self.converged
+        )
+    }
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
+        crate::reduce(py, self, "_restore_sharded")
+    }
+}
+
+/// Rebuild a pickled sharded fit.
+#[pyfunction]
+pub fn _restore_sharded(state: &str) -> PyResult<ShardedFit> {
+    crate::restore(state)
+}
+
+/// The driver's MM iteration (Hunter 2004 with SQUAREM, as `engine="mle"`
+/// or `"map"` on one machine) over shards reporting through `sweep(lam,
+/// log_lam) -> [(den, loglik), …]`. `wins` are the summed stage wins;
+/// `skeleton` the union of the shards' skeleton edges (the MLE's
+/// existence check).
+#[pyfunction]
+#[pyo3(signature = (names, wins, sweep, *, engine = "mle", skeleton = None, prior_shape = 2.0,
+    prior_rate = 1.0, tol = 1e-10, max_iter = 100_000, total_weight = 0.0))]
+#[allow(clippy::too_many_arguments)]
+pub fn fit_sharded(
+    names: Vec<String>,
+    wins: PyReadonlyArray1<'_, f64>,
+    sweep: Bound<'_, PyAny>,
+    engine: &str,
+    skeleton: Option<PyReadonlyArray2<'_, u32>>,
+    prior_shape: f64,
+    prior_rate: f64,
+    tol: f64,
+    max_iter: usize,
+    total_weight: f64,
+) -> PyResult<ShardedFit> {
+    let n = names.len();
+    let wins = wins.as_slice()?.to_vec();
+    if wins.len() != n {
+        return Err(PyValueError::new_err(format!(
+            "{} wins for {n} items",
+            wins.len()
+        )));
+    }
+    let items = plackett::data::Items::from_names(&names)
+        .map_err(|m| PyValueError::new_err(format!("invalid option items: {m}")))?;
+    let prior = match engine {
+        "mle" => {
+            let sk = skeleton.ok_or_else(|| {
+                PyValueError::new_err("a sharded MLE needs the shards' skeleton")
+            })?;
+            let a = sk.as_array();
+            let edges: Vec<(u32, u32)> = a.rows().into_iter().map(|r| (r[0], r[1])).collect();
+            let g = skeleton_dataset(&items, &edges).map_err(err)?;
+            let c = connectivity(&g);
+            if !c.strongly_connected {
+                return Err(err(non_existence_error(&c, &items)));
+            }
+            Prior::Flat
+        }
+        "map" => {
+            if !(prior_shape.is_finite() && prior_shape >= 1.0) {
+                return Err(PyValueError::new_err(format!(
+                    "invalid option prior_shape: a sharded MAP needs a Gamma shape of at least 1, got {prior_shape}"
+                )));
+            }
+            if !(prior_rate.is_finite() && prior_rate > 0.0) {
+                return Err(PyValueError::new_err(format!(
+                    "invalid option prior_rate: expected a positive number, got {prior_rate}"
+                )));
+            }
+            Prior::Gamma {
+                shape: prior_shape,
+                rate: prior_rate,
+            }
+        }
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "invalid option engine: a sharded fit is \"mle\" or \"map\", got {other:?}"
+            )));
+        }
+    };
+    let opts = MmOptions {
+        prior,
+        fixed: None,
+        iter: IterSettings::new(tol, max_iter),
+        observer: None,
+    };
+    let mut shards = PyShards {
+        f: sweep,
+        error: None,
+    };
+    let r = mm_sharded(&mut shards, wins, &vec![0.0; n], &opts);
+    if let Some(e) = shards.error {
+        return Err(e);
+    }
+    let r = r.map_err(err)?;
+    // The objective is the log-posterior for MAP (at the uncentred
+    // iterate); report the log-likelihood for both engines.
+    let log_prior: f64 = r.theta.iter().map(|&t| prior.log_density(t)).sum();
+    let mut theta = r.theta;
+    plackett::numerics::centre(&mut theta);
+    Ok(ShardedFit {
+        names,
+        engine: engine.to_string(),
+        log_likelihood: r.objective - log_prior,
+        log_worth: theta,
+        iterations: r.sweeps,
+        converged: r.converged,
+        n_rows: total_weight,
+    })
+}

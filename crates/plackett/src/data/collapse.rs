@@ -1,0 +1,104 @@
+//! Weighted-row collapse: identical observations become one row whose
+//! weight is their total weight.
+//!
+//! Every likelihood the project fits is a product over observations of a
+//! factor that depends on the observation only, raised to its weight
+//! (`plackett-luce-core.md` §1), so the collapse is exact and
+//! parameter-free, and it commutes with splitting data into shards:
+//! collapse each shard, join the shards, collapse again. 15,449 APA
+//! ballots are 205 distinct rows.
+
+use super::dataset::{Dataset, Tail};
+use crate::error::{Error, Result};
+use std::collections::HashMap;
+
+impl Dataset {
+    /// Identical observations (same groups in the same order, same tail,
+    /// same tie reading) merged into one weighted row, in order of first
+    /// appearance. Deterministic; the result has no pseudo-observations.
+    pub fn collapse(&self) -> Dataset {
+        Dataset::collapse_all(std::slice::from_ref(self)).expect("one dataset joins with itself")
+    }
+
+    /// The collapsed dataset when it saves at least a quarter of the rows
+    /// (what the point engines iterate on), else `None`.
+    pub fn collapse_if_worthwhile(&self) -> Option<Dataset> {
+        if self.n_obs() < 8 || self.n_real_obs() != self.n_obs() {
+            return None;
+        }
+        let c = self.collapse();
+        (4 * c.n_obs() <= 3 * self.n_obs()).then_some(c)
+    }
+
+    /// The observations of several datasets over the same items and tie
+    /// reading (shards of one dataset), collapsed into weighted rows; rows
+    /// appear in order of first appearance over `parts` in order.
+    pub fn collapse_all(parts: &[Dataset]) -> Result<Dataset> {
+        let first = parts
+            .first()
+            .ok_or_else(|| Error::Data("no datasets to join".into()))?;
+        for p in &parts[1..] {
+            if p.items().names() != first.items().names() || p.ties() != first.ties() {
+                return Err(Error::Data(
+                    "shards must share their items (in the same order) and tie reading".into(),
+                ));
+            }
+        }
+        let mut out = first.empty_like();
+        let mut seen: HashMap<(Tail, &[u32], &[u8]), usize> = HashMap::new();
+        let (mut max_group, mut dropped) = (0, 0);
+        for p in parts {
+            let raw = p.raw();
+            max_group = max_group.max(p.max_group());
+            dropped += p.dropped();
+            for o in 0..p.n_real_obs() {
+                let (a, b) = (raw.offsets[o], raw.offsets[o + 1]);
+                let key = (raw.tails[o], &raw.members[a..b], &raw.marks[a..b]);
+                match seen.get(&key) {
+                    Some(&row) => out.add_weight(row, raw.weights[o]),
+                    None => {
+                        seen.insert(key, out.n_obs());
+                        out.copy_observation(p, o);
+                    }
+                }
+            }
+        }
+        out.seal(max_group, dropped);
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::data::{DatasetBuilder, Items, Tail, TieSemantics};
+    use crate::model::pl::{Scope, log_likelihood};
+
+    #[test]
+    fn collapse_keeps_the_likelihood_and_merges_duplicates() {
+        let mut b = DatasetBuilder::new(Items::numbered(4), TieSemantics::UnknownOrder);
+        let rows: [&[&[u32]]; 5] = [
+            &[&[0], &[1], &[2]],
+            &[&[3], &[1, 2]],
+            &[&[0], &[1], &[2]],
+            &[&[2], &[0]],
+            &[&[3], &[1, 2]],
+        ];
+        for (k, r) in rows.iter().enumerate() {
+            b.push(r, Tail::None, &[], 1.0 + k as f64).unwrap();
+        }
+        let ds = b.finish();
+        let c = ds.collapse();
+        assert_eq!(c.n_obs(), 3);
+        assert_eq!(c.total_weight(), ds.total_weight());
+        let theta = [0.3, -0.2, 0.1, -0.2];
+        let (l0, l1) = (
+            log_likelihood(&ds, &theta, Scope::All),
+            log_likelihood(&c, &theta, Scope::All),
+        );
+        assert!((l0 - l1).abs() < 1e-12 * l0.abs(), "{l0} vs {l1}");
+        let halves = [ds.subset(|o| o < 2), ds.subset(|o| o >= 2)];
+        let j = crate::data::Dataset::collapse_all(&halves).unwrap();
+        assert_eq!(j.n_obs(), 3);
+        assert_eq!(j.raw().weights, c.raw().weights);
+    }
+}
