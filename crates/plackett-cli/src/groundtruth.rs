@@ -6,8 +6,8 @@ use clap::Args;
 use plackett::groundtruth::describe::describe;
 use plackett::groundtruth::run::{Predictions, run};
 use plackett::groundtruth::settings::{
-    AggregateSettings, MethodName, classes_note, parse_index_list, parse_preset,
-    parse_prirn_zero, parse_reliabilities, parse_tie_split, select_cases,
+    AggregateSettings, MethodName, classes_note, parse_index_list, parse_preset, parse_prirn_zero,
+    parse_reliabilities, parse_tie_split, select_cases,
 };
 use plackett::groundtruth::summary::{
     EvaluationRun, aggregate_csv, aggregate_json, evaluate_document, evaluate_table, method_label,
@@ -116,7 +116,12 @@ fn settings(a: &AggArgs) -> Result<AggregateSettings> {
         prior_rate: a.prior_rate,
         irn_ties: a.irn_ties.as_deref().map(parse_tie_split).transpose()?,
         prirn_zero: a.prirn_zero.as_deref().map(parse_prirn_zero).transpose()?,
-        paper: a.preset.as_deref().map(parse_preset).transpose()?.unwrap_or(false),
+        paper: a
+            .preset
+            .as_deref()
+            .map(parse_preset)
+            .transpose()?
+            .unwrap_or(false),
     };
     s.check()?;
     Ok(s)

@@ -6,8 +6,8 @@
 use crate::err;
 use numpy::ndarray::Array2;
 use numpy::{IntoPyArray, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
-use plackett::classify::model::{Engine, FitOptions, FitOutcome, fit};
 use plackett::classify::Table;
+use plackett::classify::model::{Engine, FitOptions, FitOutcome, fit};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -75,7 +75,11 @@ pub fn classifier_fit(
     seed: u64,
     keep_draws: usize,
 ) -> PyResult<ClassifierModel> {
-    let engine = Engine::parse(method).map_err(err)?;
+    let engine = Engine::parse(method).map_err(|_| {
+        PyValueError::new_err(format!(
+            "invalid option method: expected em, gibbs or vb, got {method:?}"
+        ))
+    })?;
     let y = y.as_array();
     if y.len() != x.as_array().nrows() {
         return Err(PyValueError::new_err(format!(

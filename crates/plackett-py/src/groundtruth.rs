@@ -328,7 +328,13 @@ impl AggregateResult {
         f: impl Fn(&(u32, f64, f64)) -> f64,
     ) -> Bound<'py, PyArray2<f64>> {
         let n = self.run.cases.len();
-        let t = self.run.cases.iter().map(|c| c.top.len()).max().unwrap_or(0);
+        let t = self
+            .run
+            .cases
+            .iter()
+            .map(|c| c.top.len())
+            .max()
+            .unwrap_or(0);
         let mut a = Array2::from_elem((n, t), fill);
         for (i, c) in self.run.cases.iter().enumerate() {
             for (j, e) in c.top.iter().enumerate() {
@@ -351,7 +357,11 @@ impl AggregateResult {
     fn n_annotators<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<i64>> {
         PyArray1::from_vec(
             py,
-            self.run.cases.iter().map(|c| c.n_annotators as i64).collect(),
+            self.run
+                .cases
+                .iter()
+                .map(|c| c.n_annotators as i64)
+                .collect(),
         )
     }
     /// Top-1, top-2 and top-3 annotation certainty, shape (cases, 3).
@@ -371,7 +381,13 @@ impl AggregateResult {
     #[getter]
     fn top_ids<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray2<i64>> {
         let n = self.run.cases.len();
-        let t = self.run.cases.iter().map(|c| c.top.len()).max().unwrap_or(0);
+        let t = self
+            .run
+            .cases
+            .iter()
+            .map(|c| c.top.len())
+            .max()
+            .unwrap_or(0);
         let mut a = Array2::from_elem((n, t), -1i64);
         for (i, c) in self.run.cases.iter().enumerate() {
             for (j, e) in c.top.iter().enumerate() {
@@ -407,7 +423,9 @@ impl AggregateResult {
         let d = pyo3::types::PyDict::new(py);
         let c = &self.run.cases;
         let top = |f: &dyn Fn(&(u32, f64, f64)) -> f64| -> Vec<f64> {
-            c.iter().map(|r| r.top.first().map_or(f64::NAN, f)).collect()
+            c.iter()
+                .map(|r| r.top.first().map_or(f64::NAN, f))
+                .collect()
         };
         d.set_item("case", self.cases(py))?;
         d.set_item("n_annotators", self.n_annotators(py))?;
@@ -420,12 +438,21 @@ impl AggregateResult {
         d.set_item("agreement", self.agreement(py))?;
         d.set_item(
             "top1_id",
-            PyArray1::from_vec(py, c.iter().map(|r| r.top.first().map_or(-1, |t| i64::from(t.0))).collect()),
+            PyArray1::from_vec(
+                py,
+                c.iter()
+                    .map(|r| r.top.first().map_or(-1, |t| i64::from(t.0)))
+                    .collect(),
+            ),
         )?;
         d.set_item(
             "top1_class",
             c.iter()
-                .map(|r| r.top.first().map_or(String::new(), |t| self.names[t.0 as usize].clone()))
+                .map(|r| {
+                    r.top
+                        .first()
+                        .map_or(String::new(), |t| self.names[t.0 as usize].clone())
+                })
                 .collect::<Vec<_>>(),
         )?;
         d.set_item("top1_mean", PyArray1::from_vec(py, top(&|t| t.1)))?;
@@ -459,12 +486,13 @@ impl AggregateResult {
     /// single run over all their cases would give.
     #[staticmethod]
     fn concat(parts: Vec<PyRef<'_, AggregateResult>>) -> PyResult<AggregateResult> {
-        let first = parts.first().ok_or_else(|| {
-            PyValueError::new_err("concat: expected at least one result")
-        })?;
-        if parts.iter().any(|p| {
-            p.method != first.method || p.seed != first.seed || p.names != first.names
-        }) {
+        let first = parts
+            .first()
+            .ok_or_else(|| PyValueError::new_err("concat: expected at least one result"))?;
+        if parts
+            .iter()
+            .any(|p| p.method != first.method || p.seed != first.seed || p.names != first.names)
+        {
             return Err(PyValueError::new_err(
                 "concat: results of different settings or classes",
             ));
@@ -594,8 +622,16 @@ pub fn evaluate(
         rels.iter()
             .zip(cfgs)
             .map(|(r, cfg)| {
-                run(sel, &cases, &cfg, risks.as_deref(), &preds, &[], obs.as_ref())
-                    .map(|res| (*r, cfg.method, res))
+                run(
+                    sel,
+                    &cases,
+                    &cfg,
+                    risks.as_deref(),
+                    &preds,
+                    &[],
+                    obs.as_ref(),
+                )
+                .map(|res| (*r, cfg.method, res))
             })
             .collect()
     })?;

@@ -84,7 +84,9 @@ impl PyDataset {
     /// Total weight of the observations (their number when unweighted).
     #[getter]
     fn total_weight(&self) -> f64 {
-        (0..self.ds.n_real_obs()).map(|o| self.ds.obs(o).weight).sum()
+        (0..self.ds.n_real_obs())
+            .map(|o| self.ds.obs(o).weight)
+            .sum()
     }
 
     /// Identical observations merged into weighted rows (exact: the

@@ -36,7 +36,10 @@ pub fn shard_wins<'py>(py: Python<'py>, shard: &PyDataset) -> Bound<'py, PyArray
 /// A graph with the reachability of the shard's comparison graph, as an
 /// (edges, 2) array of item ids (see `plackett::data::graph::skeleton`).
 #[pyfunction]
-pub fn shard_skeleton<'py>(py: Python<'py>, shard: &PyDataset) -> PyResult<Bound<'py, PyArray2<u32>>> {
+pub fn shard_skeleton<'py>(
+    py: Python<'py>,
+    shard: &PyDataset,
+) -> PyResult<Bound<'py, PyArray2<u32>>> {
     let ds = &shard.ds;
     let e = py.detach(|| skeleton(ds)).map_err(err)?;
     let flat: Vec<u32> = e.iter().flat_map(|&(a, b)| [a, b]).collect();
@@ -46,25 +49,27 @@ pub fn shard_skeleton<'py>(py: Python<'py>, shard: &PyDataset) -> PyResult<Bound
 }
 
 /// One MM sweep of a shard at worths `lam` (largest 1) with logs
-/// `log_lam`: the in-play coefficients and the shard's log-likelihood.
+/// `log_lam`: the in-play coefficients and the shard's log-likelihood (its
+/// own stage wins enter it, so the shards' values add up).
 #[pyfunction]
 pub fn shard_sweep<'py>(
     py: Python<'py>,
     shard: &PyDataset,
     lam: PyReadonlyArray1<'_, f64>,
     log_lam: PyReadonlyArray1<'_, f64>,
-    wins: PyReadonlyArray1<'_, f64>,
 ) -> PyResult<(Bound<'py, PyArray1<f64>>, f64)> {
     let ds = &shard.ds;
     let n = ds.n_items();
-    let (lam, log_lam, wins) = (lam.as_slice()?, log_lam.as_slice()?, wins.as_slice()?);
-    if lam.len() != n || log_lam.len() != n || wins.len() != n {
+    // Copies: arrays shipped by Dask may be unaligned views of its frames.
+    let lam: Vec<f64> = lam.as_array().iter().copied().collect();
+    let log_lam: Vec<f64> = log_lam.as_array().iter().copied().collect();
+    if lam.len() != n || log_lam.len() != n {
         return Err(PyValueError::new_err(format!(
             "a shard over {n} items was given worths of length {}",
             lam.len()
         )));
     }
-    let sw = py.detach(|| pl::sweep(ds, lam, log_lam, wins, Scope::All));
+    let sw = py.detach(|| pl::sweep(ds, &lam, &log_lam, &pl::wins(ds, Scope::All), Scope::All));
     Ok((PyArray1::from_vec(py, sw.den), sw.loglik))
 }
 
@@ -88,7 +93,7 @@ impl Shards for PyShards<'_> {
                 .map(|(d, l)| {
                     Ok(Sweep {
                         loglik: l,
-                        den: d.as_slice()?.to_vec(),
+                        den: d.as_array().iter().copied().collect(),
                     })
                 })
                 .collect()
@@ -179,19 +184,19 @@ pub fn _restore_sharded(state: &str) -> PyResult<ShardedFit> {
 
 /// The driver's MM iteration (Hunter 2004 with SQUAREM, as `engine="mle"`
 /// or `"map"` on one machine) over shards reporting through `sweep(lam,
-/// log_lam) -> [(den, loglik), …]`. `wins` are the summed stage wins;
-/// `skeleton` the union of the shards' skeleton edges (the MLE's
-/// existence check).
+/// log_lam) -> [(den, loglik), …]`. `wins` are the shards' stage wins
+/// (summed here, in shard order); `skeleton` the shards' skeleton edges
+/// (their union decides the MLE's existence).
 #[pyfunction]
 #[pyo3(signature = (names, wins, sweep, *, engine = "mle", skeleton = None, prior_shape = 2.0,
     prior_rate = 1.0, tol = 1e-10, max_iter = 100_000, total_weight = 0.0))]
 #[allow(clippy::too_many_arguments)]
 pub fn fit_sharded(
     names: Vec<String>,
-    wins: PyReadonlyArray1<'_, f64>,
+    wins: Vec<PyReadonlyArray1<'_, f64>>,
     sweep: Bound<'_, PyAny>,
     engine: &str,
-    skeleton: Option<PyReadonlyArray2<'_, u32>>,
+    skeleton: Option<Vec<PyReadonlyArray2<'_, u32>>>,
     prior_shape: f64,
     prior_rate: f64,
     tol: f64,
@@ -199,22 +204,36 @@ pub fn fit_sharded(
     total_weight: f64,
 ) -> PyResult<ShardedFit> {
     let n = names.len();
-    let wins = wins.as_slice()?.to_vec();
-    if wins.len() != n {
-        return Err(PyValueError::new_err(format!(
-            "{} wins for {n} items",
-            wins.len()
-        )));
+    let mut total = vec![0.0; n];
+    for w in &wins {
+        let w: Vec<f64> = w.as_array().iter().copied().collect();
+        if w.len() != n {
+            return Err(PyValueError::new_err(format!(
+                "a shard reports {} wins for {n} items",
+                w.len()
+            )));
+        }
+        total.iter_mut().zip(&w).for_each(|(a, b)| *a += b);
     }
+    let wins = total;
     let items = plackett::data::Items::from_names(&names)
         .map_err(|m| PyValueError::new_err(format!("invalid option items: {m}")))?;
     let prior = match engine {
         "mle" => {
-            let sk = skeleton.ok_or_else(|| {
-                PyValueError::new_err("a sharded MLE needs the shards' skeleton")
-            })?;
-            let a = sk.as_array();
-            let edges: Vec<(u32, u32)> = a.rows().into_iter().map(|r| (r[0], r[1])).collect();
+            let sk = skeleton
+                .ok_or_else(|| PyValueError::new_err("a sharded MLE needs the shards' skeleton"))?;
+            let mut edges: Vec<(u32, u32)> = Vec::new();
+            for part in &sk {
+                let a = part.as_array();
+                if a.ncols() != 2 || a.iter().any(|&i| i as usize >= n) {
+                    return Err(PyValueError::new_err(
+                        "a shard's skeleton is not an (edges, 2) array of item ids",
+                    ));
+                }
+                edges.extend(a.rows().into_iter().map(|r| (r[0], r[1])));
+            }
+            edges.sort_unstable();
+            edges.dedup();
             let g = skeleton_dataset(&items, &edges).map_err(err)?;
             let c = connectivity(&g);
             if !c.strongly_connected {

@@ -197,3 +197,23 @@ def test_results_pickle_bit_for_bit(engine):
         np.testing.assert_array_equal(back.draws, r.draws)
     a, b = r.items[0], r.items[1]
     assert back.compare(a, b) == r.compare(a, b)
+
+
+def test_ctrl_c_stops_a_long_run():
+    import _thread
+
+    derm = os.path.join(DATA, "dermatology-ddx")
+    sel = plackett.selectors(os.path.join(derm, "dermatology_selectors.json"),
+                             classes=os.path.join(derm, "dermatology_conditions.txt"))
+    timer = threading.Timer(0.5, _thread.interrupt_main)
+    t0 = time.time()
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            # Minutes of work if not interrupted.
+            plackett.aggregate(sel, samples=20000, burn_in=2000)
+    finally:
+        timer.cancel()
+    assert time.time() - t0 < 20
+    # The package still works afterwards.
+    assert len(plackett.aggregate(sel, cases=[0], samples=10)) == 1

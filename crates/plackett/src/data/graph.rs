@@ -450,6 +450,98 @@ pub fn non_existence_message(c: &Connectivity, items: &Items) -> String {
     )
 }
 
+/// A small graph with the same reachability among items as the comparison
+/// graph of `ds`: one cycle through each strongly connected component and
+/// one edge per pair of components joined by an edge. The union of the
+/// skeletons of shards has the reachability of the whole dataset's graph,
+/// so [`connectivity`] on it (see [`skeleton_dataset`]) decides whether the
+/// MLE of a sharded dataset exists without gathering the data.
+///
+/// Top-k observations that leave items unlisted route their edges through
+/// per-observation nodes that have no meaning outside the shard; they are
+/// refused (`Unsupported`).
+pub fn skeleton(ds: &Dataset) -> crate::Result<Vec<(u32, u32)>> {
+    let n = ds.n_items();
+    if ds
+        .observations()
+        .any(|o| o.tail == Tail::Universe && o.members.len() < ds.universe())
+    {
+        return Err(crate::Error::Unsupported(
+            "the existence check of a sharded MLE for top-k rankings that leave items unlisted; fit `engine=map` or let the shards collapse".into(),
+        ));
+    }
+    let event = ds.ties() == TieSemantics::Event;
+    let mut start = vec![0usize; n + 1];
+    for_each_edge(
+        ds,
+        event,
+        false,
+        |a, _| start[a as usize + 1] += 1,
+        |_, _| {},
+    );
+    for i in 0..n {
+        start[i + 1] += start[i];
+    }
+    let mut fill = start.clone();
+    let mut next = vec![0u32; start[n]];
+    for_each_edge(
+        ds,
+        event,
+        false,
+        |a, b| {
+            next[fill[a as usize]] = b;
+            fill[a as usize] += 1;
+        },
+        |_, _| {},
+    );
+    let adj = Csr { start, next };
+    let comp = tarjan(&adj);
+    let n_comp = comp.iter().copied().max().map_or(0, |m| m + 1);
+    let mut members: Vec<Vec<u32>> = vec![Vec::new(); n_comp];
+    for (i, &c) in comp.iter().enumerate() {
+        members[c].push(i as u32);
+    }
+    let mut edges = Vec::new();
+    for m in &members {
+        if m.len() > 1 {
+            edges.extend((0..m.len()).map(|k| (m[k], m[(k + 1) % m.len()])));
+        }
+    }
+    let mut between: Vec<(u32, u32)> = Vec::new();
+    for u in 0..n {
+        for &v in adj.row(u) {
+            let (cu, cv) = (comp[u], comp[v as usize]);
+            if cu != cv {
+                between.push((members[cu][0], members[cv][0]));
+            }
+        }
+    }
+    between.sort_unstable();
+    between.dedup();
+    edges.extend(between);
+    Ok(edges)
+}
+
+/// Pairwise comparisons `a beats b` for the edges of (the union of)
+/// skeletons, over `items`: a dataset whose [`connectivity`] is that of
+/// the graph the skeletons came from.
+pub fn skeleton_dataset(items: &Items, edges: &[(u32, u32)]) -> crate::Result<Dataset> {
+    let mut b = super::DatasetBuilder::new(items.clone(), TieSemantics::UnknownOrder);
+    for &(x, y) in edges {
+        b.push(&[[x], [y]], Tail::None, &[], 1.0)
+            .map_err(crate::Error::Data)?;
+    }
+    let mut ds = b.finish();
+    // Items without any edge still count as items of the universe.
+    if ds.n_items() != items.len() {
+        return Err(crate::Error::Data(
+            "skeleton over a different universe".into(),
+        ));
+    }
+    ds.set_ties(TieSemantics::UnknownOrder);
+    Ok(ds)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -572,88 +664,4 @@ mod tests {
         assert_eq!(c.never_lose, vec![1]);
         assert!(connectivity(&build(3, obs, TieSemantics::Event)).strongly_connected);
     }
-}
-
-/// A small graph with the same reachability among items as the comparison
-/// graph of `ds`: one cycle through each strongly connected component and
-/// one edge per pair of components joined by an edge. The union of the
-/// skeletons of shards has the reachability of the whole dataset's graph,
-/// so [`connectivity`] on it (see [`skeleton_dataset`]) decides whether the
-/// MLE of a sharded dataset exists without gathering the data.
-///
-/// Top-k observations that leave items unlisted route their edges through
-/// per-observation nodes that have no meaning outside the shard; they are
-/// refused (`Unsupported`).
-pub fn skeleton(ds: &Dataset) -> crate::Result<Vec<(u32, u32)>> {
-    let n = ds.n_items();
-    if ds
-        .observations()
-        .any(|o| o.tail == Tail::Universe && o.members.len() < ds.universe())
-    {
-        return Err(crate::Error::Unsupported(
-            "the existence check of a sharded MLE for top-k rankings that leave items unlisted; fit `engine=map` or let the shards collapse".into(),
-        ));
-    }
-    let event = ds.ties() == TieSemantics::Event;
-    let mut start = vec![0usize; n + 1];
-    for_each_edge(ds, event, false, |a, _| start[a as usize + 1] += 1, |_, _| {});
-    for i in 0..n {
-        start[i + 1] += start[i];
-    }
-    let mut fill = start.clone();
-    let mut next = vec![0u32; start[n]];
-    for_each_edge(
-        ds,
-        event,
-        false,
-        |a, b| {
-            next[fill[a as usize]] = b;
-            fill[a as usize] += 1;
-        },
-        |_, _| {},
-    );
-    let adj = Csr { start, next };
-    let comp = tarjan(&adj);
-    let n_comp = comp.iter().copied().max().map_or(0, |m| m + 1);
-    let mut members: Vec<Vec<u32>> = vec![Vec::new(); n_comp];
-    for (i, &c) in comp.iter().enumerate() {
-        members[c].push(i as u32);
-    }
-    let mut edges = Vec::new();
-    for m in &members {
-        if m.len() > 1 {
-            edges.extend((0..m.len()).map(|k| (m[k], m[(k + 1) % m.len()])));
-        }
-    }
-    let mut between: Vec<(u32, u32)> = Vec::new();
-    for u in 0..n {
-        for &v in adj.row(u) {
-            let (cu, cv) = (comp[u], comp[v as usize]);
-            if cu != cv {
-                between.push((members[cu][0], members[cv][0]));
-            }
-        }
-    }
-    between.sort_unstable();
-    between.dedup();
-    edges.extend(between);
-    Ok(edges)
-}
-
-/// Pairwise comparisons `a beats b` for the edges of (the union of)
-/// skeletons, over `items`: a dataset whose [`connectivity`] is that of
-/// the graph the skeletons came from.
-pub fn skeleton_dataset(items: &Items, edges: &[(u32, u32)]) -> crate::Result<Dataset> {
-    let mut b = super::DatasetBuilder::new(items.clone(), TieSemantics::UnknownOrder);
-    for &(x, y) in edges {
-        b.push(&[[x], [y]], Tail::None, &[], 1.0)
-            .map_err(crate::Error::Data)?;
-    }
-    let mut ds = b.finish();
-    // Items without any edge still count as items of the universe.
-    if ds.n_items() != items.len() {
-        return Err(crate::Error::Data("skeleton over a different universe".into()));
-    }
-    ds.set_ties(TieSemantics::UnknownOrder);
-    Ok(ds)
 }

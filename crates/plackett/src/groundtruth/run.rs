@@ -237,6 +237,9 @@ pub fn run(
                 units: 0,
             };
             for &pos in ix {
+                // A cancelled run stops before the next case, also in
+                // chunks that have not started yet.
+                crate::observer::advance(observer, 0)?;
                 let anns = &sel.cases[cases[pos]];
                 let case = cases[pos] + cfg.case_offset;
                 if anns.is_empty() {

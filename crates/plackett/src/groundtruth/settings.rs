@@ -127,9 +127,9 @@ pub fn parse_preset(s: &str) -> Result<bool> {
 pub fn parse_reliabilities(s: &str) -> Result<Vec<f64>> {
     s.split(',')
         .map(|x| {
-            x.trim().parse::<f64>().map_err(|_| {
-                Error::param("reliability", format!("{x:?} is not a number"))
-            })
+            x.trim()
+                .parse::<f64>()
+                .map_err(|_| Error::param("reliability", format!("{x:?} is not a number")))
         })
         .collect()
 }
@@ -138,9 +138,9 @@ pub fn parse_reliabilities(s: &str) -> Result<Vec<f64>> {
 pub fn parse_index_list(s: &str, param: &str) -> Result<Vec<usize>> {
     s.split(',')
         .map(|x| {
-            x.trim().parse::<usize>().map_err(|_| {
-                Error::param(param, format!("{x:?} is not a non-negative integer"))
-            })
+            x.trim()
+                .parse::<usize>()
+                .map_err(|_| Error::param(param, format!("{x:?} is not a non-negative integer")))
         })
         .collect()
 }
@@ -311,7 +311,10 @@ mod tests {
         );
         assert!(s.method(Some(2.5), 4).is_err());
         assert!(parse_prirn_zero("smooth:-1").is_err());
-        assert_eq!(parse_prirn_zero("smooth:0.5").unwrap(), PrirnZero::Smooth(0.5));
+        assert_eq!(
+            parse_prirn_zero("smooth:0.5").unwrap(),
+            PrirnZero::Smooth(0.5)
+        );
         assert!(parse_index_list("1,x", "cases").is_err());
     }
 }

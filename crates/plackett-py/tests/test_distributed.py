@@ -1,0 +1,83 @@
+"""The Dask path: a 2-worker LocalCluster gives the single-process results."""
+import os
+
+import numpy as np
+import pytest
+
+import plackett
+
+distributed = pytest.importorskip("distributed")
+db = pytest.importorskip("dask.bag")
+import plackett.distributed as pdist  # noqa: E402
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
+DERM = os.path.join(ROOT, "data", "dermatology-ddx")
+
+
+@pytest.fixture(scope="module")
+def client():
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None, env={"RAYON_NUM_THREADS": "1"}) as cluster:
+        with distributed.Client(cluster) as c:
+            yield c
+
+
+def test_distributed_aggregate_equals_single_process(client):
+    sel = plackett.selectors(os.path.join(DERM, "dermatology_selectors.json"),
+                             classes=os.path.join(DERM, "dermatology_conditions.txt"))
+    cases = list(range(230))
+    one = plackett.aggregate(sel, cases=cases, samples=300, seed=11)
+    many = pdist.aggregate(sel, client=client, cases=cases, samples=300, seed=11)
+    assert many.to_json() == one.to_json()
+    odd = [5, 200, 3, 150, 151, 7] * 20
+    a = pdist.aggregate(sel, client=client, cases=odd, chunk_size=100, samples=100, method="prirn")
+    b = plackett.aggregate(sel, cases=odd, samples=100, method="prirn")
+    assert a.to_json() == b.to_json()
+    with pytest.raises(ValueError, match="samples"):
+        pdist.aggregate(sel, client=client, samples=0)
+
+
+def simulated(n_items=25, n_rankings=3000, k=6, seed=4):
+    rng = np.random.default_rng(seed)
+    w = rng.normal(size=n_items)
+    out = []
+    for _ in range(n_rankings):
+        g = w + rng.gumbel(size=n_items)
+        sub = rng.choice(n_items, size=k, replace=False)
+        out.append([int(i) for i in sub[np.argsort(-g[sub])]])
+    return out
+
+
+@pytest.mark.parametrize("collapse_limit", [10**9, 0])
+@pytest.mark.parametrize("engine", ["mle", "map"])
+def test_sharded_fit_equals_single_machine(client, engine, collapse_limit):
+    ranks = simulated()
+    bag = db.from_sequence(ranks, npartitions=4)
+    names = [str(i) for i in range(25)]
+    local = plackett.fit(plackett.rankings(ranks, items=names), engine)
+    got = pdist.fit(bag, engine, client=client, collapse_limit=collapse_limit)
+    assert got.items == names
+    np.testing.assert_allclose(np.asarray(got.log_worth), local.log_worth, atol=1e-8, rtol=0)
+    assert abs(got.log_likelihood - local.log_likelihood) < 1e-6
+
+
+def test_sharded_data_frame_and_collapse(client):
+    pd = pytest.importorskip("pandas")
+    dd = pytest.importorskip("dask.dataframe")
+    base = [["a", "b", "c"], ["b", "a", "c"], ["c", "a", "b"], ["a", "c", "b"]]
+    ranks = [base[i % 4] for i in range(400)]
+    rows = [(r, k + 1, it) for r, rk in enumerate(ranks) for k, it in enumerate(rk)]
+    df = pd.DataFrame(rows, columns=["ranking", "rank", "item"])
+    ddf = dd.from_pandas(df, npartitions=4, sort=False)
+    got = pdist.fit(ddf, "mle", client=client)
+    local = plackett.fit(ranks, "mle")
+    np.testing.assert_allclose(got.log_worth, local.log_worth, atol=1e-10)
+    np.testing.assert_allclose(got.se, local.se, atol=1e-10)
+    assert plackett.rankings(ranks).collapse().n_observations == 4
+
+
+def test_sharded_mle_that_does_not_exist_is_refused(client):
+    ranks = [[0, 1], [1, 0], [2, 3], [3, 2], [0, 2]] * 10
+    bag = db.from_sequence(ranks, npartitions=3)
+    with pytest.raises(ValueError, match="MLE|maximum likelihood|strongly|never"):
+        pdist.fit(bag, "mle", client=client, collapse_limit=0)

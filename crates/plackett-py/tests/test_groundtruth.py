@@ -1,0 +1,110 @@
+"""Uncertain ground truth from Python (Stutz et al. 2023): the CLI's JSON
+from plackett.aggregate/evaluate, chunk independence, bad input."""
+import json
+import os
+import pickle
+import subprocess
+
+import numpy as np
+import pytest
+
+import plackett
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
+DERM = os.path.join(ROOT, "data", "dermatology-ddx")
+SEL = os.path.join(DERM, "dermatology_selectors.json")
+CLASSES = os.path.join(DERM, "dermatology_conditions.txt")
+RISKS = os.path.join(DERM, "dermatology_risks.txt")
+BIN = os.environ.get("PLACKETT_BIN", os.path.join(ROOT, "target", "release", "plackett"))
+
+
+def cli_text(*args):
+    return subprocess.run([BIN, *args], check=True, capture_output=True, text=True).stdout
+
+
+@pytest.mark.parametrize("method", ["pl", "prirn", "irn"])
+def test_aggregate_equals_cli_json(method):
+    cases = "0,3,7,11,19"
+    want = cli_text("aggregate", SEL, "--classes", CLASSES, "--risks", RISKS, "--method", method,
+                    "--cases", cases, "--samples", "300", "--seed", "5")
+    got = plackett.aggregate(SEL, classes=CLASSES, risks=RISKS, method=method,
+                             cases=[0, 3, 7, 11, 19], samples=300, seed=5)
+    assert got.to_json() == want
+    assert got.certainty.shape == (5, 3)
+    assert list(got.cases) == [0, 3, 7, 11, 19]
+
+
+def test_aggregate_from_python_lists_and_paper_preset():
+    data = [[[[2], [0, 1]], [[2]], [[1], [2]]], [[[0]], [[0], [1]]]]
+    r = plackett.aggregate(data, classes=["a", "b", "c"], preset="paper", samples=200)
+    assert r.classes == ["a", "b", "c"]
+    assert r.top_ids[0, 0] == 2 and r.top_ids[1, 0] == 0
+    d = json.loads(r.to_json())
+    assert d["method"].startswith("pl (3 repetitions, paper prior")
+    assert r.notes == []
+    r2 = plackett.aggregate(data, samples=50)
+    assert "classes" in r2.notes[0] and "--classes" not in r2.notes[0]
+
+
+def test_evaluate_equals_cli_json(tmp_path):
+    rng = np.random.default_rng(0)
+    scores = rng.random((30, 419))
+    path = tmp_path / "scores.txt"
+    np.savetxt(path, scores)
+    sel = plackett.selectors(SEL, classes=CLASSES)
+    if sel.n_classes != 419:
+        pytest.skip("scores built for 419 classes")
+    want = json.loads(cli_text("evaluate", "--annotations", SEL, "--classes", CLASSES, "--predictions",
+                               str(path), "--cases", ",".join(map(str, range(30))), "--samples", "200",
+                               "--reliability", "1,3"))
+    got = plackett.evaluate(sel, np.loadtxt(path), cases=range(30), samples=200, reliability=[1, 3])
+    want.pop("predictions"), got.pop("predictions")
+    assert got == want
+    loo = plackett.evaluate(sel, "annotator:leave-one-out", cases=range(20), samples=100)
+    assert loo["n_units"] > 0 and set(loo["ua_topk_accuracy"]) == {"1", "2", "3"}
+
+
+def test_chunks_keep_case_ids_and_join_bit_for_bit():
+    sel = plackett.selectors(SEL, classes=CLASSES)
+    full = plackett.aggregate(sel, cases=range(40), samples=200)
+    parts = [plackett.aggregate(sel.chunk(a, b), samples=200) for a, b in [(0, 13), (13, 14), (14, 40)]]
+    joined = plackett.AggregateResult.concat(parts)
+    assert joined.to_json() == full.to_json()
+    again = pickle.loads(pickle.dumps(joined))
+    assert again.to_json() == full.to_json()
+    s2 = pickle.loads(pickle.dumps(sel.chunk(5, 9)))
+    assert s2.offset == 5 and len(s2) == 4
+
+
+@pytest.mark.parametrize(
+    "kwargs, exc, fragment",
+    [
+        (dict(method="vote"), ValueError, 'invalid option method: expected pl, prirn or irn, got "vote"'),
+        (dict(samples=0), ValueError, "invalid option samples: expected at least 1"),
+        (dict(reliability=2.5), ValueError, "whole number of repetitions"),
+        (dict(cases=[10**6]), ValueError, "invalid option cases: case 1000000 out of range"),
+        (dict(risks=[0, 1]), ValueError, "2 risk levels for 419 classes"),
+        (dict(prirn_zero="smooth:-1", method="prirn"), ValueError, "invalid option prirn_zero"),
+        (dict(preset="reference"), ValueError, "the only preset is paper"),
+        (dict(prior_rate=-1.0), ValueError, "invalid option prior_rate"),
+        (dict(irn_ties="both"), ValueError, "expected split or no-split"),
+    ],
+)
+def test_aggregate_bad_options_raise(kwargs, exc, fragment):
+    with pytest.raises(exc) as e:
+        plackett.aggregate(SEL, classes=CLASSES, **kwargs)
+    assert fragment in str(e.value)
+    assert "--" not in str(e.value)
+
+
+def test_bad_selectors_raise_with_place(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text("[[[[0], [1]]],\n [[[0, 0]]]]\n")
+    with pytest.raises(ValueError, match=r"bad\.json:2"):
+        plackett.aggregate(str(bad))
+    with pytest.raises(ValueError, match="class id must be a non-negative integer"):
+        plackett.aggregate([[[["x"]]]])
+    with pytest.raises(TypeError):
+        plackett.aggregate(3.5)
+    with pytest.raises(ValueError, match="predictions"):
+        plackett.evaluate(SEL, np.zeros((3, 2)), classes=CLASSES, cases=[0, 1])
