@@ -150,6 +150,84 @@ fn read_json_text(
     Ok(PyDataset { ds })
 }
 
+/// Rankings from an (n, k) integer array (each row best first: full or
+/// sub-rankings, (winner, loser) pairs when k = 2, top-k lists of the
+/// universe with `top_k`), the numpy fast path of `plackett.rankings`.
+/// Ids are looked up as names in `items` (default: `0..=max id`).
+#[pyfunction]
+#[pyo3(signature = (array, *, items = None, weights = None, top_k = false, ties = "unknown"))]
+fn read_array(
+    py: Python<'_>,
+    array: numpy::PyReadonlyArray2<'_, i64>,
+    items: Option<Vec<String>>,
+    weights: Option<numpy::PyReadonlyArray1<'_, f64>>,
+    top_k: bool,
+    ties: &str,
+) -> PyResult<PyDataset> {
+    use plackett::data::{DatasetBuilder, Items, Tail};
+    let a = array.as_array();
+    let (n, k) = (a.nrows(), a.ncols());
+    if k < 2 && !top_k {
+        return Err(PyValueError::new_err(format!(
+            "a ranking array has at least 2 columns, got {k}"
+        )));
+    }
+    if let Some(v) = a.iter().find(|&&v| v < 0) {
+        return Err(PyValueError::new_err(format!(
+            "item ids are non-negative, got {v}"
+        )));
+    }
+    let max = a.iter().copied().max().unwrap_or(0) as usize;
+    let w: Option<Vec<f64>> = weights.map(|w| w.as_array().iter().copied().collect());
+    if let Some(w) = &w
+        && w.len() != n
+    {
+        return Err(PyValueError::new_err(format!(
+            "{} weights for {n} rankings",
+            w.len()
+        )));
+    }
+    let ties = ties_of(ties)?;
+    let rows: Vec<i64> = a.iter().copied().collect();
+    let ds = py
+        .detach(move || -> Result<Dataset, String> {
+            let (universe, map): (Items, Vec<u32>) = match items {
+                None => {
+                    if max >= u32::MAX as usize || max > 100_000_000 {
+                        return Err(format!("item id {max} is too large; pass items="));
+                    }
+                    (Items::numbered(max + 1), (0..=max as u32).collect())
+                }
+                Some(names) => {
+                    let u = Items::from_names(&names)?;
+                    let map = (0..=max)
+                        .map(|i| u.get(&i.to_string()).unwrap_or(u32::MAX))
+                        .collect();
+                    (u, map)
+                }
+            };
+            let tail = if top_k { Tail::Universe } else { Tail::None };
+            let mut b = DatasetBuilder::new(universe, ties);
+            let mut row = vec![[0u32]; k];
+            for r in 0..n {
+                for (j, slot) in row.iter_mut().enumerate() {
+                    let id = rows[r * k + j] as usize;
+                    let m = map[id];
+                    if m == u32::MAX {
+                        return Err(format!("row {r}: item {id} is not among items"));
+                    }
+                    *slot = [m];
+                }
+                let weight = w.as_ref().map_or(1.0, |w| w[r]);
+                b.push(&row, tail, &[], weight)
+                    .map_err(|e| format!("row {r}: {e}"))?;
+            }
+            Ok(b.finish())
+        })
+        .map_err(|m| PyValueError::new_err(format!("<array>: {m}")))?;
+    Ok(PyDataset { ds })
+}
+
 /// Read a file with the CLI's readers (CSV, PrefLib, JSON, selectors,
 /// pairs); keyword arguments are named like the CLI's flags.
 #[pyfunction]
@@ -563,6 +641,7 @@ fn _plackett(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<FitResult>()?;
     m.add_function(wrap_pyfunction!(read_json_text, m)?)?;
     m.add_function(wrap_pyfunction!(read_file, m)?)?;
+    m.add_function(wrap_pyfunction!(read_array, m)?)?;
     m.add_function(wrap_pyfunction!(fit, m)?)?;
     m.add_function(wrap_pyfunction!(_restore_fit, m)?)?;
     m.add_function(wrap_pyfunction!(_restore_dataset, m)?)?;

@@ -123,7 +123,14 @@ def rankings(
             raise ValueError(f"a numpy array of rankings has shape (n, k) with k >= 2, got {data.shape}")
         if not np.issubdtype(data.dtype, np.integer):
             raise TypeError(f"a numpy array of rankings holds integer item ids, got dtype {data.dtype}")
-        rk = data.tolist()
+        # Straight into Rust: no Python lists, no JSON.
+        return _plackett.read_array(
+            np.ascontiguousarray(data, dtype=np.int64),
+            items=None if items is None else [str(x) for x in items],
+            weights=None if weights is None else np.ascontiguousarray(weights, dtype=np.float64),
+            top_k=top_k,
+            ties=ties,
+        )
     elif isinstance(data, (str, bytes)) or not isinstance(data, Iterable):
         raise TypeError(f"rankings: expected a list of rankings, a numpy array or a data frame, got {type(data).__name__}")
     else:

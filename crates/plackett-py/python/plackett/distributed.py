@@ -110,8 +110,13 @@ def aggregate(
 
 
 def _partitions(data: Any):
-    """Delayed partitions of a dask bag or data frame, and whether they are
-    frames."""
+    """Delayed partitions of a dask bag, data frame or 2-d array, and whether
+    they are frames."""
+    if hasattr(data, "to_delayed") and hasattr(data, "chunks") and getattr(data, "ndim", 0) == 2:
+        # A dask array of rankings (rows of item ids), chunked by rows only.
+        if len(data.chunks[1]) != 1:
+            raise ValueError("a dask array of rankings must be chunked by rows only (rechunk({1: -1}))")
+        return list(data.to_delayed().ravel()), False
     if hasattr(data, "to_delayed") and hasattr(data, "npartitions"):
         frame = hasattr(data, "columns")
         return data.to_delayed(), frame
@@ -123,6 +128,8 @@ def _partitions(data: Any):
 def _labels_of_part(part, frame, item_col):
     if frame:
         return set(part[item_col].tolist())
+    if isinstance(part, np.ndarray):
+        return set(np.unique(part).tolist())
     out = set()
     for r in part:
         for e in r:
@@ -138,7 +145,7 @@ def _key(x):
 
 
 def _read_shard(part, frame, items, ties, top_k, cols):
-    data = part if frame else list(part)
+    data = part if frame or isinstance(part, np.ndarray) else list(part)
     ranking_col, rank_col, item_col, weight_col = cols
     return _rankings(
         data,
