@@ -135,6 +135,10 @@ def test_choix_parity_on_its_test_cases():
         (lambda: plackett.fit([[0, 1.5]]), TypeError, "item"),
         (lambda: plackett.fit(np.zeros((3, 1), dtype=np.int64)), ValueError, "shape"),
         (lambda: plackett.fit(np.zeros((3, 2))), TypeError, "integer"),
+        (lambda: plackett.fit(np.array([[0, -2], [1, 0]])), ValueError, "non-negative"),
+        (lambda: plackett.fit(np.array([[0, 0], [1, 0]])), ValueError, "row 0"),
+        (lambda: plackett.rankings(np.array([[0, 1]]), weights=[1.0, 2.0]), ValueError, "2 weights for 1 rankings"),
+        (lambda: plackett.rankings(np.array([[0, 7]]), items=["0", "1"]), ValueError, "item 7 is not among items"),
         (lambda: plackett.fit([[0, 1], [1, 0]], reference="x"), ValueError, "reference"),
         (lambda: plackett.read_csv("/nonexistent.csv"), ValueError, "nonexistent"),
         (lambda: plackett.fit([[0, 1], [1, 0]]).compare("a", 0), KeyError, "no item"),
@@ -217,3 +221,13 @@ def test_ctrl_c_stops_a_long_run():
     assert time.time() - t0 < 20
     # The package still works afterwards.
     assert len(plackett.aggregate(sel, cases=[0], samples=10)) == 1
+
+
+def test_numpy_rankings_equal_list_rankings():
+    rng = np.random.default_rng(1)
+    arr = np.array([rng.permutation(6)[:4] for _ in range(300)])
+    a = plackett.fit(arr)
+    b = plackett.fit(arr.tolist())
+    np.testing.assert_array_equal(a.log_worth, b.log_worth)
+    c = plackett.fit(plackett.rankings(arr, weights=np.ones(300) * 2.0), "map")
+    assert c.converged
