@@ -146,9 +146,13 @@ impl PySelectors {
                 self.sel.cases.len()
             )));
         }
-        let mut sel = self.sel.clone();
-        sel.cases = self.sel.cases[start..stop].to_vec();
-        sel.lines = self.sel.lines[start..stop].to_vec();
+        // Only the chunk's cases are copied (a chunk per task).
+        let sel = Selectors {
+            cases: self.sel.cases[start..stop].to_vec(),
+            n_classes: self.sel.n_classes,
+            empty_dropped: self.sel.empty_dropped,
+            lines: self.sel.lines[start..stop].to_vec(),
+        };
         Ok(PySelectors {
             sel,
             names: self.names.clone(),

@@ -188,9 +188,8 @@ fn read_array(
         )));
     }
     let ties = ties_of(ties)?;
-    let rows: Vec<i64> = a.iter().copied().collect();
     let ds = py
-        .detach(move || -> Result<Dataset, String> {
+        .detach(|| -> Result<Dataset, String> {
             let (universe, map): (Items, Vec<u32>) = match items {
                 None => {
                     if max >= u32::MAX as usize || max > 100_000_000 {
@@ -211,7 +210,7 @@ fn read_array(
             let mut row = vec![[0u32]; k];
             for r in 0..n {
                 for (j, slot) in row.iter_mut().enumerate() {
-                    let id = rows[r * k + j] as usize;
+                    let id = a[(r, j)] as usize;
                     let m = map[id];
                     if m == u32::MAX {
                         return Err(format!("row {r}: item {id} is not among items"));

@@ -20,10 +20,8 @@ use pyo3::prelude::*;
 /// merged into weighted rows, in order of first appearance.
 #[pyfunction]
 pub fn collapse(py: Python<'_>, shards: Vec<PyRef<'_, PyDataset>>) -> PyResult<PyDataset> {
-    let parts: Vec<Dataset> = shards.iter().map(|s| s.ds.clone()).collect();
-    let ds = py
-        .detach(move || Dataset::collapse_all(&parts))
-        .map_err(err)?;
+    let parts: Vec<&Dataset> = shards.iter().map(|s| &s.ds).collect();
+    let ds = py.detach(|| Dataset::collapse_all(&parts)).map_err(err)?;
     Ok(PyDataset { ds })
 }
 

@@ -17,7 +17,7 @@ impl Dataset {
     /// same tie reading) merged into one weighted row, in order of first
     /// appearance. Deterministic; the result has no pseudo-observations.
     pub fn collapse(&self) -> Dataset {
-        Dataset::collapse_all(std::slice::from_ref(self)).expect("one dataset joins with itself")
+        Dataset::collapse_all(&[self]).expect("one dataset joins with itself")
     }
 
     /// The collapsed dataset when it saves at least a quarter of the rows
@@ -33,7 +33,7 @@ impl Dataset {
     /// The observations of several datasets over the same items and tie
     /// reading (shards of one dataset), collapsed into weighted rows; rows
     /// appear in order of first appearance over `parts` in order.
-    pub fn collapse_all(parts: &[Dataset]) -> Result<Dataset> {
+    pub fn collapse_all(parts: &[&Dataset]) -> Result<Dataset> {
         let first = parts
             .first()
             .ok_or_else(|| Error::Data("no datasets to join".into()))?;
@@ -47,7 +47,7 @@ impl Dataset {
         let mut out = first.empty_like();
         let mut seen: HashMap<(Tail, &[u32], &[u8]), usize> = HashMap::new();
         let (mut max_group, mut dropped) = (0, 0);
-        for p in parts {
+        for &p in parts {
             let raw = p.raw();
             max_group = max_group.max(p.max_group());
             dropped += p.dropped();
@@ -97,7 +97,7 @@ mod tests {
         );
         assert!((l0 - l1).abs() < 1e-12 * l0.abs(), "{l0} vs {l1}");
         let halves = [ds.subset(|o| o < 2), ds.subset(|o| o >= 2)];
-        let j = crate::data::Dataset::collapse_all(&halves).unwrap();
+        let j = crate::data::Dataset::collapse_all(&[&halves[0], &halves[1]]).unwrap();
         assert_eq!(j.n_obs(), 3);
         assert_eq!(j.raw().weights, c.raw().weights);
     }

@@ -668,29 +668,14 @@ impl Dataset {
     /// A dataset holding only the observations whose index satisfies `keep`
     /// (used for train/test splits). Pseudo-observations are not carried.
     pub fn subset(&self, keep: impl Fn(usize) -> bool) -> Dataset {
-        let mut out = Dataset {
-            items: self.items.clone(),
-            universe: self.universe,
-            offsets: vec![0],
-            members: Vec::new(),
-            marks: Vec::new(),
-            weights: Vec::new(),
-            tails: Vec::new(),
-            ties: self.ties,
-            pseudo_start: 0,
-            dropped: 0,
-            max_group: 0,
-            fast_stages: Vec::new(),
-        };
+        let mut out = self.empty_like();
         for o in 0..self.n_real_obs() {
             if !keep(o) {
                 continue;
             }
             out.copy_observation(self, o);
         }
-        out.pseudo_start = out.weights.len();
-        out.max_group = self.max_group;
-        out.reindex();
+        out.seal(self.max_group, 0);
         out
     }
 

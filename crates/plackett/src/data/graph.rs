@@ -129,48 +129,25 @@ fn connectivity_graph(ds: &Dataset) -> Connectivity {
         .filter(|o| o.tail == Tail::Universe && o.members.len() < ds.universe())
         .count();
     let total = n + if exact { n_aux } else { 0 };
-    // Two passes over the same edge enumeration: count out-degrees, then
-    // fill the compressed adjacency; no edge list is ever materialised.
-    let mut start = vec![0usize; total + 1];
     let mut win = vec![false; n];
     let mut lose = vec![false; n];
     let mut listed_count = vec![0usize; n];
-    for_each_edge(
-        ds,
-        event,
-        exact,
-        |a, _| start[a as usize + 1] += 1,
-        |listed, last_group| {
-            for &a in last_group {
-                win[a as usize] = true;
-            }
-            for &i in listed {
-                listed_count[i as usize] += 1;
-            }
-        },
-    );
-    for i in 0..total {
-        start[i + 1] += start[i];
+    let adj = Csr::build(ds, event, exact, total, |listed, last_group| {
+        for &a in last_group {
+            win[a as usize] = true;
+        }
+        for &i in listed {
+            listed_count[i as usize] += 1;
+        }
+    });
+    for a in 0..n {
+        win[a] |= !adj.row(a).is_empty();
     }
-    let mut fill = start.clone();
-    let mut next = vec![0u32; start[total]];
-    for_each_edge(
-        ds,
-        event,
-        exact,
-        |a, b| {
-            next[fill[a as usize]] = b;
-            fill[a as usize] += 1;
-            if (a as usize) < n {
-                win[a as usize] = true;
-            }
-            if (b as usize) < n {
-                lose[b as usize] = true;
-            }
-        },
-        |_, _| {},
-    );
-    drop(fill);
+    for &b in &adj.next {
+        if (b as usize) < n {
+            lose[b as usize] = true;
+        }
+    }
     // Unlisted items of top-k observations lost at least once.
     if n_aux > 0 {
         for i in 0..ds.universe() {
@@ -193,7 +170,6 @@ fn connectivity_graph(ds: &Dataset) -> Connectivity {
             exact: false,
         };
     }
-    let adj = Csr { start, next };
     let comp = tarjan(&adj);
     // Components restricted to items (aux nodes dropped).
     let n_comp = comp.iter().copied().max().map_or(0, |m| m + 1);
@@ -312,6 +288,37 @@ struct Csr {
 }
 
 impl Csr {
+    /// The graph of `ds` over `total` nodes (items, then aux nodes when
+    /// `with_aux`) in two passes over the same edge enumeration — count
+    /// out-degrees, then fill — so no edge list is ever materialised.
+    /// `topk` sees every top-k observation once (see [`for_each_edge`]).
+    fn build(
+        ds: &Dataset,
+        event: bool,
+        with_aux: bool,
+        total: usize,
+        topk: impl FnMut(&[u32], &[u32]),
+    ) -> Csr {
+        let mut start = vec![0usize; total + 1];
+        for_each_edge(ds, event, with_aux, |a, _| start[a as usize + 1] += 1, topk);
+        for i in 0..total {
+            start[i + 1] += start[i];
+        }
+        let mut fill = start.clone();
+        let mut next = vec![0u32; start[total]];
+        for_each_edge(
+            ds,
+            event,
+            with_aux,
+            |a, b| {
+                next[fill[a as usize]] = b;
+                fill[a as usize] += 1;
+            },
+            |_, _| {},
+        );
+        Csr { start, next }
+    }
+
     fn len(&self) -> usize {
         self.start.len() - 1
     }
@@ -471,30 +478,7 @@ pub fn skeleton(ds: &Dataset) -> crate::Result<Vec<(u32, u32)>> {
         ));
     }
     let event = ds.ties() == TieSemantics::Event;
-    let mut start = vec![0usize; n + 1];
-    for_each_edge(
-        ds,
-        event,
-        false,
-        |a, _| start[a as usize + 1] += 1,
-        |_, _| {},
-    );
-    for i in 0..n {
-        start[i + 1] += start[i];
-    }
-    let mut fill = start.clone();
-    let mut next = vec![0u32; start[n]];
-    for_each_edge(
-        ds,
-        event,
-        false,
-        |a, b| {
-            next[fill[a as usize]] = b;
-            fill[a as usize] += 1;
-        },
-        |_, _| {},
-    );
-    let adj = Csr { start, next };
+    let adj = Csr::build(ds, event, false, n, |_, _| {});
     let comp = tarjan(&adj);
     let n_comp = comp.iter().copied().max().map_or(0, |m| m + 1);
     let mut members: Vec<Vec<u32>> = vec![Vec::new(); n_comp];

@@ -38,6 +38,14 @@ pub fn method_label(m: &Method) -> String {
     }
 }
 
+/// Per case: top-1 annotation certainty and agreement (NaN for one annotator).
+fn certainty_and_agreement(res: &RunResult) -> (Vec<f64>, Vec<f64>) {
+    res.cases
+        .iter()
+        .map(|r| (r.certainty[0], r.agreement.unwrap_or(f64::NAN)))
+        .unzip()
+}
+
 fn mean(v: &[f64]) -> f64 {
     v.iter().sum::<f64>() / v.len().max(1) as f64
 }
@@ -75,12 +83,7 @@ pub fn aggregate_json(
             o
         })
         .collect();
-    let cert: Vec<f64> = res.cases.iter().map(|r| r.certainty[0]).collect();
-    let agr: Vec<f64> = res
-        .cases
-        .iter()
-        .map(|r| r.agreement.unwrap_or(f64::NAN))
-        .collect();
+    let (cert, agr) = certainty_and_agreement(res);
     json!({
         "method": method_label(m),
         "n_classes": n_classes,
@@ -152,12 +155,7 @@ pub fn evaluate_json(res: &RunResult, ks: &[usize], m: &Method, reliability: Opt
             / n as f64;
         point.insert(k.to_string(), json!(v));
     }
-    let cert: Vec<f64> = res.cases.iter().map(|r| r.certainty[0]).collect();
-    let agr: Vec<f64> = res
-        .cases
-        .iter()
-        .map(|r| r.agreement.unwrap_or(f64::NAN))
-        .collect();
+    let (cert, agr) = certainty_and_agreement(res);
     let mut o = json!({
         "method": method_label(m),
         "reliability": reliability,
