@@ -519,7 +519,7 @@ fn run_cv(a: &CvArgs) -> Result<()> {
 
 fn run_path(a: &PathArgs) -> Result<()> {
     let grid = crate::features::parse_eta_grid(Some(&a.a_grid))
-        .map_err(|e| anyhow::anyhow!("{}", e.to_string().replace("--eta-grid", "--a-grid")))?;
+        .map_err(|e| anyhow::anyhow!("{}", e.to_string().replace("`eta_grid`", "`a_grid`")))?;
     if !(a.b.is_finite() && a.b > 0.0) {
         bail!(
             "invalid option --b: the Gamma rate must be positive, got {}",

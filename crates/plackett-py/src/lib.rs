@@ -7,6 +7,7 @@ use numpy::ndarray::{Array2, Array3};
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyArray3};
 use plackett::data::{Dataset, TieSemantics};
 use plackett::infer::Prior;
+use plackett::infer::feature_run::FeatureSettings;
 use plackett::infer::point::Algorithm;
 use plackett::infer::spec::{EngineKind, FitSpec, Fitted};
 use plackett::io::output::FitReport;
@@ -445,8 +446,68 @@ impl FitResult {
     /// P(a beats b) in a pairwise comparison: the posterior mean of
     /// λ_a/(λ_a + λ_b), or its plug-in value for a point estimate. Items by
     /// name or index.
+    ///
+    /// With features, `a` and `b` may also be items that appear only in the
+    /// features file; the probability is then the CLI's `--compare` value
+    /// (posterior by Gauss–Hermite for vb, plug-in for mle/map).
     fn compare(&self, a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResult<f64> {
+        if let Fitted::Features(o) = &self.post {
+            let name = |x: &Bound<'_, PyAny>| -> PyResult<String> {
+                match x.extract::<String>() {
+                    Ok(s) => Ok(s),
+                    Err(_) => Ok(self.names[self.index(x)?].clone()),
+                }
+            };
+            let c = o.compare(&self.names, &name(a)?, &name(b)?).map_err(err)?;
+            return Ok(c.probability);
+        }
         Ok(self.post.prob_beats(self.index(a)?, self.index(b)?))
+    }
+    /// PL-regression coefficients on the original feature scale (a pandas
+    /// DataFrame with columns feature, estimate, se — or mean, sd for vb —
+    /// else a dict of numpy arrays); None without features.
+    #[getter]
+    fn coefficients<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        let Some(cs) = &self.report.coefficients else {
+            return Ok(None);
+        };
+        let bayes = cs.iter().any(|c| c.mean.is_some());
+        let d = pyo3::types::PyDict::new(py);
+        d.set_item(
+            "feature",
+            cs.iter().map(|c| c.name.clone()).collect::<Vec<_>>(),
+        )?;
+        let col = |f: &dyn Fn(&plackett::io::output::Coefficient) -> Option<f64>| {
+            PyArray1::from_vec(py, cs.iter().map(|c| f(c).unwrap_or(f64::NAN)).collect())
+        };
+        if bayes {
+            d.set_item("mean", col(&|c| c.mean))?;
+            d.set_item("sd", col(&|c| c.sd))?;
+        } else {
+            d.set_item("estimate", col(&|c| c.estimate))?;
+            d.set_item("se", col(&|c| c.se))?;
+        }
+        frame(py, d).map(Some)
+    }
+    /// Predicted log-worths of items that appear only in the features file
+    /// (item, log_worth, se or sd, ci_low, ci_high); None without features.
+    #[getter]
+    fn new_items<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        let Some(r) = &self.report.regression else {
+            return Ok(None);
+        };
+        let v = &r.new_items;
+        let d = pyo3::types::PyDict::new(py);
+        let col = |f: &dyn Fn(&plackett::io::output::NewItem) -> Option<f64>| {
+            PyArray1::from_vec(py, v.iter().map(|c| f(c).unwrap_or(f64::NAN)).collect())
+        };
+        d.set_item("item", v.iter().map(|c| c.name.clone()).collect::<Vec<_>>())?;
+        d.set_item("log_worth", col(&|c| Some(c.log_worth)))?;
+        d.set_item("se", col(&|c| c.log_worth_se))?;
+        d.set_item("sd", col(&|c| c.log_worth_sd))?;
+        d.set_item("ci_low", col(&|c| c.ci_low))?;
+        d.set_item("ci_high", col(&|c| c.ci_high))?;
+        frame(py, d).map(Some)
     }
     /// Rank marginals: `out[i, r]` = P(item i finishes at place r+1 in a
     /// race among all items), from `races` simulated races (seeded).
@@ -496,10 +557,7 @@ impl FitResult {
         d.set_item("sd", self.sd(py))?;
         d.set_item("ci_low", self.ci_low(py))?;
         d.set_item("ci_high", self.ci_high(py))?;
-        match py.import("pandas") {
-            Ok(pd) => pd.getattr("DataFrame")?.call1((d,)),
-            Err(_) => Ok(d.into_any()),
-        }
+        frame(py, d)
     }
     /// The CLI's JSON report (`plackett fit --output json`), same keys.
     fn to_json(&self) -> String {
@@ -520,13 +578,23 @@ impl FitResult {
     }
 }
 
+/// A pandas DataFrame of these columns when pandas is installed, else the
+/// dict itself.
+fn frame<'py>(py: Python<'py>, d: Bound<'py, pyo3::types::PyDict>) -> PyResult<Bound<'py, PyAny>> {
+    match py.import("pandas") {
+        Ok(pd) => pd.getattr("DataFrame")?.call1((d,)),
+        Err(_) => Ok(d.into_any()),
+    }
+}
+
 /// Fit a ranking model to a Dataset. Keyword arguments are named like the
 /// CLI's flags; see `plackett.fit` for the documented Python entry point.
 #[pyfunction]
 #[pyo3(signature = (data, *, engine = "mle", algorithm = "auto", prior = "gamma",
     prior_shape = 2.0, prior_rate = 1.0, prior_mean = 0.0, prior_sd = 1.0, pseudo = None,
     reference = None, tol = None, max_iter = None, standard_errors = true, samples = 5000,
-    burn_in = 1000, chains = 4, draws = 4000, seed = 1))]
+    burn_in = 1000, chains = 4, draws = 4000, seed = 1, features = None,
+    features_text = None, standardize = true, eta = None, eta_grid = None, vi = None))]
 #[allow(clippy::too_many_arguments)]
 fn fit(
     py: Python<'_>,
@@ -548,8 +616,63 @@ fn fit(
     chains: usize,
     draws: usize,
     seed: u64,
+    features: Option<String>,
+    features_text: Option<String>,
+    standardize: bool,
+    eta: Option<String>,
+    eta_grid: Option<String>,
+    vi: Option<String>,
 ) -> PyResult<FitResult> {
     let ds = &data.ds;
+    if let Some(path) = features {
+        // PL regression (Guo et al. 2019): the library's one feature run,
+        // the same as `plackett fit --features`.
+        if pseudo.is_some() {
+            return Err(PyValueError::new_err(
+                "invalid option pseudo: not used with features (use engine=\"map\" with eta)",
+            ));
+        }
+        let text = match features_text {
+            Some(t) => t,
+            None => plackett::io::read_text(&path).map_err(err)?,
+        };
+        let gauge = match &reference {
+            None => Gauge::MeanCentred,
+            Some(name) => Gauge::Reference(ds.items().get(name).ok_or_else(|| {
+                PyValueError::new_err(format!(
+                    "invalid option reference: no item named {name:?} among the fitted items"
+                ))
+            })?),
+        };
+        let settings = FeatureSettings {
+            engine: engine.to_string(),
+            standardize,
+            eta,
+            eta_grid,
+            vi,
+            tol,
+            max_iter,
+            seed,
+            draws,
+        };
+        let outcome = interrupt::run(py, |_| {
+            plackett::infer::feature_run::run(&settings, &path, &text, ds, &gauge)
+        })?;
+        let mut report = outcome.report.clone();
+        for n in &mut report.notes {
+            *n = plackett::error::render_params(n, plackett::error::ParamStyle::Python);
+        }
+        return Ok(FitResult {
+            post: Fitted::Features(Box::new(outcome)),
+            names: ds.items().names().to_vec(),
+            report,
+        });
+    }
+    if eta.is_some() || eta_grid.is_some() || vi.is_some() || !standardize {
+        return Err(PyValueError::new_err(
+            "invalid option: eta, eta_grid, vi and standardize are only used with features",
+        ));
+    }
     let engine = EngineKind::parse(engine).map_err(err)?;
     let algorithm = match algorithm {
         "auto" => Algorithm::Auto,

@@ -117,6 +117,77 @@ def test_choix_parity_on_its_test_cases():
     np.testing.assert_allclose(r.log_worth - r.log_worth.mean(), ref - ref.mean(), atol=1e-6)
 
 
+SALAD = os.path.join(DATA, "salad", "rankings.csv")
+SALAD_FEATURES = os.path.join(DATA, "salad", "features.csv")
+
+
+@pytest.mark.parametrize(
+    "engine, flags, kw",
+    [
+        ("mle", [], {}),
+        ("map", ["--eta", "0.5"], {"eta": 0.5}),
+        ("vb", ["--eta", "auto", "--eta-grid", "0.1:10:5", "--seed", "3"], {"eta": "auto", "eta_grid": "0.1:10:5", "seed": 3}),
+    ],
+)
+def test_salad_with_features_equals_cli(engine, flags, kw, tmp_path):
+    # An extra row E (not ranked by anyone) is predicted from its features.
+    feats = tmp_path / "features.csv"
+    feats.write_text(open(SALAD_FEATURES).read().rstrip("\n") + "\nE,0.75,5\n")
+    js = cli("fit", SALAD, "--ranking-col", "judge", "--features", str(feats), "--engine", engine,
+             "--compare", "E,B", *flags)
+    d = plackett.read_csv(SALAD, ranking_col="judge")
+    r = plackett.fit(d, engine, features=str(feats), **kw)
+    mine = json.loads(r.to_json())
+    for k in ("items", "coefficients", "regression", "log_likelihood", "elbo", "aic", "engine", "algorithm"):
+        assert mine.get(k) == js.get(k), k
+    assert r.compare("E", "B") == js["comparisons"][0]["probability"]
+    coef = r.coefficients
+    col = "mean" if engine == "vb" else "estimate"
+    np.testing.assert_array_equal(np.asarray(coef[col]), [c[col] for c in js["coefficients"]])
+    assert list(r.new_items["item"]) == ["E"]
+    if engine == "vb":
+        assert r.draws.shape == (1, 4000, 4)
+    # Guo et al. (2019)'s model through a DataFrame gives the same fit.
+    pd = pytest.importorskip("pandas")
+    r2 = plackett.fit(d, engine, features=pd.read_csv(feats), **kw)
+    np.testing.assert_array_equal(r2.log_worth, r.log_worth)
+
+
+def test_features_results_pickle():
+    import pickle
+
+    d = plackett.read_csv(SALAD, ranking_col="judge")
+    r = plackett.fit(d, "vb", features=SALAD_FEATURES)
+    r2 = pickle.loads(pickle.dumps(r))
+    assert r2.to_json() == r.to_json()
+    np.testing.assert_array_equal(r2.draws, r.draws)
+    assert r2.compare("A", "B") == r.compare("A", "B")
+
+
+def _salad():
+    return plackett.read_csv(SALAD, ranking_col="judge")
+
+
+@pytest.mark.parametrize(
+    "call, exc, fragment",
+    [
+        (lambda: plackett.fit(_salad(), "gibbs", features=SALAD_FEATURES), ValueError, "does not take features"),
+        (lambda: plackett.fit(_salad(), features=SALAD_FEATURES, eta=2), ValueError, "the MLE has no prior"),
+        (lambda: plackett.fit(_salad(), "map", features=SALAD_FEATURES, eta="x"), ValueError, "eta"),
+        (lambda: plackett.fit(_salad(), "map", features=SALAD_FEATURES, eta=1, eta_grid="1:2:3"), ValueError, "eta_grid"),
+        (lambda: plackett.fit(_salad(), "vb", features=SALAD_FEATURES, vi="laplace"), ValueError, "vi"),
+        (lambda: plackett.fit(_salad(), features="/nonexistent.csv"), ValueError, "nonexistent"),
+        (lambda: plackett.fit(_salad(), features=42), TypeError, "features"),
+        (lambda: plackett.fit(_salad(), eta=2), ValueError, "only used with features"),
+    ],
+)
+def test_bad_feature_input_raises_with_a_message(call, exc, fragment):
+    with pytest.raises(exc) as e:
+        call()
+    assert fragment in str(e.value)
+    assert "\n" not in str(e.value)
+
+
 @pytest.mark.parametrize(
     "call, exc, fragment",
     [

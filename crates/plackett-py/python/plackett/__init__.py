@@ -10,6 +10,7 @@ Gauges: ``log_worth`` is mean-centred unless ``reference=`` names an item
 from __future__ import annotations
 
 import json
+import os
 from typing import Any, Iterable, Optional, Sequence
 
 import numpy as np
@@ -185,6 +186,7 @@ def fit(
     prior: Optional[dict] = None,
     seed: int = 1,
     reference: Optional[str] = None,
+    features: Any = None,
     **kwargs: Any,
 ) -> FitResult:
     """Fit a Plackett-Luce model.
@@ -198,6 +200,14 @@ def fit(
     the CLI's flags: ``algorithm``, ``pseudo``, ``tol``, ``max_iter``,
     ``standard_errors``, ``samples``, ``burn_in``, ``chains``, ``draws``.
     The same seed gives the same numbers as ``plackett fit --seed``.
+
+    ``features`` turns on PL regression ``log λ_i = x_iᵀβ`` (Guo et al.
+    2019): a CSV path (``item,f1,f2,…``, as ``plackett fit --features``) or
+    a pandas DataFrame whose first column names the items. Engines mle, map
+    and vb; keywords ``eta`` (prior precision of β, a number or "auto"),
+    ``eta_grid``, ``vi`` ("exact" or "guo"), ``standardize`` (default True).
+    The result adds ``coefficients`` and ``new_items`` (items only in the
+    features table), and ``compare`` accepts those items too.
     """
     if engine not in _ENGINES:
         raise ValueError(f"invalid option engine: expected one of {', '.join(_ENGINES)}, got {engine!r}")
@@ -226,7 +236,25 @@ def fit(
             raise ValueError(f"prior family must be 'gamma' or 'normal', got {fam!r}")
         if p:
             raise ValueError(f"prior: unknown keys {sorted(p)}")
+    if features is not None:
+        kwargs.update(_features_arg(features))
+    # η and its grid are spelled as on the command line.
+    if kwargs.get("eta") is not None:
+        kwargs["eta"] = str(kwargs["eta"])
+    if isinstance(kwargs.get("eta_grid"), (list, tuple)):
+        kwargs["eta_grid"] = ",".join(repr(float(v)) for v in kwargs["eta_grid"])
     return _plackett.fit(data, engine=engine, seed=seed, reference=reference, **kwargs)
+
+
+def _features_arg(features: Any) -> dict:
+    """A features CSV path, or a DataFrame whose first column is the item."""
+    if isinstance(features, (str, os.PathLike)):
+        return {"features": os.fspath(features)}
+    if hasattr(features, "to_csv") and hasattr(features, "columns"):
+        if len(features.columns) < 2:
+            raise ValueError("features: expected an item column and at least one feature column")
+        return {"features": "features", "features_text": features.to_csv(index=False)}
+    raise TypeError("features: expected a CSV path or a pandas DataFrame (first column: item)")
 
 
 def summary(result: FitResult):

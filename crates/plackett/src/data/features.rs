@@ -19,7 +19,7 @@ use crate::numerics::linalg;
 use nalgebra::DMatrix;
 
 /// Feature matrix aligned with an item universe.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Features {
     /// Feature names.
     pub names: Vec<String>,

@@ -4,6 +4,7 @@ pub mod bayes;
 pub mod davidson;
 pub mod ep;
 pub mod feature_fit;
+pub mod feature_run;
 pub mod gaussian_vi;
 pub mod gaussian_vi_exact;
 pub mod gibbs;

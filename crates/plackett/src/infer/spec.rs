@@ -257,6 +257,8 @@ pub enum Fitted {
     Point(PointFit),
     /// Gibbs, EP or VB.
     Bayes(BayesFit),
+    /// PL regression on item features (Guo et al. 2019).
+    Features(Box<super::feature_run::FeatureOutcome>),
 }
 
 impl Fitted {
@@ -264,6 +266,7 @@ impl Fitted {
         match self {
             Fitted::Point(f) => f,
             Fitted::Bayes(f) => f,
+            Fitted::Features(f) => f.as_ref(),
         }
     }
 }
