@@ -116,6 +116,8 @@ pub enum FormatArg {
     Selectors,
     /// Pairwise counts: item, item, i_wins, j_wins[, ties].
     Pairs,
+    /// Wide orderings: column k = the item at rank k; 0 or empty = unranked (PLMIX's layout).
+    Orderings,
 }
 
 impl From<FormatArg> for Format {
@@ -126,6 +128,7 @@ impl From<FormatArg> for Format {
             FormatArg::Json => Format::Json,
             FormatArg::Selectors => Format::Selectors,
             FormatArg::Pairs => Format::Pairs,
+            FormatArg::Orderings => Format::Orderings,
         }
     }
 }

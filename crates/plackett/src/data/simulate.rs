@@ -88,6 +88,75 @@ pub fn simulate<R: rand::Rng + ?Sized>(
     b.finish()
 }
 
+/// Simulate `n_obs` observations from a finite PL mixture: each draws its
+/// component from `weights`, then an ordering from PL(`lams[g]`) under
+/// `design`; with probability `tie_prob` each ranked item after the first
+/// joins the group before it (an unknown-order tie: a coarsening that does
+/// not depend on the hidden order, so the PL likelihood of the tied data is
+/// the sum over the orders it hides). Returns the data and each
+/// observation's component.
+pub fn simulate_mixture<R: rand::Rng + ?Sized>(
+    rng: &mut R,
+    weights: &[f64],
+    lams: &[Vec<f64>],
+    n_obs: usize,
+    design: Design,
+    tie_prob: f64,
+) -> (Dataset, Vec<usize>) {
+    let n = lams[0].len();
+    let total: f64 = weights.iter().sum();
+    let mut b = DatasetBuilder::new(Items::numbered(n), TieSemantics::UnknownOrder);
+    let mut buf = Vec::new();
+    let all: Vec<u32> = (0..n as u32).collect();
+    let mut labels = Vec::with_capacity(n_obs);
+    for _ in 0..n_obs {
+        let mut u = rng.random::<f64>() * total;
+        let mut g = 0;
+        while g + 1 < weights.len() && u >= weights[g] {
+            u -= weights[g];
+            g += 1;
+        }
+        let lam = &lams[g];
+        let (order, tail) = match design {
+            Design::Full => (pl_order(rng, &all, lam), Tail::None),
+            Design::SubRankings { len } => {
+                let s = sample_subset(rng, n, len.min(n), &mut buf);
+                (pl_order(rng, &s, lam), Tail::None)
+            }
+            Design::Pairs => {
+                let s = sample_subset(rng, n, 2, &mut buf);
+                (pl_order(rng, &s, lam), Tail::None)
+            }
+            Design::TopK { k } => {
+                let mut o = pl_order(rng, &all, lam);
+                o.truncate(k.min(n));
+                (o, Tail::Universe)
+            }
+        };
+        let mut groups: Vec<Vec<u32>> = Vec::new();
+        for (k, i) in order.into_iter().enumerate() {
+            if k > 0 && tie_prob > 0.0 && rng.random::<f64>() < tie_prob {
+                groups.last_mut().expect("k > 0").push(i);
+            } else {
+                groups.push(vec![i]);
+            }
+        }
+        // One group holding everything in play says nothing: split off
+        // its last item so every observation is kept (and labelled).
+        let listed: usize = groups.iter().map(Vec::len).sum();
+        if groups.len() == 1 && (tail == Tail::None || listed == n) {
+            let last = groups[0].pop().expect("non-empty");
+            groups.push(vec![last]);
+        }
+        b.push(&groups, tail, &[], 1.0)
+            .expect("simulated data are valid");
+        labels.push(g);
+    }
+    let ds = b.finish();
+    debug_assert_eq!(ds.n_obs(), labels.len());
+    (ds, labels)
+}
+
 /// A simulated PL-regression problem (Guo et al. 2019 §4): features
 /// `x_i ~ N(0, feature_sd² I)`, true coefficients `β ~ N(0, I)` (unless
 /// given), worths `λ_i = exp(x_iᵀβ)`, observations under `design`.

@@ -10,6 +10,7 @@ pub mod gaussian_vi_exact;
 pub mod gibbs;
 pub mod lsr;
 pub mod mcmc;
+pub mod mixture;
 pub mod mm;
 pub mod newton;
 pub mod point;

@@ -8,6 +8,7 @@ pub mod csv_long;
 pub mod float_serde;
 pub mod json;
 pub mod json_value;
+pub mod orderings;
 pub mod output;
 pub mod pairs;
 pub mod preflib;
@@ -30,6 +31,8 @@ pub enum Format {
     Selectors,
     /// Pairwise counts: item, item, i_wins, j_wins[, ties].
     Pairs,
+    /// Wide orderings: column k = the item at rank k (PLMIX's layout).
+    Orderings,
 }
 
 impl Format {
@@ -41,9 +44,10 @@ impl Format {
             "json" => Ok(Format::Json),
             "selectors" => Ok(Format::Selectors),
             "pairs" => Ok(Format::Pairs),
+            "orderings" => Ok(Format::Orderings),
             _ => Err(Error::param(
                 "format",
-                format!("unknown format {s:?} (csv, preflib, json, selectors, pairs)"),
+                format!("unknown format {s:?} (csv, preflib, json, selectors, pairs, orderings)"),
             )),
         }
     }
@@ -249,6 +253,7 @@ pub fn read_str(name: &str, text: &str, opts: &ReadOptions) -> Result<Dataset> {
         Format::Json => json::read(name, text, opts),
         Format::Selectors => selectors::read(name, text, opts).map(|(d, _)| d),
         Format::Pairs => pairs::read(name, text, opts),
+        Format::Orderings => orderings::read(name, text, opts),
     }
 }
 

@@ -209,8 +209,26 @@ pub(crate) fn sweep_obs(
     den: &mut [f64],
     s: &mut Scratch,
 ) -> (f64, f64) {
+    let w = ds.obs(o).weight;
+    sweep_obs_weighted(ds, o, lam, total, den, s, w, w)
+}
+
+/// [`sweep_obs`] with separate weights for the log-likelihood (`w_ll`) and
+/// for the in-play coefficients (`w_den`): a mixture's E-step wants the
+/// unit-weight log-likelihood while its M-step wants coefficients weighted
+/// by responsibility × weight, both linear in their weight.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn sweep_obs_weighted(
+    ds: &Dataset,
+    o: usize,
+    lam: &[f64],
+    total: f64,
+    den: &mut [f64],
+    s: &mut Scratch,
+    w_ll: f64,
+    w_den: f64,
+) -> (f64, f64) {
     let obs = ds.obs(o);
-    let w = obs.weight;
     let mem = obs.members;
     let m = mem.len();
     let rem = if obs.tail == Tail::Universe {
@@ -230,7 +248,7 @@ pub(crate) fn sweep_obs(
     let mut ll;
     if let Some(stages) = ds.fast_stages(o) {
         // Untied: stage k chooses member k from members k.. (+ tail).
-        if s.defer_unit && w == 1.0 {
+        if s.defer_unit && w_ll == 1.0 && w_den == 1.0 {
             for k in 0..stages {
                 let d = s.suffix[k];
                 s.unit_log.push(d);
@@ -243,10 +261,10 @@ pub(crate) fn sweep_obs(
             for k in 0..stages {
                 let d = s.suffix[k];
                 lp.push(d);
-                cum += w / d;
+                cum += w_den / d;
                 den[mem[k] as usize] += cum;
             }
-            ll = -w * lp.ln();
+            ll = -w_ll * lp.ln();
         }
         for &i in &mem[stages..] {
             den[i as usize] += cum;
@@ -265,8 +283,8 @@ pub(crate) fn sweep_obs(
             if g.len() == 1 {
                 let i = mem[g.start] as usize;
                 let d = s.suffix[g.start];
-                ll -= w * d.ln();
-                cum += w / d;
+                ll -= w_ll * d.ln();
+                cum += w_den / d;
                 den[i] += cum;
             } else {
                 let n = g.len();
@@ -277,12 +295,12 @@ pub(crate) fn sweep_obs(
                 s.tables.compute(&s.lam_g, zbar);
                 s.tables.compute_reach(n);
                 let full = (1usize << n) - 1;
-                ll += w * s.tables.log_r[full];
+                ll += w_ll * s.tables.log_r[full];
                 s.within.clear();
                 s.within.resize(n, 0.0);
                 let mut tot = 0.0;
                 for a in 1..=full {
-                    let t = w * s.tables.reach[a] * (-s.tables.log_den[a]).exp();
+                    let t = w_den * s.tables.reach[a] * (-s.tables.log_den[a]).exp();
                     if t == 0.0 {
                         continue;
                     }
@@ -423,4 +441,83 @@ pub fn log_likelihood_per_obs(ds: &Dataset, theta: &[f64]) -> Vec<f64> {
             l + wt
         })
         .collect()
+}
+
+/// Call `f` for every stage winner of observation `o` (each member of a
+/// ranked group that is not chosen from itself alone).
+fn for_each_winner(ds: &Dataset, o: usize, mut f: impl FnMut(u32)) {
+    let obs = ds.obs(o);
+    if let Some(stages) = ds.fast_stages(o) {
+        obs.members[..stages].iter().for_each(|&m| f(m));
+        return;
+    }
+    let n_ranked = obs.groups().filter(|g| !g.is_tail).count();
+    for (gi, g) in obs.groups().filter(|g| !g.is_tail).enumerate() {
+        if gi + 1 == n_ranked && obs.tail == Tail::None {
+            continue;
+        }
+        obs.members[g.start..g.end].iter().for_each(|&m| f(m));
+    }
+}
+
+/// The log-likelihood of every observation at unit weight, `log P(o | λ)`,
+/// at worths `lam` (any positive scale) with `log_lam = ln lam`: what a
+/// mixture's E-step weighs components by. Chunked like [`sweep`], so the
+/// values do not depend on the thread count.
+pub fn unit_log_likelihoods(ds: &Dataset, lam: &[f64], log_lam: &[f64]) -> Vec<f64> {
+    let end = ds.n_obs();
+    let total = universe_sum(ds, lam);
+    let parts: Vec<Vec<f64>> = chunks(ds, end)
+        .into_par_iter()
+        .map(|(a, b)| {
+            let mut den = vec![0.0; ds.n_items()];
+            let mut s = Scratch::default();
+            (a..b)
+                .map(|o| {
+                    let (l, _) = sweep_obs_weighted(ds, o, lam, total, &mut den, &mut s, 1.0, 0.0);
+                    let mut wt = 0.0;
+                    for_each_winner(ds, o, |m| wt += log_lam[m as usize]);
+                    l + wt
+                })
+                .collect()
+        })
+        .collect();
+    parts.concat()
+}
+
+/// Stage wins and expected in-play coefficients with per-observation
+/// weights `v` in place of the dataset's (a mixture component's M-step:
+/// `v_o = w_o · P(component | o)`). The MM update of that component is
+/// then `λ_i ← W_i / den_i` (or its Gamma-MAP form).
+pub fn reweighted_sweep(ds: &Dataset, lam: &[f64], v: &[f64]) -> (Vec<f64>, Vec<f64>) {
+    let n = ds.n_items();
+    let end = ds.n_obs();
+    let total = universe_sum(ds, lam);
+    let parts: Vec<(f64, Vec<f64>, Vec<f64>)> = chunks(ds, end)
+        .into_par_iter()
+        .map(|(a, b)| {
+            let mut den = vec![0.0; n];
+            let mut wins = vec![0.0; n];
+            let mut s = Scratch::default();
+            let mut cu = 0.0;
+            for o in a..b {
+                let (_, c) = sweep_obs_weighted(ds, o, lam, total, &mut den, &mut s, 0.0, v[o]);
+                cu += c;
+                for_each_winner(ds, o, |m| wins[m as usize] += v[o]);
+            }
+            (cu, den, wins)
+        })
+        .collect();
+    let mut den = vec![0.0; n];
+    let mut wins = vec![0.0; n];
+    let mut cu = 0.0;
+    for (c, d, w) in parts {
+        cu += c;
+        den.iter_mut().zip(&d).for_each(|(x, y)| *x += y);
+        wins.iter_mut().zip(&w).for_each(|(x, y)| *x += y);
+    }
+    if cu != 0.0 {
+        den[..ds.universe()].iter_mut().for_each(|x| *x += cu);
+    }
+    (wins, den)
 }

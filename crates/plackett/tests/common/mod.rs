@@ -16,3 +16,23 @@ pub fn data_dir() -> PathBuf {
 pub fn path(dir: &std::path::Path, rel: &str) -> String {
     dir.join(rel).to_string_lossy().into_owned()
 }
+
+/// The datasets bundled with R's PLMIX 2.2.0 (Mollica & Tardella), kept
+/// beside the repository in `../shared/data/plmix` for evaluation only (not
+/// redistributed; `PLMIX_DATA` overrides the folder). `None`, with a
+/// message, when the folder is absent.
+pub fn plmix_dir() -> Option<PathBuf> {
+    let p = match std::env::var_os("PLMIX_DATA") {
+        Some(p) => PathBuf::from(p),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/plmix"),
+    };
+    if p.is_dir() {
+        Some(p)
+    } else {
+        eprintln!(
+            "skipped: {} not found (PLMIX's datasets are read in place, never shipped)",
+            p.display()
+        );
+        None
+    }
+}

@@ -1,0 +1,324 @@
+//! Finite Plackett–Luce mixtures (Mollica & Tardella 2017) against R's
+//! PLMIX 2.2.0, built from source and run here (multistart MAP with a flat
+//! prior = MLE, eps 1e-14): log-likelihoods to 1e-4, weights to 1e-3.
+
+mod common;
+
+use plackett::data::Dataset;
+use plackett::infer::mixture::{MixtureOptions, fit_mixture};
+use plackett::io::{Format, ReadOptions, read_path};
+
+fn plmix(name: &str) -> Option<Dataset> {
+    let dir = common::plmix_dir()?;
+    let opts = ReadOptions {
+        format: Some(Format::Orderings),
+        top_k: true,
+        ..ReadOptions::default()
+    };
+    Some(read_path(&common::path(&dir, &format!("{name}.csv")), &opts).unwrap())
+}
+
+fn check(name: &str, g: usize, loglik: f64, weights: &[f64]) {
+    let Some(ds) = plmix(name) else { return };
+    let fit = fit_mixture(
+        &ds,
+        &MixtureOptions {
+            components: g,
+            starts: 10,
+            ..MixtureOptions::default()
+        },
+    )
+    .unwrap();
+    eprintln!(
+        "{name} G={g}: loglik {:.6} (PLMIX {loglik}), weights {:?}, iterations {}, starts {:?}",
+        fit.log_likelihood,
+        fit.weights,
+        fit.iterations,
+        fit.starts
+            .iter()
+            .map(|s| s.log_likelihood)
+            .collect::<Vec<_>>()
+    );
+    assert!(
+        (fit.log_likelihood - loglik).abs() < 1e-4,
+        "{name} G={g}: {} vs PLMIX {loglik}",
+        fit.log_likelihood
+    );
+    for (a, b) in fit.weights.iter().zip(weights) {
+        assert!(
+            (a - b).abs() < 1e-3,
+            "{name} G={g}: weights {:?} vs {weights:?}",
+            fit.weights
+        );
+    }
+    assert!(fit.converged);
+}
+
+#[test]
+fn plmix_gaming_two_and_three_components() {
+    check("d_gaming", 1, -546.822488, &[1.0]);
+    check("d_gaming", 2, -521.682255, &[0.7265, 0.2735]);
+    check("d_gaming", 3, -506.957252, &[0.5056, 0.2988, 0.1956]);
+}
+
+#[test]
+fn plmix_carconf_two_components_and_bic() {
+    check("d_carconf", 2, -2622.942185, &[0.7696, 0.2304]);
+    let Some(ds) = plmix("d_carconf") else { return };
+    let one = fit_mixture(
+        &ds,
+        &MixtureOptions {
+            components: 1,
+            ..MixtureOptions::default()
+        },
+    )
+    .unwrap();
+    assert!((one.bic() - 5308.741).abs() < 1e-3, "BIC {}", one.bic());
+}
+
+#[test]
+fn plmix_apa_two_components() {
+    check("d_apa", 1, -51598.306362, &[1.0]);
+    check("d_apa", 2, -50377.769046, &[0.7052, 0.2948]);
+}
+
+use plackett::data::simulate::{Design, simulate_mixture};
+use plackett::infer::mixture::{MixtureFit, fit_range, mixture_log_likelihood};
+use plackett::infer::rng::stream;
+
+fn perms(g: usize) -> Vec<Vec<usize>> {
+    if g == 1 {
+        return vec![vec![0]];
+    }
+    let mut out = Vec::new();
+    for p in perms(g - 1) {
+        for k in 0..g {
+            let mut q = p.clone();
+            q.insert(k, g - 1);
+            out.push(q);
+        }
+    }
+    out
+}
+
+fn centred(t: &[f64]) -> Vec<f64> {
+    let m = t.iter().sum::<f64>() / t.len() as f64;
+    t.iter().map(|x| x - m).collect()
+}
+
+/// RMSE of the log-worths and largest weight error, under the labelling of
+/// the fitted components that best matches the truth.
+fn errors(fit: &MixtureFit, w: &[f64], theta: &[Vec<f64>]) -> (f64, f64) {
+    let g = w.len();
+    perms(g)
+        .into_iter()
+        .map(|p| {
+            let mut se = 0.0;
+            let mut cnt = 0.0;
+            let mut werr: f64 = 0.0;
+            for k in 0..g {
+                let a = &fit.log_worths[p[k]];
+                let b = centred(&theta[k]);
+                se += a.iter().zip(&b).map(|(x, y)| (x - y).powi(2)).sum::<f64>();
+                cnt += a.len() as f64;
+                werr = werr.max((fit.weights[p[k]] - w[k]).abs());
+            }
+            ((se / cnt).sqrt(), werr)
+        })
+        .min_by(|a, b| a.0.total_cmp(&b.0))
+        .unwrap()
+}
+
+fn truth(g: usize, n: usize, separated: bool) -> (Vec<f64>, Vec<Vec<f64>>) {
+    let base: Vec<f64> = (0..n)
+        .map(|i| -1.5 + 3.0 * i as f64 / (n - 1) as f64)
+        .collect();
+    let mut thetas = vec![base.clone()];
+    if separated {
+        thetas.push(base.iter().rev().copied().collect());
+        // Third: the middle items on top.
+        thetas.push(base.iter().map(|x| 1.0 - 2.0 * x.abs()).collect());
+    } else {
+        // Mild departures from the first component.
+        thetas.push(
+            base.iter()
+                .enumerate()
+                .map(|(i, x)| x + if i % 2 == 0 { 0.6 } else { -0.6 })
+                .collect(),
+        );
+        thetas.push(
+            base.iter()
+                .enumerate()
+                .map(|(i, x)| x + if i < n / 2 { 0.6 } else { -0.6 })
+                .collect(),
+        );
+    }
+    thetas.truncate(g);
+    let w = match g {
+        2 => vec![0.6, 0.4],
+        _ => vec![0.5, 0.3, 0.2],
+    };
+    (w, thetas)
+}
+
+/// EM recovers simulated mixtures: G = 2 and 3, well and poorly separated,
+/// full and top-3 rankings, with unknown-order ties. The estimate's
+/// likelihood is never below the truth's (it is the maximiser), and the
+/// well-separated worths and weights are close to the truth.
+#[test]
+fn em_recovers_simulated_mixtures() {
+    let cases = [
+        (2, true, Design::Full, 0.0, 2000),
+        (3, true, Design::Full, 0.0, 3000),
+        (2, true, Design::TopK { k: 3 }, 0.0, 3000),
+        (3, true, Design::TopK { k: 3 }, 0.15, 6000),
+        (2, true, Design::Full, 0.2, 2000),
+        (2, false, Design::Full, 0.0, 3000),
+        (3, false, Design::Full, 0.1, 4000),
+    ];
+    for (case, &(g, sep, design, ties, n_obs)) in cases.iter().enumerate() {
+        let (w, theta) = truth(g, 8, sep);
+        let lams: Vec<Vec<f64>> = theta
+            .iter()
+            .map(|t| t.iter().map(|x| x.exp()).collect())
+            .collect();
+        let mut rng = stream(2024, &[case as u64]);
+        let (ds, _) = simulate_mixture(&mut rng, &w, &lams, n_obs, design, ties);
+        let fit = fit_mixture(
+            &ds,
+            &MixtureOptions {
+                components: g,
+                starts: 8,
+                ..MixtureOptions::default()
+            },
+        )
+        .unwrap();
+        let (ll_true, _) = mixture_log_likelihood(&ds, &w, &theta).unwrap();
+        let (rmse, werr) = errors(&fit, &w, &theta);
+        eprintln!(
+            "G={g} separated={sep} {design:?} ties={ties} n={n_obs}: log-worth RMSE {rmse:.3}, weight error {werr:.3}, \
+             loglik {:.2} vs truth {ll_true:.2}",
+            fit.log_likelihood
+        );
+        assert!(fit.converged);
+        assert!(
+            fit.log_likelihood >= ll_true - 1e-6,
+            "EM below the truth's likelihood"
+        );
+        if sep {
+            assert!(
+                rmse < 0.15 && werr < 0.05,
+                "case {case}: RMSE {rmse}, weight error {werr}"
+            );
+        }
+    }
+}
+
+/// BIC picks the true number of components in well-separated data
+/// (≥ 80% of replications).
+#[test]
+fn bic_picks_the_true_number_of_components() {
+    let (w, theta) = truth(2, 6, true);
+    let lams: Vec<Vec<f64>> = theta
+        .iter()
+        .map(|t| t.iter().map(|x| x.exp()).collect())
+        .collect();
+    let reps = 20;
+    let mut hits = 0;
+    for r in 0..reps {
+        let mut rng = stream(7, &[r]);
+        let (ds, _) = simulate_mixture(&mut rng, &w, &lams, 400, Design::Full, 0.0);
+        let fits = fit_range(
+            &ds,
+            1..=3,
+            &MixtureOptions {
+                starts: 5,
+                seed: r,
+                ..MixtureOptions::default()
+            },
+        )
+        .unwrap();
+        let best = fits
+            .iter()
+            .min_by(|a, b| a.bic().total_cmp(&b.bic()))
+            .unwrap();
+        hits += (best.components() == 2) as usize;
+    }
+    eprintln!("BIC picked G = 2 in {hits}/{reps} replications");
+    assert!(hits * 10 >= reps as usize * 8, "{hits}/{reps}");
+}
+
+/// One component is the single-population engine's fit, bit for bit.
+#[test]
+fn one_component_is_the_single_population_fit() {
+    use plackett::infer::spec::{EngineKind, FitSpec, Fitted};
+    let (w, theta) = truth(2, 6, true);
+    let lams: Vec<Vec<f64>> = theta
+        .iter()
+        .map(|t| t.iter().map(|x| x.exp()).collect())
+        .collect();
+    let (ds, _) = simulate_mixture(
+        &mut stream(3, &[]),
+        &w,
+        &lams,
+        300,
+        Design::TopK { k: 3 },
+        0.1,
+    );
+    let mix = fit_mixture(
+        &ds,
+        &MixtureOptions {
+            components: 1,
+            ..MixtureOptions::default()
+        },
+    )
+    .unwrap();
+    let Fitted::Point(p) = FitSpec {
+        engine: EngineKind::Mle,
+        standard_errors: false,
+        ..FitSpec::default()
+    }
+    .fit(&ds)
+    .unwrap() else {
+        panic!()
+    };
+    assert_eq!(mix.log_likelihood, p.log_likelihood);
+    assert_eq!(mix.log_worths[0], centred(&p.theta));
+    assert!(mix.membership.iter().all(|m| m == &[1.0]));
+}
+
+/// The same seed gives the same fit whatever the number of threads.
+#[test]
+fn deterministic_across_thread_counts() {
+    let (w, theta) = truth(3, 8, true);
+    let lams: Vec<Vec<f64>> = theta
+        .iter()
+        .map(|t| t.iter().map(|x| x.exp()).collect())
+        .collect();
+    let (ds, _) = simulate_mixture(
+        &mut stream(5, &[]),
+        &w,
+        &lams,
+        1500,
+        Design::TopK { k: 4 },
+        0.1,
+    );
+    let run = |threads| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+            .install(|| {
+                fit_mixture(
+                    &ds,
+                    &MixtureOptions {
+                        components: 3,
+                        starts: 4,
+                        ..MixtureOptions::default()
+                    },
+                )
+                .unwrap()
+            })
+    };
+    assert_eq!(run(1), run(3));
+}
