@@ -205,6 +205,31 @@ pub struct FitArgs {
     /// Write a self-contained HTML report.
     #[arg(long, value_name = "FILE.html", help_heading = "Output")]
     pub report: Option<String>,
+    /// Finite PL mixture (Mollica & Tardella 2017): G components, a range LO:HI
+    /// (fit each, report the lowest BIC) or `auto` (1:5).
+    #[arg(
+        long,
+        value_name = "G|LO:HI|auto",
+        help_heading = "Mixtures (heterogeneous rankers)"
+    )]
+    pub components: Option<String>,
+    /// Random starts of the mixture EM (the best is kept).
+    #[arg(
+        long,
+        default_value_t = 10,
+        value_name = "N",
+        help_heading = "Mixtures (heterogeneous rankers)"
+    )]
+    pub starts: usize,
+    /// Symmetric Dirichlet prior on the mixture weights (with --engine map; 1 = flat).
+    #[arg(
+        long,
+        default_value_t = 1.0,
+        allow_negative_numbers = true,
+        value_name = "ALPHA",
+        help_heading = "Mixtures (heterogeneous rankers)"
+    )]
+    pub dirichlet: f64,
 }
 
 /// Quote a CSV field if needed.
@@ -230,7 +255,7 @@ fn parse_item_cols(s: Option<&str>) -> Result<Option<(String, String)>> {
 }
 
 /// Read held-out data over the fitted universe (unknown items are errors).
-fn load_with_universe(a: &DataArgs, items: &plackett::data::Items) -> Result<Dataset> {
+pub(crate) fn load_with_universe(a: &DataArgs, items: &plackett::data::Items) -> Result<Dataset> {
     let opts = read_options(a, Some(ItemsSpec::Names(items.names().to_vec())))?;
     Ok(read_path(&a.file, &opts)?)
 }
@@ -418,6 +443,14 @@ fn fit_engine(
 /// Run `plackett fit`; `explicit` lists the options given on the command
 /// line (clap ids), so that options the engine would ignore are refused.
 pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
+    if a.components.is_some() {
+        return crate::mixture::run(a, explicit);
+    }
+    for (id, flag) in [("starts", "--starts"), ("dirichlet", "--dirichlet")] {
+        if explicit.iter().any(|e| e == id) {
+            bail!("invalid option {flag}: only with --components");
+        }
+    }
     check_options(a, explicit)?;
     if a.features.is_none() {
         for (flag, set) in [
@@ -690,10 +723,18 @@ pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
     if let Some(p) = &a.out {
         pending.push((p.clone(), text.clone()));
     }
-    // Nothing is written unless every output can be: no output may replace
-    // the input, and all files land together.
-    let input = std::fs::canonicalize(&a.data.file).ok();
-    for (path, _) in &pending {
+    write_outputs(&a.data.file, &pending)?;
+    if a.out.is_none() {
+        crate::emit(&text)?;
+    }
+    Ok(())
+}
+
+/// Write `pending` (path, contents) all together, or nothing: no output may
+/// replace the input file `input`.
+pub(crate) fn write_outputs(input: &str, pending: &[(String, String)]) -> Result<()> {
+    let input = std::fs::canonicalize(input).ok();
+    for (path, _) in pending {
         let target = std::path::Path::new(path);
         let same = target
             .parent()
@@ -716,8 +757,5 @@ pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
         .map(|(p, c)| (p.as_str(), c.as_bytes()))
         .collect();
     write_all_atomic(&files)?;
-    if a.out.is_none() {
-        crate::emit(&text)?;
-    }
     Ok(())
 }

@@ -12,6 +12,7 @@ mod features;
 mod fit;
 mod groundtruth;
 mod gtreport;
+mod mixture;
 mod progress;
 mod simulate;
 

@@ -19,6 +19,7 @@ use pyo3::prelude::*;
 mod classifier;
 mod groundtruth;
 mod interrupt;
+mod mixture;
 mod sharded;
 
 /// A library error as a Python exception: bad input or options are
@@ -580,7 +581,10 @@ impl FitResult {
 
 /// A pandas DataFrame of these columns when pandas is installed, else the
 /// dict itself.
-fn frame<'py>(py: Python<'py>, d: Bound<'py, pyo3::types::PyDict>) -> PyResult<Bound<'py, PyAny>> {
+pub(crate) fn frame<'py>(
+    py: Python<'py>,
+    d: Bound<'py, pyo3::types::PyDict>,
+) -> PyResult<Bound<'py, PyAny>> {
     match py.import("pandas") {
         Ok(pd) => pd.getattr("DataFrame")?.call1((d,)),
         Err(_) => Ok(d.into_any()),
@@ -774,6 +778,9 @@ fn _plackett(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sharded::shard_sweep, m)?)?;
     m.add_function(wrap_pyfunction!(sharded::fit_sharded, m)?)?;
     m.add_function(wrap_pyfunction!(sharded::_restore_sharded, m)?)?;
+    m.add_class::<mixture::MixtureResult>()?;
+    m.add_function(wrap_pyfunction!(mixture::fit_mixture, m)?)?;
+    m.add_function(wrap_pyfunction!(mixture::_restore_mixture, m)?)?;
     m.add_class::<classifier::ClassifierModel>()?;
     m.add_function(wrap_pyfunction!(classifier::classifier_fit, m)?)?;
     m.add_function(wrap_pyfunction!(classifier::_restore_classifier, m)?)?;

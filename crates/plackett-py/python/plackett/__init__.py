@@ -16,7 +16,7 @@ from typing import Any, Iterable, Optional, Sequence
 import numpy as np
 
 from . import _plackett
-from ._plackett import AggregateResult, Dataset, FitResult, Selectors
+from ._plackett import AggregateResult, Dataset, FitResult, MixtureResult, Selectors
 
 __version__ = _plackett.__version__
 
@@ -24,11 +24,14 @@ __all__ = [
     "AggregateResult",
     "Dataset",
     "FitResult",
+    "MixtureResult",
     "PLClassifier",
     "Selectors",
     "aggregate",
     "evaluate",
     "fit",
+    "fit_mixture",
+    "read_orderings",
     "selectors",
     "rankings",
     "read_csv",
@@ -178,6 +181,13 @@ def read_pairs(path: str, **kwargs: Any) -> Dataset:
     return _plackett.read_file(str(path), format="pairs", **kwargs)
 
 
+def read_orderings(path: str, **kwargs: Any) -> Dataset:
+    """Wide orderings, one row per ranking: column k = the item at rank k,
+    0 or empty = not ranked (PLMIX's layout). Pass ``top_k=True`` to read
+    partial rows as top-k lists of all items (PLMIX's reading)."""
+    return _plackett.read_file(str(path), format="orderings", **kwargs)
+
+
 def fit(
     data: Any,
     engine: str = "mle",
@@ -187,6 +197,7 @@ def fit(
     seed: int = 1,
     reference: Optional[str] = None,
     features: Any = None,
+    components: Any = None,
     **kwargs: Any,
 ) -> FitResult:
     """Fit a Plackett-Luce model.
@@ -208,7 +219,13 @@ def fit(
     ``eta_grid``, ``vi`` ("exact" or "guo"), ``standardize`` (default True).
     The result adds ``coefficients`` and ``new_items`` (items only in the
     features table), and ``compare`` accepts those items too.
+
+    ``components`` fits a finite mixture instead (see :func:`fit_mixture`).
     """
+    if components is not None:
+        if features is not None or reference is not None:
+            raise ValueError("invalid option components: not used with features or reference")
+        return fit_mixture(data, components, engine, ties=ties, prior=prior, seed=seed, **kwargs)
     if engine not in _ENGINES:
         raise ValueError(f"invalid option engine: expected one of {', '.join(_ENGINES)}, got {engine!r}")
     if not isinstance(data, Dataset):
@@ -255,6 +272,80 @@ def _features_arg(features: Any) -> dict:
             raise ValueError("features: expected an item column and at least one feature column")
         return {"features": "features", "features_text": features.to_csv(index=False)}
     raise TypeError("features: expected a CSV path or a pandas DataFrame (first column: item)")
+
+
+def fit_mixture(
+    data: Any,
+    components: Any = 2,
+    engine: str = "mle",
+    *,
+    ties: Optional[str] = None,
+    prior: Optional[dict] = None,
+    dirichlet: Optional[float] = None,
+    starts: int = 10,
+    seed: int = 1,
+    tol: Optional[float] = None,
+    max_iter: Optional[int] = None,
+) -> MixtureResult:
+    """Finite mixture of Plackett-Luce models (Mollica & Tardella 2017).
+
+    ``components``: G, a range ``"lo:hi"`` (or a ``range``/``(lo, hi)``),
+    or ``"auto"`` (1:5); with a range every G is fitted and the lowest BIC
+    reported. ``engine``: "mle" (EM) or "map" (``prior={"shape": a,
+    "rate": b}`` Gamma on worths, default 2, 1; ``dirichlet`` α ≥ 1 on the
+    weights). The fit keeps the best of ``starts`` random starts (seeded).
+    The result has ``weights`` (G), ``log_worth``/``worth`` (G × items),
+    ``membership`` (observations × G), ``log_likelihood``, ``bic``,
+    ``model_choice()``, ``summary()``, ``compare(a, b)`` and ``to_json()``
+    (the JSON of ``plackett fit --components``).
+    """
+    lo, hi = _components_range(components)
+    if not isinstance(data, Dataset):
+        data = rankings(data, ties=ties or "unknown")
+    elif ties is not None:
+        raise ValueError("invalid option ties: a Dataset was read with its tie reading already; pass ties= to the reader")
+    kw: dict = {}
+    if prior is not None:
+        if not isinstance(prior, dict):
+            raise TypeError("prior: expected a dict such as {'shape': 2, 'rate': 1}")
+        p = dict(prior)
+        if p.pop("family", "gamma") != "gamma":
+            raise ValueError("prior: mixtures take a Gamma prior on worths ({'shape': a, 'rate': b})")
+        if "shape" in p:
+            kw["prior_shape"] = float(p.pop("shape"))
+        if "rate" in p:
+            kw["prior_rate"] = float(p.pop("rate"))
+        if p:
+            raise ValueError(f"prior: unknown keys {sorted(p)}")
+    if dirichlet is not None:
+        kw["dirichlet"] = float(dirichlet)
+    return _plackett.fit_mixture(
+        data, lo=lo, hi=hi, engine=engine, starts=starts, seed=seed, tol=tol, max_iter=max_iter, **kw
+    )
+
+
+def _components_range(c: Any) -> tuple:
+    bad = ValueError(f"invalid option components: expected G >= 1, 'lo:hi', a range or 'auto', got {c!r}")
+    if isinstance(c, bool):
+        raise bad
+    if isinstance(c, (int, np.integer)):
+        return int(c), int(c)
+    if isinstance(c, str):
+        s = c.strip()
+        if s == "auto":
+            return 1, 5
+        try:
+            if ":" in s:
+                a, b = s.split(":", 1)
+                return int(a), int(b)
+            return int(s), int(s)
+        except ValueError:
+            raise bad from None
+    if isinstance(c, range) and c.step == 1 and len(c) > 0:
+        return c.start, c.stop - 1
+    if isinstance(c, tuple) and len(c) == 2 and all(isinstance(v, (int, np.integer)) for v in c):
+        return int(c[0]), int(c[1])
+    raise bad
 
 
 def summary(result: FitResult):

@@ -584,20 +584,33 @@ impl<'a> EmMap<'a> {
             let mut next: Vec<f64> = wins
                 .iter()
                 .zip(&den)
-                .map(|(&wi, &d)| {
+                .zip(t)
+                .map(|((&wi, &d), &old)| {
                     let num = self.a - 1.0 + wi;
                     // den was computed at λ·e^{−m}: the true one is den·e^{−m}.
-                    if self.b == 0.0 {
+                    let v = if self.b == 0.0 {
                         num.ln() - d.ln() + m
                     } else {
                         num.ln() - (self.b + d * (-m).exp()).ln()
+                    };
+                    // No weight left on this item in this component (the
+                    // component drained away): nothing to update it from.
+                    if d > 0.0 && !v.is_nan() && v != f64::INFINITY {
+                        v
+                    } else {
+                        old
                     }
                 })
                 .collect();
             // An item that wins nowhere in this component (its
             // responsibilities underflowed) sits at the boundary: keep it
             // finite, far below the others.
-            let top = next.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            let top = next
+                .iter()
+                .copied()
+                .filter(|v| v.is_finite())
+                .fold(f64::NEG_INFINITY, f64::max);
+            let top = if top.is_finite() { top } else { 0.0 };
             for v in next.iter_mut() {
                 if !v.is_finite() || *v < top - 700.0 {
                     *v = top - 700.0;
@@ -651,13 +664,9 @@ impl MonotoneMap for EmMap<'_> {
         // mixture has flat ridges (two components merging, a weight
         // draining away) along which the parameters drift for thousands of
         // steps while the likelihood no longer moves.
-        let regular = log_w.iter().all(|&l| l > -690.0);
-        Ok(Iterate {
-            next,
-            objective,
-            gap: None,
-            regular,
-        })
+        // A component whose weight drains to 0 leaves a (G − 1)-component
+        // fit: still a regular point that may converge.
+        Ok(Iterate::new(next, objective, None))
     }
 
     fn coords_to_point(&self, mut c: Vec<f64>, _like: &[f64]) -> Option<Vec<f64>> {

@@ -8,6 +8,7 @@ pub mod csv_long;
 pub mod float_serde;
 pub mod json;
 pub mod json_value;
+pub mod mixture_output;
 pub mod orderings;
 pub mod output;
 pub mod pairs;

@@ -32,7 +32,7 @@ pub struct Coefficient {
 pub use crate::posterior::TieParameter;
 
 /// Posterior (or plug-in) probability that one item beats another.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Comparison {
     /// First item.
     pub winner: String,

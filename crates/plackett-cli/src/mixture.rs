@@ -1,0 +1,165 @@
+//! `plackett fit --components`: finite Plackett–Luce mixtures (Mollica &
+//! Tardella 2017) by EM (mle) or MAP (map), one G or a BIC sweep over a
+//! range. The CLI only translates flags into the library's
+//! [`MixtureOptions`] and prints its [`MixtureReport`].
+
+use crate::args::{Engine, Output};
+use crate::fit::{FitArgs, load, load_with_universe, write_outputs};
+use anyhow::{Result, bail};
+use plackett::infer::mixture::{MixtureOptions, fit_range, mixture_log_likelihood};
+use plackett::io::mixture_output::MixtureReport;
+use plackett::io::output::Comparison;
+
+/// `--components G | LO:HI | auto` as an inclusive range and whether it
+/// was a single G.
+pub fn parse_components(s: &str) -> Result<(usize, usize)> {
+    let bad = || {
+        anyhow::anyhow!(
+            "invalid option --components: expected a number of components G ≥ 1, a range LO:HI or auto, got {s:?}"
+        )
+    };
+    let s = s.trim();
+    if s == "auto" {
+        return Ok((1, 5));
+    }
+    let (lo, hi) = match s.split_once(':') {
+        Some((a, b)) => (
+            a.trim().parse::<usize>().map_err(|_| bad())?,
+            b.trim().parse::<usize>().map_err(|_| bad())?,
+        ),
+        None => {
+            let g = s.parse::<usize>().map_err(|_| bad())?;
+            (g, g)
+        }
+    };
+    if lo == 0 || hi < lo || hi > 50 {
+        return Err(bad());
+    }
+    Ok((lo, hi))
+}
+
+/// Flags `fit` has that a mixture fit does not read.
+const NOT_WITH_MIXTURES: &[(&str, &str)] = &[
+    ("algorithm", "--algorithm"),
+    ("prior", "--prior"),
+    ("prior_mean", "--prior-mean"),
+    ("prior_sd", "--prior-sd"),
+    ("pseudo", "--pseudo"),
+    ("no_se", "--no-se"),
+    ("vcov", "--vcov"),
+    ("quasi", "--quasi"),
+    ("samples", "--samples"),
+    ("burn_in", "--burn-in"),
+    ("chains", "--chains"),
+    ("draws", "--draws"),
+    ("draws_out", "--draws-out"),
+    ("features", "--features"),
+    ("eta", "--eta"),
+    ("standardize", "--standardize"),
+    ("vi", "--vi"),
+    ("eta_grid", "--eta-grid"),
+    ("reference", "--reference"),
+    ("rank_marginals", "--rank-marginals"),
+    ("report", "--report"),
+];
+
+/// Run `plackett fit --components …`.
+pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
+    let given = |id: &str| explicit.iter().any(|e| e == id);
+    let (lo, hi) = parse_components(a.components.as_deref().unwrap_or(""))?;
+    match a.engine {
+        Engine::Mle | Engine::Map => {}
+        other => bail!(
+            "not supported: --components with --engine {other} (the mixture Gibbs sampler is not \
+             implemented yet); use --engine mle (EM) or map"
+        ),
+    }
+    for &(id, flag) in NOT_WITH_MIXTURES {
+        if given(id) {
+            bail!("invalid option {flag}: not used with --components");
+        }
+    }
+    if a.engine == Engine::Mle {
+        for (id, flag) in [
+            ("prior_shape", "--prior-shape"),
+            ("prior_rate", "--prior-rate"),
+            ("dirichlet", "--dirichlet"),
+        ] {
+            if given(id) {
+                bail!("invalid option {flag}: only with --engine map (mle has no prior)");
+            }
+        }
+    }
+    let (shape, rate, dirichlet) = match a.engine {
+        Engine::Map => (a.prior_shape, a.prior_rate, a.dirichlet),
+        _ => (1.0, 0.0, 1.0),
+    };
+    let opts = MixtureOptions {
+        components: lo,
+        prior_shape: shape,
+        prior_rate: rate,
+        dirichlet,
+        starts: a.starts,
+        seed: a.seed,
+        tol: a.tol.unwrap_or(MixtureOptions::default().tol),
+        max_iter: a.max_iter.unwrap_or(MixtureOptions::default().max_iter),
+        observer: None,
+    };
+    let ds = load(&a.data)?;
+    let fits = fit_range(&ds, lo..=hi, &opts)?;
+    let (mut report, selected) = MixtureReport::from_sweep(&ds, &fits);
+    for n in &mut report.notes {
+        *n = crate::cli_text(n);
+    }
+    if !report.converged && !a.allow_nonconvergence {
+        return Err(crate::NotConverged(format!(
+            "the mixture EM did not converge in {} iterations (tolerance {:e}); raise --max-iter, \
+             or pass --allow-nonconvergence to report it anyway",
+            report.iterations, opts.tol
+        ))
+        .into());
+    }
+    for pair in &a.compare {
+        let parts: Vec<&str> = pair.split(',').map(|x| x.trim()).collect();
+        if parts.len() != 2 {
+            bail!("invalid option --compare: expected \"A,B\", got {pair:?}");
+        }
+        let id = |nm: &str| {
+            ds.items()
+                .get(nm)
+                .ok_or_else(|| anyhow::anyhow!("invalid option --compare: no item named {nm:?}"))
+        };
+        let (i, j) = (id(parts[0])?, id(parts[1])?);
+        report.comparisons.push(Comparison {
+            winner: parts[0].to_string(),
+            loser: parts[1].to_string(),
+            probability: report.prob_beats(i as usize, j as usize),
+            plug_in: None,
+            difference_mean: None,
+            difference_sd: None,
+        });
+    }
+    if let Some(test_path) = &a.test {
+        let mut ta = a.data.clone();
+        ta.file = test_path.clone();
+        let test = load_with_universe(&ta, ds.items())?;
+        let f = &fits[selected];
+        let (ll, _) = mixture_log_likelihood(&test, &f.weights, &f.log_worths)?;
+        report.predictive_log_likelihood = Some(ll);
+        report.n_test_observations = Some(test.n_obs());
+    }
+    let text = match a.output {
+        Output::Json => report.to_json(),
+        Output::Csv => report.to_csv(),
+        Output::Table => report.to_table(),
+    };
+    let mut pending = Vec::new();
+    if let Some(p) = &a.out {
+        pending.push((p.clone(), text.clone()));
+    }
+    write_outputs(&a.data.file, &pending)?;
+    if a.out.is_none() {
+        crate::emit(&text)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,284 @@
+//! Finite PL mixtures from Python (Mollica & Tardella 2017): the library's
+//! EM/MAP and its report, the same JSON as `plackett fit --components`.
+
+use crate::{PyDataset, err, interrupt};
+use numpy::ndarray::Array2;
+use numpy::{IntoPyArray, PyArray1, PyArray2};
+use plackett::infer::mixture::{MixtureFit, MixtureOptions, fit_range, mixture_log_likelihood};
+use plackett::io::mixture_output::MixtureReport;
+use pyo3::exceptions::{PyKeyError, PyValueError};
+use pyo3::prelude::*;
+
+/// A fitted mixture: the selected fit, every fit of the sweep, the report.
+#[pyclass(module = "plackett._plackett", name = "MixtureResult", frozen)]
+#[derive(serde::Serialize, serde::Deserialize)]
+pub struct MixtureResult {
+    names: Vec<String>,
+    fits: Vec<MixtureFit>,
+    selected: usize,
+    report: MixtureReport,
+}
+
+impl MixtureResult {
+    fn fit(&self) -> &MixtureFit {
+        &self.fits[self.selected]
+    }
+
+    fn index(&self, item: &Bound<'_, PyAny>) -> PyResult<usize> {
+        if let Ok(s) = item.extract::<String>() {
+            return self
+                .names
+                .iter()
+                .position(|n| *n == s)
+                .ok_or_else(|| PyKeyError::new_err(format!("no item named {s:?}")));
+        }
+        let i: usize = item.extract().map_err(|_| {
+            pyo3::exceptions::PyTypeError::new_err("an item is a name (str) or an index (int)")
+        })?;
+        if i < self.names.len() {
+            Ok(i)
+        } else {
+            Err(PyKeyError::new_err(format!(
+                "item index {i} out of range (0..{})",
+                self.names.len()
+            )))
+        }
+    }
+}
+
+fn matrix<'py>(py: Python<'py>, rows: &[Vec<f64>], cols: usize) -> Bound<'py, PyArray2<f64>> {
+    let flat: Vec<f64> = rows.iter().flatten().copied().collect();
+    Array2::from_shape_vec((rows.len(), cols), flat)
+        .expect("rows of equal length")
+        .into_pyarray(py)
+}
+
+#[pymethods]
+impl MixtureResult {
+    /// Item names, in the order of every item axis.
+    #[getter]
+    fn items(&self) -> Vec<String> {
+        self.names.clone()
+    }
+    /// `mle` or `map`.
+    #[getter]
+    fn engine(&self) -> String {
+        self.fit().engine.clone()
+    }
+    /// G of the selected fit.
+    #[getter]
+    fn components(&self) -> usize {
+        self.fit().components()
+    }
+    /// Mixture weights, decreasing (shape G).
+    #[getter]
+    fn weights<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
+        PyArray1::from_vec(py, self.fit().weights.clone())
+    }
+    /// Log-worths per component, mean-centred (shape G × items).
+    #[getter]
+    fn log_worth<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray2<f64>> {
+        matrix(py, &self.fit().log_worths, self.names.len())
+    }
+    /// Worths per component, normalised to sum to one (shape G × items).
+    #[getter]
+    fn worth<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray2<f64>> {
+        let rows: Vec<Vec<f64>> = self
+            .report
+            .components
+            .iter()
+            .map(|c| c.items.iter().map(|i| i.worth).collect())
+            .collect();
+        matrix(py, &rows, self.names.len())
+    }
+    /// P(component | observation) (shape observations × G).
+    #[getter]
+    fn membership<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray2<f64>> {
+        matrix(py, &self.fit().membership, self.fit().components())
+    }
+    /// Log-likelihood at the estimate.
+    #[getter]
+    fn log_likelihood(&self) -> f64 {
+        self.fit().log_likelihood
+    }
+    /// BIC (PLMIX's definition, N = number of rankings).
+    #[getter]
+    fn bic(&self) -> f64 {
+        self.fit().bic()
+    }
+    /// AIC.
+    #[getter]
+    fn aic(&self) -> f64 {
+        self.fit().aic()
+    }
+    /// Whether the best start met the stopping rule.
+    #[getter]
+    fn converged(&self) -> bool {
+        self.fit().converged
+    }
+    /// Notes for the user.
+    #[getter]
+    fn notes(&self) -> Vec<String> {
+        self.report.notes.clone()
+    }
+    /// One row per G fitted: components, log_likelihood, bic, aic (a pandas
+    /// DataFrame when pandas is installed, else a dict of numpy arrays).
+    fn model_choice<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let d = pyo3::types::PyDict::new(py);
+        let rows = &self.report.model_choice;
+        d.set_item(
+            "components",
+            rows.iter().map(|r| r.components).collect::<Vec<_>>(),
+        )?;
+        for (k, f) in [
+            (
+                "log_likelihood",
+                (|r: &plackett::io::mixture_output::ModelChoiceRow| r.log_likelihood)
+                    as fn(&_) -> f64,
+            ),
+            ("bic", |r| r.bic),
+            ("aic", |r| r.aic),
+        ] {
+            d.set_item(k, PyArray1::from_vec(py, rows.iter().map(f).collect()))?;
+        }
+        crate::frame(py, d)
+    }
+    /// Long table: component, weight, item, worth, log_worth.
+    fn summary<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let d = pyo3::types::PyDict::new(py);
+        let (mut comp, mut weight, mut item, mut worth, mut lw) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        for (g, c) in self.report.components.iter().enumerate() {
+            for it in &c.items {
+                comp.push(g + 1);
+                weight.push(c.weight);
+                item.push(it.name.clone());
+                worth.push(it.worth);
+                lw.push(it.log_worth);
+            }
+        }
+        d.set_item("component", comp)?;
+        d.set_item("weight", PyArray1::from_vec(py, weight))?;
+        d.set_item("item", item)?;
+        d.set_item("worth", PyArray1::from_vec(py, worth))?;
+        d.set_item("log_worth", PyArray1::from_vec(py, lw))?;
+        crate::frame(py, d)
+    }
+    /// P(a beats b) in a paired comparison under the mixture.
+    fn compare(&self, a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResult<f64> {
+        Ok(self.report.prob_beats(self.index(a)?, self.index(b)?))
+    }
+    /// Mixture log-likelihood of held-out observations over the same items.
+    fn predictive_log_likelihood(&self, data: &PyDataset) -> PyResult<f64> {
+        if data.ds.items().names() != self.names.as_slice() {
+            return Err(PyValueError::new_err(
+                "held-out data must be over the fitted items, in the same order (pass items=result.items when reading it)",
+            ));
+        }
+        let f = self.fit();
+        mixture_log_likelihood(&data.ds, &f.weights, &f.log_worths)
+            .map(|(ll, _)| ll)
+            .map_err(err)
+    }
+    /// The CLI's JSON (`plackett fit --components … --output json`).
+    fn to_json(&self) -> String {
+        self.report.to_json()
+    }
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
+        crate::reduce(py, self, "_restore_mixture")
+    }
+    fn __repr__(&self) -> String {
+        format!(
+            "plackett.MixtureResult(components={}, items={}, log_likelihood={:.6})",
+            self.fit().components(),
+            self.names.len(),
+            self.fit().log_likelihood
+        )
+    }
+}
+
+/// Rebuild a pickled mixture result.
+#[pyfunction]
+pub fn _restore_mixture(state: &str) -> PyResult<MixtureResult> {
+    crate::restore(state)
+}
+
+/// Fit finite PL mixtures for G in `lo..=hi`; the lowest BIC is reported
+/// when the range has more than one G.
+#[pyfunction]
+#[pyo3(signature = (data, *, lo, hi, engine = "mle", prior_shape = None, prior_rate = None,
+    dirichlet = None, starts = 10, seed = 1, tol = None, max_iter = None))]
+#[allow(clippy::too_many_arguments)]
+pub fn fit_mixture(
+    py: Python<'_>,
+    data: &PyDataset,
+    lo: usize,
+    hi: usize,
+    engine: &str,
+    prior_shape: Option<f64>,
+    prior_rate: Option<f64>,
+    dirichlet: Option<f64>,
+    starts: usize,
+    seed: u64,
+    tol: Option<f64>,
+    max_iter: Option<usize>,
+) -> PyResult<MixtureResult> {
+    let defaults = MixtureOptions::default();
+    let (shape, rate, alpha) = match engine {
+        "mle" => {
+            if prior_shape.is_some() || prior_rate.is_some() || dirichlet.is_some() {
+                return Err(PyValueError::new_err(
+                    "invalid option prior: only with engine=\"map\" (mle has no prior)",
+                ));
+            }
+            (1.0, 0.0, 1.0)
+        }
+        "map" => (
+            prior_shape.unwrap_or(2.0),
+            prior_rate.unwrap_or(1.0),
+            dirichlet.unwrap_or(1.0),
+        ),
+        "gibbs" | "ep" | "vb" => {
+            return Err(PyValueError::new_err(format!(
+                "not supported: components with engine={engine:?} (the mixture Gibbs sampler is not implemented yet); use \"mle\" (EM) or \"map\""
+            )));
+        }
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "invalid option engine: expected \"mle\" or \"map\" for mixtures, got {other:?}"
+            )));
+        }
+    };
+    if lo == 0 || hi < lo || hi > 50 {
+        return Err(PyValueError::new_err(format!(
+            "invalid option components: expected G ≥ 1 or a range lo ≤ hi ≤ 50, got {lo}:{hi}"
+        )));
+    }
+    let opts = MixtureOptions {
+        components: lo,
+        prior_shape: shape,
+        prior_rate: rate,
+        dirichlet: alpha,
+        starts,
+        seed,
+        tol: tol.unwrap_or(defaults.tol),
+        max_iter: max_iter.unwrap_or(defaults.max_iter),
+        observer: None,
+    };
+    let ds = &data.ds;
+    let fits = interrupt::run(py, |obs| {
+        let mut o = opts;
+        o.observer = obs;
+        fit_range(ds, lo..=hi, &o)
+    })?;
+    let (mut report, selected) = MixtureReport::from_sweep(ds, &fits);
+    for n in &mut report.notes {
+        *n = plackett::error::render_params(n, plackett::error::ParamStyle::Python);
+    }
+    Ok(MixtureResult {
+        names: ds.items().names().to_vec(),
+        fits,
+        selected,
+        report,
+    })
+}

@@ -1,0 +1,95 @@
+"""Finite PL mixtures (Mollica & Tardella 2017) from Python: parity with
+`plackett fit --components`, PLMIX's maxima when its data are present."""
+
+import json
+import os
+import pickle
+import subprocess
+
+import numpy as np
+import pytest
+
+import plackett
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
+BIN = os.environ.get("PLACKETT_BIN", os.path.join(ROOT, "target", "release", "plackett"))
+PLMIX = os.path.join(ROOT, "..", "shared", "data", "plmix")
+
+
+def two_populations(tmp_path):
+    a = ["1,2,3,4", "1,2,4,3", "2,1,3,4", "1,3,2,4", "1,2,0,0"]
+    b = ["4,3,2,1", "4,3,1,2", "3,4,2,1", "4,2,3,1", "4,3,0,0"]
+    rows = ["Rank_1,Rank_2,Rank_3,Rank_4"]
+    for k in range(60):
+        rows.append(a[k % 5])
+        if k % 3:
+            rows.append(b[k % 5])
+    p = tmp_path / "two.csv"
+    p.write_text("\n".join(rows) + "\n")
+    return str(p)
+
+
+def test_mixture_equals_cli_json(tmp_path):
+    f = two_populations(tmp_path)
+    out = subprocess.run([BIN, "fit", f, "--format", "orderings", "--top-k", "--components", "1:3",
+                          "--seed", "4", "--output", "json"], check=True, capture_output=True)
+    d = plackett.read_orderings(f, top_k=True)
+    r = plackett.fit_mixture(d, "1:3", seed=4)
+    assert r.to_json() == out.stdout.decode()
+    assert r.components == 2
+    assert r.weights.shape == (2,) and r.log_worth.shape == (2, 4) and r.membership.shape == (100, 2)
+    np.testing.assert_allclose(r.membership.sum(axis=1), 1.0)
+    np.testing.assert_allclose(r.worth.sum(axis=1), 1.0)
+    mc = r.model_choice()
+    assert list(mc["components"]) == [1, 2, 3]
+    assert int(np.argmin(np.asarray(mc["bic"]))) == 1
+    # The same through fit(components=...), a range object and a tuple.
+    assert plackett.fit(d, components=range(1, 4), seed=4).to_json() == r.to_json()
+    assert plackett.fit_mixture(d, (1, 3), seed=4).to_json() == r.to_json()
+    s = r.summary()
+    assert list(s["component"])[:4] == [1, 1, 1, 1]
+    p = r.compare("1", "4")
+    assert 0 < p < 1 and abs(p + r.compare("4", "1") - 1) < 1e-12
+    assert r.predictive_log_likelihood(d) == pytest.approx(r.log_likelihood, rel=1e-12)
+
+
+def test_mixture_pickles_bit_for_bit(tmp_path):
+    d = plackett.read_orderings(two_populations(tmp_path), top_k=True)
+    r = plackett.fit_mixture(d, 2, "map", prior={"shape": 2, "rate": 1}, dirichlet=2)
+    r2 = pickle.loads(pickle.dumps(r))
+    assert r2.to_json() == r.to_json()
+    np.testing.assert_array_equal(r2.membership, r.membership)
+    assert r.engine == "map"
+
+
+@pytest.mark.parametrize(
+    "kwargs, exc, fragment",
+    [
+        (dict(components=0), ValueError, "components"),
+        (dict(components="x"), ValueError, "components"),
+        (dict(components="3:1"), ValueError, "components"),
+        (dict(components=True), ValueError, "components"),
+        (dict(components=2, engine="gibbs"), ValueError, "not supported"),
+        (dict(components=2, engine="nope"), ValueError, "engine"),
+        (dict(components=2, prior={"shape": 3}), ValueError, "only with engine"),
+        (dict(components=2, engine="map", prior={"shape": 0.5}), ValueError, "prior_shape"),
+        (dict(components=2, engine="map", dirichlet=0.5), ValueError, "dirichlet"),
+        (dict(components=2, starts=0), ValueError, "starts"),
+        (dict(components=2, prior=3), TypeError, "prior"),
+    ],
+)
+def test_mixture_bad_input(kwargs, exc, fragment, tmp_path):
+    d = plackett.read_orderings(two_populations(tmp_path), top_k=True)
+    with pytest.raises(exc) as e:
+        plackett.fit_mixture(d, **kwargs)
+    assert fragment in str(e.value)
+    assert "\n" not in str(e.value)
+
+
+@pytest.mark.skipif(not os.path.isdir(PLMIX), reason="../shared/data/plmix not present (PLMIX's data are never shipped)")
+def test_plmix_gaming_maxima():
+    d = plackett.read_orderings(os.path.join(PLMIX, "d_gaming.csv"), top_k=True)
+    r = plackett.fit_mixture(d, "1:3")
+    ll = list(r.model_choice()["log_likelihood"])
+    np.testing.assert_allclose(ll, [-546.822488, -521.682255, -506.957252], atol=1e-4)
+    np.testing.assert_allclose(r.weights, [0.5056, 0.2988, 0.1956], atol=1e-3)

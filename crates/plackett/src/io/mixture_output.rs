@@ -1,0 +1,330 @@
+//! The report of a finite PL mixture fit (`plackett fit --components`):
+//! one document for the CLI's JSON/CSV/table and Python's `to_json()`.
+//!
+//! JSON keys (fixed): `log_likelihood` (at the estimate), `components`
+//! (`weight`, `weight_sd` for Bayesian engines, `items` with `name`,
+//! `worth`, `log_worth`), `membership` (per observation, P(component)),
+//! `model_choice` (per G fitted: `components`, `log_likelihood`, `bic`,
+//! `dic`, `bpic`), `selected_components`.
+
+use crate::data::Dataset;
+use crate::infer::mixture::MixtureFit;
+use serde::{Deserialize, Serialize};
+use std::fmt::Write as _;
+
+/// One item within a component.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ComponentItem {
+    /// Item name.
+    pub name: String,
+    /// Worth normalised to sum to one within the component.
+    pub worth: f64,
+    /// Log-worth, mean-centred within the component.
+    pub log_worth: f64,
+}
+
+/// One mixture component.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ComponentReport {
+    /// Mixture weight ω_g.
+    pub weight: f64,
+    /// Posterior sd of the weight (Bayesian engines; `null` for EM).
+    pub weight_sd: Option<f64>,
+    /// The items, in data order.
+    pub items: Vec<ComponentItem>,
+}
+
+/// One row of the model-choice table.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ModelChoiceRow {
+    /// G.
+    pub components: usize,
+    /// Maximised log-likelihood.
+    pub log_likelihood: f64,
+    /// BIC `−2ℓ + k ln N` (PLMIX's definition, N = number of rankings).
+    pub bic: f64,
+    /// AIC `−2ℓ + 2k`.
+    pub aic: f64,
+    /// DIC (Gibbs only).
+    pub dic: Option<f64>,
+    /// BPIC (Gibbs only).
+    pub bpic: Option<f64>,
+    /// Free parameters `G(n − 1) + G − 1`.
+    pub n_parameters: usize,
+    /// Whether the best start met the stopping rule.
+    pub converged: bool,
+}
+
+/// Everything `plackett fit --components` reports.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MixtureReport {
+    /// `mle` or `map`.
+    pub engine: String,
+    /// What was run.
+    pub algorithm: String,
+    /// Items.
+    pub n_items: usize,
+    /// Observations fitted.
+    pub n_observations: usize,
+    /// Uninformative observations dropped when reading.
+    pub dropped_observations: usize,
+    /// Tie reading.
+    pub ties: String,
+    /// G of the reported fit.
+    pub selected_components: usize,
+    /// How G was chosen (`given`, or `bic` over a range).
+    pub selection: String,
+    /// Log-likelihood at the estimate.
+    pub log_likelihood: f64,
+    /// BIC of the reported fit.
+    pub bic: f64,
+    /// Whether the best start met the stopping rule.
+    pub converged: bool,
+    /// Map evaluations of the best start.
+    pub iterations: usize,
+    /// Random starts run.
+    pub starts: usize,
+    /// Components, in decreasing order of weight.
+    pub components: Vec<ComponentReport>,
+    /// Per observation (data order), P(component g | observation).
+    pub membership: Vec<Vec<f64>>,
+    /// One row per G fitted.
+    pub model_choice: Vec<ModelChoiceRow>,
+    /// P(winner ≻ loser) under the mixture, for `--compare`.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub comparisons: Vec<crate::io::output::Comparison>,
+    /// Held-out mixture log-likelihood (`--test`).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub predictive_log_likelihood: Option<f64>,
+    /// Held-out observations.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub n_test_observations: Option<usize>,
+    /// Notes for the user.
+    pub notes: Vec<String>,
+}
+
+impl MixtureReport {
+    /// The report of a sweep over G (one fit, or several): with several,
+    /// the fit of lowest BIC is reported (earliest on a tie).
+    pub fn from_sweep(ds: &Dataset, fits: &[MixtureFit]) -> (Self, usize) {
+        let selected = fits
+            .iter()
+            .enumerate()
+            .min_by(|x, y| x.1.bic().total_cmp(&y.1.bic()).then(x.0.cmp(&y.0)))
+            .map(|(k, _)| k)
+            .expect("at least one fit");
+        let selection = if fits.len() == 1 {
+            "given".to_string()
+        } else {
+            format!(
+                "lowest BIC over {}:{}",
+                fits[0].components(),
+                fits[fits.len() - 1].components()
+            )
+        };
+        (Self::new(ds, fits, selected, &selection), selected)
+    }
+
+    /// The report of `fits[selected]`, with every fit in the model-choice
+    /// table; `selection` says how G was chosen.
+    pub fn new(ds: &Dataset, fits: &[MixtureFit], selected: usize, selection: &str) -> Self {
+        let f = &fits[selected];
+        let names = ds.items().names();
+        let components = f
+            .weights
+            .iter()
+            .zip(&f.log_worths)
+            .map(|(&w, t)| {
+                let m = t.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+                let z: f64 = t.iter().map(|x| (x - m).exp()).sum();
+                ComponentReport {
+                    weight: w,
+                    weight_sd: None,
+                    items: names
+                        .iter()
+                        .zip(t)
+                        .map(|(n, &x)| ComponentItem {
+                            name: n.clone(),
+                            worth: (x - m).exp() / z,
+                            log_worth: x,
+                        })
+                        .collect(),
+                }
+            })
+            .collect();
+        let model_choice = fits
+            .iter()
+            .map(|g| ModelChoiceRow {
+                components: g.components(),
+                log_likelihood: g.log_likelihood,
+                bic: g.bic(),
+                aic: g.aic(),
+                dic: None,
+                bpic: None,
+                n_parameters: g.n_parameters,
+                converged: g.converged,
+            })
+            .collect();
+        let algorithm = if f.components() == 1 {
+            "the single-population point engine (G = 1)".to_string()
+        } else {
+            format!(
+                "EM, one MM step per component in each M-step, SQUAREM; best of {} random starts",
+                f.starts.len()
+            )
+        };
+        MixtureReport {
+            engine: f.engine.clone(),
+            algorithm,
+            n_items: ds.n_items(),
+            n_observations: ds.n_real_obs(),
+            dropped_observations: ds.dropped(),
+            ties: ds.ties().as_str().to_string(),
+            selected_components: f.components(),
+            selection: selection.to_string(),
+            log_likelihood: f.log_likelihood,
+            bic: f.bic(),
+            converged: f.converged,
+            iterations: f.iterations,
+            starts: f.starts.len(),
+            components,
+            membership: f.membership.clone(),
+            model_choice,
+            comparisons: Vec::new(),
+            predictive_log_likelihood: None,
+            n_test_observations: None,
+            notes: f.notes.clone(),
+        }
+    }
+
+    /// P(a ≻ b) in a paired comparison under the mixture:
+    /// `Σ_g ω_g λ_ga / (λ_ga + λ_gb)`.
+    pub fn prob_beats(&self, a: usize, b: usize) -> f64 {
+        self.components
+            .iter()
+            .map(|c| {
+                let d = c.items[b].log_worth - c.items[a].log_worth;
+                c.weight / (1.0 + d.exp())
+            })
+            .sum()
+    }
+
+    /// Pretty JSON.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("serialisable") + "\n"
+    }
+
+    /// CSV: one row per (component, item).
+    pub fn to_csv(&self) -> String {
+        let mut w = csv::Writer::from_writer(Vec::new());
+        w.write_record(["component", "weight", "item", "worth", "log_worth"])
+            .expect("write");
+        for (g, c) in self.components.iter().enumerate() {
+            for it in &c.items {
+                w.write_record([
+                    (g + 1).to_string(),
+                    c.weight.to_string(),
+                    it.name.clone(),
+                    it.worth.to_string(),
+                    it.log_worth.to_string(),
+                ])
+                .expect("write");
+            }
+        }
+        String::from_utf8(w.into_inner().expect("flush")).expect("utf-8")
+    }
+
+    /// A table for the terminal.
+    pub fn to_table(&self) -> String {
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            "engine {} ({}), {} items, {} observations{}, ties: {}",
+            self.engine,
+            self.algorithm,
+            self.n_items,
+            self.n_observations,
+            if self.dropped_observations > 0 {
+                format!(" ({} uninformative dropped)", self.dropped_observations)
+            } else {
+                String::new()
+            },
+            self.ties
+        );
+        let _ = writeln!(
+            s,
+            "{} component(s) ({}), log-likelihood {:.6}, BIC {:.3}, converged {} after {} iterations",
+            self.selected_components,
+            self.selection,
+            self.log_likelihood,
+            self.bic,
+            self.converged,
+            self.iterations
+        );
+        if self.model_choice.len() > 1 {
+            let _ = writeln!(
+                s,
+                "\n{:>10} {:>16} {:>14} {:>14}",
+                "components", "log-likelihood", "BIC", "AIC"
+            );
+            for r in &self.model_choice {
+                let _ = writeln!(
+                    s,
+                    "{:>10} {:>16.6} {:>14.3} {:>14.3}{}",
+                    r.components,
+                    r.log_likelihood,
+                    r.bic,
+                    r.aic,
+                    if r.components == self.selected_components {
+                        "  <- selected"
+                    } else {
+                        ""
+                    }
+                );
+            }
+        }
+        let width = self
+            .components
+            .first()
+            .map_or(4, |c| {
+                c.items
+                    .iter()
+                    .map(|i| i.name.chars().count())
+                    .max()
+                    .unwrap_or(4)
+            })
+            .max(4);
+        for (g, c) in self.components.iter().enumerate() {
+            let _ = writeln!(s, "\ncomponent {} (weight {:.4})", g + 1, c.weight);
+            let _ = writeln!(s, "{:<width$} {:>10} {:>10}", "item", "worth", "log_worth");
+            let mut order: Vec<usize> = (0..c.items.len()).collect();
+            order.sort_by(|&a, &b| c.items[b].log_worth.total_cmp(&c.items[a].log_worth));
+            for i in order {
+                let it = &c.items[i];
+                let _ = writeln!(
+                    s,
+                    "{:<width$} {:>10.4} {:>10.4}",
+                    it.name, it.worth, it.log_worth
+                );
+            }
+        }
+        for c in &self.comparisons {
+            let _ = writeln!(
+                s,
+                "\nP({} beats {}) = {:.4}",
+                c.winner, c.loser, c.probability
+            );
+        }
+        if let Some(p) = self.predictive_log_likelihood {
+            let _ = writeln!(
+                s,
+                "\nheld-out log-likelihood {p:.4} over {} observations",
+                self.n_test_observations.unwrap_or(0)
+            );
+        }
+        for n in &self.notes {
+            let _ = writeln!(s, "note: {n}");
+        }
+        s
+    }
+}
