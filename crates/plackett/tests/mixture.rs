@@ -322,3 +322,176 @@ fn deterministic_across_thread_counts() {
     };
     assert_eq!(run(1), run(3));
 }
+
+mod gibbs {
+    use super::*;
+    use plackett::infer::mcmc::McmcSettings;
+    use plackett::infer::mixture_gibbs::{MixtureGibbsOptions, mixture_gibbs};
+
+    pub fn run(ds: &Dataset, g: usize, samples: usize, seed: u64) -> MixtureFit {
+        mixture_gibbs(
+            ds,
+            &MixtureGibbsOptions {
+                components: g,
+                prior_shape: 1.0,
+                prior_rate: 0.001,
+                dirichlet: 1.0,
+                mcmc: McmcSettings::new(samples, 1000, 4, seed),
+                starts: 10,
+                observer: None,
+            },
+        )
+        .unwrap()
+    }
+
+    /// PLMIX's DIC1 (11,000 iterations, Gamma(1, 0.001) priors): our DIC
+    /// is the same definition (`D̄ + p_D`, `p_D = D̄ − D(MAP)`). G = 1 and
+    /// G = 3 agree within ±2; at G = 2 our DIC is 3.8 (d_gaming) and 7
+    /// (d_carconf) lower than PLMIX's, with the sampler checked against
+    /// exact importance sampling below — recorded in docs/mixtures.md, not
+    /// asserted.
+    #[test]
+    fn plmix_dic_on_gaming_and_carconf() {
+        for (name, targets) in [
+            ("d_gaming", [Some(1103.6), None, Some(1055.9)]),
+            ("d_carconf", [Some(5288.4), None, Some(5280.0)]),
+        ] {
+            let Some(ds) = plmix(name) else { return };
+            for (k, &target) in targets.iter().enumerate() {
+                let f = run(&ds, k + 1, 2000, 11);
+                let p = f.posterior.as_ref().unwrap();
+                eprintln!(
+                    "{name} G={}: DIC {:.2} (PLMIX {target:?}), BPIC {:.2}, D̄ {:.2}, D(mode) {:.2}, R̂ {:.3}, ESS {:.0}",
+                    k + 1,
+                    p.dic,
+                    p.bpic,
+                    p.mean_deviance,
+                    p.deviance_at_mode,
+                    p.rhat_max,
+                    p.ess_min
+                );
+                if let Some(t) = target {
+                    assert!((p.dic - t).abs() < 2.0, "{name} G={}: DIC {}", k + 1, p.dic);
+                }
+                // The posterior concentrates around the mode EM finds: every
+                // posterior-mean weight within 3 sd of the MAP's.
+                let mode = fit_mixture(
+                    &ds,
+                    &MixtureOptions {
+                        components: k + 1,
+                        prior_shape: 1.0,
+                        prior_rate: 0.001,
+                        ..MixtureOptions::default()
+                    },
+                )
+                .unwrap();
+                for ((m, s), w) in f.weights.iter().zip(&p.weight_sd).zip(&mode.weights) {
+                    assert!(
+                        (m - w).abs() <= 3.0 * s + 1e-9,
+                        "{name} G={}: weight {m} ± {s} vs MAP {w}",
+                        k + 1
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// The mixture Gibbs sampler against exact posterior expectations on a tiny
+/// problem: importance sampling from the (proper) prior, 400,000 draws, for
+/// label-invariant quantities — the posterior mean deviance, the mean of
+/// the larger weight and the mean of item 0's largest log-worth ratio.
+#[test]
+fn mixture_gibbs_matches_importance_sampling_on_a_tiny_problem() {
+    use plackett::data::{DatasetBuilder, Items, Tail, TieSemantics};
+    use plackett::infer::mcmc::McmcSettings;
+    use plackett::infer::mixture_gibbs::{MixtureGibbsOptions, mixture_gibbs};
+    use plackett::numerics::gamma::ln_gamma_draw;
+    let rows: [&[u32]; 8] = [
+        &[0, 1, 2],
+        &[0, 1, 2],
+        &[0, 2, 1],
+        &[2, 1, 0],
+        &[2, 1, 0],
+        &[1, 2, 0],
+        &[0, 1],
+        &[2, 0],
+    ];
+    let mut b = DatasetBuilder::new(Items::numbered(3), TieSemantics::UnknownOrder);
+    for r in rows {
+        let g: Vec<Vec<u32>> = r.iter().map(|&i| vec![i]).collect();
+        b.push(&g, Tail::None, &[], 1.0).unwrap();
+    }
+    let ds = b.finish();
+    let (a, rate, alpha) = (2.0, 1.0, 2.0);
+    // Label-invariant summaries of one state.
+    let stats = |w: &[f64], t: &[Vec<f64>]| -> [f64; 3] {
+        let (d, _) = mixture_log_likelihood(&ds, w, t).unwrap();
+        let big = w[0].max(w[1]);
+        let r = t
+            .iter()
+            .map(|x| x[0] - x[2])
+            .fold(f64::NEG_INFINITY, f64::max);
+        [-2.0 * d, big, r]
+    };
+    let mut rng = stream(99, &[]);
+    let n_is = 400_000;
+    let mut logw = Vec::with_capacity(n_is);
+    let mut vals = Vec::with_capacity(n_is);
+    for _ in 0..n_is {
+        let g1 = ln_gamma_draw(&mut rng, alpha, 1.0);
+        let g2 = ln_gamma_draw(&mut rng, alpha, 1.0);
+        let m = g1.max(g2);
+        let s = ((g1 - m).exp() + (g2 - m).exp()).ln() + m;
+        let w = [(g1 - s).exp(), (g2 - s).exp()];
+        let t: Vec<Vec<f64>> = (0..2)
+            .map(|_| (0..3).map(|_| ln_gamma_draw(&mut rng, a, rate)).collect())
+            .collect();
+        let (ll, _) = mixture_log_likelihood(&ds, &w, &t).unwrap();
+        logw.push(ll);
+        vals.push(stats(&w, &t));
+    }
+    let mx = logw.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let wts: Vec<f64> = logw.iter().map(|l| (l - mx).exp()).collect();
+    let tot: f64 = wts.iter().sum();
+    let ess = tot * tot / wts.iter().map(|w| w * w).sum::<f64>();
+    let exact: Vec<f64> = (0..3)
+        .map(|k| vals.iter().zip(&wts).map(|(v, w)| v[k] * w).sum::<f64>() / tot)
+        .collect();
+    let fit = mixture_gibbs(
+        &ds,
+        &MixtureGibbsOptions {
+            components: 2,
+            prior_shape: a,
+            prior_rate: rate,
+            dirichlet: alpha,
+            mcmc: McmcSettings::new(20_000, 1000, 4, 5),
+            starts: 5,
+            observer: None,
+        },
+    )
+    .unwrap();
+    let p = fit.posterior.as_ref().unwrap();
+    let mut sums = [0.0; 3];
+    let mut cnt = 0.0;
+    for (cw, ct) in p.weight_draws.iter().zip(&p.log_worth_draws) {
+        for (w, t) in cw.iter().zip(ct) {
+            let s = stats(w, t);
+            for k in 0..3 {
+                sums[k] += s[k];
+            }
+            cnt += 1.0;
+        }
+    }
+    let gibbs: Vec<f64> = sums.iter().map(|s| s / cnt).collect();
+    eprintln!(
+        "importance sampling (ESS {ess:.0}): {exact:?}; Gibbs: {gibbs:?}; Gibbs D̄ {}",
+        p.mean_deviance
+    );
+    assert!((gibbs[0] - exact[0]).abs() < 0.1, "mean deviance");
+    assert!((gibbs[1] - exact[1]).abs() < 0.01, "larger weight");
+    assert!(
+        (gibbs[2] - exact[2]).abs() < 0.05,
+        "largest log-worth ratio"
+    );
+}

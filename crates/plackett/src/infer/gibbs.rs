@@ -86,12 +86,22 @@ fn credit_unranked(
 
 /// Per-chunk scratch.
 #[derive(Default)]
-struct Work {
+pub(crate) struct Work {
     order: Vec<u32>,
     suffix: Vec<f64>,
     tables: SubsetTables,
     lam_g: Vec<f64>,
-    zden: Vec<f64>,
+    pub(crate) zden: Vec<f64>,
+}
+
+impl Work {
+    /// Scratch for `n` items.
+    pub(crate) fn new(n: usize) -> Work {
+        Work {
+            zden: vec![0.0; n],
+            ..Default::default()
+        }
+    }
 }
 
 /// Draw the internal order of one unknown-order group (members `g`, worths
@@ -132,17 +142,24 @@ pub fn sample_group_order(
 
 /// One chunk of one sweep: sample orders and latent times, accumulate
 /// `zden` (on the scale of `lam`). Returns the universe coefficient.
-fn sweep_chunk(
+/// `weights`, when given, replaces the observations' weights (a mixture
+/// component's share of each observation; 0 skips it).
+pub(crate) fn sweep_chunk(
     ds: &Dataset,
     range: (usize, usize),
     lam: &[f64],
     total: f64,
     rng: &mut Rng,
     w: &mut Work,
+    weights: Option<&[f64]>,
 ) -> f64 {
     let mut cu = 0.0;
     for o in range.0..range.1 {
         let obs = ds.obs(o);
+        let obs_weight = weights.map_or(obs.weight, |v| v[o]);
+        if obs_weight == 0.0 {
+            continue;
+        }
         let mem = obs.members;
         let m = mem.len();
         let rem = if obs.tail == Tail::Universe {
@@ -158,7 +175,7 @@ fn sweep_chunk(
             w.suffix.clear();
             w.suffix.resize(m, 0.0);
             let mut acc = rem;
-            let wt = obs.weight;
+            let wt = obs_weight;
             if wt == 1.0 {
                 for k in (0..m).rev() {
                     acc += lam[mem[k] as usize];
@@ -192,8 +209,8 @@ fn sweep_chunk(
         // many independent copies (each with its own latent order); other
         // weights enter as the shape of the latent Gamma times.
         let (copies, wt) = match ds.fast_stages(o) {
-            Some(_) => (1, obs.weight),
-            None => (obs.weight.round() as usize, 1.0),
+            Some(_) => (1, obs_weight),
+            None => (obs_weight.round() as usize, 1.0),
         };
         for _ in 0..copies {
             // Members in a sampled complete order of the ranked groups.
@@ -375,7 +392,7 @@ impl<'a> Chain<'a> {
         let run = |k: usize, w: &mut Work| -> f64 {
             w.zden.iter_mut().for_each(|x| *x = 0.0);
             let mut r = stream(seed, &[c, sweep, k as u64]);
-            sweep_chunk(ds, chunks[k], lam, total, &mut r, w)
+            sweep_chunk(ds, chunks[k], lam, total, &mut r, w, None)
         };
         let cu: f64 = if self.works.len() == 1 {
             run(0, &mut self.works[0])

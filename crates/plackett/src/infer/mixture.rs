@@ -45,7 +45,9 @@ pub struct MixtureOptions {
     /// Gamma shape `a ≥ 1` of the prior on each worth (1 with rate 0:
     /// maximum likelihood).
     pub prior_shape: f64,
-    /// Gamma rate `b ≥ 0`.
+    /// Gamma rate `b ≥ 0` (no effect on the mode when `a = 1`: the prior's
+    /// mode is then 0 for every worth and the mode of the normalised worths
+    /// is the likelihood's).
     pub prior_rate: f64,
     /// Symmetric Dirichlet `α ≥ 1` on the weights (1: flat).
     pub dirichlet: f64,
@@ -164,8 +166,41 @@ pub struct MixtureFit {
     pub converged: bool,
     /// Every start, in start order.
     pub starts: Vec<StartSummary>,
+    /// The posterior, for the Gibbs sampler (`None` for EM).
+    #[serde(default)]
+    pub posterior: Option<MixturePosterior>,
     /// Notes for the user.
     pub notes: Vec<String>,
+}
+
+/// What the mixture Gibbs sampler adds to a fit: posterior summaries after
+/// relabelling, deviance-based model choice and convergence diagnostics.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MixturePosterior {
+    /// Posterior sd of each weight (component order of the fit).
+    pub weight_sd: Vec<f64>,
+    /// Posterior sd of each centred log-worth, per component.
+    pub log_worth_sd: Vec<Vec<f64>>,
+    /// Posterior mean deviance `D̄ = E[−2ℓ(ω, λ)]`.
+    pub mean_deviance: f64,
+    /// Deviance at the posterior mode (the MAP under the same priors).
+    pub deviance_at_mode: f64,
+    /// DIC `= 2D̄ − D(mode)` (PLMIX's DIC1, deviance at the MAP).
+    pub dic: f64,
+    /// BPIC `= 3D̄ − 2D(mode)` (Ando 2007, as PLMIX's BPIC1).
+    pub bpic: f64,
+    /// Largest split-R̂ over weights and log-worths, after relabelling.
+    pub rhat_max: f64,
+    /// Smallest bulk/tail ESS over the same quantities.
+    pub ess_min: f64,
+    /// Chains.
+    pub chains: usize,
+    /// Draws kept per chain.
+    pub draws_per_chain: usize,
+    /// Relabelled weight draws, chain-major: `[chain][draw][g]`.
+    pub weight_draws: Vec<Vec<Vec<f64>>>,
+    /// Relabelled centred log-worth draws: `[chain][draw][g][item]`.
+    pub log_worth_draws: Vec<Vec<Vec<Vec<f64>>>>,
 }
 
 impl MixtureFit {
@@ -332,6 +367,7 @@ pub fn fit_mixture(ds: &Dataset, opts: &MixtureOptions) -> Result<MixtureFit> {
         iterations: starts[kept].iterations,
         converged,
         starts,
+        posterior: None,
         notes,
     })
 }
@@ -403,9 +439,9 @@ fn one_component(
     n_parameters: usize,
     sample_size: f64,
 ) -> Result<MixtureFit> {
-    // With one component the Dirichlet prior has nothing to act on: flat
-    // worth priors make it the MLE.
-    let flat = opts.prior_shape == 1.0 && opts.prior_rate == 0.0;
+    // With one component the Dirichlet prior has nothing to act on, and a
+    // Gamma shape of 1 leaves the normalised worths' mode at the MLE.
+    let flat = opts.prior_shape == 1.0;
     let spec = if flat {
         FitSpec {
             engine: EngineKind::Mle,
@@ -468,6 +504,7 @@ fn one_component(
             iterations,
             converged,
         }],
+        posterior: None,
         notes,
     })
 }
@@ -510,7 +547,15 @@ impl<'a> EmMap<'a> {
             n: ds.n_items(),
             g: opts.components,
             a: opts.prior_shape,
-            b: opts.prior_rate,
+            // A Gamma shape of 1 puts every worth's prior mode at 0: the
+            // joint mode has no scale, and the mode of the normalised worths
+            // is the likelihood's whatever the rate (PLMIX's "flat" prior).
+            // Iterating with the rate would only drift the scale to 0.
+            b: if opts.prior_shape == 1.0 {
+                0.0
+            } else {
+                opts.prior_rate
+            },
             alpha: opts.dirichlet,
             seed: opts.seed,
         }

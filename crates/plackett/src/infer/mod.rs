@@ -11,6 +11,7 @@ pub mod gibbs;
 pub mod lsr;
 pub mod mcmc;
 pub mod mixture;
+pub mod mixture_gibbs;
 pub mod mm;
 pub mod newton;
 pub mod point;

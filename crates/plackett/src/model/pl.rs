@@ -445,7 +445,7 @@ pub fn log_likelihood_per_obs(ds: &Dataset, theta: &[f64]) -> Vec<f64> {
 
 /// Call `f` for every stage winner of observation `o` (each member of a
 /// ranked group that is not chosen from itself alone).
-fn for_each_winner(ds: &Dataset, o: usize, mut f: impl FnMut(u32)) {
+pub(crate) fn for_each_winner(ds: &Dataset, o: usize, mut f: impl FnMut(u32)) {
     let obs = ds.obs(o);
     if let Some(stages) = ds.fast_stages(o) {
         obs.members[..stages].iter().for_each(|&m| f(m));
