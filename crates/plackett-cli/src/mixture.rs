@@ -1,12 +1,14 @@
 //! `plackett fit --components`: finite Plackett–Luce mixtures (Mollica &
-//! Tardella 2017) by EM (mle) or MAP (map), one G or a BIC sweep over a
-//! range. The CLI only translates flags into the library's
+//! Tardella 2017) by EM (mle), MAP (map) or Gibbs sampling (gibbs), one G
+//! or a BIC (DIC for gibbs) sweep over a range. The CLI only translates flags into the library's
 //! [`MixtureOptions`] and prints its [`MixtureReport`].
 
 use crate::args::{Engine, Output};
 use crate::fit::{FitArgs, load, load_with_universe, write_outputs};
 use anyhow::{Result, bail};
+use plackett::infer::mcmc::McmcSettings;
 use plackett::infer::mixture::{MixtureOptions, fit_range, mixture_log_likelihood};
+use plackett::infer::mixture_gibbs::{MixtureGibbsOptions, gibbs_range};
 use plackett::io::mixture_output::MixtureReport;
 use plackett::io::output::Comparison;
 
@@ -48,9 +50,6 @@ const NOT_WITH_MIXTURES: &[(&str, &str)] = &[
     ("no_se", "--no-se"),
     ("vcov", "--vcov"),
     ("quasi", "--quasi"),
-    ("samples", "--samples"),
-    ("burn_in", "--burn-in"),
-    ("chains", "--chains"),
     ("draws", "--draws"),
     ("draws_out", "--draws-out"),
     ("features", "--features"),
@@ -68,11 +67,32 @@ pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
     let given = |id: &str| explicit.iter().any(|e| e == id);
     let (lo, hi) = parse_components(a.components.as_deref().unwrap_or(""))?;
     match a.engine {
-        Engine::Mle | Engine::Map => {}
-        other => bail!(
-            "not supported: --components with --engine {other} (the mixture Gibbs sampler is not \
-             implemented yet); use --engine mle (EM) or map"
-        ),
+        Engine::Mle | Engine::Map | Engine::Gibbs => {}
+        other => {
+            bail!("not supported: --components with --engine {other}; use mle (EM), map or gibbs")
+        }
+    }
+    let sampler_flags = [
+        ("samples", "--samples"),
+        ("burn_in", "--burn-in"),
+        ("chains", "--chains"),
+    ];
+    if a.engine == Engine::Gibbs {
+        for (id, flag) in [
+            ("tol", "--tol"),
+            ("max_iter", "--max-iter"),
+            ("allow_nonconvergence", "--allow-nonconvergence"),
+        ] {
+            if given(id) {
+                bail!("invalid option {flag}: not used by --engine gibbs");
+            }
+        }
+    } else {
+        for (id, flag) in sampler_flags {
+            if given(id) {
+                bail!("invalid option {flag}: only with --engine gibbs");
+            }
+        }
     }
     for &(id, flag) in NOT_WITH_MIXTURES {
         if given(id) {
@@ -86,12 +106,12 @@ pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
             ("dirichlet", "--dirichlet"),
         ] {
             if given(id) {
-                bail!("invalid option {flag}: only with --engine map (mle has no prior)");
+                bail!("invalid option {flag}: only with --engine map or gibbs (mle has no prior)");
             }
         }
     }
     let (shape, rate, dirichlet) = match a.engine {
-        Engine::Map => (a.prior_shape, a.prior_rate, a.dirichlet),
+        Engine::Map | Engine::Gibbs => (a.prior_shape, a.prior_rate, a.dirichlet),
         _ => (1.0, 0.0, 1.0),
     };
     let opts = MixtureOptions {
@@ -106,12 +126,35 @@ pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
         observer: None,
     };
     let ds = load(&a.data)?;
-    let fits = fit_range(&ds, lo..=hi, &opts)?;
+    let fits = if a.engine == Engine::Gibbs {
+        let mcmc = McmcSettings::new(a.samples, a.burn_in, a.chains, a.seed);
+        let progress = crate::progress::Progress::new(
+            ((a.burn_in + a.samples) * a.chains * (hi - lo + 1)) as u64,
+            "sampling",
+        );
+        let r = gibbs_range(
+            &ds,
+            lo..=hi,
+            &MixtureGibbsOptions {
+                components: lo,
+                prior_shape: shape,
+                prior_rate: rate,
+                dirichlet,
+                mcmc,
+                starts: a.starts,
+                observer: Some(progress.observer()),
+            },
+        );
+        progress.finish();
+        r?
+    } else {
+        fit_range(&ds, lo..=hi, &opts)?
+    };
     let (mut report, selected) = MixtureReport::from_sweep(&ds, &fits);
     for n in &mut report.notes {
         *n = crate::cli_text(n);
     }
-    if !report.converged && !a.allow_nonconvergence {
+    if !report.converged && a.engine != Engine::Gibbs && !a.allow_nonconvergence {
         return Err(crate::NotConverged(format!(
             "the mixture EM did not converge in {} iterations (tolerance {:e}); raise --max-iter, \
              or pass --allow-nonconvergence to report it anyway",

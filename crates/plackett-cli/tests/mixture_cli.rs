@@ -131,9 +131,14 @@ fn mixture_bad_options_fail_cleanly() {
         (vec!["--components", "0"], "--components"),
         (vec!["--components", "x"], "--components"),
         (vec!["--components", "3:1"], "--components"),
+        (vec!["--components", "2", "--engine", "ep"], "not supported"),
         (
-            vec!["--components", "2", "--engine", "gibbs"],
-            "not supported",
+            vec!["--components", "2", "--engine", "gibbs", "--tol", "1e-5"],
+            "--tol",
+        ),
+        (
+            vec!["--components", "2", "--samples", "100"],
+            "only with --engine gibbs",
         ),
         (
             vec!["--components", "2", "--prior-shape", "3"],

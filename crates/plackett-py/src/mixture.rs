@@ -4,7 +4,9 @@
 use crate::{PyDataset, err, interrupt};
 use numpy::ndarray::Array2;
 use numpy::{IntoPyArray, PyArray1, PyArray2};
+use plackett::infer::mcmc::McmcSettings;
 use plackett::infer::mixture::{MixtureFit, MixtureOptions, fit_range, mixture_log_likelihood};
+use plackett::infer::mixture_gibbs::{MixtureGibbsOptions, gibbs_range};
 use plackett::io::mixture_output::MixtureReport;
 use pyo3::exceptions::{PyKeyError, PyValueError};
 use pyo3::prelude::*;
@@ -111,10 +113,70 @@ impl MixtureResult {
     fn aic(&self) -> f64 {
         self.fit().aic()
     }
-    /// Whether the best start met the stopping rule.
+    /// EM: the best start met the stopping rule; Gibbs: split-R̂ ≤ 1.01
+    /// and ESS ≥ 400 after relabelling.
     #[getter]
     fn converged(&self) -> bool {
         self.fit().converged
+    }
+    /// Posterior sd of each weight (gibbs; None for EM).
+    #[getter]
+    fn weight_sd<'py>(&self, py: Python<'py>) -> Option<Bound<'py, PyArray1<f64>>> {
+        let p = self.fit().posterior.as_ref()?;
+        Some(PyArray1::from_vec(py, p.weight_sd.clone()))
+    }
+    /// Posterior sd of each log-worth (gibbs; G × items; None for EM).
+    #[getter]
+    fn log_worth_sd<'py>(&self, py: Python<'py>) -> Option<Bound<'py, PyArray2<f64>>> {
+        let p = self.fit().posterior.as_ref()?;
+        Some(matrix(py, &p.log_worth_sd, self.names.len()))
+    }
+    /// DIC (gibbs; PLMIX's DIC1: D̄ + p_D with p_D = D̄ − D(MAP)).
+    #[getter]
+    fn dic(&self) -> Option<f64> {
+        self.fit().posterior.as_ref().map(|p| p.dic)
+    }
+    /// BPIC (gibbs; D̄ + 2 p_D).
+    #[getter]
+    fn bpic(&self) -> Option<f64> {
+        self.fit().posterior.as_ref().map(|p| p.bpic)
+    }
+    /// Relabelled posterior draws (gibbs): a dict with `weights` (chains ×
+    /// draws × G) and `log_worth` (chains × draws × G × items); None for EM.
+    #[getter]
+    fn draws<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, pyo3::types::PyDict>>> {
+        let Some(p) = self.fit().posterior.as_ref() else {
+            return Ok(None);
+        };
+        let (c, m, g, n) = (
+            p.chains,
+            p.draws_per_chain,
+            self.fit().components(),
+            self.names.len(),
+        );
+        let w: Vec<f64> = p.weight_draws.iter().flatten().flatten().copied().collect();
+        let t: Vec<f64> = p
+            .log_worth_draws
+            .iter()
+            .flatten()
+            .flatten()
+            .flatten()
+            .copied()
+            .collect();
+        let d = pyo3::types::PyDict::new(py);
+        d.set_item(
+            "weights",
+            numpy::ndarray::Array3::from_shape_vec((c, m, g), w)
+                .expect("chains × draws × G")
+                .into_pyarray(py),
+        )?;
+        d.set_item(
+            "log_worth",
+            numpy::ndarray::Array4::from_shape_vec((c, m, g, n), t)
+                .expect("chains × draws × G × items")
+                .into_pyarray(py),
+        )?;
+        Ok(Some(d))
     }
     /// Notes for the user.
     #[getter]
@@ -207,7 +269,8 @@ pub fn _restore_mixture(state: &str) -> PyResult<MixtureResult> {
 /// when the range has more than one G.
 #[pyfunction]
 #[pyo3(signature = (data, *, lo, hi, engine = "mle", prior_shape = None, prior_rate = None,
-    dirichlet = None, starts = 10, seed = 1, tol = None, max_iter = None))]
+    dirichlet = None, starts = 10, seed = 1, tol = None, max_iter = None, samples = None,
+    burn_in = None, chains = None))]
 #[allow(clippy::too_many_arguments)]
 pub fn fit_mixture(
     py: Python<'_>,
@@ -222,25 +285,39 @@ pub fn fit_mixture(
     seed: u64,
     tol: Option<f64>,
     max_iter: Option<usize>,
+    samples: Option<usize>,
+    burn_in: Option<usize>,
+    chains: Option<usize>,
 ) -> PyResult<MixtureResult> {
+    let gibbs = engine == "gibbs";
+    if gibbs && (tol.is_some() || max_iter.is_some()) {
+        return Err(PyValueError::new_err(
+            "invalid option tol/max_iter: not used by engine=\"gibbs\"",
+        ));
+    }
+    if !gibbs && (samples.is_some() || burn_in.is_some() || chains.is_some()) {
+        return Err(PyValueError::new_err(
+            "invalid option samples/burn_in/chains: only with engine=\"gibbs\"",
+        ));
+    }
     let defaults = MixtureOptions::default();
     let (shape, rate, alpha) = match engine {
         "mle" => {
             if prior_shape.is_some() || prior_rate.is_some() || dirichlet.is_some() {
                 return Err(PyValueError::new_err(
-                    "invalid option prior: only with engine=\"map\" (mle has no prior)",
+                    "invalid option prior: only with engine=\"map\" or \"gibbs\" (mle has no prior)",
                 ));
             }
             (1.0, 0.0, 1.0)
         }
-        "map" => (
+        "map" | "gibbs" => (
             prior_shape.unwrap_or(2.0),
             prior_rate.unwrap_or(1.0),
             dirichlet.unwrap_or(1.0),
         ),
-        "gibbs" | "ep" | "vb" => {
+        "ep" | "vb" => {
             return Err(PyValueError::new_err(format!(
-                "not supported: components with engine={engine:?} (the mixture Gibbs sampler is not implemented yet); use \"mle\" (EM) or \"map\""
+                "not supported: components with engine={engine:?}; use \"mle\" (EM), \"map\" or \"gibbs\""
             )));
         }
         other => {
@@ -266,11 +343,33 @@ pub fn fit_mixture(
         observer: None,
     };
     let ds = &data.ds;
-    let fits = interrupt::run(py, |obs| {
-        let mut o = opts;
-        o.observer = obs;
-        fit_range(ds, lo..=hi, &o)
-    })?;
+    let fits = if gibbs {
+        let g_opts = MixtureGibbsOptions {
+            components: lo,
+            prior_shape: shape,
+            prior_rate: rate,
+            dirichlet: alpha,
+            mcmc: McmcSettings::new(
+                samples.unwrap_or(5000),
+                burn_in.unwrap_or(1000),
+                chains.unwrap_or(4),
+                seed,
+            ),
+            starts,
+            observer: None,
+        };
+        interrupt::run(py, |obs| {
+            let mut o = g_opts;
+            o.observer = obs;
+            gibbs_range(ds, lo..=hi, &o)
+        })?
+    } else {
+        interrupt::run(py, |obs| {
+            let mut o = opts;
+            o.observer = obs;
+            fit_range(ds, lo..=hi, &o)
+        })?
+    };
     let (mut report, selected) = MixtureReport::from_sweep(ds, &fits);
     for n in &mut report.notes {
         *n = plackett::error::render_params(n, plackett::error::ParamStyle::Python);

@@ -69,7 +69,9 @@ def test_mixture_pickles_bit_for_bit(tmp_path):
         (dict(components="x"), ValueError, "components"),
         (dict(components="3:1"), ValueError, "components"),
         (dict(components=True), ValueError, "components"),
-        (dict(components=2, engine="gibbs"), ValueError, "not supported"),
+        (dict(components=2, engine="ep"), ValueError, "not supported"),
+        (dict(components=2, engine="gibbs", tol=1e-5), ValueError, "tol"),
+        (dict(components=2, samples=100), ValueError, "only with engine"),
         (dict(components=2, engine="nope"), ValueError, "engine"),
         (dict(components=2, prior={"shape": 3}), ValueError, "only with engine"),
         (dict(components=2, engine="map", prior={"shape": 0.5}), ValueError, "prior_shape"),
@@ -84,6 +86,27 @@ def test_mixture_bad_input(kwargs, exc, fragment, tmp_path):
         plackett.fit_mixture(d, **kwargs)
     assert fragment in str(e.value)
     assert "\n" not in str(e.value)
+
+
+def test_mixture_gibbs_equals_cli_json(tmp_path):
+    f = two_populations(tmp_path)
+    out = subprocess.run([BIN, "fit", f, "--format", "orderings", "--top-k", "--components", "2",
+                          "--engine", "gibbs", "--samples", "300", "--burn-in", "100", "--chains", "2",
+                          "--seed", "5", "--output", "json"], check=True, capture_output=True)
+    d = plackett.read_orderings(f, top_k=True)
+    r = plackett.fit_mixture(d, 2, "gibbs", samples=300, burn_in=100, chains=2, seed=5)
+    # Notes name parameters in each front end's spelling (--samples / samples).
+    cli_js, py_js = json.loads(out.stdout), json.loads(r.to_json())
+    assert [n.replace("--", "") for n in cli_js.pop("notes")] == py_js.pop("notes")
+    assert cli_js == py_js
+    js = json.loads(r.to_json())
+    assert js["model_choice"][0]["dic"] == r.dic and r.bpic > r.dic
+    assert r.weight_sd.shape == (2,) and r.log_worth_sd.shape == (2, 4)
+    assert r.draws["weights"].shape == (2, 300, 2)
+    assert r.draws["log_worth"].shape == (2, 300, 2, 4)
+    np.testing.assert_allclose(r.draws["weights"].mean(axis=(0, 1)), r.weights, rtol=1e-12)
+    r2 = pickle.loads(pickle.dumps(r))
+    assert r2.to_json() == r.to_json()
 
 
 @pytest.mark.skipif(not os.path.isdir(PLMIX), reason="../shared/data/plmix not present (PLMIX's data are never shipped)")

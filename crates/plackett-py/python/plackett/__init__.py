@@ -286,14 +286,20 @@ def fit_mixture(
     seed: int = 1,
     tol: Optional[float] = None,
     max_iter: Optional[int] = None,
+    samples: Optional[int] = None,
+    burn_in: Optional[int] = None,
+    chains: Optional[int] = None,
 ) -> MixtureResult:
     """Finite mixture of Plackett-Luce models (Mollica & Tardella 2017).
 
     ``components``: G, a range ``"lo:hi"`` (or a ``range``/``(lo, hi)``),
     or ``"auto"`` (1:5); with a range every G is fitted and the lowest BIC
-    reported. ``engine``: "mle" (EM) or "map" (``prior={"shape": a,
-    "rate": b}`` Gamma on worths, default 2, 1; ``dirichlet`` α ≥ 1 on the
-    weights). The fit keeps the best of ``starts`` random starts (seeded).
+    (DIC for gibbs) reported. ``engine``: "mle" (EM), "map" or "gibbs"
+    (``prior={"shape": a, "rate": b}`` Gamma on worths, default 2, 1;
+    ``dirichlet`` α ≥ 1 on the weights; gibbs takes ``samples``, ``burn_in``,
+    ``chains`` and adds ``weight_sd``, ``log_worth_sd``, ``dic``, ``bpic``
+    and relabelled ``draws``). EM keeps the best of ``starts`` random starts
+    (seeded); the sampler relabels its draws to that mode.
     The result has ``weights`` (G), ``log_worth``/``worth`` (G × items),
     ``membership`` (observations × G), ``log_likelihood``, ``bic``,
     ``model_choice()``, ``summary()``, ``compare(a, b)`` and ``to_json()``
@@ -320,7 +326,8 @@ def fit_mixture(
     if dirichlet is not None:
         kw["dirichlet"] = float(dirichlet)
     return _plackett.fit_mixture(
-        data, lo=lo, hi=hi, engine=engine, starts=starts, seed=seed, tol=tol, max_iter=max_iter, **kw
+        data, lo=lo, hi=hi, engine=engine, starts=starts, seed=seed, tol=tol, max_iter=max_iter,
+        samples=samples, burn_in=burn_in, chains=chains, **kw
     )
 
 

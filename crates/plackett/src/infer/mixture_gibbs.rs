@@ -140,6 +140,25 @@ pub fn mixture_gibbs(ds: &Dataset, opts: &MixtureGibbsOptions) -> Result<Mixture
     summarise(ds, mode, chains, &mcmc)
 }
 
+/// The sampler for every `G` in `range`, the other settings shared.
+pub fn gibbs_range(
+    ds: &Dataset,
+    range: std::ops::RangeInclusive<usize>,
+    opts: &MixtureGibbsOptions,
+) -> Result<Vec<MixtureFit>> {
+    range
+        .map(|g| {
+            mixture_gibbs(
+                ds,
+                &MixtureGibbsOptions {
+                    components: g,
+                    ..opts.clone()
+                },
+            )
+        })
+        .collect()
+}
+
 /// One chain's kept draws.
 struct ChainOut {
     weights: Vec<Vec<f64>>,

@@ -19,8 +19,12 @@ pub struct ComponentItem {
     pub name: String,
     /// Worth normalised to sum to one within the component.
     pub worth: f64,
-    /// Log-worth, mean-centred within the component.
+    /// Log-worth, mean-centred within the component (posterior mean for
+    /// the Gibbs sampler).
     pub log_worth: f64,
+    /// Posterior sd of the log-worth (Gibbs).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub log_worth_sd: Option<f64>,
 }
 
 /// One mixture component.
@@ -58,7 +62,7 @@ pub struct ModelChoiceRow {
 /// Everything `plackett fit --components` reports.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MixtureReport {
-    /// `mle` or `map`.
+    /// `mle`, `map` or `gibbs`.
     pub engine: String,
     /// What was run.
     pub algorithm: String,
@@ -78,6 +82,18 @@ pub struct MixtureReport {
     pub log_likelihood: f64,
     /// BIC of the reported fit.
     pub bic: f64,
+    /// DIC of the reported fit (Gibbs).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub dic: Option<f64>,
+    /// BPIC of the reported fit (Gibbs).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub bpic: Option<f64>,
+    /// Largest split-R̂ after relabelling (Gibbs).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub rhat_max: Option<f64>,
+    /// Smallest ESS after relabelling (Gibbs).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub ess_min: Option<f64>,
     /// Whether the best start met the stopping rule.
     pub converged: bool,
     /// Map evaluations of the best start.
@@ -105,19 +121,26 @@ pub struct MixtureReport {
 
 impl MixtureReport {
     /// The report of a sweep over G (one fit, or several): with several,
-    /// the fit of lowest BIC is reported (earliest on a tie).
+    /// the fit of lowest DIC (Gibbs) or BIC (EM) is reported (the earliest
+    /// on a tie).
     pub fn from_sweep(ds: &Dataset, fits: &[MixtureFit]) -> (Self, usize) {
+        let bayes = fits.iter().all(|f| f.posterior.is_some());
+        let score = |f: &MixtureFit| match &f.posterior {
+            Some(p) if bayes => p.dic,
+            _ => f.bic(),
+        };
         let selected = fits
             .iter()
             .enumerate()
-            .min_by(|x, y| x.1.bic().total_cmp(&y.1.bic()).then(x.0.cmp(&y.0)))
+            .min_by(|x, y| score(x.1).total_cmp(&score(y.1)).then(x.0.cmp(&y.0)))
             .map(|(k, _)| k)
             .expect("at least one fit");
         let selection = if fits.len() == 1 {
             "given".to_string()
         } else {
             format!(
-                "lowest BIC over {}:{}",
+                "lowest {} over {}:{}",
+                if bayes { "DIC" } else { "BIC" },
                 fits[0].components(),
                 fits[fits.len() - 1].components()
             )
@@ -134,19 +157,23 @@ impl MixtureReport {
             .weights
             .iter()
             .zip(&f.log_worths)
-            .map(|(&w, t)| {
+            .enumerate()
+            .map(|(k, (&w, t))| {
                 let m = t.iter().copied().fold(f64::NEG_INFINITY, f64::max);
                 let z: f64 = t.iter().map(|x| (x - m).exp()).sum();
+                let post = f.posterior.as_ref();
                 ComponentReport {
                     weight: w,
-                    weight_sd: None,
+                    weight_sd: post.map(|p| p.weight_sd[k]),
                     items: names
                         .iter()
                         .zip(t)
-                        .map(|(n, &x)| ComponentItem {
+                        .enumerate()
+                        .map(|(i, (n, &x))| ComponentItem {
                             name: n.clone(),
                             worth: (x - m).exp() / z,
                             log_worth: x,
+                            log_worth_sd: post.map(|p| p.log_worth_sd[k][i]),
                         })
                         .collect(),
                 }
@@ -159,13 +186,18 @@ impl MixtureReport {
                 log_likelihood: g.log_likelihood,
                 bic: g.bic(),
                 aic: g.aic(),
-                dic: None,
-                bpic: None,
+                dic: g.posterior.as_ref().map(|p| p.dic),
+                bpic: g.posterior.as_ref().map(|p| p.bpic),
                 n_parameters: g.n_parameters,
                 converged: g.converged,
             })
             .collect();
-        let algorithm = if f.components() == 1 {
+        let algorithm = if let Some(p) = &f.posterior {
+            format!(
+                "Gibbs (labels, latent arrival times), {} chains x {} draws, relabelled to the EM mode",
+                p.chains, p.draws_per_chain
+            )
+        } else if f.components() == 1 {
             "the single-population point engine (G = 1)".to_string()
         } else {
             format!(
@@ -184,6 +216,10 @@ impl MixtureReport {
             selection: selection.to_string(),
             log_likelihood: f.log_likelihood,
             bic: f.bic(),
+            dic: f.posterior.as_ref().map(|p| p.dic),
+            bpic: f.posterior.as_ref().map(|p| p.bpic),
+            rhat_max: f.posterior.as_ref().map(|p| p.rhat_max),
+            ess_min: f.posterior.as_ref().map(|p| p.ess_min),
             converged: f.converged,
             iterations: f.iterations,
             starts: f.starts.len(),
@@ -261,20 +297,31 @@ impl MixtureReport {
             self.converged,
             self.iterations
         );
+        if let (Some(d), Some(b)) = (self.dic, self.bpic) {
+            let _ = writeln!(
+                s,
+                "DIC {d:.3}, BPIC {b:.3}; max split-R̂ {:.3}, min ESS {:.0} (after relabelling)",
+                self.rhat_max.unwrap_or(f64::NAN),
+                self.ess_min.unwrap_or(f64::NAN)
+            );
+        }
         if self.model_choice.len() > 1 {
             let _ = writeln!(
                 s,
-                "\n{:>10} {:>16} {:>14} {:>14}",
-                "components", "log-likelihood", "BIC", "AIC"
+                "\n{:>10} {:>16} {:>14} {:>14} {:>14} {:>14}",
+                "components", "log-likelihood", "BIC", "AIC", "DIC", "BPIC"
             );
+            let opt = |v: Option<f64>| v.map_or("-".to_string(), |x| format!("{x:.3}"));
             for r in &self.model_choice {
                 let _ = writeln!(
                     s,
-                    "{:>10} {:>16.6} {:>14.3} {:>14.3}{}",
+                    "{:>10} {:>16.6} {:>14.3} {:>14.3} {:>14} {:>14}{}",
                     r.components,
                     r.log_likelihood,
                     r.bic,
                     r.aic,
+                    opt(r.dic),
+                    opt(r.bpic),
                     if r.components == self.selected_components {
                         "  <- selected"
                     } else {
@@ -295,16 +342,35 @@ impl MixtureReport {
             })
             .max(4);
         for (g, c) in self.components.iter().enumerate() {
-            let _ = writeln!(s, "\ncomponent {} (weight {:.4})", g + 1, c.weight);
-            let _ = writeln!(s, "{:<width$} {:>10} {:>10}", "item", "worth", "log_worth");
+            match c.weight_sd {
+                Some(sd) => {
+                    let _ = writeln!(
+                        s,
+                        "\ncomponent {} (weight {:.4} ± {sd:.4})",
+                        g + 1,
+                        c.weight
+                    );
+                }
+                None => {
+                    let _ = writeln!(s, "\ncomponent {} (weight {:.4})", g + 1, c.weight);
+                }
+            }
+            let _ = writeln!(
+                s,
+                "{:<width$} {:>10} {:>10} {:>10}",
+                "item", "worth", "log_worth", "sd"
+            );
             let mut order: Vec<usize> = (0..c.items.len()).collect();
             order.sort_by(|&a, &b| c.items[b].log_worth.total_cmp(&c.items[a].log_worth));
             for i in order {
                 let it = &c.items[i];
+                let sd = it
+                    .log_worth_sd
+                    .map_or("-".to_string(), |v| format!("{v:.4}"));
                 let _ = writeln!(
                     s,
-                    "{:<width$} {:>10.4} {:>10.4}",
-                    it.name, it.worth, it.log_worth
+                    "{:<width$} {:>10.4} {:>10.4} {:>10}",
+                    it.name, it.worth, it.log_worth, sd
                 );
             }
         }
