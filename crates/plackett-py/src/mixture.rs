@@ -205,6 +205,56 @@ impl MixtureResult {
         }
         crate::frame(py, d)
     }
+    /// Posterior predictive checks (gibbs): a dict with `top1` and `pairs`
+    /// tables (item[, other], observed, mean, low, high, p_value) — pandas
+    /// DataFrames when pandas is installed; None for EM.
+    fn predictive_checks<'py>(
+        &self,
+        py: Python<'py>,
+    ) -> PyResult<Option<Bound<'py, pyo3::types::PyDict>>> {
+        let Some(pc) = self
+            .fit()
+            .posterior
+            .as_ref()
+            .and_then(|p| p.checks.as_ref())
+        else {
+            return Ok(None);
+        };
+        let table = |rows: &[plackett::infer::mixture_ppc::CheckRow],
+                     pairs: bool|
+         -> PyResult<Bound<'py, PyAny>> {
+            let d = pyo3::types::PyDict::new(py);
+            d.set_item(
+                "item",
+                rows.iter().map(|r| r.item.clone()).collect::<Vec<_>>(),
+            )?;
+            if pairs {
+                d.set_item(
+                    "other",
+                    rows.iter()
+                        .map(|r| r.other.clone().unwrap_or_default())
+                        .collect::<Vec<_>>(),
+                )?;
+            }
+            for (k, f) in [
+                (
+                    "observed",
+                    (|r: &plackett::infer::mixture_ppc::CheckRow| r.observed) as fn(&_) -> f64,
+                ),
+                ("mean", |r| r.mean),
+                ("low", |r| r.low),
+                ("high", |r| r.high),
+                ("p_value", |r| r.p_value),
+            ] {
+                d.set_item(k, PyArray1::from_vec(py, rows.iter().map(f).collect()))?;
+            }
+            crate::frame(py, d)
+        };
+        let out = pyo3::types::PyDict::new(py);
+        out.set_item("top1", table(&pc.top1, false)?)?;
+        out.set_item("pairs", table(&pc.pairs, true)?)?;
+        Ok(Some(out))
+    }
     /// Long table: component, weight, item, worth, log_worth.
     fn summary<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let d = pyo3::types::PyDict::new(py);

@@ -105,8 +105,13 @@ def test_mixture_gibbs_equals_cli_json(tmp_path):
     assert r.draws["weights"].shape == (2, 300, 2)
     assert r.draws["log_worth"].shape == (2, 300, 2, 4)
     np.testing.assert_allclose(r.draws["weights"].mean(axis=(0, 1)), r.weights, rtol=1e-12)
+    pc = r.predictive_checks()
+    assert list(pc["top1"]["item"]) == ["1", "2", "3", "4"]
+    assert (np.asarray(pc["top1"]["low"]) <= np.asarray(pc["top1"]["high"])).all()
+    assert len(pc["pairs"]) == 12
     r2 = pickle.loads(pickle.dumps(r))
     assert r2.to_json() == r.to_json()
+    assert plackett.fit_mixture(d, 2).predictive_checks() is None
 
 
 @pytest.mark.skipif(not os.path.isdir(PLMIX), reason="../shared/data/plmix not present (PLMIX's data are never shipped)")

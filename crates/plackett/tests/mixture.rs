@@ -592,3 +592,53 @@ fn mixture_gibbs_sbc() {
         assert!((0.85..=0.95).contains(&cov), "quantity {q}: coverage {cov}");
     }
 }
+
+/// Posterior predictive checks see a missing component: on well-separated
+/// G = 2 data (top-3 of 6 items, some unknown-order ties), the G = 2
+/// posterior reproduces the top-1 and paired-comparison frequencies (few
+/// outside their 95% intervals) while the G = 1 posterior does not.
+#[test]
+fn predictive_checks_detect_a_missing_component() {
+    use plackett::infer::mcmc::McmcSettings;
+    use plackett::infer::mixture_gibbs::{MixtureGibbsOptions, mixture_gibbs};
+    let (w, theta) = truth(2, 6, true);
+    let lams: Vec<Vec<f64>> = theta
+        .iter()
+        .map(|t| t.iter().map(|x| x.exp()).collect())
+        .collect();
+    let (ds, _) = simulate_mixture(
+        &mut stream(8, &[]),
+        &w,
+        &lams,
+        600,
+        Design::TopK { k: 3 },
+        0.1,
+    );
+    let outside = |g: usize| {
+        let f = mixture_gibbs(
+            &ds,
+            &MixtureGibbsOptions {
+                components: g,
+                prior_shape: 2.0,
+                prior_rate: 1.0,
+                dirichlet: 1.0,
+                mcmc: McmcSettings::new(500, 200, 2, 3),
+                starts: 5,
+                observer: None,
+            },
+        )
+        .unwrap();
+        let c = f.posterior.unwrap().checks.unwrap();
+        let rows: Vec<_> = c.top1.iter().chain(&c.pairs).collect();
+        let out = rows
+            .iter()
+            .filter(|r| r.observed < r.low || r.observed > r.high)
+            .count();
+        (out, rows.len())
+    };
+    let (o2, n2) = outside(2);
+    let (o1, n1) = outside(1);
+    eprintln!("outside 95% predictive intervals: G=2 {o2}/{n2}, G=1 {o1}/{n1}");
+    assert!((o2 as f64) <= 0.1 * n2 as f64, "G=2: {o2}/{n2}");
+    assert!((o1 as f64) >= 0.2 * n1 as f64, "G=1: {o1}/{n1}");
+}

@@ -201,6 +201,10 @@ pub struct MixturePosterior {
     pub weight_draws: Vec<Vec<Vec<f64>>>,
     /// Relabelled centred log-worth draws: `[chain][draw][g][item]`.
     pub log_worth_draws: Vec<Vec<Vec<Vec<f64>>>>,
+    /// Posterior predictive checks (top-1 and paired-comparison
+    /// frequencies).
+    #[serde(default)]
+    pub checks: Option<super::mixture_ppc::PredictiveChecks>,
 }
 
 impl MixtureFit {

@@ -23,6 +23,9 @@
 //! (counter-based, so the output depends on the seed alone, not on the
 //! thread count).
 //!
+//! **Posterior predictive checks** ([`super::mixture_ppc`]) compare the
+//! data's top-1 and paired-comparison frequencies with 200 replicates.
+//!
 //! **Model choice** follows PLMIX: `D̄ = E[−2ℓ]` over the draws and
 //! `D̂ = −2ℓ` at the MAP, `p_D = D̄ − D̂`; `DIC = D̄ + p_D = 2D̄ − D̂` and
 //! `BPIC = D̄ + 2p_D = 3D̄ − 2D̂` (Ando 2007).
@@ -30,6 +33,7 @@
 use super::gibbs::{Work, sweep_chunk};
 use super::mcmc::McmcSettings;
 use super::mixture::{MixtureFit, MixtureOptions, MixturePosterior, fit_mixture};
+use super::mixture_ppc::predictive_checks;
 use super::rng::{Rng, stream};
 use crate::data::{Dataset, TieSemantics};
 use crate::error::{Error, Result};
@@ -60,6 +64,9 @@ pub struct MixtureGibbsOptions {
     /// Progress and cancellation (one unit per sweep).
     pub observer: Option<SharedObserver>,
 }
+
+/// Replicated data sets of the posterior predictive checks.
+pub const PPC_REPLICATES: usize = 200;
 
 /// Largest G the exhaustive relabelling handles.
 pub const MAX_GIBBS_COMPONENTS: usize = 8;
@@ -478,7 +485,16 @@ fn summarise(
         draws_per_chain: mcmc.samples,
         weight_draws: chains.iter().map(|c| c.weights.clone()).collect(),
         log_worth_draws: chains.into_iter().map(|c| c.log_worths).collect(),
+        checks: None,
     };
+    let flat: Vec<(Vec<f64>, Vec<Vec<f64>>)> = posterior
+        .weight_draws
+        .iter()
+        .zip(&posterior.log_worth_draws)
+        .flat_map(|(w, t)| w.iter().cloned().zip(t.iter().cloned()))
+        .collect();
+    let mut posterior = posterior;
+    posterior.checks = Some(predictive_checks(ds, &flat, PPC_REPLICATES, mcmc.seed)?);
     Ok(MixtureFit {
         engine: "gibbs".into(),
         weights,

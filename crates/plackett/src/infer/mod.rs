@@ -12,6 +12,7 @@ pub mod lsr;
 pub mod mcmc;
 pub mod mixture;
 pub mod mixture_gibbs;
+pub mod mixture_ppc;
 pub mod mm;
 pub mod newton;
 pub mod point;

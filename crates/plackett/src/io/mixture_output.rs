@@ -94,6 +94,10 @@ pub struct MixtureReport {
     /// Smallest ESS after relabelling (Gibbs).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub ess_min: Option<f64>,
+    /// Posterior predictive checks (Gibbs): top-1 and paired-comparison
+    /// frequencies against their posterior predictive intervals.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub predictive_checks: Option<crate::infer::mixture_ppc::PredictiveChecks>,
     /// Whether the best start met the stopping rule.
     pub converged: bool,
     /// Map evaluations of the best start.
@@ -220,6 +224,7 @@ impl MixtureReport {
             bpic: f.posterior.as_ref().map(|p| p.bpic),
             rhat_max: f.posterior.as_ref().map(|p| p.rhat_max),
             ess_min: f.posterior.as_ref().map(|p| p.ess_min),
+            predictive_checks: f.posterior.as_ref().and_then(|p| p.checks.clone()),
             converged: f.converged,
             iterations: f.iterations,
             starts: f.starts.len(),
@@ -371,6 +376,53 @@ impl MixtureReport {
                     s,
                     "{:<width$} {:>10.4} {:>10.4} {:>10}",
                     it.name, it.worth, it.log_worth, sd
+                );
+            }
+        }
+        if let Some(pc) = &self.predictive_checks {
+            let _ = writeln!(
+                s,
+                "\nposterior predictive checks ({} replicates): top-1 frequencies",
+                pc.replicates
+            );
+            let _ = writeln!(
+                s,
+                "{:<width$} {:>10} {:>10} {:>21}",
+                "item", "observed", "predicted", "95% interval"
+            );
+            for r in &pc.top1 {
+                let out = r.observed < r.low || r.observed > r.high;
+                let _ = writeln!(
+                    s,
+                    "{:<width$} {:>10.0} {:>10.1} {:>21}{}",
+                    r.item,
+                    r.observed,
+                    r.mean,
+                    format!("[{:.0}, {:.0}]", r.low, r.high),
+                    if out { "  *" } else { "" }
+                );
+            }
+            let outside: Vec<_> = pc
+                .pairs
+                .iter()
+                .filter(|r| r.observed < r.low || r.observed > r.high)
+                .collect();
+            let _ = writeln!(
+                s,
+                "paired comparisons: {} of {} frequencies outside their 95% predictive interval",
+                outside.len(),
+                pc.pairs.len()
+            );
+            for r in outside.iter().take(10) {
+                let _ = writeln!(
+                    s,
+                    "  {} above {}: observed {:.0}, predicted {:.1} [{:.0}, {:.0}]",
+                    r.item,
+                    r.other.as_deref().unwrap_or(""),
+                    r.observed,
+                    r.mean,
+                    r.low,
+                    r.high
                 );
             }
         }
