@@ -31,8 +31,14 @@ fn papers_are_cited_by_author_and_year() {
         let Ok(text) = std::fs::read_to_string(f) else {
             continue;
         };
-        for (i, line) in text.lines().enumerate() {
-            let l = line.to_lowercase();
+        // Comment lines joined too, so a reference broken across two
+        // lines ("… by seed" / "000's …") is caught.
+        let lines: Vec<&str> = text.lines().collect();
+        for (i, line) in lines.iter().enumerate() {
+            let next = lines.get(i + 1).map_or("", |n| {
+                n.trim_start().trim_start_matches(['/', '!', '#', '*']).trim_start()
+            });
+            let l = format!("{} {}", line.trim_end(), next).to_lowercase();
             if needles.iter().any(|n| l.contains(n.as_str())) {
                 hits.push(format!("{}:{}: {}", f.display(), i + 1, line.trim()));
             }

@@ -1,8 +1,8 @@
 //! One entry point for PL regression `log λ_i = x_iᵀβ` (Guo et al. 2019; spec
 //! `plackett-luce-core.md` §4): MLE and MAP by Newton
 //! ([`super::regression`]), and a Gaussian variational posterior either on
-//! the exact bound ([`super::gaussian_vi_exact`], the default) or by seed
-//! 000's Algorithm 1 ([`super::gaussian_vi`]). Every engine ends in the same
+//! the exact bound ([`super::gaussian_vi_exact`], the default) or by Guo
+//! et al. 2019's Algorithm 1 ([`super::gaussian_vi`]). Every engine ends in the same
 //! object: a Gaussian (or point) belief about β on the working feature
 //! scale, from which coefficients, item log-worths, predictions for new
 //! items and posterior draws are all derived the same way.
