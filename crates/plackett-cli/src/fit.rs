@@ -579,22 +579,15 @@ pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
         pending.push((path.clone(), text));
     }
     for pair in &a.compare {
-        let parts: Vec<&str> = pair.split(',').map(|x| x.trim()).collect();
-        if parts.len() != 2 {
-            bail!("invalid option --compare: expected \"A,B\", got {pair:?}");
-        }
-        let id = |nm: &str| {
-            ds.items()
-                .get(nm)
-                .ok_or_else(|| anyhow::anyhow!("invalid option --compare: no item named {nm:?}"))
-        };
+        let (na, nb) = compare_names(pair)?;
         if let Some(o) = &feature {
             report
                 .comparisons
-                .push(crate::features::compare(o, &ds, parts[0], parts[1])?);
+                .push(crate::features::compare(o, &ds, na, nb)?);
             continue;
         }
-        let (i, j) = (id(parts[0])?, id(parts[1])?);
+        let (i, j) = compare_ids(&ds, pair)?;
+        let parts = [na, nb];
         report.comparisons.push(plackett::io::output::Comparison {
             winner: parts[0].to_string(),
             loser: parts[1].to_string(),
@@ -728,6 +721,26 @@ pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
         crate::emit(&text)?;
     }
     Ok(())
+}
+
+/// The two names of `--compare "A,B"`.
+pub(crate) fn compare_names(pair: &str) -> Result<(&str, &str)> {
+    let parts: Vec<&str> = pair.split(',').map(|x| x.trim()).collect();
+    if parts.len() != 2 {
+        bail!("invalid option --compare: expected \"A,B\", got {pair:?}");
+    }
+    Ok((parts[0], parts[1]))
+}
+
+/// The two item ids of `--compare "A,B"` among the items of `ds`.
+pub(crate) fn compare_ids(ds: &Dataset, pair: &str) -> Result<(u32, u32)> {
+    let (a, b) = compare_names(pair)?;
+    let id = |nm: &str| {
+        ds.items()
+            .get(nm)
+            .ok_or_else(|| anyhow::anyhow!("invalid option --compare: no item named {nm:?}"))
+    };
+    Ok((id(a)?, id(b)?))
 }
 
 /// Write `pending` (path, contents) all together, or nothing: no output may

@@ -4,7 +4,7 @@
 //! [`MixtureOptions`] and prints its [`MixtureReport`].
 
 use crate::args::{Engine, Output};
-use crate::fit::{FitArgs, load, load_with_universe, write_outputs};
+use crate::fit::{FitArgs, compare_ids, compare_names, load, load_with_universe, write_outputs};
 use anyhow::{Result, bail};
 use plackett::infer::mcmc::McmcSettings;
 use plackett::infer::mixture::{MixtureOptions, fit_range, mixture_log_likelihood};
@@ -163,16 +163,9 @@ pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
         .into());
     }
     for pair in &a.compare {
-        let parts: Vec<&str> = pair.split(',').map(|x| x.trim()).collect();
-        if parts.len() != 2 {
-            bail!("invalid option --compare: expected \"A,B\", got {pair:?}");
-        }
-        let id = |nm: &str| {
-            ds.items()
-                .get(nm)
-                .ok_or_else(|| anyhow::anyhow!("invalid option --compare: no item named {nm:?}"))
-        };
-        let (i, j) = (id(parts[0])?, id(parts[1])?);
+        let (i, j) = compare_ids(&ds, pair)?;
+        let parts = compare_names(pair)?;
+        let parts = [parts.0, parts.1];
         report.comparisons.push(Comparison {
             winner: parts[0].to_string(),
             loser: parts[1].to_string(),

@@ -36,7 +36,9 @@ fn papers_are_cited_by_author_and_year() {
         let lines: Vec<&str> = text.lines().collect();
         for (i, line) in lines.iter().enumerate() {
             let next = lines.get(i + 1).map_or("", |n| {
-                n.trim_start().trim_start_matches(['/', '!', '#', '*']).trim_start()
+                n.trim_start()
+                    .trim_start_matches(['/', '!', '#', '*'])
+                    .trim_start()
             });
             let l = format!("{} {}", line.trim_end(), next).to_lowercase();
             if needles.iter().any(|n| l.contains(n.as_str())) {

@@ -278,24 +278,7 @@ struct FitResult {
 
 impl FitResult {
     fn index(&self, item: &Bound<'_, PyAny>) -> PyResult<usize> {
-        if let Ok(s) = item.extract::<String>() {
-            return self
-                .names
-                .iter()
-                .position(|n| *n == s)
-                .ok_or_else(|| PyKeyError::new_err(format!("no item named {s:?}")));
-        }
-        let i: usize = item.extract().map_err(|_| {
-            pyo3::exceptions::PyTypeError::new_err("an item is a name (str) or an index (int)")
-        })?;
-        if i < self.names.len() {
-            Ok(i)
-        } else {
-            Err(PyKeyError::new_err(format!(
-                "item index {i} out of range (0..{})",
-                self.names.len()
-            )))
-        }
+        item_index(&self.names, item)
     }
 
     fn column<'py>(
@@ -576,6 +559,28 @@ impl FitResult {
             self.names.len(),
             self.report.converged
         )
+    }
+}
+
+/// The position of an item given by name (str) or index (int) among
+/// `names`: KeyError when absent, TypeError for anything else.
+pub(crate) fn item_index(names: &[String], item: &Bound<'_, PyAny>) -> PyResult<usize> {
+    if let Ok(s) = item.extract::<String>() {
+        return names
+            .iter()
+            .position(|n| *n == s)
+            .ok_or_else(|| PyKeyError::new_err(format!("no item named {s:?}")));
+    }
+    let i: usize = item.extract().map_err(|_| {
+        pyo3::exceptions::PyTypeError::new_err("an item is a name (str) or an index (int)")
+    })?;
+    if i < names.len() {
+        Ok(i)
+    } else {
+        Err(PyKeyError::new_err(format!(
+            "item index {i} out of range (0..{})",
+            names.len()
+        )))
     }
 }
 

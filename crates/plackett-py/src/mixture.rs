@@ -8,7 +8,7 @@ use plackett::infer::mcmc::McmcSettings;
 use plackett::infer::mixture::{MixtureFit, MixtureOptions, fit_range, mixture_log_likelihood};
 use plackett::infer::mixture_gibbs::{MixtureGibbsOptions, gibbs_range};
 use plackett::io::mixture_output::MixtureReport;
-use pyo3::exceptions::{PyKeyError, PyValueError};
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
 /// A fitted mixture: the selected fit, every fit of the sweep, the report.
@@ -27,24 +27,7 @@ impl MixtureResult {
     }
 
     fn index(&self, item: &Bound<'_, PyAny>) -> PyResult<usize> {
-        if let Ok(s) = item.extract::<String>() {
-            return self
-                .names
-                .iter()
-                .position(|n| *n == s)
-                .ok_or_else(|| PyKeyError::new_err(format!("no item named {s:?}")));
-        }
-        let i: usize = item.extract().map_err(|_| {
-            pyo3::exceptions::PyTypeError::new_err("an item is a name (str) or an index (int)")
-        })?;
-        if i < self.names.len() {
-            Ok(i)
-        } else {
-            Err(PyKeyError::new_err(format!(
-                "item index {i} out of range (0..{})",
-                self.names.len()
-            )))
-        }
+        crate::item_index(&self.names, item)
     }
 }
 

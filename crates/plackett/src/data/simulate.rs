@@ -53,6 +53,34 @@ pub fn sample_subset<R: rand::Rng + ?Sized>(
     buf[..k].to_vec()
 }
 
+/// One ordering (best first) and its tail under `design`, from PL(`lam`)
+/// over the items `all`.
+fn draw_design<R: rand::Rng + ?Sized>(
+    rng: &mut R,
+    lam: &[f64],
+    all: &[u32],
+    design: Design,
+    buf: &mut Vec<u32>,
+) -> (Vec<u32>, Tail) {
+    let n = all.len();
+    match design {
+        Design::Full => (pl_order(rng, all, lam), Tail::None),
+        Design::SubRankings { len } => {
+            let s = sample_subset(rng, n, len.min(n), buf);
+            (pl_order(rng, &s, lam), Tail::None)
+        }
+        Design::Pairs => {
+            let s = sample_subset(rng, n, 2, buf);
+            (pl_order(rng, &s, lam), Tail::None)
+        }
+        Design::TopK { k } => {
+            let mut o = pl_order(rng, all, lam);
+            o.truncate(k.min(n));
+            (o, Tail::Universe)
+        }
+    }
+}
+
 /// Simulate `n_obs` observations from PL(`lam`) under `design`.
 pub fn simulate<R: rand::Rng + ?Sized>(
     rng: &mut R,
@@ -65,22 +93,7 @@ pub fn simulate<R: rand::Rng + ?Sized>(
     let mut buf = Vec::new();
     let all: Vec<u32> = (0..n as u32).collect();
     for _ in 0..n_obs {
-        let (order, tail) = match design {
-            Design::Full => (pl_order(rng, &all, lam), Tail::None),
-            Design::SubRankings { len } => {
-                let s = sample_subset(rng, n, len.min(n), &mut buf);
-                (pl_order(rng, &s, lam), Tail::None)
-            }
-            Design::Pairs => {
-                let s = sample_subset(rng, n, 2, &mut buf);
-                (pl_order(rng, &s, lam), Tail::None)
-            }
-            Design::TopK { k } => {
-                let mut o = pl_order(rng, &all, lam);
-                o.truncate(k.min(n));
-                (o, Tail::Universe)
-            }
-        };
+        let (order, tail) = draw_design(rng, lam, &all, design, &mut buf);
         let groups: Vec<Vec<u32>> = order.into_iter().map(|i| vec![i]).collect();
         b.push(&groups, tail, &[], 1.0)
             .expect("simulated data are valid");
@@ -116,23 +129,7 @@ pub fn simulate_mixture<R: rand::Rng + ?Sized>(
             u -= weights[g];
             g += 1;
         }
-        let lam = &lams[g];
-        let (order, tail) = match design {
-            Design::Full => (pl_order(rng, &all, lam), Tail::None),
-            Design::SubRankings { len } => {
-                let s = sample_subset(rng, n, len.min(n), &mut buf);
-                (pl_order(rng, &s, lam), Tail::None)
-            }
-            Design::Pairs => {
-                let s = sample_subset(rng, n, 2, &mut buf);
-                (pl_order(rng, &s, lam), Tail::None)
-            }
-            Design::TopK { k } => {
-                let mut o = pl_order(rng, &all, lam);
-                o.truncate(k.min(n));
-                (o, Tail::Universe)
-            }
-        };
+        let (order, tail) = draw_design(rng, &lams[g], &all, design, &mut buf);
         let mut groups: Vec<Vec<u32>> = Vec::new();
         for (k, i) in order.into_iter().enumerate() {
             if k > 0 && tie_prob > 0.0 && rng.random::<f64>() < tie_prob {
