@@ -633,6 +633,14 @@ fn fit(
     vi: Option<String>,
 ) -> PyResult<FitResult> {
     let ds = &data.ds;
+    let gauge = match &reference {
+        None => Gauge::MeanCentred,
+        Some(name) => Gauge::Reference(ds.items().get(name).ok_or_else(|| {
+            PyValueError::new_err(format!(
+                "invalid option reference: no item named {name:?} among the fitted items"
+            ))
+        })?),
+    };
     if let Some(path) = features {
         // PL regression (Guo et al. 2019): the library's one feature run,
         // the same as `plackett fit --features`.
@@ -644,14 +652,6 @@ fn fit(
         let text = match features_text {
             Some(t) => t,
             None => plackett::io::read_text(&path).map_err(err)?,
-        };
-        let gauge = match &reference {
-            None => Gauge::MeanCentred,
-            Some(name) => Gauge::Reference(ds.items().get(name).ok_or_else(|| {
-                PyValueError::new_err(format!(
-                    "invalid option reference: no item named {name:?} among the fitted items"
-                ))
-            })?),
         };
         let settings = FeatureSettings {
             engine: engine.to_string(),
@@ -708,14 +708,6 @@ fn fit(
                 "invalid option prior: expected gamma or normal, got {other:?}"
             )));
         }
-    };
-    let gauge = match &reference {
-        None => Gauge::MeanCentred,
-        Some(name) => Gauge::Reference(ds.items().get(name).ok_or_else(|| {
-            PyValueError::new_err(format!(
-                "invalid option reference: no item named {name:?} among the fitted items"
-            ))
-        })?),
     };
     let spec = FitSpec {
         engine,

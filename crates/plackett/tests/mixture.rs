@@ -102,6 +102,14 @@ fn perms(g: usize) -> Vec<Vec<usize>> {
     out
 }
 
+/// Worths from log-worths, per component.
+fn worths(theta: &[Vec<f64>]) -> Vec<Vec<f64>> {
+    theta
+        .iter()
+        .map(|t| t.iter().map(|x| x.exp()).collect())
+        .collect()
+}
+
 fn centred(t: &[f64]) -> Vec<f64> {
     let m = t.iter().sum::<f64>() / t.len() as f64;
     t.iter().map(|x| x - m).collect()
@@ -179,10 +187,7 @@ fn em_recovers_simulated_mixtures() {
     ];
     for (case, &(g, sep, design, ties, n_obs)) in cases.iter().enumerate() {
         let (w, theta) = truth(g, 8, sep);
-        let lams: Vec<Vec<f64>> = theta
-            .iter()
-            .map(|t| t.iter().map(|x| x.exp()).collect())
-            .collect();
+        let lams = worths(&theta);
         let mut rng = stream(2024, &[case as u64]);
         let (ds, _) = simulate_mixture(&mut rng, &w, &lams, n_obs, design, ties);
         let fit = fit_mixture(
@@ -220,10 +225,7 @@ fn em_recovers_simulated_mixtures() {
 #[test]
 fn bic_picks_the_true_number_of_components() {
     let (w, theta) = truth(2, 6, true);
-    let lams: Vec<Vec<f64>> = theta
-        .iter()
-        .map(|t| t.iter().map(|x| x.exp()).collect())
-        .collect();
+    let lams = worths(&theta);
     let reps = 20;
     let mut hits = 0;
     for r in 0..reps {
@@ -254,10 +256,7 @@ fn bic_picks_the_true_number_of_components() {
 fn one_component_is_the_single_population_fit() {
     use plackett::infer::spec::{EngineKind, FitSpec, Fitted};
     let (w, theta) = truth(2, 6, true);
-    let lams: Vec<Vec<f64>> = theta
-        .iter()
-        .map(|t| t.iter().map(|x| x.exp()).collect())
-        .collect();
+    let lams = worths(&theta);
     let (ds, _) = simulate_mixture(
         &mut stream(3, &[]),
         &w,
@@ -292,10 +291,7 @@ fn one_component_is_the_single_population_fit() {
 #[test]
 fn deterministic_across_thread_counts() {
     let (w, theta) = truth(3, 8, true);
-    let lams: Vec<Vec<f64>> = theta
-        .iter()
-        .map(|t| t.iter().map(|x| x.exp()).collect())
-        .collect();
+    let lams = worths(&theta);
     let (ds, _) = simulate_mixture(
         &mut stream(5, &[]),
         &w,
@@ -602,10 +598,7 @@ fn predictive_checks_detect_a_missing_component() {
     use plackett::infer::mcmc::McmcSettings;
     use plackett::infer::mixture_gibbs::{MixtureGibbsOptions, mixture_gibbs};
     let (w, theta) = truth(2, 6, true);
-    let lams: Vec<Vec<f64>> = theta
-        .iter()
-        .map(|t| t.iter().map(|x| x.exp()).collect())
-        .collect();
+    let lams = worths(&theta);
     let (ds, _) = simulate_mixture(
         &mut stream(8, &[]),
         &w,

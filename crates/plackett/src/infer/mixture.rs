@@ -32,6 +32,7 @@ use crate::data::{Dataset, TieSemantics};
 use crate::error::{Error, Result};
 use crate::model::pl;
 use crate::numerics::fixed_point::{Executor, IterSettings, Iterate, MonotoneMap, Termination};
+use crate::numerics::log_sum_exp;
 use crate::observer::SharedObserver;
 use rand_distr::{Distribution, Exp1};
 use rayon::prelude::*;
@@ -513,14 +514,10 @@ fn one_component(
     })
 }
 
-fn centre(t: &mut [f64]) {
+/// Subtract the mean (the gauge of reported log-worths).
+pub(crate) fn centre(t: &mut [f64]) {
     let m = t.iter().sum::<f64>() / t.len() as f64;
     t.iter_mut().for_each(|x| *x -= m);
-}
-
-/// Stable `ln Σ exp`.
-fn log_sum_exp(xs: &[f64]) -> f64 {
-    crate::numerics::log_sum_exp(xs)
 }
 
 /// Responsibilities and the log-likelihood at a parameter point.
@@ -536,6 +533,8 @@ struct Responsibilities {
 /// are identified; on the prior's scale under MAP).
 struct EmMap<'a> {
     ds: &'a Dataset,
+    /// Observation weights `w_o`.
+    weights: Vec<f64>,
     n: usize,
     g: usize,
     a: f64,
@@ -548,6 +547,7 @@ impl<'a> EmMap<'a> {
     fn new(ds: &'a Dataset, opts: &MixtureOptions) -> Self {
         EmMap {
             ds,
+            weights: (0..ds.n_obs()).map(|o| ds.obs(o).weight).collect(),
             n: ds.n_items(),
             g: opts.components,
             a: opts.prior_shape,
@@ -592,7 +592,7 @@ impl<'a> EmMap<'a> {
             for k in 0..self.g {
                 z[k][o] = (a[k] - lse).exp();
             }
-            total += self.ds.obs(o).weight * lse;
+            total += self.weights[o] * lse;
         }
         Responsibilities {
             z,

@@ -192,8 +192,9 @@ fn permutations(g: usize) -> Vec<Vec<usize>> {
 }
 
 fn centred(t: &[f64]) -> Vec<f64> {
-    let m = t.iter().sum::<f64>() / t.len() as f64;
-    t.iter().map(|x| x - m).collect()
+    let mut c = t.to_vec();
+    super::mixture::centre(&mut c);
+    c
 }
 
 /// The permutation `p` (draw component `p[k]` becomes label `k`) closest
@@ -334,13 +335,15 @@ fn run_chain(
                 .push(perm.iter().map(|&j| centred(&thetas[j])).collect());
             out.deviance.push(-2.0 * loglik);
             // Memberships on the caller's observations at this state.
-            let orig_ll: Vec<Vec<f64>> = if std::ptr::eq(data, original) {
-                ll.clone()
+            let recomputed: Vec<Vec<f64>>;
+            let orig_ll: &[Vec<f64>] = if std::ptr::eq(data, original) {
+                &ll
             } else {
-                scaled
+                recomputed = scaled
                     .iter()
                     .map(|(lam, log_lam)| pl::unit_log_likelihoods(original, lam, log_lam))
-                    .collect()
+                    .collect();
+                &recomputed
             };
             for o in 0..original.n_obs() {
                 for k in 0..g {
