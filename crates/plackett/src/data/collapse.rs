@@ -43,9 +43,16 @@ impl Dataset {
                     "shards must share their items (in the same order) and tie reading".into(),
                 ));
             }
+            if p.ranker_names() != first.ranker_names() || p.has_rankers() != first.has_rankers() {
+                return Err(Error::Data(
+                    "shards must share their rankers (in the same order)".into(),
+                ));
+            }
         }
         let mut out = first.empty_like();
-        let mut seen: HashMap<(Tail, &[u32], &[u8]), usize> = HashMap::new();
+        // Rankers are part of the key: an adherence model gives each ranker
+        // its own multiplier, so rows of different rankers stay apart.
+        let mut seen: HashMap<(Tail, &[u32], &[u8], Option<u32>), usize> = HashMap::new();
         let (mut max_group, mut dropped) = (0, 0);
         for &p in parts {
             let raw = p.raw();
@@ -53,7 +60,12 @@ impl Dataset {
             dropped += p.dropped();
             for o in 0..p.n_real_obs() {
                 let (a, b) = (raw.offsets[o], raw.offsets[o + 1]);
-                let key = (raw.tails[o], &raw.members[a..b], &raw.marks[a..b]);
+                let key = (
+                    raw.tails[o],
+                    &raw.members[a..b],
+                    &raw.marks[a..b],
+                    p.ranker(o),
+                );
                 match seen.get(&key) {
                     Some(&row) => out.add_weight(row, raw.weights[o]),
                     None => {

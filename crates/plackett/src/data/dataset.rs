@@ -83,7 +83,19 @@ pub struct Dataset {
     /// Per observation: number of choice stages if every ranked group is a
     /// single item (the fast path of the sweeps), else `u32::MAX`.
     fast_stages: Vec<u32>,
+    /// Per observation: its ranker (an index into `ranker_names`), or
+    /// [`NO_RANKER`] for pseudo-observations; empty when the data name no
+    /// rankers (every observation is then its own ranker).
+    #[serde(default)]
+    rankers: Vec<u32>,
+    /// Ranker names in order of first appearance.
+    #[serde(default)]
+    ranker_names: Vec<String>,
 }
+
+/// Ranker index of an observation that belongs to no ranker (a
+/// pseudo-observation).
+pub const NO_RANKER: u32 = u32::MAX;
 
 /// One group inside an observation: a range of the observation's members.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -179,6 +191,7 @@ pub struct DatasetBuilder {
     ds: Dataset,
     stamp: Vec<u32>,
     epoch: u32,
+    ranker_index: std::collections::HashMap<String, u32>,
 }
 
 impl DatasetBuilder {
@@ -198,9 +211,12 @@ impl DatasetBuilder {
                 dropped: 0,
                 max_group: 0,
                 fast_stages: Vec::new(),
+                rankers: Vec::new(),
+                ranker_names: Vec::new(),
             },
             stamp: Vec::new(),
             epoch: 0,
+            ranker_index: std::collections::HashMap::new(),
         }
     }
 
@@ -289,6 +305,31 @@ impl DatasetBuilder {
         Ok(())
     }
 
+    /// [`DatasetBuilder::push`] for an observation made by the named
+    /// ranker (PlackettLuce's grouped rankings: the adherence model gives
+    /// each ranker one multiplier). A reader names a ranker for every
+    /// observation or for none.
+    pub fn push_by<G: AsRef<[u32]>>(
+        &mut self,
+        ranker: &str,
+        groups: &[G],
+        tail: Tail,
+        explicit_tail: &[u32],
+        weight: f64,
+    ) -> std::result::Result<(), Rejection> {
+        if self.ds.rankers.len() != self.ds.weights.len() {
+            return Err("internal: some observations were added without a ranker".into());
+        }
+        self.push(groups, tail, explicit_tail, weight)?;
+        let next = self.ds.ranker_names.len() as u32;
+        let id = *self.ranker_index.entry(ranker.to_string()).or_insert(next);
+        if id == next {
+            self.ds.ranker_names.push(ranker.to_string());
+        }
+        self.ds.rankers.push(id);
+        Ok(())
+    }
+
     /// Number of observations so far.
     pub fn len(&self) -> usize {
         self.ds.weights.len()
@@ -318,6 +359,9 @@ impl Dataset {
         self.offsets.push(self.members.len());
         self.weights.push(src.weights[o]);
         self.tails.push(src.tails[o]);
+        if !src.rankers.is_empty() {
+            self.rankers.push(src.rankers[o]);
+        }
     }
 
     /// The item universe.
@@ -425,6 +469,24 @@ impl Dataset {
         self.weights[..self.n_real_obs()].iter().sum()
     }
 
+    /// Whether the data name a ranker for each observation.
+    pub fn has_rankers(&self) -> bool {
+        !self.rankers.is_empty()
+    }
+
+    /// The ranker of observation `o`: an index into
+    /// [`Dataset::ranker_names`], [`NO_RANKER`] for a pseudo-observation,
+    /// `None` when the data name no rankers.
+    pub fn ranker(&self, o: usize) -> Option<u32> {
+        self.rankers.get(o).copied()
+    }
+
+    /// Ranker names, in order of first appearance (empty when the data
+    /// name no rankers).
+    pub fn ranker_names(&self) -> &[String] {
+        &self.ranker_names
+    }
+
     /// Whether observation `o` is a pseudo-observation.
     pub fn is_pseudo(&self, o: usize) -> bool {
         o >= self.pseudo_start
@@ -477,12 +539,16 @@ impl Dataset {
             }
             b.push(&groups, obs.tail, &tail_items, obs.weight)
                 .map_err(Error::Data)?;
+            if !self.rankers.is_empty() {
+                b.ds.rankers.push(self.rankers[o]);
+            }
             if o < self.n_real_obs() {
                 kept_real += 1;
             }
         }
         let universe = (0..self.universe).filter(|&i| !drop[i]).count();
         let mut ds = b.ds;
+        ds.ranker_names = self.ranker_names.clone();
         ds.universe = universe;
         ds.pseudo_start = kept_real;
         let mut ds = ds.retain_informative();
@@ -511,6 +577,9 @@ impl Dataset {
                 ds.offsets.push(ds.members.len());
                 ds.weights.push(w);
                 ds.tails.push(Tail::None);
+                if !self.rankers.is_empty() {
+                    ds.rankers.push(NO_RANKER);
+                }
             }
         }
         ds.max_group = ds.max_group.max(1);
@@ -548,6 +617,8 @@ impl Dataset {
             dropped: self.dropped,
             max_group: 0,
             fast_stages: Vec::new(),
+            rankers: Vec::new(),
+            ranker_names: self.ranker_names.clone(),
         };
         for (o, &k) in keep.iter().enumerate() {
             if !k {
@@ -647,6 +718,8 @@ impl Dataset {
             dropped: 0,
             max_group: 0,
             fast_stages: Vec::new(),
+            rankers: Vec::new(),
+            ranker_names: self.ranker_names.clone(),
         }
     }
 

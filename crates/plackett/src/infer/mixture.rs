@@ -619,20 +619,36 @@ impl<'a> EmMap<'a> {
 
     /// One M-step from responsibilities `z` at log-worths `thetas`.
     fn m_step(&self, thetas: &[Vec<f64>], z: &[Vec<f64>]) -> Vec<f64> {
-        let w: Vec<f64> = (0..self.ds.n_obs())
-            .map(|o| self.ds.obs(o).weight)
-            .collect();
+        let mut wins = Vec::with_capacity(self.g);
+        let mut den = Vec::with_capacity(self.g);
+        for (t, zk) in thetas.iter().zip(z) {
+            let v: Vec<f64> = self.weights.iter().zip(zk).map(|(w, z)| w * z).collect();
+            let (lam, _) = pl::scaled(t);
+            let (w, d) = pl::reweighted_sweep(self.ds, &lam, &v);
+            wins.push(w);
+            den.push(d);
+        }
+        self.m_step_from(thetas, z, &wins, &den)
+    }
+
+    /// The M-step from each component's responsibility-weighted stage wins
+    /// and in-play coefficients at `thetas` (scaled so the largest worth
+    /// is 1, as [`pl::scaled`]).
+    fn m_step_from(
+        &self,
+        thetas: &[Vec<f64>],
+        z: &[Vec<f64>],
+        wins: &[Vec<f64>],
+        den: &[Vec<f64>],
+    ) -> Vec<f64> {
         let mut x = Vec::with_capacity(self.g * (self.n + 1));
         let mut counts = Vec::with_capacity(self.g);
-        for (t, zk) in thetas.iter().zip(z) {
-            let v: Vec<f64> = w.iter().zip(zk).map(|(w, z)| w * z).collect();
-            counts.push(v.iter().sum::<f64>());
-            let (lam, _) = pl::scaled(t);
+        for (((t, zk), wins), den) in thetas.iter().zip(z).zip(wins).zip(den) {
+            counts.push(self.weights.iter().zip(zk).map(|(w, z)| w * z).sum::<f64>());
             let m = t.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-            let (wins, den) = pl::reweighted_sweep(self.ds, &lam, &v);
             let mut next: Vec<f64> = wins
                 .iter()
-                .zip(&den)
+                .zip(den.iter())
                 .zip(t)
                 .map(|((&wi, &d), &old)| {
                     let num = self.a - 1.0 + wi;
@@ -701,14 +717,16 @@ impl<'a> EmMap<'a> {
 impl MonotoneMap for EmMap<'_> {
     fn eval(&mut self, x: &[f64]) -> Result<Iterate> {
         let (thetas, log_w) = self.unpack(x);
-        let r = self.responsibilities(&thetas, &log_w);
+        let (lams, log_lams): (Vec<Vec<f64>>, Vec<Vec<f64>>) =
+            thetas.iter().map(|t| pl::scaled(t)).unzip();
+        let r = pl::mixture_pass(self.ds, &lams, &log_lams, &log_w, &self.weights);
         let objective = r.log_likelihood + self.log_prior(&thetas, &log_w);
         if !objective.is_finite() {
             return Err(Error::Numerical(
                 "the mixture log-likelihood is not finite at this point".into(),
             ));
         }
-        let next = self.m_step(&thetas, &r.z);
+        let next = self.m_step_from(&thetas, &r.z, &r.wins, &r.den);
         // Stop on the relative change of the objective: an over-fitted
         // mixture has flat ridges (two components merging, a weight
         // draining away) along which the parameters drift for thousands of

@@ -41,6 +41,9 @@ pub fn read(name: &str, text: &str, opts: &ReadOptions) -> Result<Dataset> {
     let c_rank = col(&opts.rank_col, "`rank_col`")?;
     let c_item = col(&opts.item_col, "`item_col`")?;
     let c_weight = headers.iter().position(|h| h == &opts.weight_col);
+    // Optional: who made each ranking (for the adherence model).
+    let c_ranker = headers.iter().position(|h| h == &opts.ranker_col);
+    let mut ranker_of: HashMap<String, (String, usize)> = HashMap::new();
     let (items, closed) = initial_items(opts);
     let mut b = DatasetBuilder::new(items, opts.ties);
     let mut order: Vec<String> = Vec::new();
@@ -126,6 +129,32 @@ pub fn read(name: &str, text: &str, opts: &ReadOptions) -> Result<Dataset> {
                 _ => {}
             }
         }
+        if let Some(c) = c_ranker {
+            let r = rec.get(c).unwrap_or("");
+            if r.is_empty() {
+                return Err(Error::input(
+                    name,
+                    Some(line),
+                    format!("empty {} field", opts.ranker_col),
+                ));
+            }
+            match ranker_of.get(&rid) {
+                None => {
+                    ranker_of.insert(rid.clone(), (r.to_string(), line));
+                }
+                Some((r0, l0)) if r0 != r => {
+                    return Err(Error::input(
+                        name,
+                        Some(line),
+                        format!(
+                            "{} {r:?} differs from {r0:?} on line {l0} of the same {} {rid:?}",
+                            opts.ranker_col, opts.ranking_col
+                        ),
+                    ));
+                }
+                _ => {}
+            }
+        }
         if let Some(prev) = entry.0.iter().find(|r| r.item == item) {
             return Err(Error::input(
                 name,
@@ -160,8 +189,12 @@ pub fn read(name: &str, text: &str, opts: &ReadOptions) -> Result<Dataset> {
             }
         }
         let line = rows.iter().map(|r| r.line).min().unwrap_or(0);
-        b.push(&groups, tail, &[], w.map_or(1.0, |x| x.0))
-            .map_err(|m| {
+        let w = w.map_or(1.0, |x| x.0);
+        match ranker_of.get(rid) {
+            Some((r, _)) => b.push_by(r, &groups, tail, &[], w),
+            None => b.push(&groups, tail, &[], w),
+        }
+        .map_err(|m| {
                 Error::input(
                     name,
                     Some(line),

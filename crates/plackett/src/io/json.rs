@@ -5,7 +5,8 @@
 //!   string; the universe is `0..=max id` unless `--items` declares it.
 //! * An object `{"items": [names…], "rankings": [...], "weights": [...]}`:
 //!   `items` declares the universe; ranking entries are names (strings) or
-//!   indices into `items`; `weights` is optional.
+//!   indices into `items`; `weights` is optional; so is `rankers` (who
+//!   made each ranking, names or numbers: the adherence model's rankers).
 
 use super::json_value::{JValue, Spanned, parse};
 use super::{ReadOptions, initial_items};
@@ -26,16 +27,20 @@ pub fn read(name: &str, text: &str, opts: &ReadOptions) -> Result<Dataset> {
             let mut items_v = None;
             let mut rankings_v = None;
             let mut weights_v = None;
+            let mut rankers_v = None;
             for (k, v) in fields {
                 match k.as_str() {
                     "items" => items_v = Some(v),
                     "rankings" => rankings_v = Some(v),
                     "weights" => weights_v = Some(v),
+                    "rankers" => rankers_v = Some(v),
                     other => {
                         return Err(Error::input(
                             name,
                             Some(v.line),
-                            format!("unknown key {other:?} (expected items, rankings, weights)"),
+                            format!(
+                                "unknown key {other:?} (expected items, rankings, weights, rankers)"
+                            ),
                         ));
                     }
                 }
@@ -110,7 +115,35 @@ pub fn read(name: &str, text: &str, opts: &ReadOptions) -> Result<Dataset> {
                     Some(ws)
                 }
             };
-            read_object(name, rankings, items, weights, opts)
+            let rankers = match rankers_v {
+                None => None,
+                Some(v) => {
+                    let a = array_of(name, v, "\"rankers\" must be an array of names")?;
+                    if a.len() != rankings.len() {
+                        return Err(Error::input(
+                            name,
+                            Some(v.line),
+                            format!("{} rankers for {} rankings", a.len(), rankings.len()),
+                        ));
+                    }
+                    let mut rs = Vec::new();
+                    for e in a {
+                        match &e.value {
+                            JValue::String(s) if !s.is_empty() => rs.push(s.clone()),
+                            JValue::Number(_, t) => rs.push(t.clone()),
+                            _ => {
+                                return Err(Error::input(
+                                    name,
+                                    Some(e.line),
+                                    "a ranker must be a non-empty name or a number",
+                                ));
+                            }
+                        }
+                    }
+                    Some(rs)
+                }
+            };
+            read_object(name, rankings, items, weights, rankers, opts)
         }
         other => Err(Error::input(
             name,
@@ -220,7 +253,7 @@ fn read_lists(
     } else {
         Items::numbered(max_id as usize + 1)
     };
-    build(name, items, groups, None, opts)
+    build(name, items, groups, None, None, opts)
 }
 
 fn read_object(
@@ -228,6 +261,7 @@ fn read_object(
     rankings: &[Spanned],
     items: Option<Items>,
     weights: Option<Vec<(f64, usize)>>,
+    rankers: Option<Vec<String>>,
     opts: &ReadOptions,
 ) -> Result<Dataset> {
     let (declared, closed) = initial_items(opts);
@@ -274,7 +308,7 @@ fn read_object(
     if groups.is_empty() {
         return Err(Error::input(name, None, "no rankings"));
     }
-    build(name, items, groups, weights, opts)
+    build(name, items, groups, weights, rankers.as_deref(), opts)
 }
 
 fn build(
@@ -282,6 +316,7 @@ fn build(
     items: Items,
     groups: Vec<(Vec<Vec<u32>>, usize)>,
     weights: Option<Vec<(f64, usize)>>,
+    rankers: Option<&[String]>,
     opts: &ReadOptions,
 ) -> Result<Dataset> {
     let mut b = DatasetBuilder::new(items, opts.ties);
@@ -292,8 +327,11 @@ fn build(
     };
     for (k, (g, line)) in groups.iter().enumerate() {
         let w = weights.as_ref().map_or(1.0, |ws| ws[k].0);
-        b.push(g, tail, &[], w)
-            .map_err(|m| Error::input(name, Some(*line), format!("ranking {}: {m}", k + 1)))?;
+        match rankers {
+            Some(r) => b.push_by(&r[k], g, tail, &[], w),
+            None => b.push(g, tail, &[], w),
+        }
+        .map_err(|m| Error::input(name, Some(*line), format!("ranking {}: {m}", k + 1)))?;
     }
     Ok(b.finish())
 }

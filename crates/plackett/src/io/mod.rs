@@ -142,6 +142,9 @@ pub struct ReadOptions {
     pub item_col: String,
     /// CSV: optional weight column.
     pub weight_col: String,
+    /// CSV: optional column naming who made each ranking (the adherence
+    /// model's rankers); rows of one ranking must agree.
+    pub ranker_col: String,
     /// Rankings are top-k lists of the whole universe.
     pub top_k: bool,
     /// Declared universe.
@@ -162,6 +165,7 @@ impl Default for ReadOptions {
             rank_col: "rank".into(),
             item_col: "item".into(),
             weight_col: "weight".into(),
+            ranker_col: "ranker".into(),
             top_k: false,
             items: None,
             ties: TieSemantics::UnknownOrder,

@@ -193,6 +193,12 @@ impl LogProduct {
     pub fn ln(&self) -> f64 {
         self.acc + self.prod.ln()
     }
+    /// The product itself when it never left the safe range (no logarithm
+    /// taken), else `None`.
+    #[inline]
+    pub fn value(&self) -> Option<f64> {
+        (self.acc == 0.0).then_some(self.prod)
+    }
 }
 
 /// One observation: add its in-play coefficients to `den` and return
@@ -333,7 +339,13 @@ pub(crate) fn sweep_obs_weighted(
 
 /// Chunk boundaries: depend on the data only (not on the thread count).
 pub(crate) fn chunks(ds: &Dataset, end: usize) -> Vec<(usize, usize)> {
-    let members = ds.n_members().max(1);
+    chunks_for_work(ds, end, 1)
+}
+
+/// [`chunks`] for a pass that does `factor` times a sweep's work per
+/// member (a G-component mixture pass: G).
+pub(crate) fn chunks_for_work(ds: &Dataset, end: usize, factor: usize) -> Vec<(usize, usize)> {
+    let members = ds.n_members().max(1) * factor.max(1);
     let n_chunks = (members / 65_536).clamp(1, 64).min(end.max(1));
     let per = end.div_ceil(n_chunks).max(1);
     (0..end)
@@ -520,4 +532,204 @@ pub fn reweighted_sweep(ds: &Dataset, lam: &[f64], v: &[f64]) -> (Vec<f64>, Vec<
         den[..ds.universe()].iter_mut().for_each(|x| *x += cu);
     }
     (wins, den)
+}
+
+/// One fused E- and M-pass of a `G`-component PL mixture (Mollica &
+/// Tardella 2017): for every observation the unit log-likelihood under each
+/// component, its responsibilities `z_go ∝ ω_g P(o | λ_g)`, and the stage
+/// wins and expected in-play coefficients of every component weighted by
+/// `w_o · z_go` — what [`unit_log_likelihoods`] followed by one
+/// [`reweighted_sweep`] per component computes, in one pass over the data
+/// (untied observations reuse their stage denominators for both halves).
+#[derive(Debug, Clone)]
+pub struct MixturePass {
+    /// `Σ_o w_o log Σ_g ω_g P(o | λ_g)`.
+    pub log_likelihood: f64,
+    /// Responsibilities, `z[g][o]`.
+    pub z: Vec<Vec<f64>>,
+    /// Stage wins per component and item, weighted by `w_o z_go`.
+    pub wins: Vec<Vec<f64>>,
+    /// Expected in-play coefficients per component and item (at `lams[g]`).
+    pub den: Vec<Vec<f64>>,
+}
+
+/// See [`MixturePass`]. `lams[g]` are component `g`'s worths (any positive
+/// scale) and `log_lams[g]` their logarithms, `log_w` the log-weights,
+/// `weights` the observations' weights. Chunked like [`sweep`], so the
+/// result does not depend on the thread count.
+pub fn mixture_pass(
+    ds: &Dataset,
+    lams: &[Vec<f64>],
+    log_lams: &[Vec<f64>],
+    log_w: &[f64],
+    weights: &[f64],
+) -> MixturePass {
+    let g = lams.len();
+    let n = ds.n_items();
+    let end = ds.n_obs();
+    let totals: Vec<f64> = lams.iter().map(|l| universe_sum(ds, l)).collect();
+    struct Part {
+        ll: f64,
+        z: Vec<Vec<f64>>,
+        wins: Vec<Vec<f64>>,
+        den: Vec<Vec<f64>>,
+        cu: Vec<f64>,
+    }
+    let parts: Vec<Part> = chunks_for_work(ds, end, 2 * g)
+        .into_par_iter()
+        .map(|(a, b)| {
+            let mut p = Part {
+                ll: 0.0,
+                z: vec![Vec::with_capacity(b - a); g],
+                wins: vec![vec![0.0; n]; g],
+                den: vec![vec![0.0; n]; g],
+                cu: vec![0.0; g],
+            };
+            let mut s = Scratch::default();
+            let mut suffix: Vec<Vec<f64>> = vec![Vec::new(); g];
+            let mut ll = vec![0.0; g];
+            let mut direct = vec![0.0; g];
+            let mut lps: Vec<LogProduct> = (0..g).map(|_| LogProduct::new()).collect();
+            let w_lin: Vec<f64> = log_w.iter().map(|l| l.exp()).collect();
+            for o in a..b {
+                let obs = ds.obs(o);
+                let mem = obs.members;
+                let fast = ds.fast_stages(o);
+                // Untied observations: each component's probability as a
+                // plain product of stage probabilities (no logarithms, no
+                // exponentials) whenever it stays in range; else logs.
+                let mut linear = fast.is_some();
+                for k in 0..g {
+                    let lam = &lams[k];
+                    match fast {
+                        Some(stages) => {
+                            let rem = if obs.tail == Tail::Universe {
+                                unlisted_sum(ds, mem, lam, totals[k])
+                            } else {
+                                0.0
+                            };
+                            let suf = &mut suffix[k];
+                            suf.clear();
+                            suf.resize(mem.len() + 1, 0.0);
+                            suf[mem.len()] = rem;
+                            for j in (0..mem.len()).rev() {
+                                suf[j] = suf[j + 1] + lam[mem[j] as usize];
+                            }
+                            let mut lp = LogProduct::new();
+                            for j in 0..stages {
+                                lp.push(lam[mem[j] as usize] / suf[j]);
+                            }
+                            match lp.value() {
+                                Some(v) if linear && v > 1e-250 => direct[k] = v,
+                                _ => linear = false,
+                            }
+                            lps[k] = lp;
+                        }
+                        None => {
+                            let mut wt = 0.0;
+                            for_each_winner(ds, o, |m| wt += log_lams[k][m as usize]);
+                            ll[k] = wt
+                                + sweep_obs_weighted(
+                                    ds,
+                                    o,
+                                    lam,
+                                    totals[k],
+                                    &mut p.den[k],
+                                    &mut s,
+                                    1.0,
+                                    0.0,
+                                )
+                                .0;
+                        }
+                    }
+                }
+                let lse = if linear {
+                    let tot: f64 = (0..g).map(|k| w_lin[k] * direct[k]).sum();
+                    for k in 0..g {
+                        ll[k] = w_lin[k] * direct[k] / tot;
+                    }
+                    tot.ln()
+                } else {
+                    for k in 0..g {
+                        if fast.is_some() {
+                            ll[k] = lps[k].ln();
+                        }
+                        ll[k] += log_w[k];
+                    }
+                    let lse = crate::numerics::log_sum_exp(&ll);
+                    for l in ll.iter_mut() {
+                        *l = (*l - lse).exp();
+                    }
+                    lse
+                };
+                p.ll += weights[o] * lse;
+                // ll now holds the responsibilities.
+                for k in 0..g {
+                    let z = ll[k];
+                    p.z[k].push(z);
+                    let v = weights[o] * z;
+                    for_each_winner(ds, o, |m| p.wins[k][m as usize] += v);
+                    match fast {
+                        Some(stages) => {
+                            let den = &mut p.den[k];
+                            let mut cum = 0.0;
+                            for j in 0..stages {
+                                cum += v / suffix[k][j];
+                                den[mem[j] as usize] += cum;
+                            }
+                            for &i in &mem[stages..] {
+                                den[i as usize] += cum;
+                            }
+                            if obs.tail == Tail::Universe {
+                                for &i in mem {
+                                    if (i as usize) < ds.universe() {
+                                        den[i as usize] -= cum;
+                                    }
+                                }
+                                p.cu[k] += cum;
+                            }
+                        }
+                        None => {
+                            let (_, c) = sweep_obs_weighted(
+                                ds,
+                                o,
+                                &lams[k],
+                                totals[k],
+                                &mut p.den[k],
+                                &mut s,
+                                0.0,
+                                v,
+                            );
+                            p.cu[k] += c;
+                        }
+                    }
+                }
+            }
+            p
+        })
+        .collect();
+    let mut out = MixturePass {
+        log_likelihood: 0.0,
+        z: vec![Vec::with_capacity(end); g],
+        wins: vec![vec![0.0; n]; g],
+        den: vec![vec![0.0; n]; g],
+    };
+    let mut cu = vec![0.0; g];
+    for p in parts {
+        out.log_likelihood += p.ll;
+        for k in 0..g {
+            out.z[k].extend_from_slice(&p.z[k]);
+            out.wins[k].iter_mut().zip(&p.wins[k]).for_each(|(x, y)| *x += y);
+            out.den[k].iter_mut().zip(&p.den[k]).for_each(|(x, y)| *x += y);
+            cu[k] += p.cu[k];
+        }
+    }
+    for k in 0..g {
+        if cu[k] != 0.0 {
+            out.den[k][..ds.universe()]
+                .iter_mut()
+                .for_each(|x| *x += cu[k]);
+        }
+    }
+    out
 }
