@@ -12,6 +12,9 @@ use super::dataset::{Dataset, Tail};
 use crate::error::{Error, Result};
 use std::collections::HashMap;
 
+/// What makes two rows identical: tail, members, group marks, ranker.
+type RowKey<'a> = (Tail, &'a [u32], &'a [u8], Option<u32>);
+
 impl Dataset {
     /// Identical observations (same groups in the same order, same tail,
     /// same tie reading) merged into one weighted row, in order of first
@@ -52,7 +55,7 @@ impl Dataset {
         let mut out = first.empty_like();
         // Rankers are part of the key: an adherence model gives each ranker
         // its own multiplier, so rows of different rankers stay apart.
-        let mut seen: HashMap<(Tail, &[u32], &[u8], Option<u32>), usize> = HashMap::new();
+        let mut seen: HashMap<RowKey<'_>, usize> = HashMap::new();
         let (mut max_group, mut dropped) = (0, 0);
         for &p in parts {
             let raw = p.raw();

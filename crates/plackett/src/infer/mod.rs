@@ -1,5 +1,6 @@
 //! Inference engines.
 
+pub mod adherence;
 pub mod bayes;
 pub mod davidson;
 pub mod ep;

@@ -1,5 +1,6 @@
 //! Small numerical kernels shared by the engines.
 
+pub mod concave;
 pub mod fixed_point;
 pub mod gamma;
 pub mod linalg;
