@@ -30,6 +30,9 @@ pub struct DataArgs {
     /// CSV column with observation weights (optional; constant within a ranking).
     #[arg(long, default_value = "weight")]
     pub weight_col: String,
+    /// CSV column naming who made each ranking (optional; for --adherence).
+    #[arg(long, default_value = "ranker")]
+    pub ranker_col: String,
     /// Rankings are top-k lists of the whole item universe (unlisted items rank below).
     #[arg(long)]
     pub top_k: bool,
@@ -230,6 +233,36 @@ pub struct FitArgs {
         help_heading = "Mixtures (heterogeneous rankers)"
     )]
     pub dirichlet: f64,
+    /// Ranker adherence (Raman & Joachims 2014; PlackettLuce's adherence/gamma): one
+    /// multiplier per ranker on the log-worths, with a Gamma prior; rankers from the
+    /// long CSV's ranker column or the JSON's "rankers" (else one per ranking).
+    #[arg(long, help_heading = "Adherence (heterogeneous rankers)")]
+    pub adherence: bool,
+    /// Gamma shape of each ranker's adherence (≥ 1; shape = rate puts its mean at 1).
+    #[arg(
+        long,
+        default_value_t = 10.0,
+        allow_negative_numbers = true,
+        value_name = "A",
+        help_heading = "Adherence (heterogeneous rankers)"
+    )]
+    pub adherence_shape: f64,
+    /// Gamma rate of each ranker's adherence (> 0).
+    #[arg(
+        long,
+        default_value_t = 10.0,
+        allow_negative_numbers = true,
+        value_name = "B",
+        help_heading = "Adherence (heterogeneous rankers)"
+    )]
+    pub adherence_rate: f64,
+    /// Fixed adherences, one per ranker in order of first appearance (no estimation).
+    #[arg(
+        long,
+        value_name = "E1,E2,…",
+        help_heading = "Adherence (heterogeneous rankers)"
+    )]
+    pub fixed_adherence: Option<String>,
 }
 
 /// Quote a CSV field if needed.
@@ -268,6 +301,7 @@ fn read_options(a: &DataArgs, items: Option<ItemsSpec>) -> Result<ReadOptions> {
         rank_col: a.rank_col.clone(),
         item_col: a.item_col.clone(),
         weight_col: a.weight_col.clone(),
+        ranker_col: a.ranker_col.clone(),
         top_k: a.top_k,
         items,
         ties: a.ties.into(),
@@ -443,6 +477,18 @@ fn fit_engine(
 /// Run `plackett fit`; `explicit` lists the options given on the command
 /// line (clap ids), so that options the engine would ignore are refused.
 pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
+    if a.adherence {
+        return crate::adherence::run(a, explicit);
+    }
+    for (id, flag) in [
+        ("adherence_shape", "--adherence-shape"),
+        ("adherence_rate", "--adherence-rate"),
+        ("fixed_adherence", "--fixed-adherence"),
+    ] {
+        if explicit.iter().any(|e| e == id) {
+            bail!("invalid option {flag}: only with --adherence");
+        }
+    }
     if a.components.is_some() {
         return crate::mixture::run(a, explicit);
     }

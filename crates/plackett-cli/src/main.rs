@@ -4,6 +4,7 @@
 // Tables index several columns in step.
 #![allow(clippy::needless_range_loop)]
 
+mod adherence;
 mod args;
 mod classify;
 mod cv;

@@ -16,6 +16,7 @@ use plackett::posterior::{Gauge, Posterior};
 use pyo3::exceptions::{PyKeyError, PyValueError};
 use pyo3::prelude::*;
 
+mod adherence;
 mod classifier;
 mod groundtruth;
 mod interrupt;
@@ -234,7 +235,7 @@ fn read_array(
 #[pyfunction]
 #[pyo3(signature = (path, *, format = None, ranking_col = "ranking", rank_col = "rank",
     item_col = "item", weight_col = "weight", top_k = false, items = None, ties = "unknown",
-    case = None, item_cols = None))]
+    case = None, item_cols = None, ranker_col = "ranker"))]
 #[allow(clippy::too_many_arguments)]
 fn read_file(
     py: Python<'_>,
@@ -249,6 +250,7 @@ fn read_file(
     ties: &str,
     case: Option<usize>,
     item_cols: Option<(String, String)>,
+    ranker_col: &str,
 ) -> PyResult<PyDataset> {
     let opts = ReadOptions {
         format: format_of(format)?,
@@ -256,6 +258,7 @@ fn read_file(
         rank_col: rank_col.into(),
         item_col: item_col.into(),
         weight_col: weight_col.into(),
+        ranker_col: ranker_col.into(),
         top_k,
         items: items.map(ItemsSpec::Names),
         ties: ties_of(ties)?,
@@ -775,6 +778,9 @@ fn _plackett(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sharded::shard_sweep, m)?)?;
     m.add_function(wrap_pyfunction!(sharded::fit_sharded, m)?)?;
     m.add_function(wrap_pyfunction!(sharded::_restore_sharded, m)?)?;
+    m.add_class::<adherence::AdherenceResult>()?;
+    m.add_function(wrap_pyfunction!(adherence::fit_adherence, m)?)?;
+    m.add_function(wrap_pyfunction!(adherence::_restore_adherence, m)?)?;
     m.add_class::<mixture::MixtureResult>()?;
     m.add_function(wrap_pyfunction!(mixture::fit_mixture, m)?)?;
     m.add_function(wrap_pyfunction!(mixture::_restore_mixture, m)?)?;

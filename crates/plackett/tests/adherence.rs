@@ -2,11 +2,11 @@
 //! it, Turner et al. 2020): PlackettLuce's own reference fit reproduced,
 //! reductions to the ordinary model, and recovery of simulated adherences.
 
+use plackett::data::simulate::pl_order;
 use plackett::data::{Dataset, DatasetBuilder, Items, Tail, TieSemantics};
 use plackett::infer::adherence::{AdherenceOptions, fit_adherence};
 use plackett::infer::rng::stream;
 use plackett::infer::{PointOptions, Prior, fit_point};
-use plackett::data::simulate::pl_order;
 
 /// PlackettLuce's test-adherence.R "fake triple comparisons": 8 rankings
 /// of apple, banana, orange, pear (items in order, best first).
@@ -66,7 +66,10 @@ fn reproduces_plackettluce_estimated_adherence_with_pseudo_rankings() {
         for j in 0..4 {
             let ours = f.log_worths[i] - f.log_worths[j];
             let theirs = (worth[i] / worth[j]).ln();
-            assert!((ours - theirs).abs() < 3e-4, "log({i}/{j}): {ours} vs {theirs}");
+            assert!(
+                (ours - theirs).abs() < 3e-4,
+                "log({i}/{j}): {ours} vs {theirs}"
+            );
         }
     }
     for (r, (a, b)) in f.adherence.iter().zip(adherence).enumerate() {
@@ -160,7 +163,11 @@ fn unit_adherence_reduces_to_the_ordinary_fits() {
                 assert!((x - y).abs() < 1e-7, "{prior:?}: {x} vs {y}");
             }
             assert!((f.log_likelihood - p.log_likelihood).abs() < 1e-8);
-            assert!(f.trace.windows(2).all(|w| w[1] >= w[0] - 1e-12 * w[0].abs()));
+            assert!(
+                f.trace
+                    .windows(2)
+                    .all(|w| w[1] >= w[0] - 1e-12 * w[0].abs())
+            );
         }
     }
 }

@@ -16,12 +16,13 @@ from typing import Any, Iterable, Optional, Sequence
 import numpy as np
 
 from . import _plackett
-from ._plackett import AggregateResult, Dataset, FitResult, MixtureResult, Selectors
+from ._plackett import AdherenceResult, AggregateResult, Dataset, FitResult, MixtureResult, Selectors
 
 __version__ = _plackett.__version__
 
 __all__ = [
     "AggregateResult",
+    "AdherenceResult",
     "Dataset",
     "FitResult",
     "MixtureResult",
@@ -30,6 +31,7 @@ __all__ = [
     "aggregate",
     "evaluate",
     "fit",
+    "fit_adherence",
     "fit_mixture",
     "read_orderings",
     "selectors",
@@ -328,6 +330,72 @@ def fit_mixture(
     return _plackett.fit_mixture(
         data, lo=lo, hi=hi, engine=engine, starts=starts, seed=seed, tol=tol, max_iter=max_iter,
         samples=samples, burn_in=burn_in, chains=chains, **kw
+    )
+
+
+def fit_adherence(
+    data: Any,
+    engine: str = "mle",
+    *,
+    rankers: Optional[Sequence[Any]] = None,
+    ties: Optional[str] = None,
+    adherence_prior: Optional[dict] = None,
+    prior: Optional[dict] = None,
+    pseudo: Optional[float] = None,
+    fixed: Optional[Sequence[float]] = None,
+    tol: Optional[float] = None,
+    max_iter: Optional[int] = None,
+) -> AdherenceResult:
+    """Plackett-Luce with ranker adherence (Raman & Joachims 2014, as R's
+    PlackettLuce ``adherence``/``gamma``): ranker r chooses with worths
+    ``λ_i ** η_r``; ``η_r`` gets a Gamma prior (``adherence_prior``, default
+    ``{"shape": 10, "rate": 10}``, PlackettLuce's default) and the fit is the
+    MAP.
+
+    ``rankers``: one name per ranking (else a file's ranker column, else every
+    ranking is its own ranker). ``engine``: "mle" (no worth prior) or "map"
+    (``prior={"shape": a, "rate": b}`` Gamma on worths, default 2, 1).
+    ``pseudo``: PlackettLuce's ``npseudo`` (pseudo-rankings against a ghost
+    item). ``fixed``: adherences to hold fixed, one per ranker. The result
+    has ``items``, ``log_worth``, ``worth``, ``rankers``, ``adherence``,
+    ``log_likelihood``, ``log_posterior``, ``summary()`` and ``to_json()``
+    (the JSON of ``plackett fit --adherence``).
+    """
+    if not isinstance(data, Dataset):
+        data = rankings(data, ties=ties or "unknown")
+    elif ties is not None:
+        raise ValueError("invalid option ties: a Dataset was read with its tie reading already; pass ties= to the reader")
+    kw: dict = {}
+    if adherence_prior is not None:
+        if not isinstance(adherence_prior, dict):
+            raise TypeError("adherence_prior: expected a dict such as {'shape': 10, 'rate': 10}")
+        p = dict(adherence_prior)
+        if "shape" in p:
+            kw["adherence_shape"] = float(p.pop("shape"))
+        if "rate" in p:
+            kw["adherence_rate"] = float(p.pop("rate"))
+        if p:
+            raise ValueError(f"adherence_prior: unknown keys {sorted(p)}")
+    if prior is not None:
+        if not isinstance(prior, dict):
+            raise TypeError("prior: expected a dict such as {'shape': 2, 'rate': 1}")
+        p = dict(prior)
+        if p.pop("family", "gamma") != "gamma":
+            raise ValueError("prior: the adherence model takes a Gamma prior on worths ({'shape': a, 'rate': b})")
+        if "shape" in p:
+            kw["prior_shape"] = float(p.pop("shape"))
+        if "rate" in p:
+            kw["prior_rate"] = float(p.pop("rate"))
+        if p:
+            raise ValueError(f"prior: unknown keys {sorted(p)}")
+    if rankers is not None:
+        if isinstance(rankers, (str, bytes)):
+            raise TypeError("rankers: expected a sequence of names, one per ranking")
+        kw["rankers"] = [str(r) for r in rankers]
+    if fixed is not None:
+        kw["fixed"] = [float(x) for x in fixed]
+    return _plackett.fit_adherence(
+        data, engine=engine, pseudo=pseudo, tol=tol, max_iter=max_iter, **kw
     )
 
 

@@ -487,6 +487,56 @@ impl Dataset {
         &self.ranker_names
     }
 
+    /// A copy whose real observations are made by the named rankers, one
+    /// name per observation in order (for data built from lists, where no
+    /// file column carries them). Refused when observations were dropped
+    /// as uninformative (the names could no longer be matched).
+    pub fn with_rankers(&self, names: &[String]) -> Result<Dataset> {
+        if self.dropped > 0 {
+            return Err(Error::param(
+                "rankers",
+                format!(
+                    "{} observation(s) carried no information and were dropped, so rankers \
+                     cannot be matched by position; give them in the file (a ranker column)",
+                    self.dropped
+                ),
+            ));
+        }
+        if names.len() != self.n_real_obs() {
+            return Err(Error::param(
+                "rankers",
+                format!(
+                    "{} rankers for {} observations",
+                    names.len(),
+                    self.n_real_obs()
+                ),
+            ));
+        }
+        if let Some(k) = names.iter().position(|n| n.is_empty()) {
+            return Err(Error::param(
+                "rankers",
+                format!("ranker {} is an empty name", k + 1),
+            ));
+        }
+        let mut out = self.clone();
+        let mut index = std::collections::HashMap::new();
+        out.ranker_names.clear();
+        out.rankers = (0..self.n_obs())
+            .map(|o| {
+                if o >= names.len() {
+                    return NO_RANKER;
+                }
+                let next = out.ranker_names.len() as u32;
+                let id = *index.entry(names[o].clone()).or_insert(next);
+                if id == next {
+                    out.ranker_names.push(names[o].clone());
+                }
+                id
+            })
+            .collect();
+        Ok(out)
+    }
+
     /// Whether observation `o` is a pseudo-observation.
     pub fn is_pseudo(&self, o: usize) -> bool {
         o >= self.pseudo_start

@@ -136,13 +136,7 @@ pub fn fit_adherence(ds: &Dataset, opts: &AdherenceOptions) -> Result<AdherenceF
         (
             (1..=ds.n_real_obs()).map(|o| o.to_string()).collect(),
             (0..ds.n_obs())
-                .map(|o| {
-                    if ds.is_pseudo(o) {
-                        NO_RANKER
-                    } else {
-                        o as u32
-                    }
-                })
+                .map(|o| if ds.is_pseudo(o) { NO_RANKER } else { o as u32 })
                 .collect(),
         )
     };
@@ -175,7 +169,11 @@ pub fn fit_adherence(ds: &Dataset, opts: &AdherenceOptions) -> Result<AdherenceF
     // Units: one per ranker, then the pseudo-observations (η fixed at 1).
     let mut units: Vec<Vec<usize>> = vec![Vec::new(); n_rankers + 1];
     for o in 0..work.n_obs() {
-        let r = if o < of_obs.len() { of_obs[o] } else { NO_RANKER };
+        let r = if o < of_obs.len() {
+            of_obs[o]
+        } else {
+            NO_RANKER
+        };
         match r {
             NO_RANKER => units[n_rankers].push(o),
             r => units[r as usize].push(o),
@@ -268,16 +266,17 @@ fn check(ds: &Dataset, opts: &AdherenceOptions) -> Result<()> {
         }
     }
     if !(opts.tol.is_finite() && opts.tol > 0.0) {
-        return Err(Error::param("tol", format!("must be positive, got {}", opts.tol)));
+        return Err(Error::param(
+            "tol",
+            format!("must be positive, got {}", opts.tol),
+        ));
     }
     match opts.worth_prior {
         Some((a, b)) => {
             if !(a.is_finite() && a >= 1.0 && b.is_finite() && b > 0.0) {
                 return Err(Error::param(
                     "prior_shape",
-                    format!(
-                        "the worth prior needs shape ≥ 1 and rate > 0, got Gamma({a}, {b})"
-                    ),
+                    format!("the worth prior needs shape ≥ 1 and rate > 0, got Gamma({a}, {b})"),
                 ));
             }
             if a == 1.0 {
@@ -431,7 +430,13 @@ impl AdherenceMap<'_> {
         e
     }
 
-    fn sweep_all(&self, ds: &Dataset, units: &[Vec<usize>], theta: &[f64], eta: &[f64]) -> Vec<UnitStats> {
+    fn sweep_all(
+        &self,
+        ds: &Dataset,
+        units: &[Vec<usize>],
+        theta: &[f64],
+        eta: &[f64],
+    ) -> Vec<UnitStats> {
         let theta_max = theta.iter().copied().fold(f64::NEG_INFINITY, f64::max);
         let n = ds.n_items();
         let idx: Vec<usize> = (0..units.len()).collect();
@@ -678,6 +683,10 @@ mod tests {
             assert!((a - b).abs() < 1e-7, "{a} vs {b}");
         }
         assert!((f.log_likelihood - p.log_likelihood).abs() < 1e-9);
-        assert!(f.trace.windows(2).all(|w| w[1] >= w[0] - 1e-12 * w[0].abs()));
+        assert!(
+            f.trace
+                .windows(2)
+                .all(|w| w[1] >= w[0] - 1e-12 * w[0].abs())
+        );
     }
 }

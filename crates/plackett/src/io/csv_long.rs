@@ -195,12 +195,12 @@ pub fn read(name: &str, text: &str, opts: &ReadOptions) -> Result<Dataset> {
             None => b.push(&groups, tail, &[], w),
         }
         .map_err(|m| {
-                Error::input(
-                    name,
-                    Some(line),
-                    format!("{} {rid:?}: {m}", opts.ranking_col),
-                )
-            })?;
+            Error::input(
+                name,
+                Some(line),
+                format!("{} {rid:?}: {m}", opts.ranking_col),
+            )
+        })?;
     }
     Ok(b.finish())
 }

@@ -4,6 +4,7 @@
 //! panics on arbitrary bytes, and produces the one flat
 //! [`Dataset`](crate::data::Dataset).
 
+pub mod adherence_output;
 pub mod csv_long;
 pub mod float_serde;
 pub mod json;

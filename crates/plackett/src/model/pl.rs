@@ -719,8 +719,14 @@ pub fn mixture_pass(
         out.log_likelihood += p.ll;
         for k in 0..g {
             out.z[k].extend_from_slice(&p.z[k]);
-            out.wins[k].iter_mut().zip(&p.wins[k]).for_each(|(x, y)| *x += y);
-            out.den[k].iter_mut().zip(&p.den[k]).for_each(|(x, y)| *x += y);
+            out.wins[k]
+                .iter_mut()
+                .zip(&p.wins[k])
+                .for_each(|(x, y)| *x += y);
+            out.den[k]
+                .iter_mut()
+                .zip(&p.den[k])
+                .for_each(|(x, y)| *x += y);
             cu[k] += p.cu[k];
         }
     }

@@ -1,0 +1,123 @@
+//! `plackett fit --adherence`: the PL model with a per-ranker adherence
+//! (Raman & Joachims 2014, as R's PlackettLuce fits it). The CLI only
+//! translates flags into the library's [`AdherenceOptions`] and prints its
+//! [`AdherenceReport`].
+
+use crate::args::{Engine, Output};
+use crate::fit::{FitArgs, load, write_outputs};
+use anyhow::{Result, bail};
+use plackett::infer::adherence::{AdherenceOptions, fit_adherence};
+use plackett::io::adherence_output::AdherenceReport;
+
+/// Flags `fit` has that an adherence fit does not read.
+const NOT_WITH_ADHERENCE: &[(&str, &str)] = &[
+    ("algorithm", "--algorithm"),
+    ("prior", "--prior"),
+    ("prior_mean", "--prior-mean"),
+    ("prior_sd", "--prior-sd"),
+    ("no_se", "--no-se"),
+    ("vcov", "--vcov"),
+    ("quasi", "--quasi"),
+    ("draws", "--draws"),
+    ("draws_out", "--draws-out"),
+    ("features", "--features"),
+    ("eta", "--eta"),
+    ("standardize", "--standardize"),
+    ("vi", "--vi"),
+    ("eta_grid", "--eta-grid"),
+    ("reference", "--reference"),
+    ("rank_marginals", "--rank-marginals"),
+    ("report", "--report"),
+    ("compare", "--compare"),
+    ("test", "--test"),
+    ("samples", "--samples"),
+    ("burn_in", "--burn-in"),
+    ("chains", "--chains"),
+    ("starts", "--starts"),
+    ("dirichlet", "--dirichlet"),
+];
+
+/// Run `plackett fit --adherence`.
+pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
+    let given = |id: &str| explicit.iter().any(|e| e == id);
+    if a.components.is_some() {
+        bail!("not supported: --adherence with --components (fit one or the other)");
+    }
+    let worth_prior = match a.engine {
+        Engine::Mle => {
+            for (id, flag) in [
+                ("prior_shape", "--prior-shape"),
+                ("prior_rate", "--prior-rate"),
+            ] {
+                if given(id) {
+                    bail!("invalid option {flag}: only with --engine map (mle has no worth prior)");
+                }
+            }
+            None
+        }
+        Engine::Map => Some((a.prior_shape, a.prior_rate)),
+        other => bail!(
+            "not supported: --adherence with --engine {other}; the adherence model is fitted by \
+             mle or map (a posterior sampler for it is not available yet)"
+        ),
+    };
+    for &(id, flag) in NOT_WITH_ADHERENCE {
+        if given(id) {
+            bail!("invalid option {flag}: not used with --adherence");
+        }
+    }
+    let fixed = match &a.fixed_adherence {
+        None => None,
+        Some(s) => Some(
+            s.split(',')
+                .map(|v| {
+                    v.trim().parse::<f64>().map_err(|_| {
+                        anyhow::anyhow!("invalid option --fixed-adherence: {v:?} is not a number")
+                    })
+                })
+                .collect::<Result<Vec<f64>>>()?,
+        ),
+    };
+    if fixed.is_some() && (given("adherence_shape") || given("adherence_rate")) {
+        bail!("invalid option --adherence-shape/--adherence-rate: not used with --fixed-adherence");
+    }
+    let defaults = AdherenceOptions::default();
+    let opts = AdherenceOptions {
+        prior_shape: a.adherence_shape,
+        prior_rate: a.adherence_rate,
+        worth_prior,
+        pseudo: a.pseudo,
+        fixed,
+        tol: a.tol.unwrap_or(defaults.tol),
+        max_iter: a.max_iter.unwrap_or(defaults.max_iter),
+        observer: None,
+    };
+    let ds = load(&a.data)?;
+    let fit = fit_adherence(&ds, &opts)?;
+    let mut report = AdherenceReport::new(&ds, &fit, &opts);
+    for n in &mut report.notes {
+        *n = crate::cli_text(n);
+    }
+    if !report.converged && !a.allow_nonconvergence {
+        return Err(crate::NotConverged(format!(
+            "the adherence fit did not converge in {} iterations (tolerance {:e}); raise \
+             --max-iter, or pass --allow-nonconvergence to report it anyway",
+            report.iterations, opts.tol
+        ))
+        .into());
+    }
+    let text = match a.output {
+        Output::Json => report.to_json(),
+        Output::Csv => report.to_csv(),
+        Output::Table => report.to_table(),
+    };
+    let mut pending = Vec::new();
+    if let Some(p) = &a.out {
+        pending.push((p.clone(), text.clone()));
+    }
+    write_outputs(&a.data.file, &pending)?;
+    if a.out.is_none() {
+        crate::emit(&text)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,164 @@
+//! `plackett fit --adherence`: the adherence model end to end.
+
+mod common;
+
+use common::{bin, fails, json, tmpdir};
+
+fn run(args: &[&str]) -> std::process::Output {
+    bin().arg("fit").args(args).output().unwrap()
+}
+
+/// PlackettLuce's "fake triples" (test-adherence.R) as a long CSV; with
+/// `rankers`, rankings 2k−1 and 2k share ranker "judge k".
+fn fake_triples(dir: &std::path::Path, rankers: bool) -> String {
+    let rows: [&[&str]; 8] = [
+        &["apple", "banana", "orange"],
+        &["banana", "orange", "pear"],
+        &["banana", "apple", "pear"],
+        &["apple", "banana", "orange"],
+        &["orange", "apple", "pear"],
+        &["apple", "pear", "orange"],
+        &["apple", "banana"],
+        &["banana", "orange"],
+    ];
+    let mut s = String::from(if rankers {
+        "ranking,item,rank,ranker\n"
+    } else {
+        "ranking,item,rank\n"
+    });
+    for (k, r) in rows.iter().enumerate() {
+        for (p, item) in r.iter().enumerate() {
+            s.push_str(&format!("{},{item},{}", k + 1, p + 1));
+            if rankers {
+                s.push_str(&format!(",judge {}", k / 2 + 1));
+            }
+            s.push('\n');
+        }
+    }
+    let p = dir.join(if rankers {
+        "grouped.csv"
+    } else {
+        "triples.csv"
+    });
+    std::fs::write(&p, s).unwrap();
+    p.to_string_lossy().into_owned()
+}
+
+#[test]
+fn plackettluce_reference_fit_and_json_contract() {
+    let d = tmpdir("adherence-json");
+    let f = fake_triples(&d, false);
+    let v = json(&run(&[
+        &f,
+        "--adherence",
+        "--adherence-shape",
+        "100",
+        "--adherence-rate",
+        "100",
+        "--pseudo",
+        "0.5",
+        "--output",
+        "json",
+    ]));
+    assert_eq!(v["model"], "adherence");
+    assert_eq!(v["engine"], "mle");
+    // PlackettLuce's printed log-posterior −810.73244092 (ours is the
+    // exact maximum, 1.9e-7 higher).
+    let lp = v["log_posterior"].as_f64().unwrap();
+    assert!((lp - -810.73244092).abs() < 1e-6, "{lp}");
+    let rankers = v["rankers"].as_array().unwrap();
+    assert_eq!(rankers.len(), 8);
+    assert!((rankers[4]["adherence"].as_f64().unwrap() - 0.97604704).abs() < 5e-5);
+    let items = v["items"].as_array().unwrap();
+    assert_eq!(items[0]["name"], "apple");
+    let total: f64 = items.iter().map(|i| i["worth"].as_f64().unwrap()).sum();
+    assert!((total - 1.0).abs() < 1e-12);
+    assert_eq!(v["adherence_prior"], serde_json::json!([100.0, 100.0]));
+}
+
+#[test]
+fn ranker_column_groups_rankings() {
+    let d = tmpdir("adherence-grouped");
+    let f = fake_triples(&d, true);
+    let v = json(&run(&[
+        &f,
+        "--adherence",
+        "--pseudo",
+        "0.5",
+        "--output",
+        "json",
+    ]));
+    let rankers = v["rankers"].as_array().unwrap();
+    assert_eq!(rankers.len(), 4);
+    assert_eq!(rankers[0]["name"], "judge 1");
+    assert_eq!(rankers[0]["observations"].as_f64(), Some(2.0));
+    // Fixed adherence 1 everywhere is the ordinary fit's log-likelihood.
+    let fixed = json(&run(&[
+        &f,
+        "--adherence",
+        "--fixed-adherence",
+        "1,1,1,1",
+        "--output",
+        "json",
+    ]));
+    let plain = json(&run(&[&f, "--output", "json"]));
+    let (a, b) = (
+        fixed["log_likelihood"].as_f64().unwrap(),
+        plain["log_likelihood"].as_f64().unwrap(),
+    );
+    assert!((a - b).abs() < 1e-8, "{a} vs {b}");
+}
+
+#[test]
+fn bad_adherence_input_is_a_one_line_error() {
+    let d = tmpdir("adherence-bad");
+    let f = fake_triples(&d, true);
+    let mixed = d.join("mixed.csv");
+    std::fs::write(
+        &mixed,
+        "ranking,item,rank,ranker\n1,a,1,x\n1,b,2,y\n2,a,1,x\n2,b,2,x\n",
+    )
+    .unwrap();
+    let mixed = mixed.to_string_lossy().into_owned();
+    fails(&run(&[&mixed, "--adherence"]), "mixed.csv:3");
+    fails(
+        &run(&[&f, "--adherence", "--adherence-shape", "0.5"]),
+        "at least 1",
+    );
+    fails(
+        &run(&[&f, "--adherence", "--adherence-rate", "0"]),
+        "positive",
+    );
+    fails(
+        &run(&[&f, "--adherence", "--adherence-rate", "nan"]),
+        "positive",
+    );
+    fails(
+        &run(&[&f, "--adherence", "--engine", "gibbs"]),
+        "not supported",
+    );
+    fails(
+        &run(&[&f, "--adherence-shape", "3"]),
+        "only with --adherence",
+    );
+    fails(
+        &run(&[&f, "--adherence", "--fixed-adherence", "1,2"]),
+        "4 rankers",
+    );
+    fails(
+        &run(&[&f, "--adherence", "--fixed-adherence", "1,2,x,1"]),
+        "not a number",
+    );
+    fails(
+        &run(&[&f, "--adherence", "--fixed-adherence", "1,2,-1,1"]),
+        "positive",
+    );
+    fails(
+        &run(&[&f, "--adherence", "--components", "2"]),
+        "not supported",
+    );
+    fails(
+        &run(&[&f, "--adherence", "--samples", "10"]),
+        "not used with --adherence",
+    );
+}

@@ -1,0 +1,196 @@
+//! Ranker adherence from Python (Raman & Joachims 2014, as PlackettLuce):
+//! the library's MAP and its report, the same JSON as
+//! `plackett fit --adherence`.
+
+use crate::{PyDataset, err, interrupt};
+use numpy::PyArray1;
+use plackett::infer::adherence::{AdherenceFit, AdherenceOptions, fit_adherence as fit_lib};
+use plackett::io::adherence_output::AdherenceReport;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+
+/// A fitted adherence model.
+#[pyclass(module = "plackett._plackett", name = "AdherenceResult", frozen)]
+#[derive(serde::Serialize, serde::Deserialize)]
+pub struct AdherenceResult {
+    fit: AdherenceFit,
+    report: AdherenceReport,
+}
+
+#[pymethods]
+impl AdherenceResult {
+    /// Item names, in the order of `log_worth` and `worth`.
+    #[getter]
+    fn items(&self) -> Vec<String> {
+        self.fit.items.clone()
+    }
+    /// Log-worths (mean-centred; under a worth prior on its scale).
+    #[getter]
+    fn log_worth<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
+        PyArray1::from_vec(py, self.fit.log_worths.clone())
+    }
+    /// Worths normalised to sum to 1.
+    #[getter]
+    fn worth<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
+        let m = self
+            .fit
+            .log_worths
+            .iter()
+            .copied()
+            .fold(f64::NEG_INFINITY, f64::max);
+        let e: Vec<f64> = self.fit.log_worths.iter().map(|t| (t - m).exp()).collect();
+        let z: f64 = e.iter().sum();
+        PyArray1::from_vec(py, e.into_iter().map(|x| x / z).collect())
+    }
+    /// Ranker names, in the order of `adherence`.
+    #[getter]
+    fn rankers(&self) -> Vec<String> {
+        self.fit.rankers.clone()
+    }
+    /// Each ranker's adherence η_r.
+    #[getter]
+    fn adherence<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
+        PyArray1::from_vec(py, self.fit.adherence.clone())
+    }
+    /// Log-likelihood of the real observations at the estimate.
+    #[getter]
+    fn log_likelihood(&self) -> f64 {
+        self.fit.log_likelihood
+    }
+    /// The maximised objective (PlackettLuce's log-posterior).
+    #[getter]
+    fn log_posterior(&self) -> f64 {
+        self.fit.log_posterior
+    }
+    /// Whether the stopping rule held.
+    #[getter]
+    fn converged(&self) -> bool {
+        self.fit.converged
+    }
+    /// Map evaluations.
+    #[getter]
+    fn iterations(&self) -> usize {
+        self.fit.iterations
+    }
+    /// Notes.
+    #[getter]
+    fn notes(&self) -> Vec<String> {
+        self.report.notes.clone()
+    }
+    /// Table of rankers: ranker, adherence, observations.
+    fn summary<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let d = pyo3::types::PyDict::new(py);
+        d.set_item(
+            "ranker",
+            self.report
+                .rankers
+                .iter()
+                .map(|r| r.name.clone())
+                .collect::<Vec<_>>(),
+        )?;
+        d.set_item(
+            "adherence",
+            PyArray1::from_vec(
+                py,
+                self.report.rankers.iter().map(|r| r.adherence).collect(),
+            ),
+        )?;
+        d.set_item(
+            "observations",
+            PyArray1::from_vec(
+                py,
+                self.report.rankers.iter().map(|r| r.observations).collect(),
+            ),
+        )?;
+        crate::frame(py, d)
+    }
+    /// The CLI's JSON (`plackett fit --adherence --output json`).
+    fn to_json(&self) -> String {
+        self.report.to_json()
+    }
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
+        crate::reduce(py, self, "_restore_adherence")
+    }
+    fn __repr__(&self) -> String {
+        format!(
+            "plackett.AdherenceResult(items={}, rankers={}, log_posterior={:.6})",
+            self.fit.items.len(),
+            self.fit.rankers.len(),
+            self.fit.log_posterior
+        )
+    }
+}
+
+/// Read back a pickled [`AdherenceResult`].
+#[pyfunction]
+pub fn _restore_adherence(state: &str) -> PyResult<AdherenceResult> {
+    crate::restore(state)
+}
+
+/// Fit the adherence model; keyword arguments are named like the CLI's
+/// flags (see `plackett.fit_adherence`).
+#[pyfunction]
+#[pyo3(signature = (data, *, engine = "mle", adherence_shape = 10.0, adherence_rate = 10.0,
+    prior_shape = None, prior_rate = None, pseudo = None, fixed = None, rankers = None,
+    tol = None, max_iter = None))]
+#[allow(clippy::too_many_arguments)]
+pub fn fit_adherence(
+    py: Python<'_>,
+    data: &PyDataset,
+    engine: &str,
+    adherence_shape: f64,
+    adherence_rate: f64,
+    prior_shape: Option<f64>,
+    prior_rate: Option<f64>,
+    pseudo: Option<f64>,
+    fixed: Option<Vec<f64>>,
+    rankers: Option<Vec<String>>,
+    tol: Option<f64>,
+    max_iter: Option<usize>,
+) -> PyResult<AdherenceResult> {
+    let worth_prior = match engine {
+        "mle" => {
+            if prior_shape.is_some() || prior_rate.is_some() {
+                return Err(PyValueError::new_err(
+                    "invalid option prior: only with engine=\"map\" (mle has no worth prior)",
+                ));
+            }
+            None
+        }
+        "map" => Some((prior_shape.unwrap_or(2.0), prior_rate.unwrap_or(1.0))),
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "not supported: adherence with engine={other:?}; use \"mle\" or \"map\""
+            )));
+        }
+    };
+    let defaults = AdherenceOptions::default();
+    let opts = AdherenceOptions {
+        prior_shape: adherence_shape,
+        prior_rate: adherence_rate,
+        worth_prior,
+        pseudo,
+        fixed,
+        tol: tol.unwrap_or(defaults.tol),
+        max_iter: max_iter.unwrap_or(defaults.max_iter),
+        observer: None,
+    };
+    let named;
+    let ds = match &rankers {
+        Some(r) => {
+            named = data.ds.with_rankers(r).map_err(err)?;
+            &named
+        }
+        None => &data.ds,
+    };
+    let fit = interrupt::run(py, |obs| {
+        let mut o = opts.clone();
+        o.observer = obs;
+        fit_lib(ds, &o)
+    })?;
+    let mut report = AdherenceReport::new(ds, &fit, &opts);
+    for n in &mut report.notes {
+        *n = plackett::error::render_params(n, plackett::error::ParamStyle::Python);
+    }
+    Ok(AdherenceResult { fit, report })
+}

@@ -1,0 +1,87 @@
+"""Ranker adherence (Raman & Joachims 2014, as R's PlackettLuce) from
+Python: parity with `plackett fit --adherence`, PlackettLuce's reference
+fit, rankers given as a list, bad input."""
+
+import json
+import os
+import pickle
+import subprocess
+
+import numpy as np
+import pytest
+
+import plackett
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
+BIN = os.environ.get("PLACKETT_BIN", os.path.join(ROOT, "target", "release", "plackett"))
+
+# PlackettLuce's test-adherence.R "fake triples", best first.
+TRIPLES = [
+    ["apple", "banana", "orange"],
+    ["banana", "orange", "pear"],
+    ["banana", "apple", "pear"],
+    ["apple", "banana", "orange"],
+    ["orange", "apple", "pear"],
+    ["apple", "pear", "orange"],
+    ["apple", "banana"],
+    ["banana", "orange"],
+]
+
+
+def write_csv(tmp_path, rankers):
+    rows = ["ranking,item,rank" + (",ranker" if rankers else "")]
+    for k, r in enumerate(TRIPLES):
+        for p, item in enumerate(r):
+            rows.append(f"{k + 1},{item},{p + 1}" + (f",judge {k // 2 + 1}" if rankers else ""))
+    f = tmp_path / ("grouped.csv" if rankers else "triples.csv")
+    f.write_text("\n".join(rows) + "\n")
+    return str(f)
+
+
+def test_adherence_equals_cli_json(tmp_path):
+    f = write_csv(tmp_path, rankers=True)
+    out = subprocess.run([BIN, "fit", f, "--adherence", "--pseudo", "0.5", "--output", "json"],
+                         check=True, capture_output=True)
+    r = plackett.fit_adherence(plackett.read_csv(f), pseudo=0.5)
+    assert r.to_json() == out.stdout.decode()
+    assert r.rankers == ["judge 1", "judge 2", "judge 3", "judge 4"]
+    assert r.adherence.shape == (4,)
+    # The same rankers given as a list for list-of-lists data.
+    r2 = plackett.fit_adherence(TRIPLES, pseudo=0.5,
+                                rankers=[f"judge {k // 2 + 1}" for k in range(8)])
+    np.testing.assert_allclose(r2.adherence, r.adherence, rtol=0, atol=1e-10)
+    assert pickle.loads(pickle.dumps(r)).to_json() == r.to_json()
+
+
+def test_plackettluce_reference_fit():
+    # PlackettLuce(R, gamma = list(shape = 100, rate = 100)), npseudo = 0.5.
+    r = plackett.fit_adherence(TRIPLES, adherence_prior={"shape": 100, "rate": 100}, pseudo=0.5)
+    worth = np.array([2.20098389, 1.47977409, 0.2832371, 0.19216854])
+    order = [r.items.index(n) for n in ["apple", "banana", "orange", "pear"]]
+    lw = r.log_worth[order]
+    np.testing.assert_allclose(lw - lw.mean(), np.log(worth) - np.log(worth).mean(), atol=3e-4)
+    np.testing.assert_allclose(
+        r.adherence,
+        [0.99560284, 0.99597636, 0.99080292, 0.99560284, 0.97604704, 0.99166396, 0.99157188, 0.99266463],
+        atol=5e-5)
+    assert abs(r.log_posterior - -810.73244092) < 1e-6
+    s = r.summary()
+    assert list(s["ranker"]) == [str(k) for k in range(1, 9)]
+
+
+@pytest.mark.parametrize("kwargs,needle", [
+    ({"adherence_prior": {"shape": 0.5, "rate": 1}}, "at least 1"),
+    ({"adherence_prior": {"shape": 2, "rate": 0}}, "positive"),
+    ({"adherence_prior": {"shape": 2, "scale": 1}}, "unknown keys"),
+    ({"engine": "gibbs"}, "not supported"),
+    ({"prior": {"shape": 2, "rate": 1}}, "only with engine"),
+    ({"fixed": [1.0, 2.0]}, "8 rankers"),
+    ({"fixed": [1.0] * 7 + [-1.0]}, "positive"),
+    ({"rankers": ["a", "b"]}, "2 rankers for 8 observations"),
+    ({"rankers": ["a"] * 7 + [""]}, "empty name"),
+])
+def test_bad_adherence_input_raises(kwargs, needle):
+    with pytest.raises(ValueError, match=needle):
+        plackett.fit_adherence(TRIPLES, pseudo=0.5, **kwargs)
+    with pytest.raises(TypeError):
+        plackett.fit_adherence(TRIPLES, rankers="abc")
