@@ -57,7 +57,22 @@ struct Factors {
     origin: Vec<(usize, usize)>,
 }
 
+/// Most factors EP builds: integer weights are repeated factors, so a huge
+/// count must be refused before anything is allocated.
+pub const MAX_EP_FACTORS: f64 = 20_000_000.0;
+
 fn build_factors(ds: &Dataset) -> Result<Factors> {
+    let total: f64 = (0..ds.n_obs())
+        .map(|o| ds.obs(o).weight * ds.fast_stages(o).unwrap_or(0) as f64)
+        .sum();
+    if total > MAX_EP_FACTORS {
+        return Err(Error::Unsupported(format!(
+            "EP repeats one factor per unit of weight and choice stage: these data need {} \
+             factors (limit {}); use `engine=gibbs` or vb (O(1) per weighted observation) or mle",
+            crate::numerics::sig(total, 3),
+            MAX_EP_FACTORS
+        )));
+    }
     let mut f = Factors {
         items: Vec::new(),
         off: vec![0],

@@ -209,6 +209,17 @@ fn as_index(name: &str, v: &Spanned) -> Result<u64> {
         {
             Ok(*x as u64)
         }
+        JValue::Number(x, t) if *x >= 4e9 && x.fract() == 0.0 && !t.contains(['.', '-']) => {
+            Err(Error::input(
+                name,
+                Some(v.line),
+                format!(
+                    "item id {t} is too large (choix-style ids number the items 0..N-1, \
+                     N at most {})",
+                    super::MAX_NUMBERED_ITEMS
+                ),
+            ))
+        }
         JValue::Number(_, t) => Err(Error::input(
             name,
             Some(v.line),
@@ -230,6 +241,7 @@ fn read_lists(
 ) -> Result<Dataset> {
     let (declared, closed) = initial_items(opts);
     let mut max_id = 0u64;
+    let mut distinct = std::collections::HashSet::new();
     let groups = collect(name, rankings, &mut |v| {
         let i = as_index(name, v)?;
         if closed && i as usize >= declared.len() {
@@ -243,10 +255,14 @@ fn read_lists(
             ));
         }
         max_id = max_id.max(i);
+        distinct.insert(i);
         Ok(i as u32)
     })?;
     if groups.is_empty() {
         return Err(Error::input(name, None, "no rankings"));
+    }
+    if !closed {
+        check_id_range(name, max_id, distinct.len())?;
     }
     let items = if closed {
         declared
@@ -254,6 +270,37 @@ fn read_lists(
         Items::numbered(max_id as usize + 1)
     };
     build(name, items, groups, None, None, opts)
+}
+
+/// Choix-style ids make every id below the largest an item (with dense
+/// arrays): refuse a range beyond [`super::MAX_NUMBERED_ITEMS`], and a
+/// sparse one (over 100,000 ids of which under 1% occur) that would only
+/// fit thousands of items the data never mention.
+fn check_id_range(name: &str, max_id: u64, distinct: usize) -> Result<()> {
+    let n = max_id as usize + 1;
+    if n > super::MAX_NUMBERED_ITEMS {
+        return Err(Error::input(
+            name,
+            None,
+            format!(
+                "item id {max_id} is too large (choix-style ids number the items 0..N-1, N at \
+                 most {}); renumber the items, or use the object form with names",
+                super::MAX_NUMBERED_ITEMS
+            ),
+        ));
+    }
+    if n > 100_000 && distinct * 100 < n {
+        return Err(Error::input(
+            name,
+            None,
+            format!(
+                "item ids are sparse: they run up to {max_id} but only {distinct} distinct ids \
+                 occur, and choix-style ids make every id below the largest an item; renumber \
+                 the items 0..N-1, or use the object form with names"
+            ),
+        ));
+    }
+    Ok(())
 }
 
 fn read_object(
@@ -460,6 +507,12 @@ fn fast_lists(text: &str) -> Option<FastLists> {
 fn build_fast(f: FastLists, opts: &ReadOptions) -> Option<Dataset> {
     let (declared, closed) = initial_items(opts);
     if closed && f.max_id as usize >= declared.len() {
+        return None;
+    }
+    // Id ranges that may be refused: the general path checks them and
+    // reports (the members bound the distinct ids from above).
+    let n = f.max_id as usize + 1;
+    if !closed && (n > super::MAX_NUMBERED_ITEMS || (n > 100_000 && f.members.len() * 100 < n)) {
         return None;
     }
     let items = if closed {

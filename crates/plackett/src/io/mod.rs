@@ -93,6 +93,15 @@ impl ItemsSpec {
                     "the universe needs at least one item",
                 ));
             }
+            if n > MAX_NUMBERED_ITEMS {
+                return Err(Error::param(
+                    "items",
+                    format!(
+                        "{n} items is beyond the supported {MAX_NUMBERED_ITEMS} numbered items \
+                         (give the names of the items that occur instead)"
+                    ),
+                ));
+            }
             return Ok(ItemsSpec::Count(n));
         }
         let text = read_text(arg)?;
@@ -175,6 +184,11 @@ impl Default for ReadOptions {
         }
     }
 }
+
+/// Largest universe of numbered items (`--items N`, choix-style id
+/// lists): every id below the largest is an item with its own dense
+/// arrays, so a stray huge id must not allocate gigabytes.
+pub const MAX_NUMBERED_ITEMS: usize = 10_000_000;
 
 /// Largest feature magnitude accepted.
 pub const FEATURE_MAX: f64 = 1e100;

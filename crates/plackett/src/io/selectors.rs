@@ -112,6 +112,24 @@ pub fn parse_selectors(name: &str, text: &str, n_classes: Option<usize>) -> Resu
     if out.is_empty() {
         return Err(Error::input(name, Some(doc.line), "no cases"));
     }
+    if n_classes.is_none() {
+        // Every id below the largest is a class with dense arrays.
+        let n = max_id + 1;
+        let distinct: std::collections::HashSet<u32> =
+            out.iter().flatten().flatten().flatten().copied().collect();
+        if n > super::MAX_NUMBERED_ITEMS || (n > 100_000 && distinct.len() * 100 < n) {
+            return Err(Error::input(
+                name,
+                None,
+                format!(
+                    "class ids run up to {max_id} but only {} distinct ids occur (at most {} \
+                     classes, numbered 0..K-1); renumber the classes",
+                    distinct.len(),
+                    super::MAX_NUMBERED_ITEMS
+                ),
+            ));
+        }
+    }
     Ok(Selectors {
         n_classes: n_classes.unwrap_or(max_id + 1),
         cases: out,
