@@ -59,7 +59,6 @@ const NOT_WITH_MIXTURES: &[(&str, &str)] = &[
     ("eta_grid", "--eta-grid"),
     ("reference", "--reference"),
     ("rank_marginals", "--rank-marginals"),
-    ("report", "--report"),
 ];
 
 /// Run `plackett fit --components …`.
@@ -192,6 +191,9 @@ pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
     let mut pending = Vec::new();
     if let Some(p) = &a.out {
         pending.push((p.clone(), text.clone()));
+    }
+    if let Some(p) = &a.report {
+        pending.push((p.clone(), plackett::report::mixture::mixture_html(&report)));
     }
     write_outputs(&a.data.file, &pending)?;
     if a.out.is_none() {

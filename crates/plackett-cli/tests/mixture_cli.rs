@@ -215,3 +215,68 @@ fn plmix_gaming_through_the_cli() {
         assert!((a - b).abs() < 1e-4, "{ll:?}");
     }
 }
+
+/// `--report` with `--components`: a self-contained page with one worth
+/// chart per component, the membership histogram and (Gibbs) the
+/// predictive checks; written only when the run succeeds.
+#[test]
+fn mixture_html_report() {
+    let d = tmpdir("mixture-report");
+    let f = two_populations(&d);
+    let page = d.join("mix.html");
+    let out = run(&[
+        &f,
+        "--format",
+        "orderings",
+        "--top-k",
+        "--components",
+        "2",
+        "--engine",
+        "gibbs",
+        "--samples",
+        "300",
+        "--burn-in",
+        "100",
+        "--chains",
+        "2",
+        "--starts",
+        "2",
+        "--report",
+        page.to_str().unwrap(),
+        "--output",
+        "json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.starts_with("<!DOCTYPE html>"));
+    assert!(!html.contains("<script"), "self-contained, no scripts");
+    assert!(html.contains("Component 1 — weight") && html.contains("Component 2 — weight"));
+    assert!(html.contains("Membership") && html.contains("Posterior predictive checks"));
+    // Two component charts, the membership histogram, the top-1 check.
+    assert!(
+        html.matches("<svg").count() >= 4,
+        "{}",
+        html.matches("<svg").count()
+    );
+    // A failing run writes nothing.
+    let page2 = d.join("not.html");
+    fails(
+        &run(&[
+            &f,
+            "--format",
+            "orderings",
+            "--components",
+            "2",
+            "--report",
+            page2.to_str().unwrap(),
+            "--out",
+            d.join("no/such/dir/x.json").to_str().unwrap(),
+        ]),
+        "x.json",
+    );
+    assert!(!page2.exists());
+}
