@@ -17,7 +17,6 @@ use crate::data::Dataset;
 use crate::error::Result;
 use crate::model::pl::{self, Scope};
 use crate::numerics::fixed_point::{Executor, IterSettings, Iterate, MonotoneMap};
-use crate::numerics::max_abs;
 use crate::observer::SharedObserver;
 
 /// Settings for [`mm`].
@@ -173,7 +172,8 @@ impl MonotoneMap for Mapper<'_> {
     fn eval(&mut self, theta: &[f64]) -> Result<Iterate> {
         let e = Mapper::eval(self, theta)?;
         // The score at θ is the convergence gap; the objective is at θ.
-        Ok(Iterate::new(e.image, e.objective, Some(max_abs(&e.score))))
+        let gap = pl::relative_score_norm(&e.score, &self.wins);
+        Ok(Iterate::new(e.image, e.objective, Some(gap)))
     }
 }
 

@@ -77,7 +77,7 @@ pub fn newton(ds: &Dataset, theta0: &[f64], opts: &NewtonOptions) -> Result<Newt
     let mut it = 0;
     while it < opts.max_iter {
         let sn = max_abs(&g);
-        if sn <= opts.tol {
+        if pl::relative_score_norm(&g, &wins) <= opts.tol {
             break;
         }
         it += 1;
@@ -116,7 +116,7 @@ pub fn newton(ds: &Dataset, theta0: &[f64], opts: &NewtonOptions) -> Result<Newt
             crate::numerics::centre(&mut theta);
         }
     }
-    let sn = max_abs(&g);
+    let sn = pl::relative_score_norm(&g, &wins);
     Ok(NewtonResult {
         theta,
         iterations: it,

@@ -241,17 +241,16 @@ pub fn fit_point(ds: &Dataset, opts: &PointOptions) -> Result<PointFit> {
     let (theta_full, converged, iterations, score_norm, alg_name) = match opts.algorithm {
         Algorithm::Auto => {
             // SQUAREM-accelerated MM is cheapest per unit of progress; if it
-            // stalls on badly conditioned data, Newton finishes the job.
+            // stalls on badly conditioned data, Newton finishes the job. A
+            // given `max_iter` caps MM sweeps and Newton steps together.
+            let mm_cap = if n <= NEWTON_MAX { 500 } else { 100_000 };
             let r = mm(
                 &work,
                 &theta0,
-                &mm_opts(if n <= NEWTON_MAX {
-                    500
-                } else {
-                    max_iter(100_000)
-                }),
+                &mm_opts(opts.max_iter.map_or(mm_cap, |b| b.min(mm_cap))),
             )?;
-            if r.converged || n > NEWTON_MAX {
+            let newton_budget = opts.max_iter.map_or(200, |b| b.saturating_sub(r.sweeps));
+            if r.converged || n > NEWTON_MAX || newton_budget == 0 {
                 (
                     r.theta,
                     r.converged,
@@ -260,7 +259,14 @@ pub fn fit_point(ds: &Dataset, opts: &PointOptions) -> Result<PointFit> {
                     "mm+squarem".to_string(),
                 )
             } else {
-                let nr = newton(&work, &r.theta, &newton_opts)?;
+                let nr = newton(
+                    &work,
+                    &r.theta,
+                    &NewtonOptions {
+                        max_iter: newton_budget,
+                        ..newton_opts.clone()
+                    },
+                )?;
                 (
                     nr.theta,
                     nr.converged,
@@ -318,9 +324,14 @@ pub fn fit_point(ds: &Dataset, opts: &PointOptions) -> Result<PointFit> {
     }
     if !converged {
         notes.push(format!(
-            "did not reach the score tolerance {:e} (score max-norm {score_norm:.3e}); raise \
-             `max_iter` or use `algorithm=newton`",
-            opts.tol
+            "did not reach the score tolerance {:e} (relative score max-norm {score_norm:.3e}); \
+             raise `max_iter`{}",
+            opts.tol,
+            if alg_name.contains("newton") {
+                ""
+            } else {
+                " or use `algorithm=newton`"
+            }
         ));
     }
     // Everything reported is about the real items and the real data.

@@ -428,6 +428,18 @@ pub fn score(ds: &Dataset, theta: &[f64], wins: &[f64], scope: Scope) -> (Vec<f6
     (g, sw.loglik)
 }
 
+/// The convergence gap of the point engines: the score's max-norm with
+/// each item's component relative to its stage wins,
+/// `max_i |g_i| / max(1, W_i)` — at the optimum the expected wins balance
+/// `W_i`, so this does not grow with the counts (a row of weight 5e7
+/// cannot reach an absolute 1e-10 in double precision), and for counts
+/// below 1 it is the plain max-norm.
+pub fn relative_score_norm(g: &[f64], wins: &[f64]) -> f64 {
+    g.iter()
+        .zip(wins)
+        .fold(0.0f64, |m, (g, w)| m.max(g.abs() / w.max(1.0)))
+}
+
 /// Log-likelihood of each observation separately at log-worths `theta`.
 pub fn log_likelihood_per_obs(ds: &Dataset, theta: &[f64]) -> Vec<f64> {
     let (lam, log_lam) = scaled(theta);
