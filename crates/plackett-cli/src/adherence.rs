@@ -4,29 +4,14 @@
 //! [`AdherenceReport`].
 
 use crate::args::{Engine, Output};
-use crate::fit::{FitArgs, load, write_outputs};
+use crate::fit::{FitArgs, SINGLE_POPULATION_ONLY, load, write_outputs};
 use anyhow::{Result, bail};
 use plackett::infer::adherence::{AdherenceOptions, fit_adherence};
 use plackett::io::adherence_output::AdherenceReport;
 
-/// Flags `fit` has that an adherence fit does not read.
+/// Flags `fit` has that an adherence fit does not read, beyond
+/// [`SINGLE_POPULATION_ONLY`].
 const NOT_WITH_ADHERENCE: &[(&str, &str)] = &[
-    ("algorithm", "--algorithm"),
-    ("prior", "--prior"),
-    ("prior_mean", "--prior-mean"),
-    ("prior_sd", "--prior-sd"),
-    ("no_se", "--no-se"),
-    ("vcov", "--vcov"),
-    ("quasi", "--quasi"),
-    ("draws", "--draws"),
-    ("draws_out", "--draws-out"),
-    ("features", "--features"),
-    ("eta", "--eta"),
-    ("standardize", "--standardize"),
-    ("vi", "--vi"),
-    ("eta_grid", "--eta-grid"),
-    ("reference", "--reference"),
-    ("rank_marginals", "--rank-marginals"),
     ("report", "--report"),
     ("compare", "--compare"),
     ("test", "--test"),
@@ -61,7 +46,7 @@ pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
              mle or map (a posterior sampler for it is not available yet)"
         ),
     };
-    for &(id, flag) in NOT_WITH_ADHERENCE {
+    for &(id, flag) in SINGLE_POPULATION_ONLY.iter().chain(NOT_WITH_ADHERENCE) {
         if given(id) {
             bail!("invalid option {flag}: not used with --adherence");
         }

@@ -474,6 +474,28 @@ fn fit_engine(
     Ok(r?)
 }
 
+/// Flags of `plackett fit` that only the single-population engines read
+/// (algorithm, normal prior, standard errors, draws, features, gauge):
+/// refused by the mixture and adherence fits.
+pub(crate) const SINGLE_POPULATION_ONLY: &[(&str, &str)] = &[
+    ("algorithm", "--algorithm"),
+    ("prior", "--prior"),
+    ("prior_mean", "--prior-mean"),
+    ("prior_sd", "--prior-sd"),
+    ("no_se", "--no-se"),
+    ("vcov", "--vcov"),
+    ("quasi", "--quasi"),
+    ("draws", "--draws"),
+    ("draws_out", "--draws-out"),
+    ("features", "--features"),
+    ("eta", "--eta"),
+    ("standardize", "--standardize"),
+    ("vi", "--vi"),
+    ("eta_grid", "--eta-grid"),
+    ("reference", "--reference"),
+    ("rank_marginals", "--rank-marginals"),
+];
+
 /// Run `plackett fit`; `explicit` lists the options given on the command
 /// line (clap ids), so that options the engine would ignore are refused.
 pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {

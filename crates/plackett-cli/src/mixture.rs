@@ -4,7 +4,10 @@
 //! [`MixtureOptions`] and prints its [`MixtureReport`].
 
 use crate::args::{Engine, Output};
-use crate::fit::{FitArgs, compare_ids, compare_names, load, load_with_universe, write_outputs};
+use crate::fit::{
+    FitArgs, SINGLE_POPULATION_ONLY, compare_ids, compare_names, load, load_with_universe,
+    write_outputs,
+};
 use anyhow::{Result, bail};
 use plackett::infer::mcmc::McmcSettings;
 use plackett::infer::mixture::{MixtureOptions, fit_range, mixture_log_likelihood};
@@ -40,26 +43,9 @@ pub fn parse_components(s: &str) -> Result<(usize, usize)> {
     Ok((lo, hi))
 }
 
-/// Flags `fit` has that a mixture fit does not read.
-const NOT_WITH_MIXTURES: &[(&str, &str)] = &[
-    ("algorithm", "--algorithm"),
-    ("prior", "--prior"),
-    ("prior_mean", "--prior-mean"),
-    ("prior_sd", "--prior-sd"),
-    ("pseudo", "--pseudo"),
-    ("no_se", "--no-se"),
-    ("vcov", "--vcov"),
-    ("quasi", "--quasi"),
-    ("draws", "--draws"),
-    ("draws_out", "--draws-out"),
-    ("features", "--features"),
-    ("eta", "--eta"),
-    ("standardize", "--standardize"),
-    ("vi", "--vi"),
-    ("eta_grid", "--eta-grid"),
-    ("reference", "--reference"),
-    ("rank_marginals", "--rank-marginals"),
-];
+/// Flags `fit` has that a mixture fit does not read, beyond
+/// [`SINGLE_POPULATION_ONLY`].
+const NOT_WITH_MIXTURES: &[(&str, &str)] = &[("pseudo", "--pseudo")];
 
 /// Run `plackett fit --components …`.
 pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
@@ -93,7 +79,7 @@ pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
             }
         }
     }
-    for &(id, flag) in NOT_WITH_MIXTURES {
+    for &(id, flag) in SINGLE_POPULATION_ONLY.iter().chain(NOT_WITH_MIXTURES) {
         if given(id) {
             bail!("invalid option {flag}: not used with --components");
         }

@@ -230,10 +230,7 @@ def fit(
         return fit_mixture(data, components, engine, ties=ties, prior=prior, seed=seed, **kwargs)
     if engine not in _ENGINES:
         raise ValueError(f"invalid option engine: expected one of {', '.join(_ENGINES)}, got {engine!r}")
-    if not isinstance(data, Dataset):
-        data = rankings(data, ties=ties or "unknown")
-    elif ties is not None:
-        raise ValueError("invalid option ties: a Dataset was read with its tie reading already; pass ties= to the reader")
+    data = _as_dataset(data, ties)
     if prior is not None:
         if not isinstance(prior, dict):
             raise TypeError("prior: expected a dict such as {'shape': 2, 'rate': 1}")
@@ -308,23 +305,8 @@ def fit_mixture(
     (the JSON of ``plackett fit --components``).
     """
     lo, hi = _components_range(components)
-    if not isinstance(data, Dataset):
-        data = rankings(data, ties=ties or "unknown")
-    elif ties is not None:
-        raise ValueError("invalid option ties: a Dataset was read with its tie reading already; pass ties= to the reader")
-    kw: dict = {}
-    if prior is not None:
-        if not isinstance(prior, dict):
-            raise TypeError("prior: expected a dict such as {'shape': 2, 'rate': 1}")
-        p = dict(prior)
-        if p.pop("family", "gamma") != "gamma":
-            raise ValueError("prior: mixtures take a Gamma prior on worths ({'shape': a, 'rate': b})")
-        if "shape" in p:
-            kw["prior_shape"] = float(p.pop("shape"))
-        if "rate" in p:
-            kw["prior_rate"] = float(p.pop("rate"))
-        if p:
-            raise ValueError(f"prior: unknown keys {sorted(p)}")
+    data = _as_dataset(data, ties)
+    kw = _gamma_kwargs(prior, "prior", "prior", "mixtures take")
     if dirichlet is not None:
         kw["dirichlet"] = float(dirichlet)
     return _plackett.fit_mixture(
@@ -361,33 +343,9 @@ def fit_adherence(
     ``log_likelihood``, ``log_posterior``, ``summary()`` and ``to_json()``
     (the JSON of ``plackett fit --adherence``).
     """
-    if not isinstance(data, Dataset):
-        data = rankings(data, ties=ties or "unknown")
-    elif ties is not None:
-        raise ValueError("invalid option ties: a Dataset was read with its tie reading already; pass ties= to the reader")
-    kw: dict = {}
-    if adherence_prior is not None:
-        if not isinstance(adherence_prior, dict):
-            raise TypeError("adherence_prior: expected a dict such as {'shape': 10, 'rate': 10}")
-        p = dict(adherence_prior)
-        if "shape" in p:
-            kw["adherence_shape"] = float(p.pop("shape"))
-        if "rate" in p:
-            kw["adherence_rate"] = float(p.pop("rate"))
-        if p:
-            raise ValueError(f"adherence_prior: unknown keys {sorted(p)}")
-    if prior is not None:
-        if not isinstance(prior, dict):
-            raise TypeError("prior: expected a dict such as {'shape': 2, 'rate': 1}")
-        p = dict(prior)
-        if p.pop("family", "gamma") != "gamma":
-            raise ValueError("prior: the adherence model takes a Gamma prior on worths ({'shape': a, 'rate': b})")
-        if "shape" in p:
-            kw["prior_shape"] = float(p.pop("shape"))
-        if "rate" in p:
-            kw["prior_rate"] = float(p.pop("rate"))
-        if p:
-            raise ValueError(f"prior: unknown keys {sorted(p)}")
+    data = _as_dataset(data, ties)
+    kw = _gamma_kwargs(adherence_prior, "adherence_prior", "adherence", None)
+    kw.update(_gamma_kwargs(prior, "prior", "prior", "the adherence model takes"))
     if rankers is not None:
         if isinstance(rankers, (str, bytes)):
             raise TypeError("rankers: expected a sequence of names, one per ranking")
@@ -397,6 +355,38 @@ def fit_adherence(
     return _plackett.fit_adherence(
         data, engine=engine, pseudo=pseudo, tol=tol, max_iter=max_iter, **kw
     )
+
+
+def _as_dataset(data: Any, ties: Optional[str]) -> Dataset:
+    """``data`` as a Dataset: lists, arrays and frames through
+    :func:`rankings`; a Dataset keeps the tie reading it was read with."""
+    if not isinstance(data, Dataset):
+        return rankings(data, ties=ties or "unknown")
+    if ties is not None:
+        raise ValueError("invalid option ties: a Dataset was read with its tie reading already; pass ties= to the reader")
+    return data
+
+
+def _gamma_kwargs(spec: Optional[dict], name: str, prefix: str, model: Optional[str]) -> dict:
+    """A Gamma prior given as ``{"shape": a, "rate": b}`` (either key
+    optional) as the keyword arguments ``{prefix}_shape``/``{prefix}_rate``.
+    With ``model``, a ``"family"`` key other than "gamma" is refused with
+    "prior: {model} a Gamma prior on worths"."""
+    if spec is None:
+        return {}
+    if not isinstance(spec, dict):
+        example = "{'shape': 10, 'rate': 10}" if model is None else "{'shape': 2, 'rate': 1}"
+        raise TypeError(f"{name}: expected a dict such as {example}")
+    p = dict(spec)
+    if model is not None and p.pop("family", "gamma") != "gamma":
+        raise ValueError(f"{name}: {model} a Gamma prior on worths ({{'shape': a, 'rate': b}})")
+    kw = {}
+    for key in ("shape", "rate"):
+        if key in p:
+            kw[f"{prefix}_{key}"] = float(p.pop(key))
+    if p:
+        raise ValueError(f"{name}: unknown keys {sorted(p)}")
+    return kw
 
 
 def _components_range(c: Any) -> tuple:

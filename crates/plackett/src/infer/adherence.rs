@@ -209,8 +209,7 @@ pub fn fit_adherence(ds: &Dataset, opts: &AdherenceOptions) -> Result<AdherenceF
         crate::numerics::centre(&mut log_worths);
     }
     // Log-likelihood of the real observations at the estimate.
-    let real = ds.clone();
-    let ll = map.log_likelihood_of(&real, &out.x, &of_obs[..ds.n_real_obs().min(of_obs.len())]);
+    let ll = map.log_likelihood_of(ds, &out.x, &of_obs[..ds.n_real_obs().min(of_obs.len())]);
     if !out.converged() {
         notes.push(format!(
             "not converged after {} evaluations (relative score above {})",
