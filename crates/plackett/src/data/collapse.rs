@@ -37,6 +37,23 @@ impl Dataset {
     /// reading (shards of one dataset), collapsed into weighted rows; rows
     /// appear in order of first appearance over `parts` in order.
     pub fn collapse_all(parts: &[&Dataset]) -> Result<Dataset> {
+        Dataset::collapse_indexed(parts).map(|(d, _)| d)
+    }
+
+    /// [`Dataset::collapse_if_worthwhile`] with, for every observation of
+    /// `self`, the row of the collapsed dataset that holds it (a sampler
+    /// works on the rows and reports per observation).
+    pub fn collapse_with_rows(&self) -> Option<(Dataset, Vec<usize>)> {
+        if self.n_obs() < 8 || self.n_real_obs() != self.n_obs() {
+            return None;
+        }
+        let (c, rows) = Dataset::collapse_indexed(&[self]).expect("one dataset joins with itself");
+        (4 * c.n_obs() <= 3 * self.n_obs()).then_some((c, rows))
+    }
+
+    /// The collapse and, for each input observation in order (over
+    /// `parts`), the index of its row.
+    fn collapse_indexed(parts: &[&Dataset]) -> Result<(Dataset, Vec<usize>)> {
         let first = parts
             .first()
             .ok_or_else(|| Error::Data("no datasets to join".into()))?;
@@ -57,6 +74,7 @@ impl Dataset {
         // its own multiplier, so rows of different rankers stay apart.
         let mut seen: HashMap<RowKey<'_>, usize> = HashMap::new();
         let (mut max_group, mut dropped) = (0, 0);
+        let mut rows = Vec::new();
         for &p in parts {
             let raw = p.raw();
             max_group = max_group.max(p.max_group());
@@ -70,16 +88,20 @@ impl Dataset {
                     p.ranker(o),
                 );
                 match seen.get(&key) {
-                    Some(&row) => out.add_weight(row, raw.weights[o]),
+                    Some(&row) => {
+                        out.add_weight(row, raw.weights[o]);
+                        rows.push(row);
+                    }
                     None => {
                         seen.insert(key, out.n_obs());
+                        rows.push(out.n_obs());
                         out.copy_observation(p, o);
                     }
                 }
             }
         }
         out.seal(max_group, dropped);
-        Ok(out)
+        Ok((out, rows))
     }
 }
 

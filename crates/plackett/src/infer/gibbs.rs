@@ -155,11 +155,31 @@ pub(crate) fn sweep_chunk(
 ) -> f64 {
     let mut cu = 0.0;
     for o in range.0..range.1 {
-        let obs = ds.obs(o);
-        let obs_weight = weights.map_or(obs.weight, |v| v[o]);
+        let obs_weight = weights.map_or_else(|| ds.obs(o).weight, |v| v[o]);
         if obs_weight == 0.0 {
             continue;
         }
+        cu += sweep_observation(ds, o, lam, total, rng, w, obs_weight);
+    }
+    cu
+}
+
+/// One observation of one sweep, counted `obs_weight` times: sample its
+/// hidden orders and latent times and add them to `w.zden`. Returns its
+/// universe coefficient.
+#[inline]
+pub(crate) fn sweep_observation(
+    ds: &Dataset,
+    o: usize,
+    lam: &[f64],
+    total: f64,
+    rng: &mut Rng,
+    w: &mut Work,
+    obs_weight: f64,
+) -> f64 {
+    let mut cu = 0.0;
+    {
+        let obs = ds.obs(o);
         let mem = obs.members;
         let m = mem.len();
         let rem = if obs.tail == Tail::Universe {
@@ -203,7 +223,7 @@ pub(crate) fn sweep_chunk(
                 obs.tail,
                 ds.universe(),
             );
-            continue;
+            return cu;
         }
         // Repetitions: an integer weight on an observation with ties is that
         // many independent copies (each with its own latent order); other

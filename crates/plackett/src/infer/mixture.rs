@@ -573,31 +573,11 @@ impl<'a> EmMap<'a> {
     }
 
     fn responsibilities(&self, thetas: &[Vec<f64>], log_w: &[f64]) -> Responsibilities {
-        let ll: Vec<Vec<f64>> = thetas
-            .iter()
-            .map(|t| {
-                let (lam, log_lam) = pl::scaled(t);
-                pl::unit_log_likelihoods(self.ds, &lam, &log_lam)
-            })
-            .collect();
-        let n_obs = self.ds.n_obs();
-        let mut z = vec![vec![0.0; n_obs]; self.g];
-        let mut total = 0.0;
-        let mut a = vec![0.0; self.g];
-        for o in 0..n_obs {
-            for k in 0..self.g {
-                a[k] = log_w[k] + ll[k][o];
-            }
-            let lse = log_sum_exp(&a);
-            for k in 0..self.g {
-                z[k][o] = (a[k] - lse).exp();
-            }
-            total += self.weights[o] * lse;
-        }
-        Responsibilities {
-            z,
-            log_likelihood: total,
-        }
+        let (lams, log_lams): (Vec<Vec<f64>>, Vec<Vec<f64>>) =
+            thetas.iter().map(|t| pl::scaled(t)).unzip();
+        // The dataset's weights are the EM's (`self.weights` copies them).
+        let (log_likelihood, z) = pl::mixture_responsibilities(self.ds, &lams, &log_lams, log_w);
+        Responsibilities { z, log_likelihood }
     }
 
     fn log_likelihood(&self, x: &[f64]) -> f64 {

@@ -30,7 +30,7 @@
 //! `D̂ = −2ℓ` at the MAP, `p_D = D̄ − D̂`; `DIC = D̄ + p_D = 2D̄ − D̂` and
 //! `BPIC = D̄ + 2p_D = 3D̄ − 2D̂` (Ando 2007).
 
-use super::gibbs::{Work, sweep_chunk};
+use super::gibbs::{Work, sweep_observation};
 use super::mcmc::McmcSettings;
 use super::mixture::{MixtureFit, MixtureOptions, MixturePosterior, fit_mixture};
 use super::mixture_ppc::predictive_checks;
@@ -136,12 +136,15 @@ pub fn mixture_gibbs(ds: &Dataset, opts: &MixtureGibbsOptions) -> Result<Mixture
             observer: opts.observer.clone(),
         },
     )?;
-    let work = ds.collapse_if_worthwhile();
-    let data = work.as_ref().unwrap_or(ds);
+    let work = ds.collapse_with_rows();
+    let (data, rows) = match &work {
+        Some((c, rows)) => (c, Some(rows.as_slice())),
+        None => (ds, None),
+    };
     let perms = permutations(g);
     let chains: Vec<Result<ChainOut>> = (0..mcmc.chains)
         .into_par_iter()
-        .map(|c| run_chain(data, ds, opts, &mcmc, &mode, &perms, c as u64))
+        .map(|c| run_chain(data, ds, rows, opts, &mcmc, &mode, &perms, c as u64))
         .collect();
     let chains: Vec<ChainOut> = chains.into_iter().collect::<Result<_>>()?;
     summarise(ds, mode, chains, &mcmc)
@@ -164,6 +167,17 @@ pub fn gibbs_range(
             )
         })
         .collect()
+}
+
+/// One chunk's share of a sweep's fused pass.
+struct Part {
+    loglik: f64,
+    /// Observations (counted with weight) given to each component.
+    counts: Vec<f64>,
+    /// Universe coefficient per component.
+    cu: Vec<f64>,
+    /// Stage wins per component and item.
+    wins: Vec<Vec<f64>>,
 }
 
 /// One chain's kept draws.
@@ -235,6 +249,7 @@ fn dirichlet(rng: &mut Rng, alpha: &[f64]) -> Vec<f64> {
 fn run_chain(
     data: &Dataset,
     original: &Dataset,
+    rows: Option<&[usize]>,
     opts: &MixtureGibbsOptions,
     mcmc: &McmcSettings,
     mode: &MixtureFit,
@@ -262,14 +277,13 @@ fn run_chain(
     } else {
         vec![-(g as f64).ln(); g]
     };
-    let chunks = pl::chunks(data, n_obs);
-    let mut works: Vec<Work> = chunks.iter().map(|_| Work::new(n)).collect();
-    let wins_of: Vec<Vec<u32>> = (0..n_obs)
-        .map(|o| {
-            let mut v = Vec::new();
-            pl::for_each_winner(data, o, |m| v.push(m));
-            v
-        })
+    // Chunks sized for the fused pass (E-step, labels and every
+    // component's latent times per observation); fixed by the data alone,
+    // so the draws do not depend on the thread count.
+    let chunks = pl::chunks_for_work(data, n_obs, 2 * g + 1);
+    let mut works: Vec<Vec<Work>> = chunks
+        .iter()
+        .map(|_| (0..g).map(|_| Work::new(n)).collect())
         .collect();
     let sweeps = mcmc.burn_in + mcmc.samples * mcmc.thin;
     let mut out = ChainOut {
@@ -279,49 +293,86 @@ fn run_chain(
         membership_sum: vec![vec![0.0; g]; original.n_obs()],
     };
     let seed = mcmc.seed;
-    let mut counts = vec![vec![0.0; n_obs]; g];
+    // Responsibilities of every row at the current state, row-major.
+    let mut z = vec![0.0; n_obs * g];
     for sweep in 0..sweeps {
         observer::advance(opts.observer.as_ref(), 1)?;
-        // 1. Per-component log-likelihoods of every observation at the
-        //    current state: its deviance, memberships and labels.
-        let scaled: Vec<(Vec<f64>, Vec<f64>)> = thetas.iter().map(|t| pl::scaled(t)).collect();
-        let ll: Vec<Vec<f64>> = scaled
-            .iter()
-            .map(|(lam, log_lam)| pl::unit_log_likelihoods(data, lam, log_lam))
-            .collect();
-        let keep = sweep >= mcmc.burn_in && (sweep - mcmc.burn_in).is_multiple_of(mcmc.thin);
-        let mut rng = stream(seed, &[0x4D47_4942, chain, sweep as u64, u64::MAX]);
-        let mut loglik = 0.0;
-        let mut p = vec![0.0; g];
-        for o in 0..n_obs {
-            for k in 0..g {
-                p[k] = log_w[k] + ll[k][o];
-            }
-            let lse = log_sum_exp(&p);
-            let w = data.obs(o).weight;
-            loglik += w * lse;
-            for x in p.iter_mut() {
-                *x = (*x - lse).exp();
-            }
-            // Multinomial(w, p) by sequential binomials.
-            let mut left = w as u64;
-            let mut mass = 1.0;
-            for k in 0..g {
-                let c = if k + 1 == g || left == 0 {
-                    left
-                } else if left == 1 {
-                    u64::from(rng.random::<f64>() * mass < p[k])
-                } else {
-                    let q = (p[k] / mass).clamp(0.0, 1.0);
-                    Binomial::new(left, q)
-                        .expect("valid binomial")
-                        .sample(&mut rng)
-                };
-                counts[k][o] = c as f64;
-                left -= c;
-                mass -= p[k];
-            }
+        let (lams, log_lams): (Vec<Vec<f64>>, Vec<Vec<f64>>) =
+            thetas.iter().map(|t| pl::scaled(t)).unzip();
+        let totals: Vec<f64> = lams.iter().map(|l| pl::universe_sum(data, l)).collect();
+        // One pass over the data, chunk by chunk: each observation's
+        // membership probabilities and log-likelihood at the current state
+        // (the EM's E-step kernel), its component counts (an observation
+        // of integer weight w — w identical rankers — is split by a
+        // multinomial draw), and the latent times of each component it was
+        // given to, with that count as their weight.
+        let mut z_parts: Vec<&mut [f64]> = Vec::with_capacity(chunks.len());
+        let mut rest = z.as_mut_slice();
+        for &(lo, hi) in &chunks {
+            let (head, tail) = rest.split_at_mut((hi - lo) * g);
+            z_parts.push(head);
+            rest = tail;
         }
+        let parts: Vec<Part> = chunks
+            .par_iter()
+            .zip(works.par_iter_mut())
+            .zip(z_parts.into_par_iter())
+            .enumerate()
+            .map(|(c, ((&(lo, hi), ws), zs))| {
+                let mut rng = stream(seed, &[0x4D47_4942, chain, sweep as u64, c as u64]);
+                let mut e = pl::EScratch::new(&lams, &log_w);
+                let mut part = Part {
+                    loglik: 0.0,
+                    counts: vec![0.0; g],
+                    cu: vec![0.0; g],
+                    wins: vec![vec![0.0; n]; g],
+                };
+                for w in ws.iter_mut() {
+                    w.zden.iter_mut().for_each(|x| *x = 0.0);
+                }
+                let mut count = vec![0u64; g];
+                for o in lo..hi {
+                    let lse = e.observation(data, o, &lams, &log_lams, &totals, &log_w);
+                    let p = &e.z;
+                    zs[(o - lo) * g..(o - lo + 1) * g].copy_from_slice(p);
+                    let w = data.obs(o).weight;
+                    part.loglik += w * lse;
+                    // Multinomial(w, p) by sequential binomials.
+                    let mut left = w as u64;
+                    let mut mass = 1.0;
+                    for k in 0..g {
+                        let c = if k + 1 == g || left == 0 {
+                            left
+                        } else if left == 1 {
+                            u64::from(rng.random::<f64>() * mass < p[k])
+                        } else {
+                            let q = (p[k] / mass).clamp(0.0, 1.0);
+                            Binomial::new(left, q)
+                                .expect("valid binomial")
+                                .sample(&mut rng)
+                        };
+                        count[k] = c;
+                        left -= c;
+                        mass -= p[k];
+                    }
+                    for k in 0..g {
+                        if count[k] == 0 {
+                            continue;
+                        }
+                        let v = count[k] as f64;
+                        part.counts[k] += v;
+                        part.cu[k] += sweep_observation(
+                            data, o, &lams[k], totals[k], &mut rng, &mut ws[k], v,
+                        );
+                        let wins = &mut part.wins[k];
+                        pl::for_each_winner(data, o, |m| wins[m as usize] += v);
+                    }
+                }
+                part
+            })
+            .collect();
+        let loglik: f64 = parts.iter().map(|p| p.loglik).sum();
+        let keep = sweep >= mcmc.burn_in && (sweep - mcmc.burn_in).is_multiple_of(mcmc.thin);
         if keep {
             let pi = relabel(
                 perms,
@@ -335,61 +386,28 @@ fn run_chain(
                 .push(perm.iter().map(|&j| centred(&thetas[j])).collect());
             out.deviance.push(-2.0 * loglik);
             // Memberships on the caller's observations at this state.
-            let recomputed: Vec<Vec<f64>>;
-            let orig_ll: &[Vec<f64>] = if std::ptr::eq(data, original) {
-                &ll
-            } else {
-                recomputed = scaled
-                    .iter()
-                    .map(|(lam, log_lam)| pl::unit_log_likelihoods(original, lam, log_lam))
-                    .collect();
-                &recomputed
-            };
-            for o in 0..original.n_obs() {
+            for (o, acc) in out.membership_sum.iter_mut().enumerate() {
+                let row = rows.map_or(o, |r| r[o]);
                 for k in 0..g {
-                    p[k] = log_w[perm[k]] + orig_ll[perm[k]][o];
-                }
-                let lse = log_sum_exp(&p);
-                for k in 0..g {
-                    out.membership_sum[o][k] += (p[k] - lse).exp();
+                    acc[k] += z[row * g + perm[k]];
                 }
             }
         }
         // 2. Weights.
+        let mut rng = stream(seed, &[0x4D47_4942, chain, sweep as u64, u64::MAX]);
         let alpha: Vec<f64> = (0..g)
-            .map(|k| opts.dirichlet + counts[k].iter().sum::<f64>())
+            .map(|k| opts.dirichlet + parts.iter().map(|p| p.counts[k]).sum::<f64>())
             .collect();
         log_w = dirichlet(&mut rng, &alpha);
         // 3. Each component's worths from its share of the data.
         for k in 0..g {
-            let (lam, _) = &scaled[k];
             let mx = thetas[k].iter().copied().fold(f64::NEG_INFINITY, f64::max);
-            let total: f64 = lam[..data.universe()].iter().sum();
-            let v = &counts[k];
-            let parts: Vec<f64> = works
-                .par_iter_mut()
-                .enumerate()
-                .map(|(c, w)| {
-                    w.zden.iter_mut().for_each(|x| *x = 0.0);
-                    let mut r = stream(
-                        seed,
-                        &[0x4D47_4942, chain, sweep as u64, k as u64, c as u64],
-                    );
-                    sweep_chunk(data, chunks[c], lam, total, &mut r, w, Some(v))
-                })
-                .collect();
-            let cu: f64 = parts.iter().sum();
+            let cu: f64 = parts.iter().map(|p| p.cu[k]).sum();
             let mut zden = vec![0.0; n];
-            for w in &works {
-                zden.iter_mut().zip(&w.zden).for_each(|(x, y)| *x += y);
-            }
             let mut wins = vec![0.0; n];
-            for (o, ws) in wins_of.iter().enumerate() {
-                if v[o] > 0.0 {
-                    for &m in ws {
-                        wins[m as usize] += v[o];
-                    }
-                }
+            for (ws, p) in works.iter().zip(&parts) {
+                zden.iter_mut().zip(&ws[k].zden).for_each(|(x, y)| *x += y);
+                wins.iter_mut().zip(&p.wins[k]).for_each(|(x, y)| *x += y);
             }
             let scale = (-mx).exp();
             let mut lr = stream(

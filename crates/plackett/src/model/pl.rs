@@ -108,7 +108,7 @@ pub fn wins(ds: &Dataset, scope: Scope) -> Vec<f64> {
 }
 
 /// Sum of worths over the universe (items that fill top-k tails).
-fn universe_sum(ds: &Dataset, lam: &[f64]) -> f64 {
+pub(crate) fn universe_sum(ds: &Dataset, lam: &[f64]) -> f64 {
     lam[..ds.universe()].iter().sum()
 }
 
@@ -192,12 +192,6 @@ impl LogProduct {
     #[inline]
     pub fn ln(&self) -> f64 {
         self.acc + self.prod.ln()
-    }
-    /// The product itself when it never left the safe range (no logarithm
-    /// taken), else `None`.
-    #[inline]
-    pub fn value(&self) -> Option<f64> {
-        (self.acc == 0.0).then_some(self.prod)
     }
 }
 
@@ -565,6 +559,201 @@ pub struct MixturePass {
     pub den: Vec<Vec<f64>>,
 }
 
+/// Scratch and per-observation kernel of the mixture E-step, shared by the
+/// fused EM pass ([`mixture_pass`]) and the sampler's membership draws
+/// ([`mixture_responsibilities`]).
+pub(crate) struct EScratch {
+    s: Scratch,
+    /// Worths item-major, `lam_t[i·G + g]`: an untied observation's stage
+    /// sums of all components advance together, which interleaves G
+    /// independent dependency chains instead of running them one by one.
+    lam_t: Vec<f64>,
+    /// Suffix sums of the stage denominators of an untied observation,
+    /// `suf_t[j·G + g]` (reused by the M half of the fused pass).
+    suf_t: Vec<f64>,
+    /// After [`EScratch::observation`]: the responsibilities `z_g`.
+    pub(crate) z: Vec<f64>,
+    num: Vec<f64>,
+    den: Vec<f64>,
+    w_lin: Vec<f64>,
+    /// Receives the (zero) in-play coefficients of the tied-observation
+    /// path, which is asked for log-likelihoods only.
+    sink: Vec<f64>,
+}
+
+impl EScratch {
+    /// Scratch for components of worths `lams` (each on any scale) and
+    /// log-weights `log_w`.
+    pub(crate) fn new(lams: &[Vec<f64>], log_w: &[f64]) -> Self {
+        let g = lams.len();
+        let n = lams.first().map_or(0, Vec::len);
+        let mut lam_t = vec![0.0; n * g];
+        for (k, lam) in lams.iter().enumerate() {
+            for (i, &l) in lam.iter().enumerate() {
+                lam_t[i * g + k] = l;
+            }
+        }
+        EScratch {
+            s: Scratch::default(),
+            lam_t,
+            suf_t: Vec::new(),
+            z: vec![0.0; g],
+            num: vec![0.0; g],
+            den: vec![0.0; g],
+            w_lin: log_w.iter().map(|l| l.exp()).collect(),
+            sink: vec![0.0; n],
+        }
+    }
+
+    /// Stage `j`'s denominator under component `k` of the last untied
+    /// observation.
+    #[inline]
+    fn suffix(&self, k: usize, j: usize) -> f64 {
+        self.suf_t[j * self.z.len() + k]
+    }
+
+    /// Observation `o`: its responsibilities into `self.z`; returns
+    /// `log Σ_g ω_g P(o | λ_g)` (unit weight).
+    pub(crate) fn observation(
+        &mut self,
+        ds: &Dataset,
+        o: usize,
+        lams: &[Vec<f64>],
+        log_lams: &[Vec<f64>],
+        totals: &[f64],
+        log_w: &[f64],
+    ) -> f64 {
+        let g = lams.len();
+        let obs = ds.obs(o);
+        let mem = obs.members;
+        let Some(stages) = ds.fast_stages(o) else {
+            // Ties: the general kernel, in logs, one component at a time.
+            for k in 0..g {
+                let mut wt = 0.0;
+                for_each_winner(ds, o, |m| wt += log_lams[k][m as usize]);
+                self.z[k] = log_w[k]
+                    + wt
+                    + sweep_obs_weighted(
+                        ds,
+                        o,
+                        &lams[k],
+                        totals[k],
+                        &mut self.sink,
+                        &mut self.s,
+                        1.0,
+                        0.0,
+                    )
+                    .0;
+            }
+            return self.normalise_logs();
+        };
+        // Untied: each component's probability as a plain product of stage
+        // probabilities (no logarithms, no exponentials) whenever it stays
+        // in range; else logs.
+        let m = mem.len();
+        let st = &mut self.suf_t;
+        st.clear();
+        st.resize((m + 1) * g, 0.0);
+        if obs.tail == Tail::Universe {
+            for k in 0..g {
+                st[m * g + k] = unlisted_sum(ds, mem, &lams[k], totals[k]);
+            }
+        }
+        for j in (0..m).rev() {
+            let base = mem[j] as usize * g;
+            let (lo, hi) = st.split_at_mut((j + 1) * g);
+            let lo = &mut lo[j * g..];
+            for k in 0..g {
+                lo[k] = hi[k] + self.lam_t[base + k];
+            }
+        }
+        self.num.iter_mut().for_each(|x| *x = 1.0);
+        self.den.iter_mut().for_each(|x| *x = 1.0);
+        for j in 0..stages {
+            let base = mem[j] as usize * g;
+            for k in 0..g {
+                self.num[k] *= self.lam_t[base + k];
+                self.den[k] *= st[j * g + k];
+            }
+        }
+        let mut linear = true;
+        let mut tot = 0.0;
+        for k in 0..g {
+            let (nu, de) = (self.num[k], self.den[k]);
+            let v = nu / de;
+            // Products far from under- and overflow: the ratio is exact to
+            // rounding (each denominator is at least its numerator).
+            if nu > 1e-250 && de < 1e250 && v > 1e-250 {
+                self.z[k] = self.w_lin[k] * v;
+                tot += self.z[k];
+            } else {
+                linear = false;
+                break;
+            }
+        }
+        if linear {
+            self.z.iter_mut().for_each(|x| *x /= tot);
+            return tot.ln();
+        }
+        for k in 0..g {
+            let mut l = log_w[k];
+            for j in 0..stages {
+                l += log_lams[k][mem[j] as usize] - st[j * g + k].ln();
+            }
+            self.z[k] = l;
+        }
+        self.normalise_logs()
+    }
+
+    /// `self.z` holds log ω_g + log P(o | λ_g): turn it into
+    /// responsibilities and return the log-sum-exp.
+    fn normalise_logs(&mut self) -> f64 {
+        let lse = crate::numerics::log_sum_exp(&self.z);
+        for l in self.z.iter_mut() {
+            *l = (*l - lse).exp();
+        }
+        lse
+    }
+}
+
+/// The E-step of a `G`-component PL mixture alone: `Σ_o w_o log Σ_g ω_g
+/// P(o | λ_g)` and the responsibilities `z[g][o]` (what the fused
+/// [`mixture_pass`] computes before its M half). Chunked like [`sweep`].
+pub fn mixture_responsibilities(
+    ds: &Dataset,
+    lams: &[Vec<f64>],
+    log_lams: &[Vec<f64>],
+    log_w: &[f64],
+) -> (f64, Vec<Vec<f64>>) {
+    let g = lams.len();
+    let end = ds.n_obs();
+    let totals: Vec<f64> = lams.iter().map(|l| universe_sum(ds, l)).collect();
+    let parts: Vec<(f64, Vec<Vec<f64>>)> = chunks_for_work(ds, end, g)
+        .into_par_iter()
+        .map(|(a, b)| {
+            let mut e = EScratch::new(lams, log_w);
+            let mut z = vec![Vec::with_capacity(b - a); g];
+            let mut ll = 0.0;
+            for o in a..b {
+                ll += ds.obs(o).weight * e.observation(ds, o, lams, log_lams, &totals, log_w);
+                for k in 0..g {
+                    z[k].push(e.z[k]);
+                }
+            }
+            (ll, z)
+        })
+        .collect();
+    let mut z = vec![Vec::with_capacity(end); g];
+    let mut ll = 0.0;
+    for (l, part) in parts {
+        ll += l;
+        for k in 0..g {
+            z[k].extend_from_slice(&part[k]);
+        }
+    }
+    (ll, z)
+}
+
 /// See [`MixturePass`]. `lams[g]` are component `g`'s worths (any positive
 /// scale) and `log_lams[g]` their logarithms, `log_w` the log-weights,
 /// `weights` the observations' weights. Chunked like [`sweep`], so the
@@ -597,83 +786,14 @@ pub fn mixture_pass(
                 den: vec![vec![0.0; n]; g],
                 cu: vec![0.0; g],
             };
+            let mut e = EScratch::new(lams, log_w);
             let mut s = Scratch::default();
-            let mut suffix: Vec<Vec<f64>> = vec![Vec::new(); g];
-            let mut ll = vec![0.0; g];
-            let mut direct = vec![0.0; g];
-            let mut lps: Vec<LogProduct> = (0..g).map(|_| LogProduct::new()).collect();
-            let w_lin: Vec<f64> = log_w.iter().map(|l| l.exp()).collect();
             for o in a..b {
                 let obs = ds.obs(o);
                 let mem = obs.members;
                 let fast = ds.fast_stages(o);
-                // Untied observations: each component's probability as a
-                // plain product of stage probabilities (no logarithms, no
-                // exponentials) whenever it stays in range; else logs.
-                let mut linear = fast.is_some();
-                for k in 0..g {
-                    let lam = &lams[k];
-                    match fast {
-                        Some(stages) => {
-                            let rem = if obs.tail == Tail::Universe {
-                                unlisted_sum(ds, mem, lam, totals[k])
-                            } else {
-                                0.0
-                            };
-                            let suf = &mut suffix[k];
-                            suf.clear();
-                            suf.resize(mem.len() + 1, 0.0);
-                            suf[mem.len()] = rem;
-                            for j in (0..mem.len()).rev() {
-                                suf[j] = suf[j + 1] + lam[mem[j] as usize];
-                            }
-                            let mut lp = LogProduct::new();
-                            for j in 0..stages {
-                                lp.push(lam[mem[j] as usize] / suf[j]);
-                            }
-                            match lp.value() {
-                                Some(v) if linear && v > 1e-250 => direct[k] = v,
-                                _ => linear = false,
-                            }
-                            lps[k] = lp;
-                        }
-                        None => {
-                            let mut wt = 0.0;
-                            for_each_winner(ds, o, |m| wt += log_lams[k][m as usize]);
-                            ll[k] = wt
-                                + sweep_obs_weighted(
-                                    ds,
-                                    o,
-                                    lam,
-                                    totals[k],
-                                    &mut p.den[k],
-                                    &mut s,
-                                    1.0,
-                                    0.0,
-                                )
-                                .0;
-                        }
-                    }
-                }
-                let lse = if linear {
-                    let tot: f64 = (0..g).map(|k| w_lin[k] * direct[k]).sum();
-                    for k in 0..g {
-                        ll[k] = w_lin[k] * direct[k] / tot;
-                    }
-                    tot.ln()
-                } else {
-                    for k in 0..g {
-                        if fast.is_some() {
-                            ll[k] = lps[k].ln();
-                        }
-                        ll[k] += log_w[k];
-                    }
-                    let lse = crate::numerics::log_sum_exp(&ll);
-                    for l in ll.iter_mut() {
-                        *l = (*l - lse).exp();
-                    }
-                    lse
-                };
+                let lse = e.observation(ds, o, lams, log_lams, &totals, log_w);
+                let ll = &e.z;
                 p.ll += weights[o] * lse;
                 // ll now holds the responsibilities.
                 for k in 0..g {
@@ -686,7 +806,7 @@ pub fn mixture_pass(
                             let den = &mut p.den[k];
                             let mut cum = 0.0;
                             for j in 0..stages {
-                                cum += v / suffix[k][j];
+                                cum += v / e.suffix(k, j);
                                 den[mem[j] as usize] += cum;
                             }
                             for &i in &mem[stages..] {
@@ -750,4 +870,63 @@ pub fn mixture_pass(
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::{DatasetBuilder, Items, TieSemantics};
+
+    /// The E-step's linear fast path and its log fallback agree with the
+    /// per-component log-likelihoods of [`unit_log_likelihoods`], on untied,
+    /// top-k, tied and sub-ranking rows, with ordinary and extreme worths
+    /// (products that underflow).
+    #[test]
+    fn mixture_responsibilities_match_the_unit_log_likelihoods() {
+        let mut b = DatasetBuilder::new(Items::numbered(6), TieSemantics::UnknownOrder);
+        let rows: [(&[&[u32]], Tail); 6] = [
+            (&[&[0], &[1], &[2], &[3], &[4], &[5]], Tail::None),
+            (&[&[5], &[2]], Tail::Universe),
+            (&[&[3], &[1, 4], &[0]], Tail::None),
+            (&[&[2], &[4], &[1]], Tail::None),
+            (&[&[1, 2], &[0]], Tail::Universe),
+            (&[&[4], &[3]], Tail::None),
+        ];
+        for (k, (r, t)) in rows.iter().enumerate() {
+            b.push(r, *t, &[], 1.0 + k as f64).unwrap();
+        }
+        let ds = b.finish();
+        for spread in [0.7, 160.0, 400.0] {
+            let thetas: Vec<Vec<f64>> = (0..3)
+                .map(|g| {
+                    (0..6)
+                        .map(|i| spread * (((i * (g + 2) + g) % 6) as f64 / 5.0 - 0.5))
+                        .collect()
+                })
+                .collect();
+            let log_w = [0.5f64.ln(), 0.3f64.ln(), 0.2f64.ln()];
+            let (lams, log_lams): (Vec<Vec<f64>>, Vec<Vec<f64>>) =
+                thetas.iter().map(|t| scaled(t)).unzip();
+            let (ll, z) = mixture_responsibilities(&ds, &lams, &log_lams, &log_w);
+            let per: Vec<Vec<f64>> = lams
+                .iter()
+                .zip(&log_lams)
+                .map(|(l, ll)| unit_log_likelihoods(&ds, l, ll))
+                .collect();
+            let mut want = 0.0;
+            for o in 0..ds.n_obs() {
+                let a: Vec<f64> = (0..3).map(|k| log_w[k] + per[k][o]).collect();
+                let lse = crate::numerics::log_sum_exp(&a);
+                want += ds.obs(o).weight * lse;
+                for k in 0..3 {
+                    let r = (a[k] - lse).exp();
+                    assert!((z[k][o] - r).abs() < 1e-12, "spread {spread}, obs {o}");
+                }
+            }
+            assert!(
+                (ll - want).abs() < 1e-9 * want.abs().max(1.0),
+                "{ll} vs {want}"
+            );
+        }
+    }
 }
