@@ -7,6 +7,8 @@ use crate::args::{Engine, Output};
 use crate::fit::{FitArgs, SINGLE_POPULATION_ONLY, load, write_outputs};
 use anyhow::{Result, bail};
 use plackett::infer::adherence::{AdherenceOptions, fit_adherence};
+use plackett::infer::adherence_gibbs::{AdherenceGibbsOptions, adherence_gibbs};
+use plackett::infer::mcmc::McmcSettings;
 use plackett::io::adherence_output::AdherenceReport;
 
 /// Flags `fit` has that an adherence fit does not read, beyond
@@ -15,11 +17,15 @@ const NOT_WITH_ADHERENCE: &[(&str, &str)] = &[
     ("report", "--report"),
     ("compare", "--compare"),
     ("test", "--test"),
+    ("starts", "--starts"),
+    ("dirichlet", "--dirichlet"),
+];
+
+/// Sampler flags, read by `--engine gibbs` only.
+const SAMPLER_ONLY: &[(&str, &str)] = &[
     ("samples", "--samples"),
     ("burn_in", "--burn-in"),
     ("chains", "--chains"),
-    ("starts", "--starts"),
-    ("dirichlet", "--dirichlet"),
 ];
 
 /// Run `plackett fit --adherence`.
@@ -40,12 +46,22 @@ pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
             }
             None
         }
-        Engine::Map => Some((a.prior_shape, a.prior_rate)),
+        // The sampler's worth prior is the map engine's Gamma (a proper
+        // posterior whatever the number of rankers).
+        Engine::Map | Engine::Gibbs => Some((a.prior_shape, a.prior_rate)),
         other => bail!(
             "not supported: --adherence with --engine {other}; the adherence model is fitted by \
-             mle or map (a posterior sampler for it is not available yet)"
+             mle or map, and sampled by gibbs"
         ),
     };
+    let sampling = matches!(a.engine, Engine::Gibbs);
+    if !sampling {
+        for &(id, flag) in SAMPLER_ONLY {
+            if given(id) {
+                bail!("invalid option {flag}: only with --engine gibbs");
+            }
+        }
+    }
     for &(id, flag) in SINGLE_POPULATION_ONLY.iter().chain(NOT_WITH_ADHERENCE) {
         if given(id) {
             bail!("invalid option {flag}: not used with --adherence");
@@ -78,7 +94,28 @@ pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
         observer: None,
     };
     let ds = load(&a.data)?;
-    let fit = fit_adherence(&ds, &opts)?;
+    let fit = if sampling {
+        if opts.fixed.is_some() {
+            bail!(
+                "not supported: --fixed-adherence with --engine gibbs (with fixed adherences \
+                 there is nothing ranker-specific to sample; use mle or map)"
+            );
+        }
+        let progress =
+            crate::progress::Progress::new(((a.burn_in + a.samples) * a.chains) as u64, "sampling");
+        let r = adherence_gibbs(
+            &ds,
+            &AdherenceGibbsOptions {
+                model: opts.clone(),
+                mcmc: McmcSettings::new(a.samples, a.burn_in, a.chains, a.seed),
+                observer: Some(progress.observer()),
+            },
+        );
+        progress.finish();
+        r?
+    } else {
+        fit_adherence(&ds, &opts)?
+    };
     let mut report = AdherenceReport::new(&ds, &fit, &opts);
     for n in &mut report.notes {
         *n = crate::cli_text(n);

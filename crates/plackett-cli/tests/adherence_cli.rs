@@ -134,7 +134,18 @@ fn bad_adherence_input_is_a_one_line_error() {
         "positive",
     );
     fails(
-        &run(&[&f, "--adherence", "--engine", "gibbs"]),
+        &run(&[&f, "--adherence", "--engine", "ep"]),
+        "not supported",
+    );
+    fails(
+        &run(&[
+            &f,
+            "--adherence",
+            "--engine",
+            "gibbs",
+            "--fixed-adherence",
+            "1,1,1,1",
+        ]),
         "not supported",
     );
     fails(
@@ -159,6 +170,67 @@ fn bad_adherence_input_is_a_one_line_error() {
     );
     fails(
         &run(&[&f, "--adherence", "--samples", "10"]),
-        "not used with --adherence",
+        "only with --engine gibbs",
+    );
+    fails(
+        &run(&[&f, "--adherence", "--engine", "gibbs", "--samples", "2"]),
+        "samples",
+    );
+}
+
+/// `--engine gibbs` samples the adherence posterior: posterior means, sds
+/// and 90% intervals for every item and ranker, the sampler's diagnostics,
+/// the same output for the same seed, CSV with the sd columns.
+#[test]
+fn adherence_posterior_sampler_end_to_end() {
+    let d = tmpdir("adherence-gibbs");
+    let f = fake_triples(&d, true);
+    let args = [
+        f.as_str(),
+        "--adherence",
+        "--engine",
+        "gibbs",
+        "--samples",
+        "1500",
+        "--burn-in",
+        "300",
+        "--seed",
+        "3",
+        "--output",
+        "json",
+    ];
+    let out = run(&args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = json(&out);
+    assert_eq!(v["engine"], "gibbs");
+    let diag = &v["diagnostics"];
+    assert_eq!(diag["chains"], 4);
+    assert!(diag["rhat_max"].as_f64().unwrap() < 1.05, "{diag}");
+    for it in v["items"].as_array().unwrap() {
+        let sd = it["log_worth_sd"].as_f64().unwrap();
+        let q = it["log_worth_interval"].as_array().unwrap();
+        let m = it["log_worth"].as_f64().unwrap();
+        assert!(sd > 0.0 && q[0].as_f64().unwrap() < m && m < q[1].as_f64().unwrap());
+    }
+    let rankers = v["rankers"].as_array().unwrap();
+    assert_eq!(rankers.len(), 4);
+    for r in rankers {
+        let a = r["adherence"].as_f64().unwrap();
+        assert!(a > 0.0 && r["adherence_sd"].as_f64().unwrap() > 0.0);
+    }
+    // Deterministic for a seed.
+    let again = json(&run(&args));
+    assert_eq!(v, again);
+    let mut csv_args = args.to_vec();
+    *csv_args.last_mut().unwrap() = "csv";
+    let out = run(&csv_args);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.starts_with("kind,name,worth,log_worth,adherence,sd,q05,q95"),
+        "{text}"
     );
 }

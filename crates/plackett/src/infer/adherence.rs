@@ -114,11 +114,99 @@ pub struct AdherenceFit {
     pub trace: Vec<f64>,
     /// Notes for the reader.
     pub notes: Vec<String>,
+    /// Posterior summaries when the fit was sampled
+    /// ([`super::adherence_gibbs::adherence_gibbs`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub posterior: Option<super::adherence_gibbs::AdherencePosterior>,
 }
 
 /// Fit the adherence model (see the module docs).
 pub fn fit_adherence(ds: &Dataset, opts: &AdherenceOptions) -> Result<AdherenceFit> {
     check(ds, opts)?;
+    let Setup {
+        names,
+        of_obs,
+        work,
+        ghost,
+        units,
+        mut notes,
+    } = setup(ds, opts)?;
+    let n_rankers = names.len();
+    let n = work.n_items();
+    let mut map = AdherenceMap {
+        ds: &work,
+        units,
+        n,
+        n_rankers,
+        ghost,
+        shift_free: ghost.is_none() && opts.worth_prior.is_none(),
+        opts,
+    };
+    let mut x0 = vec![0.0; n + n_rankers];
+    if let Some(f) = &opts.fixed {
+        for (x, &e) in x0[n..].iter_mut().zip(f) {
+            *x = e.ln();
+        }
+    }
+    let out = Executor::new(IterSettings::new(opts.tol, opts.max_iter))
+        .observer(opts.observer.clone())
+        .run(&mut map, x0)?;
+    let theta = &out.x[..n];
+    let eta: Vec<f64> = out.x[n..].iter().map(|l| l.exp()).collect();
+    let n_real = ds.n_items();
+    let mut log_worths: Vec<f64> = match ghost {
+        Some(_) => theta[..n_real].to_vec(),
+        None => theta.to_vec(),
+    };
+    if opts.worth_prior.is_none() {
+        crate::numerics::centre(&mut log_worths);
+    }
+    // Log-likelihood of the real observations at the estimate.
+    let ll = map.log_likelihood_of(ds, &out.x, &of_obs[..ds.n_real_obs().min(of_obs.len())]);
+    if !out.converged() {
+        notes.push(format!(
+            "not converged after {} evaluations (relative score above {})",
+            out.evaluations, opts.tol
+        ));
+    }
+    Ok(AdherenceFit {
+        items: (0..n_real)
+            .map(|i| ds.items().name(i as u32).to_string())
+            .collect(),
+        log_worths,
+        rankers: names,
+        adherence: eta,
+        estimated: opts.fixed.is_none(),
+        log_likelihood: ll,
+        log_posterior: out.last.objective,
+        iterations: out.evaluations,
+        converged: out.termination == Termination::Converged,
+        trace: out.trace,
+        notes,
+        posterior: None,
+    })
+}
+
+/// What every adherence engine works on: rankers, the working dataset
+/// (with the ghost item's pseudo-rankings when asked), and each ranker's
+/// observations.
+pub(crate) struct Setup {
+    /// Ranker names.
+    pub names: Vec<String>,
+    /// Each observation's ranker (`NO_RANKER` for pseudo-observations).
+    pub of_obs: Vec<u32>,
+    /// The data, plus pseudo-rankings against the ghost item if asked.
+    pub work: Dataset,
+    /// The ghost item's index in `work`.
+    pub ghost: Option<usize>,
+    /// Observations of `work` per ranker; the last unit holds the
+    /// pseudo-observations (η = 1).
+    pub units: Vec<Vec<usize>>,
+    /// Notes for the reader.
+    pub notes: Vec<String>,
+}
+
+pub(crate) fn setup(ds: &Dataset, opts: &AdherenceOptions) -> Result<Setup> {
     let mut notes = Vec::new();
     // Rankers: the data's, or one per observation.
     let (names, of_obs): (Vec<String>, Vec<u32>) = if ds.has_rankers() {
@@ -179,61 +267,17 @@ pub fn fit_adherence(ds: &Dataset, opts: &AdherenceOptions) -> Result<AdherenceF
             r => units[r as usize].push(o),
         }
     }
-    let n = work.n_items();
-    let mut map = AdherenceMap {
-        ds: &work,
-        units,
-        n,
-        n_rankers,
+    Ok(Setup {
+        names,
+        of_obs,
+        work,
         ghost,
-        shift_free: ghost.is_none() && opts.worth_prior.is_none(),
-        opts,
-    };
-    let mut x0 = vec![0.0; n + n_rankers];
-    if let Some(f) = &opts.fixed {
-        for (x, &e) in x0[n..].iter_mut().zip(f) {
-            *x = e.ln();
-        }
-    }
-    let out = Executor::new(IterSettings::new(opts.tol, opts.max_iter))
-        .observer(opts.observer.clone())
-        .run(&mut map, x0)?;
-    let theta = &out.x[..n];
-    let eta: Vec<f64> = out.x[n..].iter().map(|l| l.exp()).collect();
-    let n_real = ds.n_items();
-    let mut log_worths: Vec<f64> = match ghost {
-        Some(_) => theta[..n_real].to_vec(),
-        None => theta.to_vec(),
-    };
-    if opts.worth_prior.is_none() {
-        crate::numerics::centre(&mut log_worths);
-    }
-    // Log-likelihood of the real observations at the estimate.
-    let ll = map.log_likelihood_of(ds, &out.x, &of_obs[..ds.n_real_obs().min(of_obs.len())]);
-    if !out.converged() {
-        notes.push(format!(
-            "not converged after {} evaluations (relative score above {})",
-            out.evaluations, opts.tol
-        ));
-    }
-    Ok(AdherenceFit {
-        items: (0..n_real)
-            .map(|i| ds.items().name(i as u32).to_string())
-            .collect(),
-        log_worths,
-        rankers: names,
-        adherence: eta,
-        estimated: opts.fixed.is_none(),
-        log_likelihood: ll,
-        log_posterior: out.last.objective,
-        iterations: out.evaluations,
-        converged: out.termination == Termination::Converged,
-        trace: out.trace,
+        units,
         notes,
     })
 }
 
-fn check(ds: &Dataset, opts: &AdherenceOptions) -> Result<()> {
+pub(crate) fn check(ds: &Dataset, opts: &AdherenceOptions) -> Result<()> {
     if ds.ties() == TieSemantics::Event && ds.has_ties() {
         return Err(Error::Unsupported(
             "the adherence model reads tied groups as unknown orders only; ties as events \

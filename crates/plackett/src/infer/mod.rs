@@ -1,6 +1,7 @@
 //! Inference engines.
 
 pub mod adherence;
+pub mod adherence_gibbs;
 pub mod bayes;
 pub mod davidson;
 pub mod ep;

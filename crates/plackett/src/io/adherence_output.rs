@@ -13,8 +13,15 @@ pub struct AdherenceItem {
     pub name: String,
     /// Worth, normalised to sum to 1 over the items.
     pub worth: f64,
-    /// Log-worth (mean-centred; under a worth prior on the prior's scale).
+    /// Log-worth (mean-centred; under a worth prior on the prior's scale);
+    /// the posterior mean for the sampler.
     pub log_worth: f64,
+    /// Posterior sd of the log-worth (sampler only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub log_worth_sd: Option<f64>,
+    /// 90% equal-tailed posterior interval of the log-worth (sampler only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub log_worth_interval: Option<[f64; 2]>,
 }
 
 /// One ranker's adherence.
@@ -22,8 +29,15 @@ pub struct AdherenceItem {
 pub struct RankerRow {
     /// Ranker name.
     pub name: String,
-    /// Adherence `η_r` (estimated MAP or fixed).
+    /// Adherence `η_r` (estimated MAP, fixed, or the posterior mean for
+    /// the sampler).
     pub adherence: f64,
+    /// Posterior sd of the adherence (sampler only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub adherence_sd: Option<f64>,
+    /// 90% equal-tailed posterior interval of the adherence (sampler only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub adherence_interval: Option<[f64; 2]>,
     /// Total weight of the ranker's observations.
     pub observations: f64,
 }
@@ -56,25 +70,46 @@ pub struct AdherenceReport {
     pub n_items: usize,
     /// Notes.
     pub notes: Vec<String>,
+    /// The sampler's diagnostics (sampler only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub diagnostics: Option<AdherenceDiagnostics>,
+}
+
+/// Convergence diagnostics of the adherence sampler.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct AdherenceDiagnostics {
+    /// Largest split-R̂ over log-worths and adherences.
+    pub rhat_max: f64,
+    /// Smallest bulk/tail effective sample size.
+    pub ess_min: f64,
+    /// Chains.
+    pub chains: usize,
+    /// Draws kept per chain.
+    pub draws_per_chain: usize,
+    /// Acceptance rate of the scale move.
+    pub scale_acceptance: f64,
 }
 
 impl AdherenceReport {
     /// The report of `fit` on `ds` with `opts`.
     pub fn new(ds: &Dataset, fit: &AdherenceFit, opts: &AdherenceOptions) -> AdherenceReport {
-        let m = fit
-            .log_worths
-            .iter()
-            .copied()
-            .fold(f64::NEG_INFINITY, f64::max);
-        let z: f64 = fit.log_worths.iter().map(|t| (t - m).exp()).sum();
+        let post = fit.posterior.as_ref();
+        // Point values: the MAP, or the posterior means for the sampler.
+        let log_worths = post.map_or(&fit.log_worths, |p| &p.log_worth_mean);
+        let adherence = post.map_or(&fit.adherence, |p| &p.adherence_mean);
+        let m = log_worths.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let z: f64 = log_worths.iter().map(|t| (t - m).exp()).sum();
         let mut items: Vec<AdherenceItem> = fit
             .items
             .iter()
-            .zip(&fit.log_worths)
-            .map(|(n, &t)| AdherenceItem {
+            .zip(log_worths)
+            .enumerate()
+            .map(|(i, (n, &t))| AdherenceItem {
                 name: n.clone(),
                 worth: (t - m).exp() / z,
                 log_worth: t,
+                log_worth_sd: post.map(|p| p.log_worth_sd[i]),
+                log_worth_interval: post.map(|p| p.log_worth_interval[i]),
             })
             .collect();
         items.sort_by(|a, b| b.log_worth.total_cmp(&a.log_worth));
@@ -85,9 +120,19 @@ impl AdherenceReport {
                 weight[r] += ds.obs(o).weight;
             }
         }
+        let mut notes = fit.notes.clone();
+        if post.is_some() {
+            notes.push(
+                "log-likelihood and log-posterior are at the MAP (the sampler's start); worths \
+                 and adherences are posterior means"
+                    .into(),
+            );
+        }
         AdherenceReport {
             model: "adherence".into(),
-            engine: if opts.worth_prior.is_some() {
+            engine: if post.is_some() {
+                "gibbs"
+            } else if opts.worth_prior.is_some() {
                 "map"
             } else {
                 "mle"
@@ -97,11 +142,14 @@ impl AdherenceReport {
             rankers: fit
                 .rankers
                 .iter()
-                .zip(&fit.adherence)
+                .zip(adherence)
                 .zip(weight)
-                .map(|((n, &a), w)| RankerRow {
+                .enumerate()
+                .map(|(r, ((n, &a), w))| RankerRow {
                     name: n.clone(),
                     adherence: a,
+                    adherence_sd: post.map(|p| p.adherence_sd[r]),
+                    adherence_interval: post.map(|p| p.adherence_interval[r]),
                     observations: w,
                 })
                 .collect(),
@@ -112,7 +160,14 @@ impl AdherenceReport {
             converged: fit.converged,
             n_observations: ds.n_real_obs(),
             n_items: fit.items.len(),
-            notes: fit.notes.clone(),
+            notes,
+            diagnostics: post.map(|p| AdherenceDiagnostics {
+                rhat_max: p.rhat_max,
+                ess_min: p.ess_min,
+                chains: p.chains,
+                draws_per_chain: p.draws_per_chain,
+                scale_acceptance: p.scale_acceptance,
+            }),
         }
     }
 
@@ -124,21 +179,53 @@ impl AdherenceReport {
     /// CSV: the items, then the rankers (`kind` column tells them apart).
     pub fn to_csv(&self) -> String {
         let mut w = csv::Writer::from_writer(Vec::new());
-        w.write_record(["kind", "name", "worth", "log_worth", "adherence"])
-            .expect("write");
-        for it in &self.items {
+        let opt = |x: Option<f64>| x.map_or(String::new(), |v| v.to_string());
+        let bayes = self.diagnostics.is_some();
+        if bayes {
             w.write_record([
-                "item",
-                &it.name,
-                &it.worth.to_string(),
-                &it.log_worth.to_string(),
-                "",
+                "kind",
+                "name",
+                "worth",
+                "log_worth",
+                "adherence",
+                "sd",
+                "q05",
+                "q95",
             ])
             .expect("write");
+        } else {
+            w.write_record(["kind", "name", "worth", "log_worth", "adherence"])
+                .expect("write");
+        }
+        for it in &self.items {
+            let mut row = vec![
+                "item".to_string(),
+                it.name.clone(),
+                it.worth.to_string(),
+                it.log_worth.to_string(),
+                String::new(),
+            ];
+            if bayes {
+                row.push(opt(it.log_worth_sd));
+                row.push(opt(it.log_worth_interval.map(|q| q[0])));
+                row.push(opt(it.log_worth_interval.map(|q| q[1])));
+            }
+            w.write_record(&row).expect("write");
         }
         for r in &self.rankers {
-            w.write_record(["ranker", &r.name, "", "", &r.adherence.to_string()])
-                .expect("write");
+            let mut row = vec![
+                "ranker".to_string(),
+                r.name.clone(),
+                String::new(),
+                String::new(),
+                r.adherence.to_string(),
+            ];
+            if bayes {
+                row.push(opt(r.adherence_sd));
+                row.push(opt(r.adherence_interval.map(|q| q[0])));
+                row.push(opt(r.adherence_interval.map(|q| q[1])));
+            }
+            w.write_record(&row).expect("write");
         }
         String::from_utf8(w.into_inner().expect("flush")).expect("utf-8")
     }
@@ -179,18 +266,35 @@ impl AdherenceReport {
             .max()
             .unwrap_or(4)
             .max(6);
+        if let Some(d) = &self.diagnostics {
+            let _ = writeln!(
+                s,
+                "posterior: {} chains × {} draws, max split-R̂ {:.3}, min ESS {:.0}, scale-move acceptance {:.2}",
+                d.chains, d.draws_per_chain, d.rhat_max, d.ess_min, d.scale_acceptance
+            );
+        }
+        let sd_head = if self.diagnostics.is_some() {
+            format!(" {:>8} {:>19}", "sd", "90% interval")
+        } else {
+            String::new()
+        };
+        let sd_cols = |sd: Option<f64>, q: Option<[f64; 2]>| match (sd, q) {
+            (Some(sd), Some([lo, hi])) => format!(" {sd:>8.4} [{lo:>8.4}, {hi:>8.4}]"),
+            _ => String::new(),
+        };
         let _ = writeln!(
             s,
-            "\n{:<width$} {:>10} {:>10}",
+            "\n{:<width$} {:>10} {:>10}{sd_head}",
             "item", "worth", "log-worth"
         );
         for it in &self.items {
             let _ = writeln!(
                 s,
-                "{:<width$} {:>10.4} {:>10.4}",
+                "{:<width$} {:>10.4} {:>10.4}{}",
                 short_name(&it.name, 60),
                 it.worth,
-                it.log_worth
+                it.log_worth,
+                sd_cols(it.log_worth_sd, it.log_worth_interval)
             );
         }
         let mut order: Vec<usize> = (0..self.rankers.len()).collect();
@@ -210,7 +314,7 @@ impl AdherenceReport {
         };
         let _ = writeln!(
             s,
-            "\n{:<width$} {:>10} {:>12}",
+            "\n{:<width$} {:>10} {:>12}{sd_head}",
             "ranker", "adherence", "observations"
         );
         for (k, &r) in shown.iter().enumerate() {
@@ -220,10 +324,11 @@ impl AdherenceReport {
             let row = &self.rankers[r];
             let _ = writeln!(
                 s,
-                "{:<width$} {:>10.4} {:>12}",
+                "{:<width$} {:>10.4} {:>12}{}",
                 short_name(&row.name, 60),
                 row.adherence,
-                row.observations
+                row.observations,
+                sd_cols(row.adherence_sd, row.adherence_interval)
             );
         }
         for n in &self.notes {
