@@ -3,8 +3,10 @@
 //! `plackett fit --adherence`.
 
 use crate::{PyDataset, err, interrupt};
-use numpy::PyArray1;
+use numpy::{PyArray1, PyArray2};
 use plackett::infer::adherence::{AdherenceFit, AdherenceOptions, fit_adherence as fit_lib};
+use plackett::infer::adherence_gibbs::{AdherenceGibbsOptions, adherence_gibbs};
+use plackett::infer::mcmc::McmcSettings;
 use plackett::io::adherence_output::AdherenceReport;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -17,6 +19,16 @@ pub struct AdherenceResult {
     report: AdherenceReport,
 }
 
+impl AdherenceResult {
+    /// The MAP's log-worths, or the posterior means when sampled.
+    fn point_log_worths(&self) -> &[f64] {
+        self.fit
+            .posterior
+            .as_ref()
+            .map_or(&self.fit.log_worths, |p| &p.log_worth_mean)
+    }
+}
+
 #[pymethods]
 impl AdherenceResult {
     /// Item names, in the order of `log_worth` and `worth`.
@@ -24,21 +36,61 @@ impl AdherenceResult {
     fn items(&self) -> Vec<String> {
         self.fit.items.clone()
     }
-    /// Log-worths (mean-centred; under a worth prior on its scale).
+    /// Log-worths (mean-centred; under a worth prior on its scale): the
+    /// estimate, or the posterior mean for engine="gibbs".
     #[getter]
     fn log_worth<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
-        PyArray1::from_vec(py, self.fit.log_worths.clone())
+        PyArray1::from_vec(py, self.point_log_worths().to_vec())
+    }
+    /// Posterior sd of each log-worth (engine="gibbs"; else None).
+    #[getter]
+    fn log_worth_sd<'py>(&self, py: Python<'py>) -> Option<Bound<'py, PyArray1<f64>>> {
+        let p = self.fit.posterior.as_ref()?;
+        Some(PyArray1::from_vec(py, p.log_worth_sd.clone()))
+    }
+    /// 90% posterior interval of each log-worth, shape (items, 2)
+    /// (engine="gibbs"; else None).
+    #[getter]
+    fn log_worth_interval<'py>(&self, py: Python<'py>) -> Option<Bound<'py, PyArray2<f64>>> {
+        let p = self.fit.posterior.as_ref()?;
+        let rows: Vec<Vec<f64>> = p.log_worth_interval.iter().map(|q| q.to_vec()).collect();
+        PyArray2::from_vec2(py, &rows).ok()
+    }
+    /// Posterior sd of each adherence (engine="gibbs"; else None).
+    #[getter]
+    fn adherence_sd<'py>(&self, py: Python<'py>) -> Option<Bound<'py, PyArray1<f64>>> {
+        let p = self.fit.posterior.as_ref()?;
+        Some(PyArray1::from_vec(py, p.adherence_sd.clone()))
+    }
+    /// 90% posterior interval of each adherence, shape (rankers, 2)
+    /// (engine="gibbs"; else None).
+    #[getter]
+    fn adherence_interval<'py>(&self, py: Python<'py>) -> Option<Bound<'py, PyArray2<f64>>> {
+        let p = self.fit.posterior.as_ref()?;
+        let rows: Vec<Vec<f64>> = p.adherence_interval.iter().map(|q| q.to_vec()).collect();
+        PyArray2::from_vec2(py, &rows).ok()
+    }
+    /// The sampler's diagnostics as a dict (engine="gibbs"; else None):
+    /// rhat_max, ess_min, chains, draws_per_chain, scale_acceptance.
+    #[getter]
+    fn diagnostics<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        let Some(p) = self.fit.posterior.as_ref() else {
+            return Ok(None);
+        };
+        let d = pyo3::types::PyDict::new(py);
+        d.set_item("rhat_max", p.rhat_max)?;
+        d.set_item("ess_min", p.ess_min)?;
+        d.set_item("chains", p.chains)?;
+        d.set_item("draws_per_chain", p.draws_per_chain)?;
+        d.set_item("scale_acceptance", p.scale_acceptance)?;
+        Ok(Some(d.into_any()))
     }
     /// Worths normalised to sum to 1.
     #[getter]
     fn worth<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
-        let m = self
-            .fit
-            .log_worths
-            .iter()
-            .copied()
-            .fold(f64::NEG_INFINITY, f64::max);
-        let e: Vec<f64> = self.fit.log_worths.iter().map(|t| (t - m).exp()).collect();
+        let lw = self.point_log_worths();
+        let m = lw.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let e: Vec<f64> = lw.iter().map(|t| (t - m).exp()).collect();
         let z: f64 = e.iter().sum();
         PyArray1::from_vec(py, e.into_iter().map(|x| x / z).collect())
     }
@@ -47,10 +99,15 @@ impl AdherenceResult {
     fn rankers(&self) -> Vec<String> {
         self.fit.rankers.clone()
     }
-    /// Each ranker's adherence η_r.
+    /// Each ranker's adherence η_r (the posterior mean for engine="gibbs").
     #[getter]
     fn adherence<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
-        PyArray1::from_vec(py, self.fit.adherence.clone())
+        let a = self
+            .fit
+            .posterior
+            .as_ref()
+            .map_or(&self.fit.adherence, |p| &p.adherence_mean);
+        PyArray1::from_vec(py, a.clone())
     }
     /// Log-likelihood of the real observations at the estimate.
     #[getter]
@@ -132,7 +189,7 @@ pub fn _restore_adherence(state: &str) -> PyResult<AdherenceResult> {
 #[pyfunction]
 #[pyo3(signature = (data, *, engine = "mle", adherence_shape = 10.0, adherence_rate = 10.0,
     prior_shape = None, prior_rate = None, pseudo = None, fixed = None, rankers = None,
-    tol = None, max_iter = None))]
+    tol = None, max_iter = None, samples = 5000, burn_in = 1000, chains = 4, seed = 1))]
 #[allow(clippy::too_many_arguments)]
 pub fn fit_adherence(
     py: Python<'_>,
@@ -147,6 +204,10 @@ pub fn fit_adherence(
     rankers: Option<Vec<String>>,
     tol: Option<f64>,
     max_iter: Option<usize>,
+    samples: usize,
+    burn_in: usize,
+    chains: usize,
+    seed: u64,
 ) -> PyResult<AdherenceResult> {
     let worth_prior = match engine {
         "mle" => {
@@ -157,13 +218,14 @@ pub fn fit_adherence(
             }
             None
         }
-        "map" => Some((prior_shape.unwrap_or(2.0), prior_rate.unwrap_or(1.0))),
+        "map" | "gibbs" => Some((prior_shape.unwrap_or(2.0), prior_rate.unwrap_or(1.0))),
         other => {
             return Err(PyValueError::new_err(format!(
-                "not supported: adherence with engine={other:?}; use \"mle\" or \"map\""
+                "not supported: adherence with engine={other:?}; use \"mle\", \"map\" or \"gibbs\""
             )));
         }
     };
+    let sampling = engine == "gibbs";
     let defaults = AdherenceOptions::default();
     let opts = AdherenceOptions {
         prior_shape: adherence_shape,
@@ -183,11 +245,25 @@ pub fn fit_adherence(
         }
         None => &data.ds,
     };
-    let fit = interrupt::run(py, |obs| {
-        let mut o = opts.clone();
-        o.observer = obs;
-        fit_lib(ds, &o)
-    })?;
+    let fit = if sampling {
+        let mcmc = McmcSettings::new(samples, burn_in, chains, seed);
+        interrupt::run(py, |obs| {
+            adherence_gibbs(
+                ds,
+                &AdherenceGibbsOptions {
+                    model: opts.clone(),
+                    mcmc: mcmc.clone(),
+                    observer: obs,
+                },
+            )
+        })?
+    } else {
+        interrupt::run(py, |obs| {
+            let mut o = opts.clone();
+            o.observer = obs;
+            fit_lib(ds, &o)
+        })?
+    };
     let mut report = AdherenceReport::new(ds, &fit, &opts);
     for n in &mut report.notes {
         *n = plackett::error::render_params(n, plackett::error::ParamStyle::Python);

@@ -73,7 +73,9 @@ def test_plackettluce_reference_fit():
     ({"adherence_prior": {"shape": 0.5, "rate": 1}}, "at least 1"),
     ({"adherence_prior": {"shape": 2, "rate": 0}}, "positive"),
     ({"adherence_prior": {"shape": 2, "scale": 1}}, "unknown keys"),
-    ({"engine": "gibbs"}, "not supported"),
+    ({"engine": "ep"}, "not supported"),
+    ({"engine": "gibbs", "fixed": [1.0] * 8}, "not supported"),
+    ({"engine": "gibbs", "samples": 2}, "samples"),
     ({"prior": {"shape": 2, "rate": 1}}, "only with engine"),
     ({"fixed": [1.0, 2.0]}, "8 rankers"),
     ({"fixed": [1.0] * 7 + [-1.0]}, "positive"),
@@ -85,3 +87,26 @@ def test_bad_adherence_input_raises(kwargs, needle):
         plackett.fit_adherence(TRIPLES, pseudo=0.5, **kwargs)
     with pytest.raises(TypeError):
         plackett.fit_adherence(TRIPLES, rankers="abc")
+
+
+def test_adherence_sampler_equals_cli_json(tmp_path):
+    """engine="gibbs": the same posterior summaries as `plackett fit
+    --adherence --engine gibbs` for the same seed, and the sds, intervals
+    and diagnostics as numpy arrays and a dict."""
+    f = write_csv(tmp_path, rankers=True)
+    args = ["--samples", "800", "--burn-in", "200", "--chains", "2", "--seed", "4"]
+    out = subprocess.run([BIN, "fit", f, "--adherence", "--engine", "gibbs", *args,
+                          "--output", "json"], check=True, capture_output=True)
+    r = plackett.fit_adherence(plackett.read_csv(f), engine="gibbs", samples=800,
+                               burn_in=200, chains=2, seed=4)
+    assert r.to_json() == out.stdout.decode()
+    assert r.log_worth_sd.shape == (4,) and (r.log_worth_sd > 0).all()
+    assert r.adherence_interval.shape == (4, 2)
+    lo, hi = r.adherence_interval[:, 0], r.adherence_interval[:, 1]
+    assert (lo < r.adherence).all() and (r.adherence < hi).all()
+    assert r.diagnostics["chains"] == 2 and r.diagnostics["rhat_max"] < 1.1
+    assert pickle.loads(pickle.dumps(r)).to_json() == r.to_json()
+    point = plackett.fit_adherence(plackett.read_csv(f), engine="map")
+    assert point.log_worth_sd is None and point.diagnostics is None
+    with pytest.raises(TypeError):
+        plackett.fit_adherence(TRIPLES, engine="gibbs", samples=1.5)

@@ -327,6 +327,10 @@ def fit_adherence(
     fixed: Optional[Sequence[float]] = None,
     tol: Optional[float] = None,
     max_iter: Optional[int] = None,
+    samples: int = 5000,
+    burn_in: int = 1000,
+    chains: int = 4,
+    seed: int = 1,
 ) -> AdherenceResult:
     """Plackett-Luce with ranker adherence (Raman & Joachims 2014, as R's
     PlackettLuce ``adherence``/``gamma``): ranker r chooses with worths
@@ -342,6 +346,13 @@ def fit_adherence(
     has ``items``, ``log_worth``, ``worth``, ``rankers``, ``adherence``,
     ``log_likelihood``, ``log_posterior``, ``summary()`` and ``to_json()``
     (the JSON of ``plackett fit --adherence``).
+
+    ``engine="gibbs"`` samples the posterior (latent times, slice updates
+    and a scale move; docs/adherence.md) with the map engine's worth prior:
+    ``log_worth`` and ``adherence`` are then posterior means, with
+    ``log_worth_sd``, ``adherence_sd``, ``log_worth_interval``,
+    ``adherence_interval`` (90%) and ``diagnostics``; ``samples``,
+    ``burn_in``, ``chains`` and ``seed`` set the chains.
     """
     data = _as_dataset(data, ties)
     kw = _gamma_kwargs(adherence_prior, "adherence_prior", "adherence", None)
@@ -352,8 +363,14 @@ def fit_adherence(
         kw["rankers"] = [str(r) for r in rankers]
     if fixed is not None:
         kw["fixed"] = [float(x) for x in fixed]
+    for name, v in (("samples", samples), ("burn_in", burn_in), ("chains", chains), ("seed", seed)):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+            raise TypeError(f"{name}: expected an integer, got {type(v).__name__}")
+        if v < 0:
+            raise ValueError(f"{name}: must be non-negative, got {v}")
     return _plackett.fit_adherence(
-        data, engine=engine, pseudo=pseudo, tol=tol, max_iter=max_iter, **kw
+        data, engine=engine, pseudo=pseudo, tol=tol, max_iter=max_iter,
+        samples=int(samples), burn_in=int(burn_in), chains=int(chains), seed=int(seed), **kw
     )
 
 
