@@ -252,7 +252,7 @@ pub fn fit_adherence(
                 ds,
                 &AdherenceGibbsOptions {
                     model: opts.clone(),
-                    mcmc: mcmc.clone(),
+                    mcmc,
                     observer: obs,
                 },
             )
