@@ -107,6 +107,15 @@ fn numeric_options_are_validated() {
             &["--engine", "ep", "--draws", "0"][..],
             "--draws: expected at least 1",
         ),
+        // Issue 17 item 5: a 300-digit ELBO from VB with Gamma(1e300, ·).
+        (
+            &["--engine", "vb", "--prior-shape", "1e300"][..],
+            "--prior-shape: expected at most 1e10",
+        ),
+        (
+            &["--engine", "map", "--prior-rate", "1e300"][..],
+            "--prior-rate: expected at most 1e10",
+        ),
     ] {
         fails(&fit(args), needle);
     }
@@ -264,7 +273,7 @@ fn nonconvergence_exits_3_unless_allowed() {
         "{err}"
     );
     assert!(!out.exists(), "nothing is written for a non-converged fit");
-    let o = fit(&["--engine", "map", "--prior-shape", "1e300"]);
+    let o = fit(&["--engine", "map", "--prior-shape", "1e10"]);
     assert_eq!(o.status.code(), Some(3));
     let v = json(&fit(&[
         "--engine",

@@ -142,6 +142,26 @@ fn positive(name: &str, v: f64) -> Result<()> {
     }
 }
 
+/// Largest Gamma shape or rate a worth prior may have: beyond it the
+/// prior's normalising constants (`ln Γ(shape)`, in the ELBO and the
+/// evidence) carry no significant digits, and a prior that concentrated
+/// swamps any data.
+pub const MAX_GAMMA_PARAMETER: f64 = 1e10;
+
+fn gamma_parameter(name: &str, v: f64) -> Result<()> {
+    positive(name, v)?;
+    if v > MAX_GAMMA_PARAMETER {
+        return Err(Error::param(
+            name,
+            format!(
+                "expected at most {MAX_GAMMA_PARAMETER:e} (a Gamma prior this concentrated swamps \
+                 any data and its normalising constant has no significant digits), got {v}"
+            ),
+        ));
+    }
+    Ok(())
+}
+
 impl FitSpec {
     /// Check every value and the rules between them.
     pub fn check(&self) -> Result<()> {
@@ -151,12 +171,12 @@ impl FitSpec {
         if self.max_iter == Some(0) {
             return Err(Error::param("max_iter", "expected at least 1"));
         }
-        positive("prior_shape", self.gamma.0)?;
-        positive("prior_rate", self.gamma.1)?;
+        gamma_parameter("prior_shape", self.gamma.0)?;
+        gamma_parameter("prior_rate", self.gamma.1)?;
         match self.map_prior {
             Prior::Gamma { shape, rate } => {
-                positive("prior_shape", shape)?;
-                positive("prior_rate", rate)?;
+                gamma_parameter("prior_shape", shape)?;
+                gamma_parameter("prior_rate", rate)?;
             }
             Prior::Normal { mean, sd } => {
                 positive("prior_sd", sd)?;
