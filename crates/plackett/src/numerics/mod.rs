@@ -4,6 +4,7 @@ pub mod concave;
 pub mod fixed_point;
 pub mod gamma;
 pub mod linalg;
+pub mod probit;
 pub mod slice;
 pub mod special;
 pub mod squarem;

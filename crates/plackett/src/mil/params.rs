@@ -1,0 +1,167 @@
+//! The parameter vector of the two-level probit model (Hu 2024, §2.2.1),
+//! its priors, and the per-instance linear predictors shared by every
+//! engine.
+//!
+//! One flat layout `θ = (α, β, γ, a, b, c, d)` of length
+//! `3 + 2d⁰ + 2d¹` holds posterior means, sds and draws alike.
+
+use super::bags::Bags;
+use crate::error::{Error, Result};
+use crate::numerics::probit::norm_cdf;
+
+/// Positions of the blocks in the flat parameter vector.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Layout {
+    /// `d⁰`: modality-0 features.
+    pub d0: usize,
+    /// `d¹`: modality-1 features.
+    pub d1: usize,
+}
+
+impl Layout {
+    /// Layout for the widths of `bags`.
+    pub fn of(bags: &Bags) -> Layout {
+        Layout {
+            d0: bags.width(0),
+            d1: bags.width(1),
+        }
+    }
+    /// Length of θ.
+    pub fn len(&self) -> usize {
+        3 + 2 * self.d0 + 2 * self.d1
+    }
+    /// Never empty (three intercepts).
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+    /// Bag intercept α.
+    pub fn alpha(&self) -> usize {
+        0
+    }
+    /// Bag-level slopes β (modality 0).
+    pub fn beta(&self) -> std::ops::Range<usize> {
+        1..1 + self.d0
+    }
+    /// Bag-level slopes γ (modality 1).
+    pub fn gamma(&self) -> std::ops::Range<usize> {
+        1 + self.d0..1 + self.d0 + self.d1
+    }
+    /// Instance intercept a (modality 0).
+    pub fn a(&self) -> usize {
+        1 + self.d0 + self.d1
+    }
+    /// Instance slopes b (modality 0).
+    pub fn b(&self) -> std::ops::Range<usize> {
+        let s = self.a() + 1;
+        s..s + self.d0
+    }
+    /// Instance intercept c (modality 1).
+    pub fn c(&self) -> usize {
+        self.b().end
+    }
+    /// Instance slopes d (modality 1).
+    pub fn d(&self) -> std::ops::Range<usize> {
+        let s = self.c() + 1;
+        s..s + self.d1
+    }
+    /// Bag-level slopes of modality `m`.
+    pub fn bag_slopes(&self, m: u8) -> std::ops::Range<usize> {
+        if m == 0 { self.beta() } else { self.gamma() }
+    }
+    /// Instance intercept of modality `m`.
+    pub fn inst_intercept(&self, m: u8) -> usize {
+        if m == 0 { self.a() } else { self.c() }
+    }
+    /// Instance slopes of modality `m`.
+    pub fn inst_slopes(&self, m: u8) -> std::ops::Range<usize> {
+        if m == 0 { self.b() } else { self.d() }
+    }
+    /// Display name of parameter `k` given the feature names
+    /// (`alpha`, `beta[f]`, `gamma[g]`, `a`, `b[f]`, `c`, `d[g]`).
+    pub fn name(&self, k: usize, names: &[Vec<String>; 2]) -> String {
+        let f = |r: std::ops::Range<usize>, m: usize, s: &str| {
+            format!("{s}[{}]", names[m].get(k - r.start).map_or("?", |v| v))
+        };
+        if k == self.alpha() {
+            "alpha".into()
+        } else if self.beta().contains(&k) {
+            f(self.beta(), 0, "beta")
+        } else if self.gamma().contains(&k) {
+            f(self.gamma(), 1, "gamma")
+        } else if k == self.a() {
+            "a".into()
+        } else if self.b().contains(&k) {
+            f(self.b(), 0, "b")
+        } else if k == self.c() {
+            "c".into()
+        } else {
+            f(self.d(), 1, "d")
+        }
+    }
+}
+
+/// Normal priors with mean 0: intercepts `N(0, intercept_var)`, slopes
+/// `N(0, slope_var I)`. Defaults 16 and 4 follow Xiong et al. 2024 as Hu
+/// 2024 (§2.2.1) does.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct MilPriors {
+    /// Prior variance of α, a and c.
+    pub intercept_var: f64,
+    /// Prior variance of every slope (β, γ, b, d).
+    pub slope_var: f64,
+}
+
+impl Default for MilPriors {
+    fn default() -> Self {
+        MilPriors {
+            intercept_var: 16.0,
+            slope_var: 4.0,
+        }
+    }
+}
+
+impl MilPriors {
+    /// The priors if both variances are positive and finite (at most 1e10).
+    pub fn check(self) -> Result<MilPriors> {
+        for (name, v) in [
+            ("intercept_var", self.intercept_var),
+            ("slope_var", self.slope_var),
+        ] {
+            if !(v.is_finite() && v > 0.0 && v <= 1e10) {
+                return Err(Error::param(
+                    name,
+                    format!("a prior variance must be positive and at most 1e10, got {v}"),
+                ));
+            }
+        }
+        Ok(self)
+    }
+
+    /// Prior variance of parameter `k`.
+    pub fn var(&self, layout: &Layout, k: usize) -> f64 {
+        if k == layout.alpha() || k == layout.a() || k == layout.c() {
+            self.intercept_var
+        } else {
+            self.slope_var
+        }
+    }
+}
+
+/// `η_ij` (bag-level contribution) and `ν_ij` (inner linear predictor) of
+/// instance `j` under parameters `theta`.
+pub fn predictors(bags: &Bags, layout: &Layout, theta: &[f64], j: usize) -> (f64, f64) {
+    let m = bags.modality[j];
+    let x = bags.features(j);
+    let dot =
+        |r: std::ops::Range<usize>| -> f64 { x.iter().zip(&theta[r]).map(|(a, b)| a * b).sum() };
+    let eta = dot(layout.bag_slopes(m));
+    let nu = theta[layout.inst_intercept(m)] + dot(layout.inst_slopes(m));
+    (eta, nu)
+}
+
+/// `P(δ̃_j = 1 | θ) = Φ(ν_j)` for every instance of `bags`.
+pub fn primary_probabilities(bags: &Bags, layout: &Layout, theta: &[f64]) -> Vec<f64> {
+    (0..bags.n_instances())
+        .map(|j| norm_cdf(predictors(bags, layout, theta, j).1))
+        .collect()
+}
