@@ -13,6 +13,7 @@ mod features;
 mod fit;
 mod groundtruth;
 mod gtreport;
+mod mil;
 mod mixture;
 mod progress;
 mod simulate;
@@ -46,6 +47,9 @@ enum Command {
     Classify(classify::ClassifyCommand),
     /// Simulate rankings from a PL model with known worths (JSON lists).
     Simulate(simulate::SimulateArgs),
+    /// Multiple-instance classification of bags with two modalities (vMMIC, Hu 2024 ch. 2): fit, predict, simulate, cv.
+    #[command(subcommand)]
+    Mil(mil::MilCommand),
 }
 
 /// Write to standard output; a closed pipe (`plackett … | head`) ends the
@@ -102,6 +106,7 @@ fn main() {
         Command::Simulate(a) => simulate::run(&a),
         Command::Cv(a) => cv::run(&a),
         Command::Classify(c) => classify::run(&c),
+        Command::Mil(c) => mil::run(&c),
         Command::Aggregate(a) => groundtruth::run_aggregate(&a),
         Command::Evaluate(a) => groundtruth::run_evaluate(&a),
     };

@@ -3,6 +3,7 @@
 
 use plackett::infer::mcmc::McmcSettings;
 use plackett::infer::rng::stream;
+use plackett::mil::vb::VbOptions;
 use plackett::mil::*;
 use rand_distr::{Distribution, StandardNormal};
 use rayon::prelude::*;
@@ -70,4 +71,106 @@ fn gibbs_sampler_passes_simulation_based_calibration() {
         // χ²₉ 99.9% quantile.
         assert!(chi2 < 27.88, "{}: χ² {chi2:.1}, bins {bins:?}", names[k]);
     }
+}
+
+/// VB against the exact posterior (the Gibbs sampler, long chains) on a
+/// small design where the sampler mixes: the numbers behind docs/mil.md's
+/// table. Mean-field under-dispersion is expected and asserted; the
+/// instance probabilities and the held-out ranking of bags must agree.
+#[test]
+#[ignore = "open (issue 15): the Gibbs chains do not mix on this design yet (max R̂ 1.55 after 12,000 sweeps); run with --ignored to measure"]
+fn vb_against_the_gibbs_gold_standard() {
+    let design = MilDesign {
+        bags: 260,
+        instances: 6,
+        ratio: 2.0,
+        features: 2,
+        ..MilDesign::default()
+    };
+    let all = simulate_bags(&design, 77).unwrap();
+    let train = all.subset(&(0..200).collect::<Vec<_>>());
+    let test = all.subset(&(200..260).collect::<Vec<_>>());
+    let vb = fit_vb(
+        &train,
+        &VbOptions {
+            tol: 1e-9,
+            max_iter: 20_000,
+            ..VbOptions::default()
+        },
+    )
+    .unwrap();
+    assert!(vb.converged);
+    let g = fit_gibbs(
+        &train,
+        &MilGibbsOptions {
+            mcmc: McmcSettings {
+                samples: 4000,
+                burn_in: 2000,
+                thin: 2,
+                chains: 4,
+                seed: 3,
+            },
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let rhat = g.diagnostics.iter().map(|d| d.rhat).fold(0.0, f64::max);
+    let (gm, gs) = (g.mean(), g.sd());
+    let vs = vb.sd();
+    let lay = Layout::of(&train);
+    let names = &train.feature_names;
+    let mut ratio = Vec::new();
+    for k in 0..lay.len() {
+        eprintln!(
+            "{:>10}: gibbs {:7.3} ± {:.3}   vb {:7.3} ± {:.3}   (mean diff / gibbs sd {:+.2})",
+            lay.name(k, names),
+            gm[k],
+            gs[k],
+            vb.mean[k],
+            vs[k],
+            (vb.mean[k] - gm[k]) / gs[k]
+        );
+        ratio.push(vs[k] / gs[k]);
+    }
+    let inst_mad = vb
+        .primary
+        .iter()
+        .zip(&g.primary)
+        .map(|(a, b)| (a - b).abs())
+        .sum::<f64>()
+        / vb.primary.len() as f64;
+    let inst_r = plackett::stats::pearson(&vb.primary, &g.primary);
+    let y: Vec<bool> = test.bags.iter().map(|b| b.label.unwrap()).collect();
+    let vb_model = MilModel::from_vb(&vb, &train, MilPriors::default());
+    let g_model = MilModel::from_gibbs(&g, &train, MilPriors::default());
+    let pv: Vec<f64> = vb_model
+        .predict(&test, 2000, 1)
+        .unwrap()
+        .iter()
+        .map(|b| b.p)
+        .collect();
+    let pg: Vec<f64> = g_model
+        .predict(&test, 2000, 1)
+        .unwrap()
+        .iter()
+        .map(|b| b.p)
+        .collect();
+    let (av, ag) = (
+        plackett::eval::metrics::auc(&pv, &y),
+        plackett::eval::metrics::auc(&pg, &y),
+    );
+    let bag_mad = pv.iter().zip(&pg).map(|(a, b)| (a - b).abs()).sum::<f64>() / pv.len() as f64;
+    eprintln!(
+        "max R̂ {rhat:.3}; sd ratio vb/gibbs median {:.2}; instance P(δ=1|y): mean |vb − gibbs| {inst_mad:.3}, r {inst_r:.3}; held-out bag p: mean |vb − gibbs| {bag_mad:.3}, AUROC vb {av:.3} gibbs {ag:.3}",
+        {
+            let mut r = ratio.clone();
+            r.sort_by(f64::total_cmp);
+            r[r.len() / 2]
+        }
+    );
+    assert!(rhat < 1.05, "gold standard not mixed: R̂ {rhat}");
+    // Mean-field under-dispersion.
+    assert!(ratio.iter().filter(|&&r| r < 1.0).count() * 4 >= ratio.len() * 3);
+    assert!(inst_r > 0.9, "{inst_r}");
+    assert!((av - ag).abs() < 0.05, "{av} {ag}");
 }

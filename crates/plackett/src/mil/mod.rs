@@ -21,3 +21,7 @@ pub use gibbs::{MilGibbsFit, MilGibbsOptions, fit_gibbs};
 pub use params::{Layout, MilPriors};
 pub use simulate::{MilDesign, simulate_bags, simulate_with};
 pub use vb::{VbFit, VbOptions, fit_vb};
+pub mod cv;
+pub mod model;
+pub use cv::{MilCv, MilEngine, MilFitInfo, cross_validate, fit_model};
+pub use model::{BagPrediction, MIL_MODEL_FORMAT, MilModel};

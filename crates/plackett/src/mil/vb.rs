@@ -69,8 +69,8 @@ impl Default for VbOptions {
     fn default() -> Self {
         VbOptions {
             priors: MilPriors::default(),
-            tol: 1e-8,
-            max_iter: 2000,
+            tol: 1e-4,
+            max_iter: 5000,
             starts: 1,
             seed: 1,
             observer: None,

@@ -1,0 +1,404 @@
+//! `plackett mil fit|predict|simulate|cv`: multiple-instance classification
+//! with two modalities (vMMIC, Hu 2024 ch. 2, and its Gibbs gold standard).
+
+use anyhow::{Result, bail};
+use clap::{Args, Subcommand};
+use plackett::eval::metrics::auc;
+use plackett::infer::mcmc::McmcSettings;
+use plackett::io::output::{short_name, write_all_atomic};
+use plackett::mil::gibbs::MilGibbsOptions;
+use plackett::mil::vb::VbOptions;
+use plackett::mil::{
+    MilDesign, MilEngine, MilModel, MilPriors, cross_validate, fit_model, read_bags, simulate_bags,
+};
+use serde_json::json;
+use std::fmt::Write as _;
+
+/// `plackett mil …`.
+#[derive(Subcommand, Debug)]
+pub enum MilCommand {
+    /// Fit vMMIC (--engine vb) or its Gibbs gold standard to labelled bags.
+    Fit(Box<FitArgs>),
+    /// Bag probabilities and each instance's probability of being primary, from a model file.
+    Predict(PredictArgs),
+    /// Simulate bags from the design of Hu 2024 §2.3 (long CSV with the true δ in `primary`).
+    Simulate(SimulateArgs),
+    /// Repeated k-fold cross-validation: bag AUROC.
+    Cv(Box<CvArgs>),
+}
+
+/// Engine options shared by fit and cv.
+#[derive(Args, Debug, Clone)]
+pub struct EngineArgs {
+    /// vb: vMMIC's coordinate ascent (fast); gibbs: the exact-posterior sampler (slow, the gold standard).
+    #[arg(long, default_value = "vb", value_parser = ["vb", "gibbs"])]
+    pub engine: String,
+    /// Prior variance of the intercepts α, a, c (Hu 2024 §2.2.1: 16).
+    #[arg(long, default_value_t = 16.0)]
+    pub intercept_var: f64,
+    /// Prior variance of every slope β, γ, b, d (Hu 2024 §2.2.1: 4).
+    #[arg(long, default_value_t = 4.0)]
+    pub slope_var: f64,
+    /// vb: stop when the mean absolute change of the training bag probabilities is below this (Hu 2024 §2.2.3; docs/mil.md).
+    #[arg(long, default_value_t = 1e-4)]
+    pub tol: f64,
+    /// vb: most sweeps.
+    #[arg(long, default_value_t = 5000)]
+    pub max_iter: usize,
+    /// vb: random starts (the highest ELBO wins).
+    #[arg(long, default_value_t = 1)]
+    pub starts: usize,
+    /// gibbs: kept draws per chain.
+    #[arg(long, default_value_t = 1000)]
+    pub samples: usize,
+    /// gibbs: burn-in sweeps per chain.
+    #[arg(long, default_value_t = 1000)]
+    pub burn_in: usize,
+    /// gibbs: keep every n-th sweep.
+    #[arg(long, default_value_t = 1)]
+    pub thin: usize,
+    /// gibbs: chains.
+    #[arg(long, default_value_t = 4)]
+    pub chains: usize,
+    /// Random seed.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+}
+
+impl EngineArgs {
+    fn engine(&self) -> Result<MilEngine> {
+        let priors = MilPriors {
+            intercept_var: self.intercept_var,
+            slope_var: self.slope_var,
+        }
+        .check()?;
+        Ok(match self.engine.as_str() {
+            "gibbs" => MilEngine::Gibbs(MilGibbsOptions {
+                priors,
+                mcmc: McmcSettings {
+                    samples: self.samples,
+                    burn_in: self.burn_in,
+                    thin: self.thin,
+                    chains: self.chains,
+                    seed: self.seed,
+                }
+                .check()?,
+                observer: None,
+            }),
+            _ => MilEngine::Vb(VbOptions {
+                priors,
+                tol: self.tol,
+                max_iter: self.max_iter,
+                starts: self.starts,
+                seed: self.seed,
+                observer: None,
+            }),
+        })
+    }
+}
+
+/// `plackett mil fit`.
+#[derive(Args, Debug)]
+pub struct FitArgs {
+    /// Bags: long CSV (bag,label,modality,m0_…,m1_…) or JSON.
+    pub file: String,
+    #[command(flatten)]
+    pub engine: EngineArgs,
+    /// Write the model file (JSON) here.
+    #[arg(long, value_name = "MODEL.json")]
+    pub out: Option<String>,
+    /// Output format.
+    #[arg(long, default_value = "table", value_parser = ["table", "json"])]
+    pub output: String,
+    /// Exit 0 even if vb stopped at --max-iter before its stopping rule held.
+    #[arg(long)]
+    pub allow_nonconvergence: bool,
+}
+
+/// `plackett mil predict`.
+#[derive(Args, Debug)]
+pub struct PredictArgs {
+    /// Model file written by `mil fit --out`.
+    pub model: String,
+    /// Bags to predict (labels, if present, are ignored).
+    pub file: String,
+    /// Output format.
+    #[arg(long, default_value = "csv", value_parser = ["csv", "json"])]
+    pub output: String,
+    /// Monte Carlo draws per bag for the posterior predictive probability.
+    #[arg(long, default_value_t = 1000)]
+    pub draws: usize,
+    /// Random seed.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Write the output here instead of standard output.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<String>,
+}
+
+/// `plackett mil simulate`.
+#[derive(Args, Debug)]
+pub struct SimulateArgs {
+    /// Bags.
+    #[arg(long, default_value_t = 500)]
+    pub bags: usize,
+    /// Instances per bag.
+    #[arg(long, default_value_t = 20)]
+    pub instances: usize,
+    /// Modality ratio r: an instance is of modality 1 with probability 1/(r + 1).
+    #[arg(long, default_value_t = 4.0)]
+    pub ratio: f64,
+    /// Mean proportion of primary instances in modality 0.
+    #[arg(long, default_value_t = 0.35)]
+    pub ppi0: f64,
+    /// Mean proportion of primary instances in modality 1.
+    #[arg(long, default_value_t = 0.35)]
+    pub ppi1: f64,
+    /// Features per modality.
+    #[arg(long, default_value_t = 16)]
+    pub features: usize,
+    /// Bag intercept α (not given by Hu 2024; MICProB's generator uses 0.5).
+    #[arg(long, default_value_t = 0.5, allow_hyphen_values = true)]
+    pub alpha: f64,
+    /// Random seed.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Write the CSV here instead of standard output.
+    #[arg(long, value_name = "FILE.csv")]
+    pub out: Option<String>,
+}
+
+/// `plackett mil cv`.
+#[derive(Args, Debug)]
+pub struct CvArgs {
+    /// Labelled bags.
+    pub file: String,
+    #[command(flatten)]
+    pub engine: EngineArgs,
+    /// Folds.
+    #[arg(long, default_value_t = 10)]
+    pub folds: usize,
+    /// Repeats of the whole k-fold split.
+    #[arg(long, default_value_t = 1)]
+    pub repeats: usize,
+    /// Monte Carlo draws per held-out bag.
+    #[arg(long, default_value_t = 500)]
+    pub draws: usize,
+    /// Output format.
+    #[arg(long, default_value = "table", value_parser = ["table", "json"])]
+    pub output: String,
+}
+
+/// Run `plackett mil …`.
+pub fn run(c: &MilCommand) -> Result<()> {
+    match c {
+        MilCommand::Fit(a) => run_fit(a),
+        MilCommand::Predict(a) => run_predict(a),
+        MilCommand::Simulate(a) => run_simulate(a),
+        MilCommand::Cv(a) => run_cv(a),
+    }
+}
+
+fn run_fit(a: &FitArgs) -> Result<()> {
+    let engine = a.engine.engine()?;
+    let bags = read_bags(&a.file)?;
+    let labels = bags.labels(&a.file)?;
+    let start = std::time::Instant::now();
+    let (model, info) = fit_model(&bags, &engine)?;
+    let seconds = start.elapsed().as_secs_f64();
+    let pred = model.predict(&bags, 500, a.engine.seed)?;
+    let p: Vec<f64> = pred.iter().map(|b| b.p).collect();
+    let train_auc = auc(&p, &labels);
+    let primary_auc = bags.primary.as_ref().map(|t| auc(&info.primary, t));
+    let bags_json: Vec<_> = bags
+        .bags
+        .iter()
+        .zip(&pred)
+        .map(|(b, bp)| {
+            json!({
+                "bag": b.name,
+                "label": b.label.map(u8::from),
+                "p": bp.p,
+                "instances": (b.start..b.end).map(|j| json!({
+                    "row": bags.row[j],
+                    "modality": bags.modality[j],
+                    "p_primary": info.primary[j],
+                })).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    let counts = bags.counts();
+    let mut notes: Vec<String> = Vec::new();
+    if let (Some(r), Some(e)) = (info.max_rhat, info.min_ess)
+        && (r > 1.01 || e < 400.0)
+    {
+        notes.push(format!(
+            "MCMC warning: max split-R̂ {r:.3}, min bulk ESS {e:.0}: the chains disagree; run longer (--burn-in, --samples, --thin) before reading coefficients or intervals"
+        ));
+    }
+    if info.engine == "vb" {
+        notes.push(
+            "vb: mean-field sds are too small and coefficient means can be far from the posterior's (docs/mil.md); use --engine gibbs for coefficient intervals"
+                .into(),
+        );
+    }
+    let summary = json!({
+        "notes": notes,
+        "engine": info.engine,
+        "bags": bags.n_bags(),
+        "instances": [counts[0], counts[1]],
+        "parameters": model.parameters,
+        "fit": info,
+        "training_auroc": train_auc,
+        "primary_auroc": primary_auc,
+        "seconds": seconds,
+        "predictions": bags_json,
+    });
+    let text = match a.output.as_str() {
+        "json" => serde_json::to_string_pretty(&summary)? + "\n",
+        _ => {
+            let mut s = String::new();
+            let _ = writeln!(
+                s,
+                "Multiple-instance probit model (Hu 2024, ch. 2), engine {}: {} bags, {} + {} instances",
+                info.engine,
+                bags.n_bags(),
+                counts[0],
+                counts[1]
+            );
+            if let (Some(it), Some(c), Some(e)) = (info.iterations, info.converged, info.elbo) {
+                let _ = writeln!(s, "sweeps {it}, converged {c}, ELBO {e:.4}");
+            }
+            if let (Some(r), Some(e)) = (info.max_rhat, info.min_ess) {
+                let _ = writeln!(s, "max split-R̂ {r:.3}, min bulk ESS {e:.0}");
+            }
+            let _ = writeln!(s, "training bag AUROC {train_auc:.4}");
+            for n in &notes {
+                let _ = writeln!(s, "note: {n}");
+            }
+            if let Some(pa) = primary_auc {
+                let _ = writeln!(
+                    s,
+                    "primary-instance AUROC against the file's `primary` column {pa:.4}"
+                );
+            }
+            let w = model
+                .parameters
+                .iter()
+                .map(|p| short_name(&p.name, 40).chars().count())
+                .max()
+                .unwrap_or(5)
+                .max(9);
+            let _ = writeln!(
+                s,
+                "{:<w$}  {:>10} {:>9} {:>10} {:>10}",
+                "parameter", "mean", "sd", "5%", "95%"
+            );
+            for p in &model.parameters {
+                let _ = writeln!(
+                    s,
+                    "{:<w$}  {:>10.4} {:>9.4} {:>10.4} {:>10.4}",
+                    short_name(&p.name, 40),
+                    p.mean,
+                    p.sd,
+                    p.lower,
+                    p.upper
+                );
+            }
+            s
+        }
+    };
+    if info.converged == Some(false) && !a.allow_nonconvergence {
+        return Err(crate::NotConverged(format!(
+            "vb stopped at --max-iter {} before the bag probabilities settled (--tol {}); raise --max-iter, or pass --allow-nonconvergence to keep the result",
+            a.engine.max_iter, a.engine.tol
+        ))
+        .into());
+    }
+    if let Some(out) = &a.out {
+        write_all_atomic(&[(
+            out.as_str(),
+            (serde_json::to_string_pretty(&model)? + "\n").as_bytes(),
+        )])?;
+    }
+    crate::emit(&text)
+}
+
+fn run_predict(a: &PredictArgs) -> Result<()> {
+    if a.out.as_deref() == Some(a.file.as_str()) || a.out.as_deref() == Some(a.model.as_str()) {
+        bail!(
+            "--out {} would overwrite an input file",
+            a.out.as_deref().unwrap_or("")
+        );
+    }
+    let text = plackett::io::read_text(&a.model)?;
+    let model = MilModel::from_json(&a.model, &text)?;
+    let bags = read_bags(&a.file)?;
+    model.check_bags(&bags, &a.file)?;
+    let pred = model.predict(&bags, a.draws, a.seed)?;
+    let out = match a.output.as_str() {
+        "json" => serde_json::to_string_pretty(&json!({ "bags": pred }))? + "\n",
+        _ => {
+            let mut s = String::from("bag,row,modality,p,p_plugin,p_primary\n");
+            for b in &pred {
+                let name = if b.bag.contains([',', '"', '\n']) {
+                    format!("\"{}\"", b.bag.replace('"', "\"\""))
+                } else {
+                    b.bag.clone()
+                };
+                for i in &b.instances {
+                    let _ = writeln!(
+                        s,
+                        "{name},{},{},{},{},{}",
+                        i.row, i.modality, b.p, b.p_plugin, i.p_primary
+                    );
+                }
+            }
+            s
+        }
+    };
+    match &a.out {
+        Some(p) => Ok(write_all_atomic(&[(p.as_str(), out.as_bytes())])?),
+        None => crate::emit(&out),
+    }
+}
+
+fn run_simulate(a: &SimulateArgs) -> Result<()> {
+    let design = MilDesign {
+        bags: a.bags,
+        instances: a.instances,
+        ratio: a.ratio,
+        ppi0: a.ppi0,
+        ppi1: a.ppi1,
+        features: a.features,
+        alpha: a.alpha,
+    };
+    let bags = simulate_bags(&design, a.seed)?;
+    let csv = bags.to_csv();
+    match &a.out {
+        Some(p) => Ok(write_all_atomic(&[(p.as_str(), csv.as_bytes())])?),
+        None => crate::emit(&csv),
+    }
+}
+
+fn run_cv(a: &CvArgs) -> Result<()> {
+    let engine = a.engine.engine()?;
+    let bags = read_bags(&a.file)?;
+    let cv = cross_validate(&bags, &engine, a.folds, a.repeats, a.draws, a.engine.seed)?;
+    let text = match a.output.as_str() {
+        "json" => {
+            serde_json::to_string_pretty(&json!({"engine": a.engine.engine, "cv": cv}))? + "\n"
+        }
+        _ => format!(
+            "{}-fold cross-validation × {} ({}), {} bags: bag AUROC {:.4} (sd {:.4} over repeats), accuracy {:.4}\n",
+            cv.folds,
+            a.repeats,
+            a.engine.engine,
+            bags.n_bags(),
+            cv.mean_auroc,
+            cv.sd_auroc,
+            plackett::stats::mean(&cv.accuracy)
+        ),
+    };
+    crate::emit(&text)
+}

@@ -1,0 +1,218 @@
+//! `plackett mil fit|predict|simulate|cv` end to end (Hu 2024, ch. 2).
+
+mod common;
+
+use common::{assert_ok, bin, fails, json, tmpdir};
+
+fn simulate(dir: &std::path::Path, bags: usize) -> String {
+    let f = dir.join("sim.csv");
+    let out = bin()
+        .args([
+            "mil",
+            "simulate",
+            "--bags",
+            &bags.to_string(),
+            "--instances",
+            "8",
+            "--features",
+            "4",
+            "--seed",
+            "5",
+            "--out",
+        ])
+        .arg(&f)
+        .output()
+        .unwrap();
+    assert_ok(&out);
+    f.to_str().unwrap().to_string()
+}
+
+#[test]
+fn fit_then_predict_follows_the_contract() {
+    let dir = tmpdir("mil_contract");
+    let data = simulate(&dir, 120);
+    let text = std::fs::read_to_string(&data).unwrap();
+    assert!(text.starts_with("bag,label,modality,m0_f1,m0_f2,m0_f3,m0_f4,m1_f1,"));
+    assert!(text.lines().next().unwrap().ends_with(",primary"));
+    let model = dir.join("model.json");
+    let out = bin()
+        .args([
+            "mil",
+            "fit",
+            &data,
+            "--engine",
+            "vb",
+            "--output",
+            "json",
+            "--allow-nonconvergence",
+            "--out",
+        ])
+        .arg(&model)
+        .output()
+        .unwrap();
+    let fit = json(&out);
+    assert_eq!(fit["bags"], 120);
+    assert!(
+        fit["training_auroc"].as_f64().unwrap() > 0.8,
+        "{}",
+        fit["training_auroc"]
+    );
+    assert!(
+        fit["primary_auroc"].as_f64().unwrap() > 0.7,
+        "{}",
+        fit["primary_auroc"]
+    );
+    assert_eq!(
+        fit["parameters"].as_array().unwrap().len(),
+        3 + 2 * 4 + 2 * 4
+    );
+    let out = bin()
+        .args(["mil", "predict"])
+        .arg(&model)
+        .args([&data, "--output", "json"])
+        .output()
+        .unwrap();
+    let pred = json(&out);
+    let bags = pred["bags"].as_array().unwrap();
+    assert_eq!(bags.len(), 120);
+    let mut rows = Vec::new();
+    for b in bags {
+        assert!(b["bag"].is_string());
+        let p = b["p"].as_f64().unwrap();
+        assert!((0.0..=1.0).contains(&p));
+        for i in b["instances"].as_array().unwrap() {
+            rows.push(i["row"].as_u64().unwrap());
+            assert!(i["modality"].as_u64().unwrap() <= 1);
+            assert!((0.0..=1.0).contains(&i["p_primary"].as_f64().unwrap()));
+        }
+    }
+    rows.sort();
+    assert_eq!(rows, (0..120 * 8).collect::<Vec<u64>>());
+    // Same seed, same numbers.
+    let again = json(
+        &bin()
+            .args(["mil", "predict"])
+            .arg(&model)
+            .args([&data, "--output", "json"])
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(again, pred);
+}
+
+#[test]
+fn gibbs_engine_writes_a_model_that_predicts() {
+    let dir = tmpdir("mil_gibbs");
+    let data = simulate(&dir, 60);
+    let model = dir.join("g.json");
+    let out = bin()
+        .args([
+            "mil",
+            "fit",
+            &data,
+            "--engine",
+            "gibbs",
+            "--samples",
+            "50",
+            "--burn-in",
+            "50",
+            "--chains",
+            "2",
+            "--output",
+            "json",
+            "--out",
+        ])
+        .arg(&model)
+        .output()
+        .unwrap();
+    let fit = json(&out);
+    assert!(fit["fit"]["max_rhat"].is_number());
+    let out = bin()
+        .args(["mil", "predict"])
+        .arg(&model)
+        .arg(&data)
+        .output()
+        .unwrap();
+    assert_ok(&out);
+    let csv = String::from_utf8(out.stdout).unwrap();
+    assert!(csv.starts_with("bag,row,modality,p,p_plugin,p_primary\n"));
+    assert_eq!(csv.lines().count(), 1 + 60 * 8);
+}
+
+#[test]
+fn bad_bags_exit_2_naming_file_and_line() {
+    let dir = tmpdir("mil_bad");
+    let cases = [
+        (
+            "bag,label,modality,m0_a,m0_b\nb1,1,0,1,2\nb1,1,0,1,\n",
+            "bad.csv:3: column \"m0_b\" is empty",
+        ),
+        (
+            "bag,label,modality,m0_a,m0_b\nb1,1,0,1,2\nb1,1,0,1\n",
+            "bad.csv:3: expected 5 fields",
+        ),
+        (
+            "bag,label,modality,m0_a\nb1,yes,0,1\n",
+            "bad.csv:2: label \"yes\"",
+        ),
+        ("bag,label,modality,m0_a\nb1,1,0,NaN\n", "bad.csv:2:"),
+        (
+            "bag,label,modality,m0_a\nb1,1,2,1\n",
+            "bad.csv:2: modality \"2\"",
+        ),
+        (
+            "bag,label,modality,m0_a\nb1,1,0,1\nb2,,0,1\n",
+            "has no label",
+        ),
+    ];
+    for (text, needle) in cases {
+        let f = dir.join("bad.csv");
+        std::fs::write(&f, text).unwrap();
+        let model = dir.join("never.json");
+        let out = bin()
+            .current_dir(&dir)
+            .args(["mil", "fit", "bad.csv", "--out"])
+            .arg(&model)
+            .output()
+            .unwrap();
+        fails(&out, needle);
+        assert!(!model.exists(), "nothing written on failure");
+    }
+    let f = dir.join("empty.json");
+    std::fs::write(
+        &f,
+        r#"{"bags": [{"bag": "a", "label": 1, "instances": []}]}"#,
+    )
+    .unwrap();
+    let out = bin()
+        .current_dir(&dir)
+        .args(["mil", "fit", "empty.json"])
+        .output()
+        .unwrap();
+    fails(&out, "empty.json:1: bag \"a\" has no instances");
+    let out = bin()
+        .args(["mil", "simulate", "--ppi0", "1.5"])
+        .output()
+        .unwrap();
+    fails(&out, "ppi0");
+    let out = bin()
+        .args(["mil", "predict", "nope.json", "x.csv"])
+        .output()
+        .unwrap();
+    fails(&out, "nope.json");
+}
+
+#[test]
+fn cross_validation_reports_bag_auroc() {
+    let dir = tmpdir("mil_cv");
+    let data = simulate(&dir, 80);
+    let out = bin()
+        .args([
+            "mil", "cv", &data, "--folds", "4", "--output", "json", "--draws", "100",
+        ])
+        .output()
+        .unwrap();
+    let v = json(&out);
+    let auc = v["cv"]["mean_auroc"].as_f64().unwrap();
+    assert!(auc > 0.7 && auc <= 1.0, "{auc}");
+}

@@ -1,0 +1,368 @@
+//! A fitted multiple-instance model, its JSON model file, and prediction
+//! for new bags (Hu 2024, §2.2.3).
+//!
+//! Prediction averages over the posterior instead of plugging in point
+//! estimates: an instance's probability of being primary is
+//! `E[Φ(ν̃_j)]` (under VB's Gaussian `q` in closed form,
+//! `Φ(μ_ν/√(1 + s²_ν))`; under Gibbs the average over draws), and a bag's
+//! probability is `E[Φ(α + Σ_j δ̃_j η̃_j)]` with `δ̃_j ~ Bernoulli(Φ(ν̃_j))`
+//! given each parameter draw (Monte Carlo, seeded per bag). The
+//! dissertation's plug-in `Φ(α̂ + Σ_j P̂(δ̃_j = 1) η̂_j)` is reported
+//! alongside as `p_plugin`.
+
+use super::bags::Bags;
+use super::gibbs::MilGibbsFit;
+use super::params::{Layout, MilPriors, predictors};
+use super::vb::VbFit;
+use crate::error::{Error, Result};
+use crate::infer::rng::stream;
+use crate::numerics::linalg::Cholesky;
+use crate::numerics::probit::norm_cdf;
+use nalgebra::DMatrix;
+use rand::RngExt;
+use rand_distr::{Distribution, StandardNormal};
+
+/// Format tag of model files.
+pub const MIL_MODEL_FORMAT: &str = "plackett-mil-model/1";
+
+/// Most parameter draws a model file keeps (Gibbs; thinned evenly).
+pub const MAX_STORED_DRAWS: usize = 1000;
+
+/// One parameter's posterior summary.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct ParamSummary {
+    /// `alpha`, `beta[f]`, `gamma[g]`, `a`, `b[f]`, `c`, `d[g]`.
+    pub name: String,
+    /// Posterior mean.
+    pub mean: f64,
+    /// Posterior sd.
+    pub sd: f64,
+    /// 5% quantile.
+    pub lower: f64,
+    /// 95% quantile.
+    pub upper: f64,
+}
+
+/// A fitted model, as written to and read from the model file.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct MilModel {
+    /// [`MIL_MODEL_FORMAT`].
+    pub format: String,
+    /// `vb` or `gibbs`.
+    pub engine: String,
+    /// Feature names of modality 0 and 1 (new bags must have the same).
+    pub feature_names: [Vec<String>; 2],
+    /// Block layout of θ.
+    pub layout: Layout,
+    /// The priors used.
+    pub priors: MilPriors,
+    /// Summaries of every parameter, in layout order.
+    pub parameters: Vec<ParamSummary>,
+    /// VB: covariance of each Gaussian factor (α, β, γ, a, b, c, d), as
+    /// row lists.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub covariances: Option<Vec<Vec<Vec<f64>>>>,
+    /// Gibbs: posterior draws of θ (at most [`MAX_STORED_DRAWS`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub draws: Option<Vec<Vec<f64>>>,
+}
+
+/// A bag's prediction.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct BagPrediction {
+    /// The bag's name.
+    pub bag: String,
+    /// Posterior predictive probability that the label is 1.
+    pub p: f64,
+    /// The dissertation's plug-in probability.
+    pub p_plugin: f64,
+    /// Its instances.
+    pub instances: Vec<InstancePrediction>,
+}
+
+/// An instance's prediction.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct InstancePrediction {
+    /// 0-based data row of the input file.
+    pub row: usize,
+    /// Modality.
+    pub modality: u8,
+    /// Posterior predictive probability of being primary.
+    pub p_primary: f64,
+}
+
+fn summaries(
+    layout: &Layout,
+    names: &[Vec<String>; 2],
+    mean: &[f64],
+    sd: &[f64],
+    q: &dyn Fn(usize) -> (f64, f64),
+) -> Vec<ParamSummary> {
+    (0..layout.len())
+        .map(|k| {
+            let (lower, upper) = q(k);
+            ParamSummary {
+                name: layout.name(k, names),
+                mean: mean[k],
+                sd: sd[k],
+                lower,
+                upper,
+            }
+        })
+        .collect()
+}
+
+impl MilModel {
+    /// The model of a VB fit.
+    pub fn from_vb(fit: &VbFit, bags: &Bags, priors: MilPriors) -> MilModel {
+        let sd = fit.sd();
+        let z = 1.644_853_626_951_472_2;
+        let parameters = summaries(&fit.layout, &bags.feature_names, &fit.mean, &sd, &|k| {
+            (fit.mean[k] - z * sd[k], fit.mean[k] + z * sd[k])
+        });
+        MilModel {
+            format: MIL_MODEL_FORMAT.into(),
+            engine: "vb".into(),
+            feature_names: bags.feature_names.clone(),
+            layout: fit.layout,
+            priors,
+            parameters,
+            covariances: Some(
+                fit.blocks
+                    .iter()
+                    .map(|b| {
+                        (0..b.nrows())
+                            .map(|r| b.row(r).iter().copied().collect())
+                            .collect()
+                    })
+                    .collect(),
+            ),
+            draws: None,
+        }
+    }
+
+    /// The model of a Gibbs fit.
+    pub fn from_gibbs(fit: &MilGibbsFit, bags: &Bags, priors: MilPriors) -> MilModel {
+        let (mean, sd) = (fit.mean(), fit.sd());
+        let parameters = summaries(&fit.layout, &bags.feature_names, &mean, &sd, &|k| {
+            let mut c = fit.coordinate(k);
+            crate::stats::central_interval(&mut c, 0.9)
+        });
+        let rows = fit.rows();
+        let step = rows.len().div_ceil(MAX_STORED_DRAWS).max(1);
+        MilModel {
+            format: MIL_MODEL_FORMAT.into(),
+            engine: "gibbs".into(),
+            feature_names: bags.feature_names.clone(),
+            layout: fit.layout,
+            priors,
+            parameters,
+            covariances: None,
+            draws: Some(rows.into_iter().step_by(step).collect()),
+        }
+    }
+
+    /// Posterior means of θ.
+    pub fn mean(&self) -> Vec<f64> {
+        self.parameters.iter().map(|p| p.mean).collect()
+    }
+
+    /// Parse a model file's text, checking it is complete and finite.
+    pub fn from_json(path: &str, text: &str) -> Result<MilModel> {
+        let m: MilModel = serde_json::from_str(text).map_err(|e| {
+            Error::input(
+                path,
+                Some(e.line()),
+                format!("not a multiple-instance model file: {e}"),
+            )
+        })?;
+        let bad = |msg: &str| Error::input(path, None, msg.to_string());
+        if m.format != MIL_MODEL_FORMAT {
+            return Err(bad(&format!(
+                "format {:?}, expected {MIL_MODEL_FORMAT:?} (written by `plackett mil fit --out`)",
+                m.format
+            )));
+        }
+        if m.layout.d0 != m.feature_names[0].len() || m.layout.d1 != m.feature_names[1].len() {
+            return Err(bad("layout does not match the feature names"));
+        }
+        if m.parameters.len() != m.layout.len()
+            || m.parameters
+                .iter()
+                .any(|p| !(p.mean.is_finite() && p.sd.is_finite()))
+        {
+            return Err(bad("parameters missing or not finite"));
+        }
+        match (m.engine.as_str(), &m.covariances, &m.draws) {
+            ("vb", Some(c), None) => {
+                let sizes = [1, m.layout.d0, m.layout.d1, 1, m.layout.d0, 1, m.layout.d1];
+                if c.len() != 7
+                    || c.iter().zip(sizes).any(|(b, d)| {
+                        b.len() != d
+                            || b.iter()
+                                .any(|r| r.len() != d || r.iter().any(|v| !v.is_finite()))
+                    })
+                {
+                    return Err(bad("covariances have the wrong shape or are not finite"));
+                }
+            }
+            ("gibbs", None, Some(d)) => {
+                if d.is_empty()
+                    || d.iter()
+                        .any(|r| r.len() != m.layout.len() || r.iter().any(|v| !v.is_finite()))
+                {
+                    return Err(bad("draws have the wrong length or are not finite"));
+                }
+            }
+            _ => {
+                return Err(bad(
+                    "engine must be vb (with covariances) or gibbs (with draws)",
+                ));
+            }
+        }
+        Ok(m)
+    }
+
+    /// `n` parameter draws: from q's Gaussian factors (VB) or the stored
+    /// posterior draws, recycled (Gibbs).
+    fn parameter_draws(&self, n: usize, seed: u64) -> Result<Vec<Vec<f64>>> {
+        if let Some(d) = &self.draws {
+            return Ok((0..n).map(|s| d[s % d.len()].clone()).collect());
+        }
+        let cov = self.covariances.as_ref().expect("checked on load");
+        let lay = self.layout;
+        let starts = [
+            lay.alpha(),
+            lay.beta().start,
+            lay.gamma().start,
+            lay.a(),
+            lay.b().start,
+            lay.c(),
+            lay.d().start,
+        ];
+        let mut factors = Vec::new();
+        for b in cov {
+            let d = b.len();
+            if d == 0 {
+                factors.push(DMatrix::zeros(0, 0));
+                continue;
+            }
+            let m = DMatrix::from_fn(d, d, |r, c| b[r][c]);
+            let l = Cholesky::new(&m)
+                .ok_or_else(|| {
+                    Error::Numerical("a model covariance is not positive definite".into())
+                })?
+                .l();
+            factors.push(l);
+        }
+        let mean = self.mean();
+        let mut rng = stream(seed, &[0x4d49_4c50]);
+        Ok((0..n)
+            .map(|_| {
+                let mut t = mean.clone();
+                for (l, &s) in factors.iter().zip(&starts) {
+                    let d = l.nrows();
+                    let z: Vec<f64> = (0..d).map(|_| StandardNormal.sample(&mut rng)).collect();
+                    for r in 0..d {
+                        t[s + r] += (0..=r).map(|c| l[(r, c)] * z[c]).sum::<f64>();
+                    }
+                }
+                t
+            })
+            .collect())
+    }
+
+    /// Check that `bags` has this model's features.
+    pub fn check_bags(&self, bags: &Bags, path: &str) -> Result<()> {
+        for m in 0..2 {
+            // New bags may lack a modality altogether (text-only reviews
+            // for a text-and-image model); what they have must match.
+            let absent = bags.feature_names[m].is_empty() && !bags.modality.contains(&(m as u8));
+            if !absent && bags.feature_names[m] != self.feature_names[m] {
+                return Err(Error::input(
+                    path,
+                    Some(1),
+                    format!(
+                        "modality {m} features {:?} differ from the model's {:?}",
+                        crate::io::output::short_name(&bags.feature_names[m].join(","), 120),
+                        crate::io::output::short_name(&self.feature_names[m].join(","), 120)
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Predict every bag of `bags` (labels ignored) with `draws` Monte
+    /// Carlo draws per bag.
+    pub fn predict(&self, bags: &Bags, draws: usize, seed: u64) -> Result<Vec<BagPrediction>> {
+        if draws == 0 || draws > 1_000_000 {
+            return Err(Error::param("draws", "between 1 and 1,000,000"));
+        }
+        let lay = self.layout;
+        let thetas = self.parameter_draws(draws, seed)?;
+        let mean = self.mean();
+        let p_primary: Vec<f64> = (0..bags.n_instances())
+            .map(|j| match &self.covariances {
+                Some(cov) => {
+                    let m = bags.modality[j];
+                    let x = bags.features(j);
+                    let (ia, is) = if m == 0 { (3, 4) } else { (5, 6) };
+                    let (_, nu) = predictors(bags, &lay, &mean, j);
+                    let vb = &cov[is];
+                    let mut s2 = cov[ia][0][0];
+                    for r in 0..x.len() {
+                        for c in 0..x.len() {
+                            s2 += x[r] * vb[r][c] * x[c];
+                        }
+                    }
+                    norm_cdf(nu / (1.0 + s2).sqrt())
+                }
+                None => {
+                    thetas
+                        .iter()
+                        .map(|t| norm_cdf(predictors(bags, &lay, t, j).1))
+                        .sum::<f64>()
+                        / thetas.len() as f64
+                }
+            })
+            .collect();
+        let out = bags
+            .bags
+            .iter()
+            .enumerate()
+            .map(|(i, b)| {
+                let mut rng = stream(seed, &[0x4d49_4c42, i as u64]);
+                let mut acc = 0.0;
+                for t in &thetas {
+                    let mut lin = t[lay.alpha()];
+                    for j in b.start..b.end {
+                        let (eta, nu) = predictors(bags, &lay, t, j);
+                        if rng.random::<f64>() < norm_cdf(nu) {
+                            lin += eta;
+                        }
+                    }
+                    acc += norm_cdf(lin);
+                }
+                let mut plug = mean[lay.alpha()];
+                for j in b.start..b.end {
+                    let (eta, nu) = predictors(bags, &lay, &mean, j);
+                    plug += norm_cdf(nu) * eta;
+                }
+                BagPrediction {
+                    bag: b.name.clone(),
+                    p: acc / thetas.len() as f64,
+                    p_plugin: norm_cdf(plug),
+                    instances: (b.start..b.end)
+                        .map(|j| InstancePrediction {
+                            row: bags.row[j],
+                            modality: bags.modality[j],
+                            p_primary: p_primary[j],
+                        })
+                        .collect(),
+                }
+            })
+            .collect();
+        Ok(out)
+    }
+}
