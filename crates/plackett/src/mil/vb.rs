@@ -152,6 +152,34 @@ pub(crate) struct State<'a> {
     /// q(y*_i): location μ*_i; derived mean t_i.
     pub(crate) mu_star: Vec<f64>,
     t: Vec<f64>,
+    /// Cached `x_ijᵀ V x_ij` with the bag-level (V_β, V_γ) and the
+    /// instance-level (V_b, V_d) covariance of the instance's modality:
+    /// refreshed whenever those covariances change, so that the ELBO costs
+    /// O(d) per instance.
+    q_bag: Vec<f64>,
+    q_inst: Vec<f64>,
+}
+
+/// The means and local factors a move changes (covariances stay).
+struct Snapshot {
+    m: Vec<f64>,
+    mu_u: Vec<f64>,
+    e: Vec<f64>,
+    eu: Vec<f64>,
+    eta: Vec<f64>,
+    mu_star: Vec<f64>,
+    t: Vec<f64>,
+}
+
+/// A parameter-expansion direction.
+#[derive(Debug, Clone, Copy)]
+enum Move {
+    /// (α, β, γ) and the bag predictors scaled together.
+    OuterScale,
+    /// (a, b) or (c, d) and the instance predictors scaled together.
+    InnerScale(u8),
+    /// a or c and the instance predictors shifted together.
+    InnerShift(u8),
 }
 
 const ALPHA: usize = 0;
@@ -222,8 +250,14 @@ impl<'a> State<'a> {
             eta: vec![0.0; n_inst],
             mu_star: vec![0.0; bags.n_bags()],
             t: vec![0.0; bags.n_bags()],
+            q_bag: vec![0.0; n_inst],
+            q_inst: vec![0.0; n_inst],
         };
         s.constant_covariances();
+        for m in 0..2u8 {
+            s.refresh_quads(m, true);
+            s.refresh_quads(m, false);
+        }
         // Locals consistent with the starting means: q(U) at its prior
         // location (Δ = 0), q(y*) at the implied bag predictor.
         s.refresh_eta();
@@ -260,6 +294,30 @@ impl<'a> State<'a> {
                     }
                 }
                 self.v[is] = gaussian(p, &DVector::zeros(d)).1;
+            }
+        }
+    }
+
+    /// Refresh the cached quadratic forms of modality `m` (bag level or
+    /// instance level).
+    fn refresh_quads(&mut self, m: u8, bag_level: bool) {
+        let vi = match (bag_level, m) {
+            (true, 0) => BETA,
+            (true, _) => GAMMA,
+            (false, 0) => B,
+            (false, _) => D,
+        };
+        if self.v[vi].nrows() == 0 {
+            return;
+        }
+        let out = if bag_level {
+            &mut self.q_bag
+        } else {
+            &mut self.q_inst
+        };
+        for j in 0..self.bags.n_instances() {
+            if self.bags.modality[j] == m {
+                out[j] = quad(&self.v[vi], self.bags.features(j));
             }
         }
     }
@@ -375,6 +433,7 @@ impl<'a> State<'a> {
         let (mean, cov) = gaussian(p, &rhs);
         self.m[range].copy_from_slice(mean.as_slice());
         self.v[vi] = cov;
+        self.refresh_quads(m, true);
         for j in 0..self.bags.n_instances() {
             if self.bags.modality[j] == m {
                 self.eta[j] = dot(self.bags.features(j), &self.m[self.lay.bag_slopes(m)]);
@@ -416,6 +475,7 @@ impl<'a> State<'a> {
             if !range.is_empty() {
                 let (p, _) = self.bag_slope_system(m);
                 self.v[vi] = gaussian(p, &DVector::zeros(range.len())).1;
+                self.refresh_quads(m, true);
             }
         }
     }
@@ -514,6 +574,125 @@ impl<'a> State<'a> {
         }
     }
 
+    fn snapshot(&self) -> Snapshot {
+        Snapshot {
+            m: self.m.clone(),
+            mu_u: self.mu_u.clone(),
+            e: self.e.clone(),
+            eu: self.eu.clone(),
+            eta: self.eta.clone(),
+            mu_star: self.mu_star.clone(),
+            t: self.t.clone(),
+        }
+    }
+
+    fn restore(&mut self, s: &Snapshot) {
+        self.m.clone_from(&s.m);
+        self.mu_u.clone_from(&s.mu_u);
+        self.e.clone_from(&s.e);
+        self.eu.clone_from(&s.eu);
+        self.eta.clone_from(&s.eta);
+        self.mu_star.clone_from(&s.mu_star);
+        self.t.clone_from(&s.t);
+    }
+
+    /// Apply move `mv` with parameter `h` to the snapshot `base`: the
+    /// coefficient means change, the local factors follow (q(U) keeps its
+    /// Δ and moves its location to the new `E[ν]`; every q(y*) is set to
+    /// its optimum).
+    fn apply_move(&mut self, base: &Snapshot, mv: Move, h: f64) {
+        self.restore(base);
+        let lay = self.lay;
+        match mv {
+            Move::OuterScale => {
+                let s = h.exp();
+                for k in std::iter::once(lay.alpha())
+                    .chain(lay.beta())
+                    .chain(lay.gamma())
+                {
+                    self.m[k] *= s;
+                }
+                self.refresh_eta();
+            }
+            Move::InnerScale(m) | Move::InnerShift(m) => {
+                let k = lay.inst_intercept(m);
+                if matches!(mv, Move::InnerScale(_)) {
+                    let s = h.exp();
+                    self.m[k] *= s;
+                    for r in lay.inst_slopes(m) {
+                        self.m[r] *= s;
+                    }
+                } else {
+                    self.m[k] += h;
+                }
+                for j in 0..self.bags.n_instances() {
+                    if self.bags.modality[j] == m {
+                        self.mu_u[j] = self.nu_mean(j);
+                        self.e[j] = e_from(self.mu_u[j], self.delta[j]);
+                        self.eu[j] = eu_from(self.mu_u[j], self.e[j]);
+                    }
+                }
+            }
+        }
+        for i in 0..self.bags.n_bags() {
+            self.update_ystar(i);
+        }
+    }
+
+    /// Parameter-expansion moves (in the spirit of Qi & Jaakkola 2006's
+    /// PX-VB for probit models, and of the Gibbs sampler's Liu & Wu 1999
+    /// scale moves): CAVI sweeps crawl along directions where a whole
+    /// regression and its latent variables grow together (a well-separated
+    /// probit's scale). Each move is a one-dimensional search of the ELBO
+    /// along such a direction (a parabola through three points, then
+    /// halving), kept only if the ELBO rises; so the map stays monotone.
+    pub(crate) fn expansion_moves(&mut self) {
+        let mut moves = vec![Move::OuterScale];
+        for m in 0..2u8 {
+            if self.bags.counts()[m as usize] > 0 {
+                moves.push(Move::InnerScale(m));
+                moves.push(Move::InnerShift(m));
+            }
+        }
+        for mv in moves {
+            let base = self.snapshot();
+            let f0 = self.elbo();
+            let step = 0.05;
+            self.apply_move(&base, mv, step);
+            let fp = self.elbo();
+            self.apply_move(&base, mv, -step);
+            let fm = self.elbo();
+            let curv = (fp - 2.0 * f0 + fm) / (step * step);
+            let grad = (fp - fm) / (2.0 * step);
+            let (mut h, mut best) = if fp >= fm { (step, fp) } else { (-step, fm) };
+            let mut cand = if curv < 0.0 { -grad / curv } else { 4.0 * h };
+            let limit = if matches!(mv, Move::InnerShift(_)) {
+                3.0
+            } else {
+                1.5
+            };
+            cand = cand.clamp(-limit, limit);
+            for _ in 0..4 {
+                if (cand - h).abs() < 1e-3 {
+                    break;
+                }
+                self.apply_move(&base, mv, cand);
+                let f = self.elbo();
+                if f.is_finite() && f > best {
+                    h = cand;
+                    best = f;
+                    break;
+                }
+                cand *= 0.5;
+            }
+            if best > f0 {
+                self.apply_move(&base, mv, h);
+            } else {
+                self.restore(&base);
+            }
+        }
+    }
+
     /// `p̂_i = Φ(m_α + Σ_j E[δ_ij] E[η_ij])`.
     pub(crate) fn bag_p(&self) -> Vec<f64> {
         (0..self.bags.n_bags())
@@ -545,12 +724,8 @@ impl<'a> State<'a> {
                 }
             }
             for j in b.start..b.end {
-                let (_, vi) = self.block(self.bags.modality[j]);
                 let v = self.e[j] * (1.0 - self.e[j]);
-                if v > 0.0 {
-                    let x = self.bags.features(j);
-                    es2 += v * (self.eta[j] * self.eta[j] + quad(&self.v[vi], x));
-                }
+                es2 += v * (self.eta[j] * self.eta[j] + self.q_bag[j]);
             }
             let (mu, t) = (self.mu_star[i], self.t[i]);
             let ey2 = 1.0 + mu * t;
@@ -567,10 +742,9 @@ impl<'a> State<'a> {
         // Instances: E[ln N(U; ν, 1)] − E[ln q(U)].
         for j in 0..self.bags.n_instances() {
             let m = self.bags.modality[j];
-            let x = self.bags.features(j);
-            let (ia, is) = if m == 0 { (A, B) } else { (C, D) };
+            let ia = if m == 0 { A } else { C };
             let nu = self.nu_mean(j);
-            let enu2 = nu * nu + self.v[ia][(0, 0)] + quad(&self.v[is], x);
+            let enu2 = nu * nu + self.v[ia][(0, 0)] + self.q_inst[j];
             let (mu, dl, e, eu) = (self.mu_u[j], self.delta[j], self.e[j], self.eu[j]);
             let eu2 = 1.0 + mu * eu;
             let ln_z = log_add_exp(dl + ln_norm_cdf(mu), ln_norm_cdf(-mu));
@@ -637,6 +811,13 @@ fn start(layout: &Layout, seed: u64, s: usize) -> Vec<f64> {
         .collect()
 }
 
+/// Plain sweeps before the parameter-expansion moves start. Started at
+/// once, the moves scale up regressions whose primary instances are still
+/// unsettled and lead to poor local optima (on Hu 2024's basic setting:
+/// ELBO −507.7 and a held-out bag AUROC of 0.76 against −448.8 and 0.915
+/// after 50 plain sweeps; docs/mil.md).
+const EXPANSION_WARMUP: usize = 50;
+
 /// One CAVI sweep as a monotone map of the variational parameters, so
 /// that the project's fixed-point executor can accelerate it (SQUAREM with
 /// the ELBO as safeguard: an extrapolated point is kept only if its ELBO is
@@ -645,6 +826,9 @@ fn start(layout: &Layout, seed: u64, s: usize) -> Vec<f64> {
 /// (the slow convergence of data augmentation for probit models).
 struct SweepMap<'a> {
     state: State<'a>,
+    expand: bool,
+    sweeps: usize,
+    warmup: usize,
     observer: Option<SharedObserver>,
 }
 
@@ -659,6 +843,10 @@ impl MonotoneMap for SweepMap<'_> {
         }
         let p0 = self.state.bag_p();
         self.state.sweep();
+        self.sweeps += 1;
+        if self.expand && self.sweeps > self.warmup {
+            self.state.expansion_moves();
+        }
         let p1 = self.state.bag_p();
         let gap = p0.iter().zip(&p1).map(|(a, b)| (a - b).abs()).sum::<f64>() / p0.len() as f64;
         observer::advance(self.observer.as_ref(), 1)?;
@@ -690,6 +878,9 @@ pub fn fit_vb_with(bags: &Bags, opts: &VbOptions, accelerate: bool) -> Result<Vb
         let x0 = state.pack();
         let mut map = SweepMap {
             state,
+            expand: accelerate,
+            sweeps: 0,
+            warmup: EXPANSION_WARMUP,
             observer: opts.observer.clone(),
         };
         let settings = IterSettings {
@@ -813,22 +1004,39 @@ mod tests {
         }
     }
 
+    /// On 20 simulated problems (Hu 2024 §2.3's design, small): plain
+    /// CAVI sweeps never lower the ELBO, nor do the accelerated runs
+    /// (SQUAREM under the ELBO plus the parameter-expansion moves, which
+    /// start after the warm-up).
     #[test]
-    fn plain_sweeps_never_lower_the_elbo() {
-        let bags = small();
-        let opts = VbOptions {
-            max_iter: 300,
-            tol: 1e-12,
-            ..VbOptions::default()
-        };
-        let fit = fit_vb_with(&bags, &opts, false).unwrap();
-        assert!(fit.elbo.len() > 50);
-        for w in fit.elbo.windows(2) {
-            assert!(w[1] >= w[0] - 1e-9 * w[0].abs(), "{} -> {}", w[0], w[1]);
-        }
-        let acc = fit_vb(&bags, &opts).unwrap();
-        for w in acc.elbo.windows(2) {
-            assert!(w[1] >= w[0] - 1e-9 * w[0].abs(), "{} -> {}", w[0], w[1]);
+    fn the_elbo_never_decreases_on_20_simulated_problems() {
+        for seed in 0..20u64 {
+            let design = MilDesign {
+                bags: 30 + 2 * seed as usize,
+                instances: 3 + (seed as usize % 4),
+                ratio: 1.0 + (seed % 4) as f64,
+                features: 2 + (seed as usize % 3),
+                ..MilDesign::default()
+            };
+            let bags = simulate_bags(&design, 100 + seed).unwrap();
+            let opts = VbOptions {
+                max_iter: 120,
+                tol: 1e-12,
+                ..VbOptions::default()
+            };
+            let plain = fit_vb_with(&bags, &opts, false).unwrap();
+            assert!(plain.elbo.len() > 50, "seed {seed}");
+            let acc = fit_vb(&bags, &opts).unwrap();
+            for (what, fit) in [("plain", &plain), ("accelerated", &acc)] {
+                for w in fit.elbo.windows(2) {
+                    assert!(
+                        w[1] >= w[0] - 1e-9 * w[0].abs(),
+                        "seed {seed}, {what}: {} -> {}",
+                        w[0],
+                        w[1]
+                    );
+                }
+            }
         }
     }
 }
