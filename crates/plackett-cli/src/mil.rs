@@ -9,7 +9,8 @@ use plackett::io::output::{short_name, write_all_atomic};
 use plackett::mil::gibbs::MilGibbsOptions;
 use plackett::mil::vb::VbOptions;
 use plackett::mil::{
-    MilDesign, MilEngine, MilModel, MilPriors, cross_validate, fit_model, read_bags, simulate_bags,
+    Baseline, MilDesign, MilEngine, MilMethod, MilModel, MilPriors, cross_validate_methods,
+    fit_model_with, read_bags, simulate_bags,
 };
 use serde_json::json;
 use std::fmt::Write as _;
@@ -63,6 +64,9 @@ pub struct EngineArgs {
     /// Random seed.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Z-score every feature on the training bags first (the model file keeps the scaling and applies it to new bags; coefficients are then per sd). Use it for features on large or mixed scales (e.g. Musk's).
+    #[arg(long)]
+    pub standardise: bool,
 }
 
 impl EngineArgs {
@@ -184,6 +188,9 @@ pub struct CvArgs {
     /// Monte Carlo draws per held-out bag.
     #[arg(long, default_value_t = 500)]
     pub draws: usize,
+    /// Also run the baselines on the same folds: MILR (noisy-or link, Chen et al. 2017) and single-instance logistic regression scored by the mean (si-mean) and the largest (si-max) instance probability, on the zero-padded features of Hu 2024 §2.3, penalised by the same priors.
+    #[arg(long)]
+    pub baselines: bool,
     /// Output format.
     #[arg(long, default_value = "table", value_parser = ["table", "json"])]
     pub output: String,
@@ -204,7 +211,7 @@ fn run_fit(a: &FitArgs) -> Result<()> {
     let bags = read_bags(&a.file)?;
     let labels = bags.labels(&a.file)?;
     let start = std::time::Instant::now();
-    let (model, info) = fit_model(&bags, &engine)?;
+    let (model, info) = fit_model_with(&bags, &engine, a.engine.standardise)?;
     let seconds = start.elapsed().as_secs_f64();
     let pred = model.predict(&bags, 500, a.engine.seed)?;
     let p: Vec<f64> = pred.iter().map(|b| b.p).collect();
@@ -241,6 +248,12 @@ fn run_fit(a: &FitArgs) -> Result<()> {
             "vb: mean-field sds are too small and coefficient means can be far from the posterior's (docs/mil.md); use --engine gibbs for coefficient intervals"
                 .into(),
         );
+        if info.primary.iter().all(|&p| p < 1e-3) {
+            notes.push(
+                "vb: no instance is primary (every probability below 0.001): a degenerate mean-field optimum, common with many features per instance (docs/mil.md, Musk); the bag probabilities carry no signal — use --engine gibbs"
+                    .into(),
+            );
+        }
     }
     let summary = json!({
         "notes": notes,
@@ -383,22 +396,52 @@ fn run_simulate(a: &SimulateArgs) -> Result<()> {
 
 fn run_cv(a: &CvArgs) -> Result<()> {
     let engine = a.engine.engine()?;
+    let priors = MilPriors {
+        intercept_var: a.engine.intercept_var,
+        slope_var: a.engine.slope_var,
+    };
     let bags = read_bags(&a.file)?;
-    let cv = cross_validate(&bags, &engine, a.folds, a.repeats, a.draws, a.engine.seed)?;
+    let mut methods = vec![MilMethod::Model(engine)];
+    if a.baselines {
+        methods.extend(Baseline::ALL.map(|b| MilMethod::Baseline(b, priors)));
+    }
+    let cvs = cross_validate_methods(
+        &bags,
+        &methods,
+        a.engine.standardise,
+        a.folds,
+        a.repeats,
+        a.draws,
+        a.engine.seed,
+    )?;
     let text = match a.output.as_str() {
         "json" => {
-            serde_json::to_string_pretty(&json!({"engine": a.engine.engine, "cv": cv}))? + "\n"
+            serde_json::to_string_pretty(
+                &json!({"engine": a.engine.engine, "cv": cvs[0], "methods": cvs}),
+            )? + "\n"
         }
-        _ => format!(
-            "{}-fold cross-validation × {} ({}), {} bags: bag AUROC {:.4} (sd {:.4} over repeats), accuracy {:.4}\n",
-            cv.folds,
-            a.repeats,
-            a.engine.engine,
-            bags.n_bags(),
-            cv.mean_auroc,
-            cv.sd_auroc,
-            plackett::stats::mean(&cv.accuracy)
-        ),
+        _ => {
+            let mut t = format!(
+                "{}-fold cross-validation × {}, {} bags (same folds for every method)\n{:<8} {:>10} {:>10} {:>10}\n",
+                a.folds,
+                a.repeats,
+                bags.n_bags(),
+                "method",
+                "bag AUROC",
+                "sd",
+                "accuracy"
+            );
+            for cv in &cvs {
+                t += &format!(
+                    "{:<8} {:>10.4} {:>10.4} {:>10.4}\n",
+                    cv.method,
+                    cv.mean_auroc,
+                    cv.sd_auroc,
+                    plackett::stats::mean(&cv.accuracy)
+                );
+            }
+            t
+        }
     };
     crate::emit(&text)
 }

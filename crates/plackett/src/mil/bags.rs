@@ -63,6 +63,16 @@ pub struct Bags {
     features: Vec<f64>,
 }
 
+/// Per-feature centring and scaling of each modality (z-scores computed on
+/// training bags, applied to new bags alike).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Scaling {
+    /// Means of modality 0's and modality 1's features.
+    pub mean: [Vec<f64>; 2],
+    /// Sds (1 for a constant feature, which then only loses its mean).
+    pub sd: [Vec<f64>; 2],
+}
+
 /// Most feature columns per modality the readers accept (memory guard).
 pub const MAX_WIDTH: usize = 100_000;
 
@@ -93,6 +103,60 @@ impl Bags {
     /// Number of instances.
     pub fn n_instances(&self) -> usize {
         self.modality.len()
+    }
+
+    /// The z-score scaling of this collection's features.
+    pub fn scaling(&self) -> Scaling {
+        let mut mean = [vec![0.0; self.width(0)], vec![0.0; self.width(1)]];
+        let mut sd = [vec![0.0; self.width(0)], vec![0.0; self.width(1)]];
+        let counts = self.counts();
+        for j in 0..self.n_instances() {
+            let m = self.modality[j] as usize;
+            for (a, x) in mean[m].iter_mut().zip(self.features(j)) {
+                *a += x / counts[m] as f64;
+            }
+        }
+        for j in 0..self.n_instances() {
+            let m = self.modality[j] as usize;
+            for ((s, a), x) in sd[m].iter_mut().zip(&mean[m]).zip(self.features(j)) {
+                *s += (x - a) * (x - a);
+            }
+        }
+        for m in 0..2 {
+            let n = counts[m].max(2) as f64 - 1.0;
+            for (s, a) in sd[m].iter_mut().zip(&mean[m]) {
+                *s = (*s / n).sqrt();
+                // Constant (up to rounding) features keep their scale.
+                if !s.is_finite() || *s <= 1e-12 * (1.0 + a.abs()) {
+                    *s = 1.0;
+                }
+            }
+        }
+        Scaling { mean, sd }
+    }
+
+    /// A copy with every feature replaced by `(x − mean) / sd`; errors if
+    /// the widths differ from the scaling's.
+    pub fn scaled(&self, s: &Scaling) -> Result<Bags> {
+        for m in 0..2u8 {
+            if self.counts()[m as usize] > 0 && s.mean[m as usize].len() != self.width(m) {
+                return Err(Error::Data(format!(
+                    "modality {m} has {} features, the scaling {}",
+                    self.width(m),
+                    s.mean[m as usize].len()
+                )));
+            }
+        }
+        let mut out = self.clone();
+        for j in 0..self.n_instances() {
+            let m = self.modality[j] as usize;
+            let w = self.width(m as u8);
+            let f = &mut out.features[self.offset[j]..self.offset[j] + w];
+            for ((x, a), sd) in f.iter_mut().zip(&s.mean[m]).zip(&s.sd[m]) {
+                *x = (*x - a) / sd;
+            }
+        }
+        Ok(out)
     }
 
     /// Features of instance `j` (its own modality's).

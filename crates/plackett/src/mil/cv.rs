@@ -3,8 +3,10 @@
 //! engine into a [`MilModel`].
 
 use super::bags::Bags;
+use super::baselines::{Baseline, fit_baseline};
 use super::gibbs::{MilGibbsOptions, fit_gibbs};
 use super::model::MilModel;
+use super::params::MilPriors;
 use super::vb::{VbOptions, fit_vb};
 use crate::error::{Error, Result};
 use crate::eval::metrics::auc;
@@ -43,6 +45,24 @@ pub struct MilFitInfo {
     /// Per training instance: posterior probability of being primary
     /// given the labels.
     pub primary: Vec<f64>,
+}
+
+/// Fit `bags` with `engine`, after z-scoring the features if `standardise`
+/// (the model then carries the scaling and applies it to new bags; the
+/// reported instance probabilities are unaffected, the coefficients are
+/// per training sd).
+pub fn fit_model_with(
+    bags: &Bags,
+    engine: &MilEngine,
+    standardise: bool,
+) -> Result<(MilModel, MilFitInfo)> {
+    if !standardise {
+        return fit_model(bags, engine);
+    }
+    let scaling = bags.scaling();
+    let (mut model, info) = fit_model(&bags.scaled(&scaling)?, engine)?;
+    model.scaling = Some(scaling);
+    Ok((model, info))
 }
 
 /// Fit `bags` with `engine`.
@@ -87,9 +107,79 @@ pub fn fit_model(bags: &Bags, engine: &MilEngine) -> Result<(MilModel, MilFitInf
     }
 }
 
-/// Result of [`cross_validate`].
+/// Baselines in cross-validation stop when their objective changes by less
+/// than this, relatively (MILR's EM crawls on wide data such as Musk's 166
+/// features; scores settle long before).
+const BASELINE_TOL: f64 = 1e-7;
+/// and after at most this many EM iterations / Newton steps.
+const BASELINE_MAX_ITER: usize = 300;
+
+/// A method `cross_validate` compares: one of the model's engines or a
+/// baseline.
+#[derive(Debug, Clone)]
+pub enum MilMethod {
+    /// vMMIC or its Gibbs sampler.
+    Model(MilEngine),
+    /// MILR or single-instance logistic regression
+    /// ([`crate::mil::baselines`]), penalised by these priors.
+    Baseline(Baseline, MilPriors),
+}
+
+impl MilMethod {
+    /// The method's name in tables (`vmmic`, `gibbs`, `milr`, `si-mean`,
+    /// `si-max`).
+    pub fn name(&self) -> &'static str {
+        match self {
+            MilMethod::Model(MilEngine::Vb(_)) => "vmmic",
+            MilMethod::Model(MilEngine::Gibbs(_)) => "gibbs",
+            MilMethod::Baseline(b, _) => b.name(),
+        }
+    }
+
+    /// Fit on `train`, score `test` (posterior predictive probabilities
+    /// for the model, the baseline's bag scores otherwise).
+    fn fit_score(
+        &self,
+        train: &Bags,
+        test: &Bags,
+        standardise: bool,
+        draws: usize,
+        seed: u64,
+    ) -> Result<Vec<f64>> {
+        match self {
+            MilMethod::Model(engine) => {
+                let (model, _) = fit_model_with(train, engine, standardise)?;
+                Ok(model
+                    .predict(test, draws, seed)?
+                    .into_iter()
+                    .map(|b| b.p)
+                    .collect())
+            }
+            MilMethod::Baseline(b, priors) => {
+                if standardise {
+                    let sc = train.scaling();
+                    fit_baseline(
+                        &train.scaled(&sc)?,
+                        *b,
+                        priors,
+                        BASELINE_TOL,
+                        BASELINE_MAX_ITER,
+                    )?
+                    .bag_scores(&test.scaled(&sc)?)
+                } else {
+                    fit_baseline(train, *b, priors, BASELINE_TOL, BASELINE_MAX_ITER)?
+                        .bag_scores(test)
+                }
+            }
+        }
+    }
+}
+
+/// Result of [`cross_validate`] for one method.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct MilCv {
+    /// The method (`vmmic`, `gibbs`, `milr`, `si-mean`, `si-max`).
+    pub method: String,
     /// Folds per repeat.
     pub folds: usize,
     /// Bag AUROC of each repeat (held-out predictions of all folds pooled).
@@ -102,8 +192,8 @@ pub struct MilCv {
     pub sd_auroc: f64,
 }
 
-/// Repeated `folds`-fold cross-validation (bags shuffled by `seed` and the
-/// repeat, folds stratified by label).
+/// Repeated `folds`-fold cross-validation of one engine (see
+/// [`cross_validate_methods`]).
 pub fn cross_validate(
     bags: &Bags,
     engine: &MilEngine,
@@ -112,6 +202,32 @@ pub fn cross_validate(
     predict_draws: usize,
     seed: u64,
 ) -> Result<MilCv> {
+    let mut out = cross_validate_methods(
+        bags,
+        &[MilMethod::Model(engine.clone())],
+        false,
+        folds,
+        repeats,
+        predict_draws,
+        seed,
+    )?;
+    Ok(out.remove(0))
+}
+
+/// Repeated `folds`-fold cross-validation of several methods on the same
+/// folds (bags shuffled by `seed` and the repeat, folds stratified by
+/// label); a method's AUROC pools the held-out scores of all folds of a
+/// repeat. With `standardise`, each training fold's z-score scaling is
+/// applied to it and to its held-out fold.
+pub fn cross_validate_methods(
+    bags: &Bags,
+    methods: &[MilMethod],
+    standardise: bool,
+    folds: usize,
+    repeats: usize,
+    predict_draws: usize,
+    seed: u64,
+) -> Result<Vec<MilCv>> {
     let y = bags.labels("data")?;
     if folds < 2 || folds > bags.n_bags() {
         return Err(Error::param(
@@ -122,8 +238,11 @@ pub fn cross_validate(
     if repeats == 0 || repeats > 1000 {
         return Err(Error::param("repeats", "between 1 and 1000"));
     }
-    let mut aurocs = Vec::new();
-    let mut accs = Vec::new();
+    if methods.is_empty() {
+        return Err(Error::param("methods", "need at least one"));
+    }
+    let mut aurocs = vec![Vec::new(); methods.len()];
+    let mut accs = vec![Vec::new(); methods.len()];
     for r in 0..repeats {
         let mut rng = stream(seed, &[0x4d49_4c43, r as u64]);
         // Stratified: shuffle each class, deal round-robin into folds.
@@ -140,31 +259,48 @@ pub fn cross_validate(
                 next += 1;
             }
         }
-        let mut p = vec![0.0; bags.n_bags()];
+        let mut p = vec![vec![0.0; bags.n_bags()]; methods.len()];
         for f in 0..folds {
             let train: Vec<usize> = (0..bags.n_bags()).filter(|&i| fold_of[i] != f).collect();
             let test: Vec<usize> = (0..bags.n_bags()).filter(|&i| fold_of[i] == f).collect();
-            let (model, _) = fit_model(&bags.subset(&train), engine)?;
-            let pred = model.predict(
-                &bags.subset(&test),
-                predict_draws,
-                seed ^ (r * folds + f) as u64,
-            )?;
-            for (i, bp) in test.iter().zip(pred) {
-                p[*i] = bp.p;
+            let (tr, te) = (bags.subset(&train), bags.subset(&test));
+            for (k, m) in methods.iter().enumerate() {
+                let scores = m.fit_score(
+                    &tr,
+                    &te,
+                    standardise,
+                    predict_draws,
+                    seed ^ (r * folds + f) as u64,
+                )?;
+                for (i, s) in test.iter().zip(scores) {
+                    p[k][*i] = s;
+                }
             }
         }
-        aurocs.push(auc(&p, &y));
-        accs.push(
-            p.iter().zip(&y).filter(|(p, y)| (**p > 0.5) == **y).count() as f64 / y.len() as f64,
-        );
+        for k in 0..methods.len() {
+            aurocs[k].push(auc(&p[k], &y));
+            accs[k].push(
+                p[k].iter()
+                    .zip(&y)
+                    .filter(|(p, y)| (**p > 0.5) == **y)
+                    .count() as f64
+                    / y.len() as f64,
+            );
+        }
     }
-    let (mean_auroc, sd_auroc) = crate::stats::mean_sd(&aurocs);
-    Ok(MilCv {
-        folds,
-        auroc: aurocs,
-        accuracy: accs,
-        mean_auroc,
-        sd_auroc,
-    })
+    Ok(methods
+        .iter()
+        .zip(aurocs.into_iter().zip(accs))
+        .map(|(m, (auroc, accuracy))| {
+            let (mean_auroc, sd_auroc) = crate::stats::mean_sd(&auroc);
+            MilCv {
+                method: m.name().to_string(),
+                folds,
+                auroc,
+                accuracy,
+                mean_auroc,
+                sd_auroc,
+            }
+        })
+        .collect())
 }

@@ -10,8 +10,10 @@
 //! With one modality this is MICProB (Xiong et al. 2024).
 
 pub mod bags;
+pub mod baselines;
 
-pub use bags::{Bag, Bags, read_bags};
+pub use bags::{Bag, Bags, Scaling, read_bags};
+pub use baselines::{Baseline, BaselineFit, fit_baseline};
 pub mod gibbs;
 pub mod params;
 pub mod simulate;
@@ -23,5 +25,8 @@ pub use simulate::{MilDesign, simulate_bags, simulate_with};
 pub use vb::{VbFit, VbOptions, fit_vb};
 pub mod cv;
 pub mod model;
-pub use cv::{MilCv, MilEngine, MilFitInfo, cross_validate, fit_model};
+pub use cv::{
+    MilCv, MilEngine, MilFitInfo, MilMethod, cross_validate, cross_validate_methods, fit_model,
+    fit_model_with,
+};
 pub use model::{BagPrediction, MIL_MODEL_FORMAT, MilModel};

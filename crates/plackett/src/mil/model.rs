@@ -10,7 +10,7 @@
 //! dissertation's plug-in `Φ(α̂ + Σ_j P̂(δ̃_j = 1) η̂_j)` is reported
 //! alongside as `p_plugin`.
 
-use super::bags::Bags;
+use super::bags::{Bags, Scaling};
 use super::gibbs::MilGibbsFit;
 use super::params::{Layout, MilPriors, predictors};
 use super::vb::VbFit;
@@ -65,6 +65,11 @@ pub struct MilModel {
     /// Gibbs: posterior draws of θ (at most [`MAX_STORED_DRAWS`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub draws: Option<Vec<Vec<f64>>>,
+    /// The z-score scaling applied to the training features before the fit
+    /// (`--standardise`); new bags are scaled alike, and the coefficients
+    /// are per training sd.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scaling: Option<Scaling>,
 }
 
 /// A bag's prediction.
@@ -138,6 +143,7 @@ impl MilModel {
                     .collect(),
             ),
             draws: None,
+            scaling: None,
         }
     }
 
@@ -159,6 +165,7 @@ impl MilModel {
             parameters,
             covariances: None,
             draws: Some(rows.into_iter().step_by(step).collect()),
+            scaling: None,
         }
     }
 
@@ -299,6 +306,14 @@ impl MilModel {
         if draws == 0 || draws > 1_000_000 {
             return Err(Error::param("draws", "between 1 and 1,000,000"));
         }
+        let scaled;
+        let bags = match &self.scaling {
+            Some(s) => {
+                scaled = bags.scaled(s)?;
+                &scaled
+            }
+            None => bags,
+        };
         let lay = self.layout;
         let thetas = self.parameter_draws(draws, seed)?;
         let mean = self.mean();
