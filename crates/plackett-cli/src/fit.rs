@@ -6,6 +6,7 @@ use clap::Args;
 use plackett::data::Dataset;
 use plackett::infer::Prior;
 use plackett::infer::spec::{EngineKind, FitSpec};
+use plackett::io::output::csv_field;
 use plackett::io::output::{FitReport, write_all_atomic};
 use plackett::io::{Format, ItemsSpec, ReadOptions, read_path};
 use plackett::posterior::{Gauge, Posterior};
@@ -263,15 +264,6 @@ pub struct FitArgs {
         help_heading = "Adherence (heterogeneous rankers)"
     )]
     pub fixed_adherence: Option<String>,
-}
-
-/// Quote a CSV field if needed.
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
 }
 
 fn parse_item_cols(s: Option<&str>) -> Result<Option<(String, String)>> {

@@ -13,6 +13,7 @@ mod features;
 mod fit;
 mod groundtruth;
 mod gtreport;
+mod keywords;
 mod mil;
 mod mixture;
 mod progress;
@@ -50,6 +51,9 @@ enum Command {
     /// Multiple-instance classification of bags with two modalities (vMMIC, Hu 2024 ch. 2): fit, predict, simulate, cv.
     #[command(subcommand)]
     Mil(mil::MilCommand),
+    /// Keyword extraction with a few known keywords (VBSS, Hu 2024 ch. 1): extract, evaluate.
+    #[command(subcommand)]
+    Keywords(keywords::KeywordsCommand),
 }
 
 /// Write to standard output; a closed pipe (`plackett … | head`) ends the
@@ -107,6 +111,7 @@ fn main() {
         Command::Cv(a) => cv::run(&a),
         Command::Classify(c) => classify::run(&c),
         Command::Mil(c) => mil::run(&c),
+        Command::Keywords(c) => keywords::run(&c),
         Command::Aggregate(a) => groundtruth::run_aggregate(&a),
         Command::Evaluate(a) => groundtruth::run_evaluate(&a),
     };

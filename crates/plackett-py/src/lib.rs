@@ -20,6 +20,7 @@ mod adherence;
 mod classifier;
 mod groundtruth;
 mod interrupt;
+mod keywords;
 mod mixture;
 mod sharded;
 
@@ -787,6 +788,7 @@ fn _plackett(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<classifier::ClassifierModel>()?;
     m.add_function(wrap_pyfunction!(classifier::classifier_fit, m)?)?;
     m.add_function(wrap_pyfunction!(classifier::_restore_classifier, m)?)?;
+    m.add_function(wrap_pyfunction!(keywords::extract_keywords, m)?)?;
     m.add_class::<groundtruth::PySelectors>()?;
     m.add_class::<groundtruth::AggregateResult>()?;
     m.add_function(wrap_pyfunction!(groundtruth::read_selectors_data, m)?)?;

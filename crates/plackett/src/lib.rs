@@ -35,6 +35,7 @@ pub mod eval;
 pub mod groundtruth;
 pub mod infer;
 pub mod io;
+pub mod keywords;
 pub mod mil;
 pub mod model;
 pub mod numerics;

@@ -25,11 +25,13 @@ __all__ = [
     "AdherenceResult",
     "Dataset",
     "FitResult",
+    "KeywordResult",
     "MixtureResult",
     "PLClassifier",
     "Selectors",
     "aggregate",
     "evaluate",
+    "extract_keywords",
     "fit",
     "fit_adherence",
     "fit_mixture",
@@ -592,6 +594,84 @@ def evaluate(
         prirn_zero=prirn_zero,
     )
     return json.loads(text)
+
+
+class KeywordResult:
+    """Keyword probabilities of one document (VBSS, Hu 2024 ch. 1).
+
+    ``words``: one row per candidate word, best first (a pandas DataFrame
+    when pandas is installed, else a list of dicts) with ``word``, ``rank``,
+    ``known``, ``selected``, ``p`` (the probability the FDR rule read),
+    ``p_plugin``, ``p_predictive``, ``p_latent``, ``theta_mean``,
+    ``theta_sd``, ``frequency``; ``selected``: the words the Bayesian FDR
+    rule kept; ``fit``: engine details (ELBO or MCMC diagnostics);
+    ``converged``, ``notes``, ``to_json()`` (the JSON of ``plackett keywords
+    extract --output json``).
+    """
+
+    def __init__(self, payload: str):
+        self._json = payload
+        d = json.loads(payload)
+        self.candidates: int = d["candidates"]
+        self.known: int = d["known"]
+        self.gamma: float = d["gamma"]
+        self.probability: str = d["probability"]
+        self.selected: list = d["selected"]
+        self.fit: dict = d["fit"]
+        self.converged: bool = d["converged"]
+        self.notes: list = d["notes"]
+        try:
+            import pandas as pd
+
+            self.words = pd.DataFrame(d["words"])
+        except ImportError:  # pragma: no cover - pandas is optional
+            self.words = d["words"]
+
+    def to_json(self) -> str:
+        return self._json
+
+    def __repr__(self) -> str:
+        return (
+            f"KeywordResult({self.candidates} candidates, {self.known} known, "
+            f"{len(self.selected)} selected at gamma={self.gamma})"
+        )
+
+
+def extract_keywords(
+    document: str,
+    known: Any,
+    *,
+    tokens: bool = False,
+    gamma: float = 0.2,
+    engine: str = "vb",
+    **options: Any,
+) -> KeywordResult:
+    """Keyword probabilities of a document given a few known keywords.
+
+    ``document``: the text (run through the front-end: normalisation,
+    function-word filter, Porter stemming) or, with ``tokens=True``, the
+    candidate sequence separated by white space. ``known``: keywords or
+    keyphrases (a list, or one comma-separated string), stemmed like the
+    text. ``engine``: "vb" (VBSS) or "gibbs" (the exact posterior of the
+    same model). Every option of ``plackett keywords extract`` is a keyword
+    argument with ``_`` for ``-``: ``probability`` ("latent", "plugin",
+    "predictive"), ``prior_scale`` ("code", "dissertation"),
+    ``theta_update``, ``alpha``, ``window``, ``self_loops``, ``damping``,
+    ``min_count``, ``tau``, ``sigma_a2``, ``sigma_b2``, ``tol``,
+    ``max_iter``, ``samples``, ``burn_in``, ``chains``, ``seed``.
+    See docs/keywords.md.
+    """
+    if not isinstance(document, str):
+        raise TypeError("document: expected a str")
+    if isinstance(known, str):
+        known = [k for k in known.split(",")]
+    elif isinstance(known, Iterable):
+        known = [str(k) for k in known]
+    else:
+        raise TypeError("known: expected a list of keywords or a comma-separated str")
+    return KeywordResult(
+        _plackett.extract_keywords(document, known, tokens=tokens, gamma=gamma, engine=engine, **options)
+    )
 
 
 from ._classifier import PLClassifier  # noqa: E402

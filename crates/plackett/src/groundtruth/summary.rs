@@ -7,6 +7,7 @@ use super::irn::TieSplit;
 use super::measures::{RiskMeasures, dataset_mean_sd, pearson};
 use super::models::{Method, PlPrior, PrirnZero};
 use super::run::RunResult;
+use crate::io::output::csv_field;
 use serde_json::{Map, Value, json};
 
 /// A short description of a method with its knobs (`pl (3 repetitions,
@@ -94,15 +95,6 @@ pub fn aggregate_json(
         "notes": notes,
         "cases": cases_json,
     })
-}
-
-/// A CSV field, quoted when it holds a comma, quote or newline (RFC 4180).
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
 }
 
 /// The per-case CSV of `plackett aggregate --output csv`.

@@ -174,6 +174,15 @@ pub struct FitReport {
 /// the formatter's width limit).
 pub const NAME_WIDTH: usize = 60;
 
+/// A CSV field, quoted when it holds a comma, quote or line break (RFC 4180).
+pub fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
 /// `name` cut to `max` characters, with "…" marking the cut.
 pub fn short_name(name: &str, max: usize) -> std::borrow::Cow<'_, str> {
     if name.chars().count() <= max {

@@ -12,6 +12,7 @@
 
 use crate::error::{Error, Result};
 use crate::io::json_value::{JValue, Spanned, parse};
+use crate::io::output::csv_field;
 use std::collections::HashMap;
 
 /// One bag: a name, a label (`None`: to be predicted) and its instances
@@ -307,14 +308,6 @@ impl Bags {
             }
         }
         s
-    }
-}
-
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
     }
 }
 

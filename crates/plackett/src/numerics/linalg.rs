@@ -134,6 +134,23 @@ pub fn lu_solve(a: &DMatrix<f64>, b: &DVector<f64>) -> Option<DVector<f64>> {
     out.iter().all(|v| v.is_finite()).then_some(out)
 }
 
+/// `y = A x` (or `Aᵀ x` with `transpose`) through faer's SIMD kernel,
+/// single-threaded so that the sums' order never depends on the pool.
+pub fn mat_vec(a: &DMatrix<f64>, x: &[f64], transpose: bool) -> Vec<f64> {
+    let a = view(a);
+    let (a, rows) = if transpose {
+        (a.transpose(), a.ncols())
+    } else {
+        (a, a.nrows())
+    };
+    assert_eq!(a.ncols(), x.len(), "mat_vec: dimension mismatch");
+    let xv = MatRef::from_column_major_slice(x, x.len(), 1);
+    let mut out = vec![0.0; rows];
+    let dst = faer::MatMut::from_column_major_slice_mut(&mut out, rows, 1);
+    faer::linalg::matmul::matmul(dst, faer::Accum::Replace, a, xv, 1.0, faer::Par::Seq);
+    out
+}
+
 /// Eigendecomposition of a symmetric matrix (the lower triangle is read):
 /// `A = V diag(λ) Vᵀ`, eigenvalues in non-decreasing order.
 pub struct SymmetricEigen {
@@ -165,6 +182,19 @@ mod tests {
     fn spd(n: usize) -> DMatrix<f64> {
         let b = DMatrix::from_fn(n, n, |i, j| ((i * 7 + j * 13) % 11) as f64 / 11.0 - 0.4);
         &b * b.transpose() + DMatrix::identity(n, n) * 0.5
+    }
+
+    #[test]
+    fn mat_vec_matches_nalgebra() {
+        let a = DMatrix::from_fn(7, 5, |i, j| (i * 5 + j) as f64 * 0.1 - 1.0);
+        let x: Vec<f64> = (0..5).map(|i| i as f64 - 2.0).collect();
+        let z: Vec<f64> = (0..7).map(|i| 0.5 * i as f64).collect();
+        let ax = &a * DVector::from_vec(x.clone());
+        let atz = a.transpose() * DVector::from_vec(z.clone());
+        let m = mat_vec(&a, &x, false);
+        let t = mat_vec(&a, &z, true);
+        assert!(m.iter().zip(ax.iter()).all(|(u, v)| (u - v).abs() < 1e-12));
+        assert!(t.iter().zip(atz.iter()).all(|(u, v)| (u - v).abs() < 1e-12));
     }
 
     #[test]

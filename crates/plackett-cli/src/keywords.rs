@@ -1,0 +1,394 @@
+//! `plackett keywords extract|evaluate`: keyword extraction with a few
+//! known keywords (VBSS, Hu 2024 ch. 1), its Gibbs gold standard, and the
+//! dissertation's evaluation protocol against graph baselines.
+
+use anyhow::{Result, bail};
+use clap::{Args, Subcommand};
+use plackett::infer::mcmc::McmcSettings;
+use plackett::io::output::write_all_atomic;
+use plackett::keywords::{
+    AlphaModel, EvalOptions, Method, PriorScale, Probability, ThetaUpdate, VbssGibbsOptions,
+    VbssOptions, evaluate,
+};
+use plackett_text::{
+    Engine, ExtractOptions, Input, Pipeline, extract, read_candidate_corpus, read_corpus,
+};
+use serde_json::json;
+use std::path::Path;
+
+/// `plackett keywords …`.
+#[derive(Subcommand, Debug)]
+pub enum KeywordsCommand {
+    /// Score every candidate word of one document given a few known keywords; select by Bayesian FDR.
+    Extract(Box<ExtractArgs>),
+    /// Run the evaluation protocol of Hu 2024 §1.4 on a corpus (docsutf8/ + keys/): VBSS against SS, TextRank, PositionRank and TF-IDF.
+    Evaluate(Box<EvaluateArgs>),
+}
+
+/// Model settings shared by extract and evaluate.
+#[derive(Args, Debug, Clone)]
+pub struct ModelArgs {
+    /// Co-occurrence window: words 1..=N positions apart are linked (Hu 2024's "two-word window" is N = 2).
+    #[arg(long, default_value_t = 2)]
+    pub window: usize,
+    /// Count a word co-occurring with itself (the authors' code keeps the diagonal).
+    #[arg(long)]
+    pub self_loops: bool,
+    /// Damping d of the SS prior and of TextRank/PositionRank.
+    #[arg(long, default_value_t = 0.85)]
+    pub damping: f64,
+    /// θ₀ = B⁻¹y as the authors' code, or (1 − d) B⁻¹y as the dissertation writes it (under which VB's slope collapses and its probabilities drift from the exact posterior's: docs/keywords.md).
+    #[arg(long, default_value = "code", value_parser = ["dissertation", "code"])]
+    pub prior_scale: String,
+    /// Shape = scale τ of the IG(τ, τ) prior on σ² (Hu 2024: 0.1).
+    #[arg(long, default_value_t = 0.1)]
+    pub tau: f64,
+    /// Prior variance of the intercept a.
+    #[arg(long, default_value_t = 10.0)]
+    pub sigma_a2: f64,
+    /// Prior variance of the slope b.
+    #[arg(long, default_value_t = 10.0)]
+    pub sigma_b2: f64,
+    /// One probability α of a keyword going unobserved (the dissertation's experiments) or one per word.
+    #[arg(long, default_value = "shared", value_parser = ["shared", "per-word"])]
+    pub alpha: String,
+    /// θ update: block (exact, full-covariance q(θ); ELBO never falls), coordinate (exact mean-field), published (Hu 2024 §1.3.3, marginal prior variances).
+    #[arg(long, default_value = "block", value_parser = ["block", "coordinate", "published"])]
+    pub theta_update: String,
+    /// Stop when the mean absolute change of p̂ is below this (Hu 2024: 1e-10).
+    #[arg(long, default_value_t = 1e-10)]
+    pub tol: f64,
+    /// Most sweeps, SQUAREM extrapolations included (Hu 2024: 500 plain sweeps).
+    #[arg(long, default_value_t = 2000)]
+    pub max_iter: usize,
+    /// Which probability the FDR rule reads: latent, the posterior probability that the word is a keyword given the known ones (1 for a known keyword; Newton et al. 2004's rule is defined on it); plugin Φ(E a + E b E θ), the dissertation's p̂ (selects nothing at usual γ on SemEval-2010: docs/keywords.md); predictive, Φ(a + bθ) averaged over q.
+    #[arg(long, default_value = "latent", value_parser = ["latent", "plugin", "predictive"])]
+    pub probability: String,
+}
+
+impl ModelArgs {
+    fn vbss(&self) -> VbssOptions {
+        VbssOptions {
+            tau: self.tau,
+            sigma_a2: self.sigma_a2,
+            sigma_b2: self.sigma_b2,
+            alpha: self.alpha_model(),
+            alpha_init: 0.6,
+            theta_update: match self.theta_update.as_str() {
+                "coordinate" => ThetaUpdate::Coordinate,
+                "published" => ThetaUpdate::Published,
+                _ => ThetaUpdate::Block,
+            },
+            tol: self.tol,
+            max_iter: self.max_iter,
+        }
+    }
+    fn alpha_model(&self) -> AlphaModel {
+        if self.alpha == "per-word" {
+            AlphaModel::PerWord
+        } else {
+            AlphaModel::Shared
+        }
+    }
+    fn scale(&self) -> PriorScale {
+        if self.prior_scale == "code" {
+            PriorScale::Code
+        } else {
+            PriorScale::Dissertation
+        }
+    }
+    fn probability(&self) -> Probability {
+        match self.probability.as_str() {
+            "predictive" => Probability::Predictive,
+            "latent" => Probability::Latent,
+            _ => Probability::Plugin,
+        }
+    }
+}
+
+/// `plackett keywords extract`.
+#[derive(Args, Debug)]
+pub struct ExtractArgs {
+    /// The document: plain text (UTF-8), or with --input tokens a sequence of candidate words separated by white space.
+    pub file: String,
+    /// Known keywords or keyphrases, comma-separated (each word is stemmed like the text).
+    #[arg(long, value_name = "LIST")]
+    pub known: String,
+    /// text: run the front-end (normalise, drop function words, Porter-stem); tokens: the file already holds the candidate sequence.
+    #[arg(long, default_value = "text", value_parser = ["text", "tokens"])]
+    pub input: String,
+    /// Keep only stems occurring more than N times (Hu 2024 used 2 for full papers, 0 for abstracts).
+    #[arg(long, default_value_t = 0)]
+    pub min_count: usize,
+    /// FDR level γ of the selection.
+    #[arg(long, default_value_t = 0.2)]
+    pub gamma: f64,
+    /// vb: VBSS; gibbs: the exact posterior of the same model by Albert–Chib Gibbs sampling (slower; the gold standard).
+    #[arg(long, default_value = "vb", value_parser = ["vb", "gibbs"])]
+    pub engine: String,
+    #[command(flatten)]
+    pub model: ModelArgs,
+    /// gibbs: kept draws per chain.
+    #[arg(long, default_value_t = 2000)]
+    pub samples: usize,
+    /// gibbs: burn-in sweeps per chain.
+    #[arg(long, default_value_t = 1000)]
+    pub burn_in: usize,
+    /// gibbs: chains.
+    #[arg(long, default_value_t = 4)]
+    pub chains: usize,
+    /// Random seed (gibbs).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Output format.
+    #[arg(long, default_value = "table", value_parser = ["table", "json", "csv"])]
+    pub output: String,
+    /// Rows of the table (all with json/csv).
+    #[arg(long, default_value_t = 30)]
+    pub top: usize,
+    /// Write the output here instead of standard output.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<String>,
+    /// Exit 0 even if VBSS stopped at --max-iter.
+    #[arg(long)]
+    pub allow_nonconvergence: bool,
+}
+
+/// `plackett keywords evaluate`.
+#[derive(Args, Debug)]
+pub struct EvaluateArgs {
+    /// Corpus folder with docsutf8/<id>.txt and keys/<id>.key (one keyphrase per line).
+    pub corpus: String,
+    /// Use pre-computed candidate sequences from this folder (docs/ + map.tsv: file<TAB>id), e.g. the VBSS authors' own, instead of the front-end.
+    #[arg(long, value_name = "DIR")]
+    pub candidates: Option<String>,
+    /// Front-end: keep only stems occurring more than N times (Hu 2024: 2 for full papers, 0 for abstracts).
+    #[arg(long, default_value_t = 2)]
+    pub min_count: usize,
+    /// Known keywords drawn at random per document (Hu 2024: 5; 3 and 7 in its sensitivity study).
+    #[arg(long, default_value_t = 5)]
+    pub k: usize,
+    /// Leave out documents with fewer ground-truth keywords among their candidates (Hu 2024: 11).
+    #[arg(long, default_value_t = 11)]
+    pub min_keywords: usize,
+    /// FDR levels, comma-separated.
+    #[arg(long, default_value = "0.05,0.1,0.15,0.2,0.25,0.3")]
+    pub gamma: String,
+    /// Methods besides VBSS, comma-separated (ss, textrank, positionrank, tfidf).
+    #[arg(long, default_value = "ss,textrank,positionrank,tfidf")]
+    pub methods: String,
+    /// Do not force the known keywords into the cuts of the other methods (Hu 2024 Table 1.4 instead of Table 1.5).
+    #[arg(long)]
+    pub not_forced: bool,
+    #[command(flatten)]
+    pub model: ModelArgs,
+    /// Seed of the known-keyword draws.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Output format.
+    #[arg(long, default_value = "table", value_parser = ["table", "json"])]
+    pub output: String,
+    /// Write the output here instead of standard output.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<String>,
+}
+
+/// Run `plackett keywords …`.
+pub fn run(c: &KeywordsCommand) -> Result<()> {
+    match c {
+        KeywordsCommand::Extract(a) => run_extract(a),
+        KeywordsCommand::Evaluate(a) => run_evaluate(a),
+    }
+}
+
+fn deliver(out: &Option<String>, text: &str) -> Result<()> {
+    match out {
+        Some(path) => Ok(write_all_atomic(&[(path.as_str(), text.as_bytes())])?),
+        None => crate::emit(text),
+    }
+}
+
+fn read_text(path: &str) -> Result<String> {
+    let bytes = std::fs::read(path).map_err(|e| anyhow::anyhow!("{path}: {e}"))?;
+    match String::from_utf8(bytes) {
+        Ok(s) => Ok(s.trim_start_matches('\u{feff}').to_string()),
+        Err(e) => bail!(
+            "{path}: not UTF-8 text (invalid byte at offset {})",
+            e.utf8_error().valid_up_to()
+        ),
+    }
+}
+
+fn run_extract(a: &ExtractArgs) -> Result<()> {
+    let vb = a.model.vbss();
+    let engine = if a.engine == "gibbs" {
+        Engine::Gibbs(VbssGibbsOptions {
+            tau: vb.tau,
+            sigma_a2: vb.sigma_a2,
+            sigma_b2: vb.sigma_b2,
+            alpha: vb.alpha,
+            mcmc: McmcSettings {
+                samples: a.samples,
+                burn_in: a.burn_in,
+                thin: 1,
+                chains: a.chains,
+                seed: a.seed,
+            },
+        })
+    } else {
+        Engine::Vb(vb)
+    };
+    let opts = ExtractOptions {
+        input: if a.input == "tokens" {
+            Input::Tokens
+        } else {
+            Input::Text
+        },
+        pipeline: Pipeline {
+            min_count_exclusive: a.min_count,
+            ..Default::default()
+        },
+        window: a.model.window,
+        self_loops: a.model.self_loops,
+        damping: a.model.damping,
+        scale: a.model.scale(),
+        probability: a.model.probability(),
+        gamma: a.gamma,
+        engine,
+    };
+    let text = read_text(&a.file)?;
+    let known: Vec<String> = a.known.split(',').map(str::to_string).collect();
+    let ex = extract(&text, &known, &opts).map_err(|e| match e {
+        plackett::Error::Data(m) => anyhow::anyhow!("{}: {m}", a.file),
+        e => e.into(),
+    })?;
+    if !ex.converged && !a.allow_nonconvergence {
+        return Err(crate::NotConverged(format!(
+            "VBSS stopped at --max-iter {} before the mean change of p̂ fell below --tol {}; raise --max-iter or pass --allow-nonconvergence",
+            a.model.max_iter, a.model.tol
+        ))
+        .into());
+    }
+    let out = match a.output.as_str() {
+        "json" => {
+            let mut v = serde_json::to_value(&ex)?;
+            v["file"] = json!(a.file);
+            serde_json::to_string_pretty(&v)? + "\n"
+        }
+        "csv" => {
+            let mut s = String::from(
+                "word,rank,known,selected,p,p_plugin,p_predictive,p_latent,theta_mean,theta_sd,frequency\n",
+            );
+            for w in &ex.words {
+                s.push_str(&format!(
+                    "{},{},{},{},{},{},{},{},{},{},{}\n",
+                    plackett::io::output::csv_field(&w.word),
+                    w.rank,
+                    u8::from(w.known),
+                    u8::from(w.selected),
+                    w.p,
+                    w.p_plugin,
+                    w.p_predictive,
+                    w.p_latent,
+                    w.theta_mean,
+                    w.theta_sd,
+                    w.frequency
+                ));
+            }
+            s
+        }
+        _ => {
+            let mut s = format!(
+                "{}: {} candidate words, {} known; engine {}; {} selected at FDR γ = {} ({} probability)\n",
+                a.file,
+                ex.candidates,
+                ex.known,
+                a.engine,
+                ex.selected.len(),
+                ex.gamma,
+                ex.probability
+            );
+            s.push_str(&format!(
+                "{:>4}  {:<24} {:>6} {:>8} {:>9}\n",
+                "rank", "word", "known", "p", "selected"
+            ));
+            for w in ex.words.iter().take(a.top) {
+                s.push_str(&format!(
+                    "{:>4}  {:<24} {:>6} {:>8.4} {:>9}\n",
+                    w.rank,
+                    plackett::io::output::short_name(&w.word, 24),
+                    if w.known { "yes" } else { "" },
+                    w.p,
+                    if w.selected { "yes" } else { "" }
+                ));
+            }
+            for n in &ex.notes {
+                s.push_str(&format!("note: {}\n", crate::cli_text(n)));
+            }
+            s
+        }
+    };
+    deliver(&a.out, &out)
+}
+
+fn run_evaluate(a: &EvaluateArgs) -> Result<()> {
+    let gammas: Vec<f64> = a
+        .gamma
+        .split(',')
+        .map(|s| {
+            s.trim().parse::<f64>().map_err(|_| {
+                anyhow::anyhow!("invalid option `--gamma`: `{}` is not a number", s.trim())
+            })
+        })
+        .collect::<Result<_>>()?;
+    let mut methods = Vec::new();
+    for m in a.methods.split(',').filter(|s| !s.trim().is_empty()) {
+        match Method::parse(m.trim()) {
+            Some(x) => methods.push(x),
+            None => bail!(
+                "invalid option `--methods`: unknown method `{}` (vbss, ss, textrank, positionrank, tfidf)",
+                m.trim()
+            ),
+        }
+    }
+    let opts = EvalOptions {
+        k: a.k,
+        min_keywords: a.min_keywords,
+        gammas,
+        window: a.model.window,
+        self_loops: a.model.self_loops,
+        damping: a.model.damping,
+        scale: a.model.scale(),
+        vbss: a.model.vbss(),
+        probability: a.model.probability(),
+        forced: !a.not_forced,
+        methods,
+        seed: a.seed,
+    };
+    let pipe = Pipeline {
+        min_count_exclusive: a.min_count,
+        ..Default::default()
+    };
+    let dir = Path::new(&a.corpus);
+    let start = std::time::Instant::now();
+    let corpus = match &a.candidates {
+        Some(c) => read_candidate_corpus(dir, Path::new(c), &pipe)?,
+        None => read_corpus(dir, &pipe)?,
+    };
+    let read_s = start.elapsed().as_secs_f64();
+    let t = std::time::Instant::now();
+    let table = evaluate(&corpus, &opts)?;
+    let eval_s = t.elapsed().as_secs_f64();
+    let text = if a.output == "json" {
+        let mut v = serde_json::to_value(&table)?;
+        v["seconds_reading"] = json!(read_s);
+        v["seconds_wall"] = json!(eval_s);
+        serde_json::to_string_pretty(&v)? + "\n"
+    } else {
+        format!(
+            "{}\nread and pre-processed in {read_s:.2} s; evaluated in {eval_s:.2} s (wall)\n",
+            table.render()
+        )
+    };
+    deliver(&a.out, &text)
+}

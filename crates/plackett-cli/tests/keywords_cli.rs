@@ -1,0 +1,301 @@
+//! `plackett keywords extract|evaluate` end to end (VBSS, Hu 2024 ch. 1).
+
+mod common;
+
+use common::{assert_ok, bin, fails, json, tmpdir};
+use std::path::Path;
+
+/// A short technical text of our own about ranking models.
+const TEXT: &str = "Ranking models describe how judges order items. The Plackett-Luce \
+model assigns each item a worth, and a ranking is built by choosing items in turn with \
+probability proportional to worth. Bayesian inference for ranking models uses a Gamma prior \
+on each worth and a Gibbs sampler with latent arrival times. Variational inference offers a \
+fast approximation of the posterior, and expectation propagation refines it. Ranking data \
+come as full rankings, partial rankings, choices and paired comparisons. Paired comparisons \
+reduce the Plackett-Luce model to the Bradley-Terry model. Ties in rankings need their own \
+model. The posterior of the worths gives credible intervals and the probability that one item \
+beats another. Mixtures of Plackett-Luce models capture judges with different tastes, and \
+adherence parameters capture judges who follow the consensus loosely. Inference on large \
+ranking data needs fast algorithms: the MM algorithm, Newton steps, and accelerated \
+fixed-point iterations.";
+
+fn write(dir: &Path, name: &str, text: &str) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p.to_str().unwrap().to_string()
+}
+
+#[test]
+fn extract_follows_its_json_contract_and_is_deterministic() {
+    let dir = tmpdir("kw_extract");
+    let f = write(&dir, "doc.txt", TEXT);
+    let run = || {
+        bin()
+            .args([
+                "keywords",
+                "extract",
+                &f,
+                "--known",
+                "ranking model, worth",
+                "--output",
+                "json",
+            ])
+            .output()
+            .unwrap()
+    };
+    let out = run();
+    let v = json(&out);
+    assert_eq!(v["known"], 3, "{v}"); // rank, model, worth (stems)
+    let words = v["words"].as_array().unwrap();
+    assert_eq!(words.len(), v["candidates"].as_u64().unwrap() as usize);
+    for w in words {
+        for k in [
+            "word",
+            "rank",
+            "known",
+            "selected",
+            "p",
+            "p_plugin",
+            "p_predictive",
+            "p_latent",
+            "theta_mean",
+            "theta_sd",
+        ] {
+            assert!(!w[k].is_null(), "{k} missing in {w}");
+        }
+        if w["known"] == true {
+            // A known keyword is a keyword: P(y* = 1 | y) = 1, and the
+            // default FDR rule reads that probability.
+            assert_eq!(w["p_latent"], 1.0);
+            assert_eq!(w["selected"], true);
+        }
+        let p = w["p"].as_f64().unwrap();
+        assert!((0.0..=1.0).contains(&p));
+    }
+    // Ranked by p, best first.
+    let ps: Vec<f64> = words.iter().map(|w| w["p"].as_f64().unwrap()).collect();
+    assert!(ps.windows(2).all(|w| w[0] >= w[1]));
+    assert_eq!(v["fit"]["converged"], true);
+    // Same input, same output (seconds aside).
+    let mut a = v.clone();
+    let mut b = json(&run());
+    a["seconds"] = 0.into();
+    b["seconds"] = 0.into();
+    assert_eq!(a, b);
+}
+
+#[test]
+fn gibbs_agrees_with_vb_on_a_short_text() {
+    let dir = tmpdir("kw_gibbs");
+    let f = write(&dir, "doc.txt", TEXT);
+    let get = |engine: &str| {
+        let out = bin()
+            .args([
+                "keywords",
+                "extract",
+                &f,
+                "--known",
+                "ranking model, worth",
+                "--output",
+                "json",
+                "--engine",
+                engine,
+                "--samples",
+                "1500",
+            ])
+            .output()
+            .unwrap();
+        let v = json(&out);
+        let mut m = std::collections::HashMap::new();
+        for w in v["words"].as_array().unwrap() {
+            m.insert(
+                w["word"].as_str().unwrap().to_string(),
+                w["p_latent"].as_f64().unwrap(),
+            );
+        }
+        m
+    };
+    let (vb, gs) = (get("vb"), get("gibbs"));
+    let worst = vb
+        .iter()
+        .map(|(k, p)| (p - gs[k]).abs())
+        .fold(0.0, f64::max);
+    // docs/keywords.md: with the default θ₀ = B⁻¹y, VB's P(y* = 1 | y) is
+    // within 0.1 of the exact posterior's on real documents.
+    assert!(worst < 0.1, "VB vs Gibbs P(y* = 1 | y) differ by {worst}");
+}
+
+#[test]
+fn bad_input_is_refused_with_one_line() {
+    let dir = tmpdir("kw_bad");
+    let f = write(&dir, "doc.txt", TEXT);
+    let out = bin()
+        .args(["keywords", "extract", &f, "--known", "zebra"])
+        .output()
+        .unwrap();
+    fails(&out, "no known keyword");
+    let out = bin()
+        .args(["keywords", "extract", &f, "--known", "rank", "--gamma", "0"])
+        .output()
+        .unwrap();
+    fails(&out, "--gamma");
+    let out = bin()
+        .args([
+            "keywords",
+            "extract",
+            &f,
+            "--known",
+            "rank",
+            "--damping",
+            "1",
+        ])
+        .output()
+        .unwrap();
+    fails(&out, "damping");
+    let out = bin()
+        .args(["keywords", "extract", &f, "--known", "rank", "--tau=-1"])
+        .output()
+        .unwrap();
+    fails(&out, "tau");
+    let bin_file = dir.join("bin.txt");
+    std::fs::write(&bin_file, [0xff, 0xfe, 0x00, 0x41]).unwrap();
+    let out = bin()
+        .args(["keywords", "extract"])
+        .arg(&bin_file)
+        .args(["--known", "a"])
+        .output()
+        .unwrap();
+    fails(&out, "not UTF-8");
+    let empty = write(&dir, "empty.txt", "the of and");
+    let out = bin()
+        .args(["keywords", "extract", &empty, "--known", "a"])
+        .output()
+        .unwrap();
+    fails(&out, "no candidate words");
+    let two = write(&dir, "two.txt", "alpha beta");
+    let out = bin()
+        .args(["keywords", "extract", &two, "--known", "alpha,beta"])
+        .output()
+        .unwrap();
+    fails(&out, "nothing to infer");
+    let out = bin()
+        .args(["keywords", "evaluate"])
+        .arg(dir.join("nowhere"))
+        .output()
+        .unwrap();
+    fails(&out, "nowhere");
+    // Nothing written on failure.
+    let target = dir.join("out.json");
+    let out = bin()
+        .args(["keywords", "extract", &f, "--known", "zebra", "--out"])
+        .arg(&target)
+        .output()
+        .unwrap();
+    fails(&out, "no known keyword");
+    assert!(!target.exists());
+}
+
+/// A synthetic corpus: each document repeats a core of topic words that
+/// are its keywords among filler words.
+fn corpus(dir: &Path) -> String {
+    let root = dir.join("corpus");
+    std::fs::create_dir_all(root.join("docsutf8")).unwrap();
+    std::fs::create_dir_all(root.join("keys")).unwrap();
+    let fillers = [
+        "result", "method", "paper", "section", "value", "case", "figure", "table", "work",
+        "study", "time", "set", "number", "order", "part", "form",
+    ];
+    for d in 0..6 {
+        let topic: Vec<String> = (0..14).map(|k| format!("topic{d}x{k}")).collect();
+        let mut text = String::new();
+        for s in 0..40 {
+            text.push_str(&format!(
+                "{} {} {} {} {}. ",
+                topic[(s * 3) % 14],
+                fillers[(s * 5 + d) % 16],
+                topic[(s * 7 + 1) % 14],
+                fillers[(s * 11 + 3) % 16],
+                topic[(s + 2) % 14]
+            ));
+        }
+        std::fs::write(root.join("docsutf8").join(format!("d{d}.txt")), text).unwrap();
+        std::fs::write(
+            root.join("keys").join(format!("d{d}.key")),
+            topic.join("\n"),
+        )
+        .unwrap();
+    }
+    root.to_str().unwrap().to_string()
+}
+
+#[test]
+fn evaluate_prints_the_dissertation_layout() {
+    let dir = tmpdir("kw_eval");
+    let c = corpus(&dir);
+    let out = bin()
+        .args(["keywords", "evaluate", &c, "--min-count", "0"])
+        .output()
+        .unwrap();
+    assert_ok(&out);
+    let text = String::from_utf8_lossy(&out.stdout);
+    for h in [
+        "Precision",
+        "Recall",
+        "F-measure",
+        "Realised FDR",
+        "VBSS",
+        "SS",
+        "TR",
+        "PosR",
+        "TF-IDF",
+    ] {
+        assert!(text.contains(h), "{h} missing:\n{text}");
+    }
+    let out = bin()
+        .args([
+            "keywords",
+            "evaluate",
+            &c,
+            "--min-count",
+            "0",
+            "--output",
+            "json",
+            "--k",
+            "3",
+        ])
+        .output()
+        .unwrap();
+    let v = json(&out);
+    assert_eq!(v["documents"], 6);
+    assert_eq!(v["k"], 3);
+    let cells = v["cells"].as_array().unwrap();
+    assert_eq!(cells.len(), 6);
+    for row in cells {
+        let row = row.as_array().unwrap();
+        assert_eq!(row.len(), 5);
+        // Forced cuts contain the known keywords: at least 3 per document.
+        for c in &row[1..] {
+            assert!(c["observed_recovered"].as_u64().unwrap() >= 18);
+        }
+        for c in row {
+            let (p, r, f) = (
+                c["precision"].as_f64().unwrap(),
+                c["recall"].as_f64().unwrap(),
+                c["f"].as_f64().unwrap(),
+            );
+            if p + r > 0.0 {
+                assert!((f - 2.0 * p * r / (p + r)).abs() < 1e-12);
+            }
+        }
+    }
+    let out = bin()
+        .args(["keywords", "evaluate", &c, "--methods", "magic"])
+        .output()
+        .unwrap();
+    fails(&out, "unknown method");
+    let out = bin()
+        .args(["keywords", "evaluate", &c, "--k", "11"])
+        .output()
+        .unwrap();
+    fails(&out, "--min-keywords");
+}

@@ -1,0 +1,68 @@
+"""Keyword extraction from Python (VBSS, Hu 2024 ch. 1): parity with the CLI."""
+
+import json
+import os
+import subprocess
+
+import pytest
+
+import plackett
+
+ROOT = os.path.join(os.path.dirname(__file__), "..", "..", "..")
+DOC = os.path.join(ROOT, "data", "text", "ranking_models.txt")
+KNOWN = "Plackett-Luce, posterior, worth"
+
+
+def _cli(*args):
+    exe = os.path.join(ROOT, "target", "release", "plackett")
+    if not os.path.exists(exe):
+        pytest.skip("target/release/plackett not built")
+    out = subprocess.run([exe, *args], capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)
+
+
+def test_extract_matches_the_cli():
+    text = open(DOC, encoding="utf-8").read()
+    r = plackett.extract_keywords(text, KNOWN)
+    cli = _cli("keywords", "extract", DOC, "--known", KNOWN, "--output", "json")
+    assert r.candidates == cli["candidates"]
+    assert r.known == cli["known"] == 3
+    assert r.selected == cli["selected"]
+    assert list(r.words["word"]) == [w["word"] for w in cli["words"]]
+    for a, b in zip(r.words["p"], [w["p"] for w in cli["words"]]):
+        assert a == b
+    assert r.fit["elbo"] == cli["fit"]["elbo"]
+    assert r.converged
+    # Known keywords have P(y* = 1 | y) = 1 and are selected.
+    known = r.words[r.words["known"]]
+    assert (known["p_latent"] == 1.0).all() and known["selected"].all()
+
+
+def test_known_as_list_and_tokens_input():
+    r = plackett.extract_keywords("a b c a d b e c a f g b", ["a", "b"], tokens=True)
+    assert set(r.selected) >= {"a", "b"}
+    assert r.words.shape[0] == r.candidates == 7
+
+
+def test_gibbs_engine_and_options():
+    text = open(DOC, encoding="utf-8").read()
+    r = plackett.extract_keywords(text, KNOWN, engine="gibbs", samples=500, burn_in=300, chains=2)
+    assert r.fit["engine"] == "gibbs"
+    assert {d["parameter"] for d in r.fit["diagnostics"]} == {"a", "b", "sigma2", "alpha"}
+
+
+def test_bad_input_raises():
+    with pytest.raises(ValueError, match="no known keyword"):
+        plackett.extract_keywords("alpha beta gamma delta", ["zebra"])
+    with pytest.raises(ValueError, match="gamma"):
+        plackett.extract_keywords("alpha beta gamma", ["alpha"], gamma=1.5)
+    with pytest.raises(ValueError, match="engine"):
+        plackett.extract_keywords("alpha beta gamma", ["alpha"], engine="magic")
+    with pytest.raises(ValueError, match="probability"):
+        plackett.extract_keywords("alpha beta gamma", ["alpha"], probability="p")
+    with pytest.raises(TypeError):
+        plackett.extract_keywords(42, ["alpha"])
+    with pytest.raises(TypeError):
+        plackett.extract_keywords("alpha beta", 3)
+    with pytest.raises(ValueError, match="nothing to infer"):
+        plackett.extract_keywords("alpha beta", "alpha, beta")

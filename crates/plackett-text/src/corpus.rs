@@ -1,0 +1,106 @@
+//! Keyphrase corpora in the common layout (`docsutf8/<id>.txt`,
+//! `keys/<id>.key`, one keyphrase per line), as distributed for
+//! SemEval-2010 Task 5 (Kim et al. 2010) and Inspec (Hulth 2003).
+
+use super::pipeline::Pipeline;
+use plackett::error::{Error, Result};
+use plackett::keywords::{Corpus, Document};
+use std::path::Path;
+
+fn read(path: &Path) -> Result<String> {
+    let bytes = std::fs::read(path).map_err(|source| Error::Io {
+        path: path.display().to_string(),
+        source,
+    })?;
+    Ok(String::from_utf8_lossy(&bytes)
+        .trim_start_matches('\u{feff}')
+        .to_string())
+}
+
+fn truth_of(dir: &Path, id: &str, pipe: &Pipeline) -> Result<Vec<String>> {
+    let key = dir.join("keys").join(format!("{id}.key"));
+    let text = read(&key)?;
+    let mut out = Vec::new();
+    for line in text.lines() {
+        out.extend(pipe.phrase_stems(line));
+    }
+    out.sort();
+    out.dedup();
+    Ok(out)
+}
+
+fn ids(dir: &Path) -> Result<Vec<String>> {
+    let docs = dir.join("docsutf8");
+    let rd = std::fs::read_dir(&docs).map_err(|source| Error::Io {
+        path: docs.display().to_string(),
+        source,
+    })?;
+    let mut ids: Vec<String> = rd
+        .filter_map(|e| e.ok())
+        .filter_map(|e| {
+            let p = e.path();
+            (p.extension().and_then(|x| x.to_str()) == Some("txt"))
+                .then(|| p.file_stem()?.to_str().map(String::from))
+                .flatten()
+        })
+        .collect();
+    ids.sort();
+    if ids.is_empty() {
+        return Err(Error::Data(format!(
+            "{}: no .txt documents (expected the docsutf8/ + keys/ layout)",
+            docs.display()
+        )));
+    }
+    Ok(ids)
+}
+
+/// Read a corpus and run the front-end on every document.
+pub fn read_corpus(dir: &Path, pipe: &Pipeline) -> Result<Corpus> {
+    let mut documents = Vec::new();
+    for id in ids(dir)? {
+        let text = read(&dir.join("docsutf8").join(format!("{id}.txt")))?;
+        documents.push(Document {
+            tokens: pipe.candidates(&text),
+            truth: truth_of(dir, &id, pipe)?,
+            id,
+        });
+    }
+    Ok(Corpus { documents })
+}
+
+/// Read pre-computed candidate sequences (one document per file, tokens
+/// separated by white space, optionally in double quotes, as the VBSS
+/// authors distribute theirs), mapped to corpus ids by a `map.tsv`
+/// (`file<TAB>id` per line) in `candidates`, with the ground truth from
+/// `dir/keys/<id>.key`.
+pub fn read_candidate_corpus(dir: &Path, candidates: &Path, pipe: &Pipeline) -> Result<Corpus> {
+    let map_path = candidates.join("map.tsv");
+    let map = read(&map_path)?;
+    let mut documents = Vec::new();
+    for (ln, line) in map.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let mut it = line.split('\t');
+        let (Some(file), Some(id)) = (it.next(), it.next()) else {
+            return Err(Error::Data(format!(
+                "{}:{}: expected `file<TAB>id`",
+                map_path.display(),
+                ln + 1
+            )));
+        };
+        let text = read(&candidates.join("docs").join(file.trim()))?;
+        let tokens = text
+            .split_whitespace()
+            .map(|t| t.trim_matches('"').to_string())
+            .filter(|t| !t.is_empty())
+            .collect();
+        documents.push(Document {
+            tokens,
+            truth: truth_of(dir, id.trim(), pipe)?,
+            id: id.trim().to_string(),
+        });
+    }
+    documents.sort_by(|a, b| a.id.cmp(&b.id));
+    Ok(Corpus { documents })
+}

@@ -1,0 +1,296 @@
+//! One document → keyword probabilities and the FDR-selected set: the
+//! whole `keywords extract` job (front-end, graph, prior, VBSS or its Gibbs
+//! gold standard, selection), shared by the CLI and the Python package.
+
+use super::pipeline::Pipeline;
+use plackett::error::{Error, Result};
+use plackett::keywords::{
+    PriorScale, Probability, ThetaPrior, VbssGibbsOptions, VbssOptions, WordGraph,
+    bayesian_fdr_select, fit_gibbs, fit_vbss, top_by_score,
+};
+use serde_json::json;
+
+/// What the document is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Input {
+    /// Plain text, run through the front-end.
+    Text,
+    /// Already the candidate sequence (white-space separated; known
+    /// keywords are then matched verbatim).
+    Tokens,
+}
+
+/// The inference engine.
+#[derive(Debug, Clone, Copy)]
+pub enum Engine {
+    /// VBSS (Hu 2024, Algorithm 1).
+    Vb(VbssOptions),
+    /// The exact posterior of the same model.
+    Gibbs(VbssGibbsOptions),
+}
+
+/// Settings of [`extract`].
+#[derive(Debug, Clone)]
+pub struct ExtractOptions {
+    /// Text or tokens.
+    pub input: Input,
+    /// The front-end.
+    pub pipeline: Pipeline,
+    /// Co-occurrence window.
+    pub window: usize,
+    /// Keep self-co-occurrences.
+    pub self_loops: bool,
+    /// Damping `d`.
+    pub damping: f64,
+    /// `θ₀` scaling.
+    pub scale: PriorScale,
+    /// Which probability the FDR rule reads.
+    pub probability: Probability,
+    /// FDR level.
+    pub gamma: f64,
+    /// Engine and its settings.
+    pub engine: Engine,
+}
+
+impl Default for ExtractOptions {
+    fn default() -> Self {
+        ExtractOptions {
+            input: Input::Text,
+            pipeline: Pipeline::default(),
+            window: 2,
+            self_loops: false,
+            damping: 0.85,
+            scale: PriorScale::Code,
+            probability: Probability::Latent,
+            gamma: 0.2,
+            engine: Engine::Vb(VbssOptions::default()),
+        }
+    }
+}
+
+/// One candidate word's results.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct WordRow {
+    /// The candidate (a stem with the text front-end).
+    pub word: String,
+    /// 1-based rank by `p`.
+    pub rank: usize,
+    /// Whether it was given as known.
+    pub known: bool,
+    /// Whether the FDR rule selected it.
+    pub selected: bool,
+    /// The probability the rule read.
+    pub p: f64,
+    /// `Φ(a + bθ)` at the means (VB) or its posterior mean (Gibbs).
+    pub p_plugin: f64,
+    /// `Φ(a + bθ)` averaged over the posterior.
+    pub p_predictive: f64,
+    /// `P(y* = 1 | y)`.
+    pub p_latent: f64,
+    /// Posterior mean of `θ`.
+    pub theta_mean: f64,
+    /// Posterior sd of `θ`.
+    pub theta_sd: f64,
+    /// Occurrences in the candidate sequence.
+    pub frequency: f64,
+}
+
+/// Result of [`extract`].
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Extraction {
+    /// Number of candidate words.
+    pub candidates: usize,
+    /// Known keywords among them.
+    pub known: usize,
+    /// FDR level.
+    pub gamma: f64,
+    /// `latent`, `plugin` or `predictive`.
+    pub probability: String,
+    /// Selected words, in candidate order.
+    pub selected: Vec<String>,
+    /// Engine details (parameters, ELBO or MCMC diagnostics).
+    pub fit: serde_json::Value,
+    /// Whether VBSS met its stopping rule (always true for Gibbs).
+    pub converged: bool,
+    /// Seconds of inference.
+    pub seconds: f64,
+    /// Notes for the user.
+    pub notes: Vec<String>,
+    /// Every candidate, best first.
+    pub words: Vec<WordRow>,
+}
+
+fn probability_name(p: Probability) -> &'static str {
+    match p {
+        Probability::Latent => "latent",
+        Probability::Plugin => "plugin",
+        Probability::Predictive => "predictive",
+    }
+}
+
+/// Score every candidate word of a document given the known keywords or
+/// keyphrases (each word stemmed like the text), and select by Bayesian FDR.
+pub fn extract(document: &str, known: &[String], opts: &ExtractOptions) -> Result<Extraction> {
+    if !(opts.gamma > 0.0 && opts.gamma < 1.0) {
+        return Err(Error::param(
+            "gamma",
+            format!("must lie strictly between 0 and 1, got {}", opts.gamma),
+        ));
+    }
+    match &opts.engine {
+        Engine::Vb(o) => o.check()?,
+        Engine::Gibbs(o) => {
+            o.mcmc.check()?;
+        }
+    }
+    let tokens: Vec<String> = match opts.input {
+        Input::Tokens => document
+            .split_whitespace()
+            .map(|t| t.trim_matches('"').to_string())
+            .filter(|t| !t.is_empty())
+            .collect(),
+        Input::Text => opts.pipeline.candidates(document),
+    };
+    if tokens.is_empty() {
+        return Err(Error::Data(
+            "no candidate words (empty after normalisation and filtering)".into(),
+        ));
+    }
+    let g = WordGraph::from_tokens(&tokens, opts.window, opts.self_loops)?;
+    let mut y = vec![false; g.len()];
+    let mut missing = Vec::new();
+    for phrase in known.iter().filter(|p| !p.trim().is_empty()) {
+        let stems: Vec<String> = match opts.input {
+            Input::Tokens => phrase.split_whitespace().map(str::to_string).collect(),
+            Input::Text => opts.pipeline.phrase_stems(phrase),
+        };
+        for s in stems {
+            match g.index_of(&s) {
+                Some(i) => y[i] = true,
+                None => missing.push(s),
+            }
+        }
+    }
+    missing.sort();
+    missing.dedup();
+    let prior = ThetaPrior::from_graph(&g, &y, opts.damping, opts.scale)?;
+    let mut notes = Vec::new();
+    if !missing.is_empty() {
+        notes.push(format!(
+            "known keyword stems that are not candidates (ignored): {}",
+            missing.join(", ")
+        ));
+    }
+    let iso = g.isolated();
+    if !iso.is_empty() {
+        notes.push(format!(
+            "{} candidate words co-occur with no other candidate; their prior mean is their own label",
+            iso.len()
+        ));
+    }
+    let start = std::time::Instant::now();
+    let (p, plugin, predictive, latent, theta, fit, converged) = match &opts.engine {
+        Engine::Gibbs(go) => {
+            let f = fit_gibbs(&prior, &y, go)?;
+            if f.p_worst.rhat > 1.01 || f.p_worst.ess_bulk < 400.0 {
+                notes.push(format!(
+                    "MCMC warning: max split-R̂ {:.3}, min bulk ESS {:.0} over the word probabilities; run longer (burn_in, samples)",
+                    f.p_worst.rhat, f.p_worst.ess_bulk
+                ));
+            }
+            let p = match opts.probability {
+                Probability::Latent => f.p_latent.clone(),
+                _ => f.p_mean.clone(),
+            };
+            let diag: Vec<_> = ["a", "b", "sigma2", "alpha"]
+                .iter()
+                .zip(&f.diagnostics)
+                .map(|(k, d)| {
+                    json!({"parameter": k, "rhat": d.rhat, "ess_bulk": d.ess_bulk, "ess_tail": d.ess_tail})
+                })
+                .collect();
+            let fit = json!({
+                "engine": "gibbs",
+                "a": {"mean": f.scalars[0].0, "sd": f.scalars[0].1},
+                "b": {"mean": f.scalars[1].0, "sd": f.scalars[1].1},
+                "sigma2": {"mean": f.scalars[2].0, "sd": f.scalars[2].1},
+                "alpha": {"mean": f.scalars[3].0, "sd": f.scalars[3].1},
+                "diagnostics": diag,
+                "max_rhat": f.p_worst.rhat,
+                "min_ess_bulk": f.p_worst.ess_bulk,
+            });
+            (
+                p,
+                f.p_mean.clone(),
+                f.p_mean,
+                f.p_latent,
+                f.theta,
+                fit,
+                true,
+            )
+        }
+        Engine::Vb(o) => {
+            let f = fit_vbss(&prior, &y, o)?;
+            if !f.converged {
+                notes.push(format!(
+                    "VBSS stopped at max_iter {} before the mean change of p̂ fell below tol {}",
+                    o.max_iter, o.tol
+                ));
+            }
+            let p = f.probabilities(opts.probability).to_vec();
+            let fit = json!({
+                "engine": "vb",
+                "iterations": f.iterations,
+                "converged": f.converged,
+                "elbo": f.final_elbo(),
+                "a": {"mean": f.a.0, "sd": f.a.1},
+                "b": {"mean": f.b.0, "sd": f.b.1},
+                "sigma2": {"shape": f.sigma2.0, "scale": f.sigma2.1},
+                "alpha": f.alpha.iter().map(|(x, y)| json!({"beta_a": x, "beta_b": y})).collect::<Vec<_>>(),
+            });
+            let theta = f
+                .theta_mean
+                .iter()
+                .zip(&f.theta_sd)
+                .map(|(m, s)| (*m, *s))
+                .collect();
+            let c = f.converged;
+            (p, f.p_plugin, f.p_predictive, f.p_latent, theta, fit, c)
+        }
+    };
+    let seconds = start.elapsed().as_secs_f64();
+    let selected = bayesian_fdr_select(&p, opts.gamma);
+    let mut is_sel = vec![false; p.len()];
+    for &i in &selected {
+        is_sel[i] = true;
+    }
+    let words = top_by_score(&p, p.len())
+        .into_iter()
+        .enumerate()
+        .map(|(k, i)| WordRow {
+            word: g.words[i].clone(),
+            rank: k + 1,
+            known: y[i],
+            selected: is_sel[i],
+            p: p[i],
+            p_plugin: plugin[i],
+            p_predictive: predictive[i],
+            p_latent: latent[i],
+            theta_mean: theta[i].0,
+            theta_sd: theta[i].1,
+            frequency: g.frequency[i],
+        })
+        .collect();
+    Ok(Extraction {
+        candidates: g.len(),
+        known: y.iter().filter(|&&v| v).count(),
+        gamma: opts.gamma,
+        probability: probability_name(opts.probability).into(),
+        selected: selected.iter().map(|&i| g.words[i].clone()).collect(),
+        fit,
+        converged,
+        seconds,
+        notes,
+        words,
+    })
+}

@@ -1,0 +1,27 @@
+//! Text front-end of plackett's keyword extraction (Hu 2024, §1.2.1): turns
+//! a document into the candidate-word sequence the inference core
+//! (`plackett::keywords`) works on, and reads keyphrase corpora in the
+//! common `docsutf8/` + `keys/` layout.
+//!
+//! Kept out of the `plackett` crate so that the ranking library carries no
+//! natural-language dependencies.
+//!
+//! The pipeline: normalise (lower-case; tabs, line breaks, `;`, `/`, `=`
+//! to spaces; punctuation removed except intra-word dashes), tokenise on
+//! Unicode word boundaries, filter words, stem with the original Porter
+//! (1980) algorithm (the authors used `SnowballC::wordStem`, whose default
+//! is Porter's), and for long documents keep stems occurring more than
+//! twice. The word filter is a closed-class (function-word) list: the
+//! authors' part-of-speech filter (udpipe's english-ewt, keeping nouns,
+//! verbs and adjectives) is not yet available offline here, so adverbs,
+//! numbers and other open-class non-nouns stay candidates; `docs/keywords.md`
+//! measures what this costs against the authors' own candidate sets.
+
+pub mod corpus;
+pub mod extract;
+pub mod pipeline;
+pub mod stopwords;
+
+pub use corpus::{read_candidate_corpus, read_corpus};
+pub use extract::{Engine, ExtractOptions, Extraction, Input, WordRow, extract};
+pub use pipeline::{Pipeline, stem};

@@ -1,0 +1,463 @@
+//! The evaluation protocol of Hu 2024 §1.4: `k` known keywords drawn at
+//! random from each document's ground truth, VBSS selecting by Bayesian
+//! FDR at each γ, every other method cut at the same overall selection
+//! rate (the matched-count rule), optionally with the known keywords
+//! forced in, and precision, recall and F pooled over the corpus.
+
+use super::fdr::{bayesian_fdr_select, top_by_score};
+use super::graph::WordGraph;
+use super::prior::{PriorScale, ThetaPrior};
+use super::scores::{position_rank, text_rank, tf_idf};
+use super::vbss::{Probability, VbssOptions, fit_vbss};
+use crate::error::{Error, Result};
+use crate::infer::rng::stream;
+use rand::seq::SliceRandom;
+use rayon::prelude::*;
+use std::collections::{HashMap, HashSet};
+use std::time::Instant;
+
+/// One document: its candidate tokens in text order (already normalised,
+/// filtered and stemmed) and its ground-truth keywords (the same units).
+#[derive(Debug, Clone)]
+pub struct Document {
+    /// Identifier (file stem).
+    pub id: String,
+    /// Candidate tokens in text order.
+    pub tokens: Vec<String>,
+    /// Ground-truth keywords (need not all be candidates).
+    pub truth: Vec<String>,
+}
+
+/// A set of documents.
+#[derive(Debug, Clone, Default)]
+pub struct Corpus {
+    /// The documents, in a fixed order (sorted by id by the readers).
+    pub documents: Vec<Document>,
+}
+
+/// The methods of the comparison.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Method {
+    /// VBSS with its own FDR selection (Hu 2024).
+    Vbss,
+    /// SS (Li et al. 2010).
+    Ss,
+    /// TextRank (Mihalcea & Tarau 2004).
+    TextRank,
+    /// PositionRank (Florescu & Caragea 2017).
+    PositionRank,
+    /// TF-IDF with leave-one-out document frequencies.
+    TfIdf,
+}
+
+impl Method {
+    /// Every method, VBSS first.
+    pub const ALL: [Method; 5] = [
+        Method::Vbss,
+        Method::Ss,
+        Method::TextRank,
+        Method::PositionRank,
+        Method::TfIdf,
+    ];
+
+    /// Display name (the dissertation's column heading).
+    pub fn label(self) -> &'static str {
+        match self {
+            Method::Vbss => "VBSS",
+            Method::Ss => "SS",
+            Method::TextRank => "TR",
+            Method::PositionRank => "PosR",
+            Method::TfIdf => "TF-IDF",
+        }
+    }
+
+    /// Parse a CLI spelling.
+    pub fn parse(s: &str) -> Option<Method> {
+        match s.to_ascii_lowercase().as_str() {
+            "vbss" => Some(Method::Vbss),
+            "ss" => Some(Method::Ss),
+            "textrank" | "tr" => Some(Method::TextRank),
+            "positionrank" | "posr" => Some(Method::PositionRank),
+            "tfidf" | "tf-idf" => Some(Method::TfIdf),
+            _ => None,
+        }
+    }
+}
+
+/// Settings of [`evaluate`], defaulting to Hu 2024 §1.4.
+#[derive(Debug, Clone)]
+pub struct EvalOptions {
+    /// Known keywords drawn per document.
+    pub k: usize,
+    /// Documents with fewer ground-truth keywords among their candidates
+    /// are left out.
+    pub min_keywords: usize,
+    /// FDR levels.
+    pub gammas: Vec<f64>,
+    /// Co-occurrence window.
+    pub window: usize,
+    /// Keep self-co-occurrences on the diagonal.
+    pub self_loops: bool,
+    /// Damping `d`.
+    pub damping: f64,
+    /// `θ₀` scaling.
+    pub scale: PriorScale,
+    /// VBSS settings.
+    pub vbss: VbssOptions,
+    /// Which VBSS probability the FDR rule reads.
+    pub probability: Probability,
+    /// Force the known keywords into the cut of the other methods.
+    pub forced: bool,
+    /// Methods besides VBSS (which always runs: it sets the rates).
+    pub methods: Vec<Method>,
+    /// Seed of the known-keyword draws.
+    pub seed: u64,
+}
+
+impl Default for EvalOptions {
+    fn default() -> Self {
+        EvalOptions {
+            k: 5,
+            min_keywords: 11,
+            gammas: vec![0.05, 0.1, 0.15, 0.2, 0.25, 0.3],
+            window: 2,
+            self_loops: false,
+            damping: 0.85,
+            scale: PriorScale::Code,
+            vbss: VbssOptions::default(),
+            probability: Probability::Latent,
+            forced: true,
+            methods: Method::ALL.to_vec(),
+            seed: 1,
+        }
+    }
+}
+
+/// Pooled counts and rates of one method at one γ.
+#[derive(Debug, Clone, Copy, serde::Serialize)]
+pub struct Cell {
+    /// Words selected over the corpus.
+    pub selected: usize,
+    /// Of them, ground-truth keywords.
+    pub true_positives: usize,
+    /// Known keywords among the selected.
+    pub observed_recovered: usize,
+    /// `TP / selected` (1 when nothing was selected).
+    pub precision: f64,
+    /// `TP / Σ|K|`.
+    pub recall: f64,
+    /// Harmonic mean of precision and recall.
+    pub f: f64,
+    /// `1 − precision`.
+    pub realised_fdr: f64,
+}
+
+/// The comparison table.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct EvalTable {
+    /// Documents kept (≥ `min_keywords` ground-truth keywords among the
+    /// candidates) and given.
+    pub documents: usize,
+    /// Documents in the corpus.
+    pub documents_given: usize,
+    /// Σ n over kept documents.
+    pub candidates: usize,
+    /// Σ |K|.
+    pub keywords: usize,
+    /// Known keywords per document.
+    pub k: usize,
+    /// FDR levels.
+    pub gammas: Vec<f64>,
+    /// Overall VBSS selection rate `r(γ)`.
+    pub rates: Vec<f64>,
+    /// Methods, in column order.
+    pub methods: Vec<Method>,
+    /// `cells[g][m]`.
+    pub cells: Vec<Vec<Cell>>,
+    /// Seconds per method over the corpus (summed over documents).
+    pub seconds: Vec<f64>,
+    /// Documents where VBSS stopped at its iteration limit.
+    pub vbss_not_converged: usize,
+    /// Whether the cut methods had the known keywords forced in.
+    pub forced: bool,
+}
+
+struct DocResult {
+    n: usize,
+    truth: HashSet<usize>,
+    observed: Vec<usize>,
+    vbss_sel: Vec<Vec<usize>>,
+    rankings: Vec<Vec<usize>>,
+    seconds: Vec<f64>,
+    converged: bool,
+}
+
+fn cell(selected: usize, tp: usize, obs: usize, truth: usize) -> Cell {
+    let precision = if selected == 0 {
+        1.0
+    } else {
+        tp as f64 / selected as f64
+    };
+    let recall = tp as f64 / truth.max(1) as f64;
+    let f = if precision + recall > 0.0 {
+        2.0 * precision * recall / (precision + recall)
+    } else {
+        0.0
+    };
+    Cell {
+        selected,
+        true_positives: tp,
+        observed_recovered: obs,
+        precision,
+        recall,
+        f,
+        realised_fdr: 1.0 - precision,
+    }
+}
+
+/// Run the protocol on a corpus.
+pub fn evaluate(corpus: &Corpus, opts: &EvalOptions) -> Result<EvalTable> {
+    opts.vbss.check()?;
+    if opts.k == 0 {
+        return Err(Error::param("k", "must be at least 1"));
+    }
+    if opts.min_keywords <= opts.k {
+        return Err(Error::param(
+            "min_keywords",
+            format!(
+                "must exceed k = {} so that some keywords stay unobserved",
+                opts.k
+            ),
+        ));
+    }
+    if opts.gammas.is_empty() || opts.gammas.iter().any(|g| !(*g > 0.0 && *g < 1.0)) {
+        return Err(Error::param(
+            "gamma",
+            "each level must lie strictly between 0 and 1",
+        ));
+    }
+    let mut methods = vec![Method::Vbss];
+    for m in &opts.methods {
+        if !methods.contains(m) {
+            methods.push(*m);
+        }
+    }
+    // Document frequencies over the whole corpus (TF-IDF, leave-one-out).
+    let vocab: Vec<HashSet<&str>> = corpus
+        .documents
+        .iter()
+        .map(|d| d.tokens.iter().map(|s| s.as_str()).collect())
+        .collect();
+    let mut df: HashMap<&str, usize> = HashMap::new();
+    for v in &vocab {
+        for w in v {
+            *df.entry(w).or_default() += 1;
+        }
+    }
+    let results: Vec<Result<Option<DocResult>>> = corpus
+        .documents
+        .par_iter()
+        .enumerate()
+        .map(|(di, doc)| {
+            let g = WordGraph::from_tokens(&doc.tokens, opts.window, opts.self_loops)
+                .map_err(|e| Error::Data(format!("document {}: {e}", doc.id)))?;
+            let mut truth: Vec<usize> = doc
+                .truth
+                .iter()
+                .filter_map(|t| g.index_of(t))
+                .collect::<HashSet<_>>()
+                .into_iter()
+                .collect();
+            truth.sort_unstable();
+            if truth.len() < opts.min_keywords {
+                return Ok(None);
+            }
+            let mut rng = stream(opts.seed, &[0x4b57, di as u64]);
+            let mut pool = truth.clone();
+            pool.shuffle(&mut rng);
+            let mut observed: Vec<usize> = pool[..opts.k].to_vec();
+            observed.sort_unstable();
+            let mut y = vec![false; g.len()];
+            for &i in &observed {
+                y[i] = true;
+            }
+            let mut seconds = vec![0.0; methods.len()];
+            let mut rankings = vec![Vec::new(); methods.len()];
+            let t = Instant::now();
+            let prior = ThetaPrior::from_graph(&g, &y, opts.damping, opts.scale)?;
+            let fit = fit_vbss(&prior, &y, &opts.vbss)
+                .map_err(|e| Error::Data(format!("document {}: {e}", doc.id)))?;
+            let p = fit.probabilities(opts.probability);
+            let vbss_sel: Vec<Vec<usize>> = opts
+                .gammas
+                .iter()
+                .map(|&gm| bayesian_fdr_select(p, gm))
+                .collect();
+            seconds[0] = t.elapsed().as_secs_f64();
+            for (mi, m) in methods.iter().enumerate().skip(1) {
+                let t = Instant::now();
+                let score = match m {
+                    Method::Vbss => unreachable!(),
+                    // SS is VBSS's prior mean.
+                    Method::Ss => prior.theta0.clone(),
+                    Method::TextRank => text_rank(&g, opts.damping)?,
+                    Method::PositionRank => position_rank(&g, opts.damping)?,
+                    Method::TfIdf => {
+                        let dfo: Vec<usize> = g
+                            .words
+                            .iter()
+                            .map(|w| df.get(w.as_str()).copied().unwrap_or(1) - 1)
+                            .collect();
+                        tf_idf(&g, &dfo, corpus.documents.len() - 1)
+                    }
+                };
+                rankings[mi] = top_by_score(&score, score.len());
+                seconds[mi] = t.elapsed().as_secs_f64();
+            }
+            Ok(Some(DocResult {
+                n: g.len(),
+                truth: truth.into_iter().collect(),
+                observed,
+                vbss_sel,
+                rankings,
+                seconds,
+                converged: fit.converged,
+            }))
+        })
+        .collect();
+    let mut docs = Vec::new();
+    for r in results {
+        if let Some(d) = r? {
+            docs.push(d);
+        }
+    }
+    if docs.is_empty() {
+        return Err(Error::Data(format!(
+            "no document has at least {} ground-truth keywords among its candidates",
+            opts.min_keywords
+        )));
+    }
+    let candidates: usize = docs.iter().map(|d| d.n).sum();
+    let keywords: usize = docs.iter().map(|d| d.truth.len()).sum();
+    let mut rates = Vec::new();
+    let mut cells = Vec::new();
+    for (gi, _) in opts.gammas.iter().enumerate() {
+        let total: usize = docs.iter().map(|d| d.vbss_sel[gi].len()).sum();
+        let r = total as f64 / candidates as f64;
+        rates.push(r);
+        let mut row = Vec::new();
+        for (mi, _) in methods.iter().enumerate() {
+            let (mut sel, mut tp, mut obs) = (0, 0, 0);
+            for d in &docs {
+                let chosen: Vec<usize> = if mi == 0 {
+                    d.vbss_sel[gi].clone()
+                } else {
+                    let c = (d.n as f64 * r).round() as usize;
+                    if opts.forced {
+                        let extra = c.saturating_sub(d.observed.len());
+                        let mut s = d.observed.clone();
+                        s.extend(
+                            d.rankings[mi]
+                                .iter()
+                                .filter(|i| !d.observed.contains(i))
+                                .take(extra),
+                        );
+                        s
+                    } else {
+                        d.rankings[mi][..c.min(d.n)].to_vec()
+                    }
+                };
+                sel += chosen.len();
+                tp += chosen.iter().filter(|i| d.truth.contains(i)).count();
+                obs += chosen.iter().filter(|i| d.observed.contains(i)).count();
+            }
+            row.push(cell(sel, tp, obs, keywords));
+        }
+        cells.push(row);
+    }
+    let seconds = (0..methods.len())
+        .map(|mi| docs.iter().map(|d| d.seconds[mi]).sum())
+        .collect();
+    Ok(EvalTable {
+        documents: docs.len(),
+        documents_given: corpus.documents.len(),
+        candidates,
+        keywords,
+        k: opts.k,
+        gammas: opts.gammas.clone(),
+        rates,
+        methods,
+        cells,
+        seconds,
+        vbss_not_converged: docs.iter().filter(|d| !d.converged).count(),
+        forced: opts.forced,
+    })
+}
+
+impl EvalTable {
+    /// The dissertation's layout (Hu 2024, Table 1.5): one block per
+    /// measure, rows γ, columns methods; then selections and timing.
+    pub fn render(&self) -> String {
+        let mut s = String::new();
+        s.push_str(&format!(
+            "{} documents of {} kept (≥ keywords among candidates), {} candidates, {} keywords, k = {} known per document{}\n",
+            self.documents,
+            self.documents_given,
+            self.candidates,
+            self.keywords,
+            self.k,
+            if self.forced {
+                "; known keywords forced into the other methods' cuts"
+            } else {
+                ""
+            }
+        ));
+        let head = |s: &mut String, title: &str| {
+            s.push_str(&format!("\n{title}\n{:>6}", "γ"));
+            for m in &self.methods {
+                s.push_str(&format!(" {:>8}", m.label()));
+            }
+            s.push('\n');
+        };
+        type Get = fn(&Cell) -> String;
+        let blocks: [(&str, Get); 6] = [
+            ("Precision", |c| format!("{:.3}", c.precision)),
+            ("Recall", |c| format!("{:.3}", c.recall)),
+            ("F-measure", |c| format!("{:.3}", c.f)),
+            ("Realised FDR (1 − precision)", |c| {
+                format!("{:.3}", c.realised_fdr)
+            }),
+            ("Words selected", |c| c.selected.to_string()),
+            ("Known keywords recovered", |c| {
+                c.observed_recovered.to_string()
+            }),
+        ];
+        for (title, get) in blocks {
+            head(&mut s, title);
+            for (gi, g) in self.gammas.iter().enumerate() {
+                s.push_str(&format!("{g:>6}"));
+                for c in &self.cells[gi] {
+                    s.push_str(&format!(" {:>8}", get(c)));
+                }
+                s.push('\n');
+            }
+        }
+        s.push_str("\nSelection rate r(γ) set by VBSS:");
+        for (g, r) in self.gammas.iter().zip(&self.rates) {
+            s.push_str(&format!(" {g}: {:.4}", r));
+        }
+        s.push_str("\nSeconds (summed over documents):");
+        for (m, t) in self.methods.iter().zip(&self.seconds) {
+            s.push_str(&format!(" {} {:.3}", m.label(), t));
+        }
+        s.push('\n');
+        if self.vbss_not_converged > 0 {
+            s.push_str(&format!(
+                "note: VBSS reached its iteration limit on {} documents\n",
+                self.vbss_not_converged
+            ));
+        }
+        s
+    }
+}

@@ -1,0 +1,27 @@
+//! Keyword extraction with a few known keywords: VBSS (Hu 2024, ch. 1),
+//! its Albert–Chib Gibbs gold standard, the graph-based baselines and the
+//! evaluation protocol of Hu 2024 §1.4.
+//!
+//! This module is pure numerics on a weighted word graph and labels: it
+//! has no text dependencies. A document's candidate words (stems, in text
+//! order) become a [`WordGraph`] by co-occurrence counting; a few of them
+//! are known keywords (`y_i = 1`); every candidate gets a posterior
+//! probability of being a keyword and a Bayesian FDR rule picks the set.
+//! The text front-end (normalisation, part-of-speech filter, stemming)
+//! lives in the separate `plackett-text` crate.
+
+pub mod evaluate;
+pub mod fdr;
+pub mod gibbs;
+pub mod graph;
+pub mod prior;
+pub mod scores;
+pub mod vbss;
+
+pub use evaluate::{Corpus, Document, EvalOptions, EvalTable, Method, evaluate};
+pub use fdr::{bayesian_fdr_select, top_by_score};
+pub use gibbs::{VbssGibbsFit, VbssGibbsOptions, fit_gibbs};
+pub use graph::WordGraph;
+pub use prior::{PriorScale, ThetaPrior};
+pub use scores::{position_rank, single_rank_ss, text_rank, tf_idf};
+pub use vbss::{AlphaModel, Probability, ThetaUpdate, VbssFit, VbssOptions, fit_vbss};

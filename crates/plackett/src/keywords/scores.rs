@@ -1,0 +1,113 @@
+//! Importance scores of the baselines (Hu 2024, §1.4), on the same word
+//! graph and candidates as VBSS: TextRank (Mihalcea & Tarau 2004), SS
+//! (Li et al. 2010), PositionRank (Florescu & Caragea 2017) and TF-IDF
+//! (pke's smoothed form; Boudin 2016). Higher is better for all.
+
+use super::graph::WordGraph;
+use crate::error::{Error, Result};
+use crate::numerics::linalg::lu_solve;
+use nalgebra::{DMatrix, DVector};
+
+/// Solve the biased PageRank `θ = (1 − d) v + d Gᵀ θ` with `G = D⁻¹A`
+/// (rows of isolated words are zero) directly.
+fn biased_pagerank(graph: &WordGraph, teleport: &[f64], d: f64) -> Result<Vec<f64>> {
+    if !(d > 0.0 && d < 1.0) {
+        return Err(Error::param(
+            "damping",
+            format!("must lie strictly between 0 and 1, got {d}"),
+        ));
+    }
+    let n = graph.len();
+    let deg = graph.degrees();
+    // I − d Gᵀ: (Gᵀ)_ij = A_ji / D_jj.
+    let m = DMatrix::from_fn(n, n, |i, j| {
+        let g = if deg[j] > 0.0 {
+            graph.adjacency[(j, i)] / deg[j]
+        } else {
+            0.0
+        };
+        (if i == j { 1.0 } else { 0.0 }) - d * g
+    });
+    let rhs = DVector::from_fn(n, |i, _| (1.0 - d) * teleport[i]);
+    lu_solve(&m, &rhs)
+        .map(|v| v.iter().copied().collect())
+        .ok_or_else(|| Error::Numerical("the PageRank system is singular".into()))
+}
+
+/// TextRank on the weighted co-occurrence graph: `θ = (1 − d) 1 + d Gᵀθ`
+/// (Mihalcea & Tarau 2004; Hu 2024, §1.2.2).
+pub fn text_rank(graph: &WordGraph, d: f64) -> Result<Vec<f64>> {
+    biased_pagerank(graph, &vec![1.0; graph.len()], d)
+}
+
+/// SS (Li et al. 2010): `θ = (1 − d) y + d Qθ`, the prior mean of VBSS.
+pub fn single_rank_ss(graph: &WordGraph, y: &[bool], d: f64) -> Result<Vec<f64>> {
+    let pr =
+        super::prior::ThetaPrior::from_graph(graph, y, d, super::prior::PriorScale::Dissertation)?;
+    Ok(pr.theta0)
+}
+
+/// PositionRank (Florescu & Caragea 2017): PageRank biased towards words
+/// that occur early, the teleport weight of a word being the sum of the
+/// inverse 1-based positions of its occurrences. Graphs without positions
+/// (given as edges) fall back to TextRank.
+pub fn position_rank(graph: &WordGraph, d: f64) -> Result<Vec<f64>> {
+    let mut v: Vec<f64> = graph
+        .positions
+        .iter()
+        .map(|ps| ps.iter().map(|&p| 1.0 / p as f64).sum())
+        .collect();
+    let total: f64 = v.iter().sum();
+    if total <= 0.0 {
+        return text_rank(graph, d);
+    }
+    let n = v.len() as f64;
+    // Scaled to sum to n so that the scores are comparable with TextRank's.
+    v.iter_mut().for_each(|x| *x *= n / total);
+    biased_pagerank(graph, &v, d)
+}
+
+/// TF-IDF with document frequencies from the other documents of the
+/// corpus (leave-one-out), smoothed as pke does: `tf · log₂(N / df)` with
+/// `N = 1 + #other documents` and `df = 1 + #other documents containing
+/// the word`.
+pub fn tf_idf(graph: &WordGraph, df_others: &[usize], n_others: usize) -> Vec<f64> {
+    let n = (1 + n_others) as f64;
+    graph
+        .frequency
+        .iter()
+        .zip(df_others)
+        .map(|(&tf, &df)| tf * (n / (1 + df) as f64).log2())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_rank_is_the_power_iteration_fixed_point() {
+        let toks = ["a", "b", "c", "a", "d", "b", "e", "c", "a", "f", "g"];
+        let g = WordGraph::from_tokens(&toks, 2, false).unwrap();
+        let tr = text_rank(&g, 0.85).unwrap();
+        let deg = g.degrees();
+        let mut x = vec![1.0; g.len()];
+        for _ in 0..500 {
+            x = (0..g.len())
+                .map(|i| {
+                    0.15 + 0.85
+                        * (0..g.len())
+                            .map(|j| g.adjacency[(j, i)] / deg[j] * x[j])
+                            .sum::<f64>()
+                })
+                .collect();
+        }
+        for i in 0..g.len() {
+            assert!((tr[i] - x[i]).abs() < 1e-10);
+        }
+        // The hub `a` ranks first.
+        assert_eq!(crate::keywords::fdr::top_by_score(&tr, 1), vec![0]);
+        let pr = position_rank(&g, 0.85).unwrap();
+        assert!(pr[0] > pr[g.len() - 1]);
+    }
+}
