@@ -12,6 +12,7 @@ use plackett::keywords::{
 };
 use plackett_text::{
     Engine, ExtractOptions, Input, Pipeline, extract, read_candidate_corpus, read_corpus,
+    read_external,
 };
 use serde_json::json;
 use std::path::Path;
@@ -61,8 +62,8 @@ pub struct ModelArgs {
     /// Most sweeps, SQUAREM extrapolations included (Hu 2024: 500 plain sweeps).
     #[arg(long, default_value_t = 2000)]
     pub max_iter: usize,
-    /// Which probability the FDR rule reads: latent, the posterior probability that the word is a keyword given the known ones (1 for a known keyword; Newton et al. 2004's rule is defined on it); plugin Φ(E a + E b E θ), the dissertation's p̂ (selects nothing at usual γ on SemEval-2010: docs/keywords.md); predictive, Φ(a + bθ) averaged over q.
-    #[arg(long, default_value = "latent", value_parser = ["latent", "plugin", "predictive"])]
+    /// Which probability the FDR rule reads: latent, the posterior probability that the word is a keyword given the known ones (1 for a known keyword; Newton et al. 2004's rule is defined on it); plugin Φ(E a + E b E θ), the dissertation's p̂ (selects nothing at usual γ on SemEval-2010: docs/keywords.md); predictive, Φ(a + bθ) averaged over q; forced, the plug-in with known keywords set to 1 (the BSS and VBSS authors' code).
+    #[arg(long, default_value = "latent", value_parser = ["latent", "plugin", "predictive", "forced"])]
     pub probability: String,
 }
 
@@ -101,6 +102,7 @@ impl ModelArgs {
         match self.probability.as_str() {
             "predictive" => Probability::Predictive,
             "latent" => Probability::Latent,
+            "forced" => Probability::Forced,
             _ => Probability::Plugin,
         }
     }
@@ -174,7 +176,7 @@ pub struct EvaluateArgs {
     /// FDR levels, comma-separated.
     #[arg(long, default_value = "0.05,0.1,0.15,0.2,0.25,0.3")]
     pub gamma: String,
-    /// Methods besides VBSS, comma-separated (ss, textrank, positionrank, tfidf).
+    /// Methods besides VBSS, comma-separated (ss, textrank, positionrank, tfidf, and bss: Wang et al. 2023's MCMC, slow).
     #[arg(long, default_value = "ss,textrank,positionrank,tfidf")]
     pub methods: String,
     /// Do not force the known keywords into the cuts of the other methods (Hu 2024 Table 1.4 instead of Table 1.5).
@@ -185,12 +187,24 @@ pub struct EvaluateArgs {
     /// Seed of the known-keyword draws.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// bss: MCMC iterations per document (Wang et al. 2023's code: 50,000).
+    #[arg(long, default_value_t = 50_000)]
+    pub bss_iterations: usize,
+    /// bss: burn-in iterations (Wang et al. 2023's code: 2,000).
+    #[arg(long, default_value_t = 2_000)]
+    pub bss_burn_in: usize,
     /// Output format.
     #[arg(long, default_value = "table", value_parser = ["table", "json"])]
     pub output: String,
     /// Write the output here instead of standard output.
     #[arg(long, value_name = "FILE")]
     pub out: Option<String>,
+    /// An outside method's scores as another column, NAME=FILE.json with {"<doc id>": [["phrase", score], …]} (higher better; a word scores as the best phrase containing it). Repeatable. bench/keywords_yake.py writes YAKE's.
+    #[arg(long, value_name = "NAME=FILE.json")]
+    pub external: Vec<String>,
+    /// Write a log–log plot of VBSS's time per document against its number of candidates (SVG).
+    #[arg(long, value_name = "FILE.svg")]
+    pub timing_plot: Option<String>,
 }
 
 /// Run `plackett keywords …`.
@@ -346,7 +360,7 @@ fn run_evaluate(a: &EvaluateArgs) -> Result<()> {
         match Method::parse(m.trim()) {
             Some(x) => methods.push(x),
             None => bail!(
-                "invalid option `--methods`: unknown method `{}` (vbss, ss, textrank, positionrank, tfidf)",
+                "invalid option `--methods`: unknown method `{}` (vbss, ss, textrank, positionrank, tfidf, bss)",
                 m.trim()
             ),
         }
@@ -364,11 +378,26 @@ fn run_evaluate(a: &EvaluateArgs) -> Result<()> {
         forced: !a.not_forced,
         methods,
         seed: a.seed,
+        bss: plackett::keywords::BssOptions {
+            damping: a.model.damping,
+            iterations: a.bss_iterations,
+            burn_in: a.bss_burn_in,
+            seed: a.seed,
+        },
+        external: Vec::new(),
     };
     let pipe = Pipeline {
         min_count_exclusive: a.min_count,
         ..Default::default()
     };
+    let mut opts = opts;
+    for e in &a.external {
+        let Some((name, file)) = e.split_once('=') else {
+            bail!("invalid option `--external`: `{e}` is not NAME=FILE.json");
+        };
+        opts.external
+            .push(read_external(Path::new(file), name, &pipe)?);
+    }
     let dir = Path::new(&a.corpus);
     let start = std::time::Instant::now();
     let corpus = match &a.candidates {
@@ -379,6 +408,20 @@ fn run_evaluate(a: &EvaluateArgs) -> Result<()> {
     let t = std::time::Instant::now();
     let table = evaluate(&corpus, &opts)?;
     let eval_s = t.elapsed().as_secs_f64();
+    let plot = a.timing_plot.as_ref().map(|_| {
+        let pts: Vec<(f64, f64)> = table
+            .per_document
+            .iter()
+            .filter(|d| d.seconds > 0.0)
+            .map(|d| ((d.n as f64).log10(), d.seconds.log10()))
+            .collect();
+        plackett::report::charts::scatter(
+            &pts,
+            "log10 candidate words n",
+            &format!("log10 VBSS seconds (slope {:.2})", table.time_exponent()),
+            false,
+        )
+    });
     let text = if a.output == "json" {
         let mut v = serde_json::to_value(&table)?;
         v["seconds_reading"] = json!(read_s);
@@ -390,5 +433,17 @@ fn run_evaluate(a: &EvaluateArgs) -> Result<()> {
             table.render()
         )
     };
-    deliver(&a.out, &text)
+    match (&a.timing_plot, plot) {
+        (Some(path), Some(svg)) => {
+            let mut files: Vec<(&str, &[u8])> = vec![(path.as_str(), svg.as_bytes())];
+            if let Some(o) = &a.out {
+                files.push((o.as_str(), text.as_bytes()));
+                Ok(write_all_atomic(&files)?)
+            } else {
+                write_all_atomic(&files)?;
+                crate::emit(&text)
+            }
+        }
+        _ => deliver(&a.out, &text),
+    }
 }

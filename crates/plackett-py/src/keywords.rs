@@ -130,6 +130,7 @@ pub fn extract_keywords(
                 ("latent", Probability::Latent),
                 ("plugin", Probability::Plugin),
                 ("predictive", Probability::Predictive),
+                ("forced", Probability::Forced),
             ],
         )?,
         gamma,

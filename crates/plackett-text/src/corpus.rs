@@ -4,7 +4,9 @@
 
 use super::pipeline::Pipeline;
 use plackett::error::{Error, Result};
-use plackett::keywords::{Corpus, Document};
+use plackett::keywords::{Corpus, Document, ExternalScores};
+use rayon::prelude::*;
+use std::collections::HashMap;
 use std::path::Path;
 
 fn read(path: &Path) -> Result<String> {
@@ -56,15 +58,19 @@ fn ids(dir: &Path) -> Result<Vec<String>> {
 
 /// Read a corpus and run the front-end on every document.
 pub fn read_corpus(dir: &Path, pipe: &Pipeline) -> Result<Corpus> {
-    let mut documents = Vec::new();
-    for id in ids(dir)? {
-        let text = read(&dir.join("docsutf8").join(format!("{id}.txt")))?;
-        documents.push(Document {
-            tokens: pipe.candidates(&text),
-            truth: truth_of(dir, &id, pipe)?,
-            id,
-        });
-    }
+    // Documents in parallel; the order is the sorted ids' whatever the
+    // thread count.
+    let documents = ids(dir)?
+        .into_par_iter()
+        .map(|id| {
+            let text = read(&dir.join("docsutf8").join(format!("{id}.txt")))?;
+            Ok(Document {
+                tokens: pipe.candidates(&text),
+                truth: truth_of(dir, &id, pipe)?,
+                id,
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
     Ok(Corpus { documents })
 }
 
@@ -103,4 +109,41 @@ pub fn read_candidate_corpus(dir: &Path, candidates: &Path, pipe: &Pipeline) -> 
     }
     documents.sort_by(|a, b| a.id.cmp(&b.id));
     Ok(Corpus { documents })
+}
+
+/// Read an outside method's scored phrases, `{"<doc id>": [["phrase",
+/// score], …], …}` (higher scores better), and reduce them to candidate
+/// words: each phrase word is stemmed by the front-end and scored by the
+/// best phrase containing it.
+pub fn read_external(path: &Path, name: &str, pipe: &Pipeline) -> Result<ExternalScores> {
+    let text = read(path)?;
+    let raw: HashMap<String, Vec<(String, f64)>> =
+        serde_json::from_str(&text).map_err(|e| Error::Input {
+            loc: plackett::error::Location {
+                file: path.display().to_string(),
+                line: Some(e.line()),
+            },
+            msg: format!("{e}; expected {{\"<document id>\": [[\"phrase\", score], …]}}"),
+        })?;
+    let mut scores = HashMap::new();
+    for (id, phrases) in raw {
+        let mut words: HashMap<String, f64> = HashMap::new();
+        for (phrase, score) in phrases {
+            if !score.is_finite() {
+                return Err(Error::Data(format!(
+                    "{}: document {id}, phrase `{phrase}`: score {score} is not finite",
+                    path.display()
+                )));
+            }
+            for w in pipe.phrase_stems(&phrase) {
+                let e = words.entry(w).or_insert(f64::NEG_INFINITY);
+                *e = e.max(score);
+            }
+        }
+        scores.insert(id, words);
+    }
+    Ok(ExternalScores {
+        name: name.to_string(),
+        scores,
+    })
 }

@@ -125,6 +125,7 @@ fn probability_name(p: Probability) -> &'static str {
         Probability::Latent => "latent",
         Probability::Plugin => "plugin",
         Probability::Predictive => "predictive",
+        Probability::Forced => "forced",
     }
 }
 
@@ -200,6 +201,12 @@ pub fn extract(document: &str, known: &[String], opts: &ExtractOptions) -> Resul
             }
             let p = match opts.probability {
                 Probability::Latent => f.p_latent.clone(),
+                Probability::Forced => f
+                    .p_mean
+                    .iter()
+                    .zip(&y)
+                    .map(|(&p, &k)| if k { 1.0 } else { p })
+                    .collect(),
                 _ => f.p_mean.clone(),
             };
             let diag: Vec<_> = ["a", "b", "sigma2", "alpha"]

@@ -22,6 +22,6 @@ pub mod extract;
 pub mod pipeline;
 pub mod stopwords;
 
-pub use corpus::{read_candidate_corpus, read_corpus};
+pub use corpus::{read_candidate_corpus, read_corpus, read_external};
 pub use extract::{Engine, ExtractOptions, Extraction, Input, WordRow, extract};
 pub use pipeline::{Pipeline, stem};

@@ -4,6 +4,7 @@
 //! rate (the matched-count rule), optionally with the known keywords
 //! forced in, and precision, recall and F pooled over the corpus.
 
+use super::bss::{BssOptions, fit_bss};
 use super::fdr::{bayesian_fdr_select, top_by_score};
 use super::graph::WordGraph;
 use super::prior::{PriorScale, ThetaPrior};
@@ -49,6 +50,11 @@ pub enum Method {
     PositionRank,
     /// TF-IDF with leave-one-out document frequencies.
     TfIdf,
+    /// BSS (Wang et al. 2023) with its own FDR selection (slow: 50,000
+    /// MCMC iterations per document by default).
+    Bss,
+    /// Scores computed elsewhere ([`EvalOptions::external`], by index).
+    External(usize),
 }
 
 impl Method {
@@ -69,6 +75,8 @@ impl Method {
             Method::TextRank => "TR",
             Method::PositionRank => "PosR",
             Method::TfIdf => "TF-IDF",
+            Method::Bss => "BSS",
+            Method::External(_) => "external",
         }
     }
 
@@ -80,6 +88,7 @@ impl Method {
             "textrank" | "tr" => Some(Method::TextRank),
             "positionrank" | "posr" => Some(Method::PositionRank),
             "tfidf" | "tf-idf" => Some(Method::TfIdf),
+            "bss" => Some(Method::Bss),
             _ => None,
         }
     }
@@ -113,6 +122,23 @@ pub struct EvalOptions {
     pub methods: Vec<Method>,
     /// Seed of the known-keyword draws.
     pub seed: u64,
+    /// BSS settings (when [`Method::Bss`] is among the methods).
+    pub bss: BssOptions,
+    /// Methods run elsewhere (e.g. YAKE from Python), evaluated as cut
+    /// methods on the same candidates.
+    pub external: Vec<ExternalScores>,
+}
+
+/// Word scores of an outside method: per document id, scored phrases
+/// (higher is better). A candidate word's score is the best score of any
+/// phrase containing it (each phrase word reduced to the candidates' units
+/// by `reduce`); words in no phrase rank last.
+#[derive(Debug, Clone)]
+pub struct ExternalScores {
+    /// Column heading.
+    pub name: String,
+    /// Document id → word → score (already reduced to candidate units).
+    pub scores: HashMap<String, HashMap<String, f64>>,
 }
 
 impl Default for EvalOptions {
@@ -130,6 +156,8 @@ impl Default for EvalOptions {
             forced: true,
             methods: Method::ALL.to_vec(),
             seed: 1,
+            bss: BssOptions::default(),
+            external: Vec::new(),
         }
     }
 }
@@ -173,6 +201,8 @@ pub struct EvalTable {
     pub rates: Vec<f64>,
     /// Methods, in column order.
     pub methods: Vec<Method>,
+    /// Column headings.
+    pub labels: Vec<String>,
     /// `cells[g][m]`.
     pub cells: Vec<Vec<Cell>>,
     /// Seconds per method over the corpus (summed over documents).
@@ -181,13 +211,54 @@ pub struct EvalTable {
     pub vbss_not_converged: usize,
     /// Whether the cut methods had the known keywords forced in.
     pub forced: bool,
+    /// VBSS per document: candidates, seconds, map evaluations.
+    pub per_document: Vec<DocTiming>,
+}
+
+/// VBSS's cost on one document.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct DocTiming {
+    /// Document id.
+    pub id: String,
+    /// Candidate words `n`.
+    pub n: usize,
+    /// Seconds of prior construction, VBSS and selection.
+    pub seconds: f64,
+    /// VBSS map evaluations.
+    pub iterations: usize,
+}
+
+impl EvalTable {
+    /// Least-squares slope of log seconds on log n over the documents
+    /// (the growth exponent of VBSS's per-document time).
+    pub fn time_exponent(&self) -> f64 {
+        let pts: Vec<(f64, f64)> = self
+            .per_document
+            .iter()
+            .filter(|d| d.n > 0 && d.seconds > 0.0)
+            .map(|d| ((d.n as f64).ln(), d.seconds.ln()))
+            .collect();
+        let m = pts.len() as f64;
+        if m < 2.0 {
+            return f64::NAN;
+        }
+        let (mx, my) = pts
+            .iter()
+            .fold((0.0, 0.0), |(a, b), p| (a + p.0 / m, b + p.1 / m));
+        let sxy: f64 = pts.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
+        let sxx: f64 = pts.iter().map(|p| (p.0 - mx).powi(2)).sum();
+        sxy / sxx
+    }
 }
 
 struct DocResult {
+    id: String,
+    iterations: usize,
     n: usize,
     truth: HashSet<usize>,
     observed: Vec<usize>,
-    vbss_sel: Vec<Vec<usize>>,
+    /// Per method with its own FDR rule (VBSS, BSS): the set per γ.
+    own_sel: Vec<Option<Vec<Vec<usize>>>>,
     rankings: Vec<Vec<usize>>,
     seconds: Vec<f64>,
     converged: bool,
@@ -239,10 +310,11 @@ pub fn evaluate(corpus: &Corpus, opts: &EvalOptions) -> Result<EvalTable> {
     }
     let mut methods = vec![Method::Vbss];
     for m in &opts.methods {
-        if !methods.contains(m) {
+        if !methods.contains(m) && !matches!(m, Method::External(_)) {
             methods.push(*m);
         }
     }
+    methods.extend((0..opts.external.len()).map(Method::External));
     // Document frequencies over the whole corpus (TF-IDF, leave-one-out).
     let vocab: Vec<HashSet<&str>> = corpus
         .documents
@@ -289,16 +361,50 @@ pub fn evaluate(corpus: &Corpus, opts: &EvalOptions) -> Result<EvalTable> {
             let fit = fit_vbss(&prior, &y, &opts.vbss)
                 .map_err(|e| Error::Data(format!("document {}: {e}", doc.id)))?;
             let p = fit.probabilities(opts.probability);
-            let vbss_sel: Vec<Vec<usize>> = opts
-                .gammas
-                .iter()
-                .map(|&gm| bayesian_fdr_select(p, gm))
-                .collect();
+            let mut own_sel: Vec<Option<Vec<Vec<usize>>>> = vec![None; methods.len()];
+            own_sel[0] = Some(
+                opts.gammas
+                    .iter()
+                    .map(|&gm| bayesian_fdr_select(p, gm))
+                    .collect(),
+            );
             seconds[0] = t.elapsed().as_secs_f64();
             for (mi, m) in methods.iter().enumerate().skip(1) {
                 let t = Instant::now();
                 let score = match m {
                     Method::Vbss => unreachable!(),
+                    Method::External(e) => {
+                        let ext = &opts.external[*e];
+                        let sc = ext.scores.get(&doc.id);
+                        g.words
+                            .iter()
+                            .map(|w| {
+                                sc.and_then(|m| m.get(w))
+                                    .copied()
+                                    .unwrap_or(f64::NEG_INFINITY)
+                            })
+                            .collect()
+                    }
+                    Method::Bss => {
+                        let o = BssOptions {
+                            seed: opts.bss.seed ^ (di as u64).wrapping_mul(0x9E37_79B9),
+                            ..opts.bss
+                        };
+                        let f = fit_bss(&g, &y, &o)
+                            .map_err(|e| Error::Data(format!("document {}: {e}", doc.id)))?;
+                        // The authors' rule: known keywords forced to 1.
+                        let mut p = f.p_median;
+                        for &i in &observed {
+                            p[i] = 1.0;
+                        }
+                        own_sel[mi] = Some(
+                            opts.gammas
+                                .iter()
+                                .map(|&gm| bayesian_fdr_select(&p, gm))
+                                .collect(),
+                        );
+                        p
+                    }
                     // SS is VBSS's prior mean.
                     Method::Ss => prior.theta0.clone(),
                     Method::TextRank => text_rank(&g, opts.damping)?,
@@ -316,10 +422,12 @@ pub fn evaluate(corpus: &Corpus, opts: &EvalOptions) -> Result<EvalTable> {
                 seconds[mi] = t.elapsed().as_secs_f64();
             }
             Ok(Some(DocResult {
+                id: doc.id.clone(),
+                iterations: fit.iterations,
                 n: g.len(),
                 truth: truth.into_iter().collect(),
                 observed,
-                vbss_sel,
+                own_sel,
                 rankings,
                 seconds,
                 converged: fit.converged,
@@ -343,15 +451,18 @@ pub fn evaluate(corpus: &Corpus, opts: &EvalOptions) -> Result<EvalTable> {
     let mut rates = Vec::new();
     let mut cells = Vec::new();
     for (gi, _) in opts.gammas.iter().enumerate() {
-        let total: usize = docs.iter().map(|d| d.vbss_sel[gi].len()).sum();
+        let total: usize = docs
+            .iter()
+            .map(|d| d.own_sel[0].as_ref().expect("VBSS")[gi].len())
+            .sum();
         let r = total as f64 / candidates as f64;
         rates.push(r);
         let mut row = Vec::new();
         for (mi, _) in methods.iter().enumerate() {
             let (mut sel, mut tp, mut obs) = (0, 0, 0);
             for d in &docs {
-                let chosen: Vec<usize> = if mi == 0 {
-                    d.vbss_sel[gi].clone()
+                let chosen: Vec<usize> = if let Some(own) = &d.own_sel[mi] {
+                    own[gi].clone()
                 } else {
                     let c = (d.n as f64 * r).round() as usize;
                     if opts.forced {
@@ -387,11 +498,27 @@ pub fn evaluate(corpus: &Corpus, opts: &EvalOptions) -> Result<EvalTable> {
         k: opts.k,
         gammas: opts.gammas.clone(),
         rates,
+        labels: methods
+            .iter()
+            .map(|m| match m {
+                Method::External(e) => opts.external[*e].name.clone(),
+                m => m.label().to_string(),
+            })
+            .collect(),
         methods,
         cells,
         seconds,
         vbss_not_converged: docs.iter().filter(|d| !d.converged).count(),
         forced: opts.forced,
+        per_document: docs
+            .iter()
+            .map(|d| DocTiming {
+                id: d.id.clone(),
+                n: d.n,
+                seconds: d.seconds[0],
+                iterations: d.iterations,
+            })
+            .collect(),
     })
 }
 
@@ -415,8 +542,8 @@ impl EvalTable {
         ));
         let head = |s: &mut String, title: &str| {
             s.push_str(&format!("\n{title}\n{:>6}", "γ"));
-            for m in &self.methods {
-                s.push_str(&format!(" {:>8}", m.label()));
+            for m in &self.labels {
+                s.push_str(&format!(" {:>8}", m));
             }
             s.push('\n');
         };
@@ -448,10 +575,14 @@ impl EvalTable {
             s.push_str(&format!(" {g}: {:.4}", r));
         }
         s.push_str("\nSeconds (summed over documents):");
-        for (m, t) in self.methods.iter().zip(&self.seconds) {
-            s.push_str(&format!(" {} {:.3}", m.label(), t));
+        for (m, t) in self.labels.iter().zip(&self.seconds) {
+            s.push_str(&format!(" {} {:.3}", m, t));
         }
-        s.push('\n');
+        s.push_str(&format!(
+            "\nVBSS time per document grows as n^{:.2} (least squares on log–log over {} documents)\n",
+            self.time_exponent(),
+            self.per_document.len()
+        ));
         if self.vbss_not_converged > 0 {
             s.push_str(&format!(
                 "note: VBSS reached its iteration limit on {} documents\n",

@@ -10,6 +10,7 @@
 //! The text front-end (normalisation, part-of-speech filter, stemming)
 //! lives in the separate `plackett-text` crate.
 
+pub mod bss;
 pub mod evaluate;
 pub mod fdr;
 pub mod gibbs;
@@ -18,7 +19,10 @@ pub mod prior;
 pub mod scores;
 pub mod vbss;
 
-pub use evaluate::{Corpus, Document, EvalOptions, EvalTable, Method, evaluate};
+pub use bss::{BssFit, BssOptions, fit_bss};
+pub use evaluate::{
+    Corpus, DocTiming, Document, EvalOptions, EvalTable, ExternalScores, Method, evaluate,
+};
 pub use fdr::{bayesian_fdr_select, top_by_score};
 pub use gibbs::{VbssGibbsFit, VbssGibbsOptions, fit_gibbs};
 pub use graph::WordGraph;

@@ -69,6 +69,9 @@ pub enum Probability {
     /// default.
     #[default]
     Latent,
+    /// The plug-in with every known keyword set to 1: the convention of
+    /// the BSS and VBSS authors' code before FDR selection.
+    Forced,
 }
 
 /// Settings of [`fit_vbss`], with the dissertation's defaults (Hu 2024,
@@ -169,6 +172,8 @@ pub struct VbssFit {
     pub p_predictive: Vec<f64>,
     /// `q(y*_i = 1)`.
     pub p_latent: Vec<f64>,
+    /// The plug-in with known keywords set to 1.
+    pub p_forced: Vec<f64>,
     /// ELBO after every sweep.
     pub elbo: Vec<f64>,
     /// Sweeps run.
@@ -184,6 +189,7 @@ impl VbssFit {
             Probability::Plugin => &self.p_plugin,
             Probability::Predictive => &self.p_predictive,
             Probability::Latent => &self.p_latent,
+            Probability::Forced => &self.p_forced,
         }
     }
 
@@ -613,6 +619,9 @@ impl<'a> State<'a> {
             sigma2: (self.a_sig, self.b_sig),
             alpha: self.alpha.clone(),
             p_plugin: self.plugin(),
+            p_forced: (0..self.n)
+                .map(|i| if self.y[i] { 1.0 } else { norm_cdf(self.m(i)) })
+                .collect(),
             p_predictive,
             p_latent: latent,
             elbo,
@@ -632,6 +641,11 @@ pub(crate) fn check_labels(prior: &ThetaPrior, y: &[bool]) -> Result<()> {
             prior.len()
         )));
     }
+    check_labels_y(y)
+}
+
+/// At least one known keyword and one unlabelled word.
+pub(crate) fn check_labels_y(y: &[bool]) -> Result<()> {
     let known = y.iter().filter(|&&v| v).count();
     if known == 0 {
         return Err(Error::Data(
