@@ -199,6 +199,42 @@ impl VbssFit {
     }
 }
 
+/// `ln Φ(±m)` and the inverse Mills ratios `φ(m)/Φ(±m)` from one pair of
+/// `erfc` calls and one `exp` where both tails are representable (|m| ≤
+/// 30), else from the asymptotic forms of `numerics::probit`: the `q(z)`
+/// step needs all four for every word in every sweep.
+struct Tails {
+    ln_pos: f64,
+    ln_neg: f64,
+    mills_pos: f64,
+    mills_neg: f64,
+}
+
+impl Tails {
+    fn at(m: f64) -> Tails {
+        if m.abs() <= 30.0 {
+            let pp = norm_cdf(m);
+            let pn = norm_cdf(-m);
+            let phi = crate::numerics::probit::norm_pdf(m);
+            // ln Φ near 1 through ln(1 − Φ(−m)) without cancellation.
+            let ln = |p: f64, q: f64| if p > 0.5 { (-q).ln_1p() } else { p.ln() };
+            Tails {
+                ln_pos: ln(pp, pn),
+                ln_neg: ln(pn, pp),
+                mills_pos: phi / pp,
+                mills_neg: phi / pn,
+            }
+        } else {
+            Tails {
+                ln_pos: ln_norm_cdf(m),
+                ln_neg: ln_norm_cdf(-m),
+                mills_pos: mills(m),
+                mills_neg: mills(-m),
+            }
+        }
+    }
+}
+
 /// A full-covariance `q(θ)` sharing the prior's eigenvectors.
 #[derive(Debug, Clone, Copy)]
 struct BlockCov {
@@ -206,6 +242,10 @@ struct BlockCov {
     c: (f64, f64),
     ln_det: f64,
     tr: f64,
+    /// `tr Σ`: the block mode keeps no diagonal during the sweeps (only
+    /// sums of `S_θi` enter the updates and the ELBO); [`State::finish`]
+    /// computes it once.
+    trace: f64,
 }
 
 /// The CAVI state.
@@ -238,6 +278,10 @@ struct State<'a> {
     pi: Vec<f64>,
     /// `P θ₀`.
     p_theta0: Vec<f64>,
+    /// `Vᵀθ₀`.
+    rot0: Vec<f64>,
+    /// `Vᵀμ_θ` when known (block mode), saving a product per quadratic form.
+    mu_rot: Option<Vec<f64>>,
     /// Dense `P`, for the Gauss–Seidel update only.
     p_dense: Option<nalgebra::DMatrix<f64>>,
 }
@@ -271,6 +315,8 @@ impl<'a> State<'a> {
             hz: vec![0.0; n],
             pi: vec![0.0; n],
             p_theta0: prior.apply_precision(&prior.theta0),
+            rot0: prior.rotate(&prior.theta0),
+            mu_rot: None,
             p_dense: (o.theta_update == ThetaUpdate::Coordinate).then(|| prior.precision()),
         }
     }
@@ -288,22 +334,23 @@ impl<'a> State<'a> {
     fn update_z(&mut self) {
         for i in 0..self.n {
             let m = self.m(i);
+            let t = Tails::at(m);
             if self.y[i] {
-                let ez = m + mills(m);
+                let ez = m + t.mills_pos;
                 self.ez[i] = ez;
                 self.ez2[i] = 1.0 + m * ez;
-                self.hz[i] = 0.5 * (LN_2PI + 1.0) + ln_norm_cdf(m) - 0.5 * m * mills(m);
+                self.hz[i] = 0.5 * (LN_2PI + 1.0) + t.ln_pos - 0.5 * m * t.mills_pos;
                 self.pi[i] = 0.0;
             } else {
                 let ln_w = self.e_ln_alpha[i];
-                let lo = ln_w + ln_norm_cdf(m) - ln_norm_cdf(-m);
+                let lo = ln_w + t.ln_pos - t.ln_neg;
                 let pi = crate::numerics::sigmoid(lo);
-                let ep = m + mills(m);
-                let en = m - mills(-m);
+                let ep = m + t.mills_pos;
+                let en = m - t.mills_neg;
                 let ez = (1.0 - pi) * en + pi * ep;
                 let ez2 = (1.0 - pi) * (1.0 + m * en) + pi * (1.0 + m * ep);
                 // q(z) = [1(z ≤ 0) + w 1(z > 0)] φ(z − m) / C, C = Φ(−m) + wΦ(m).
-                let ln_c = log_add_exp(ln_norm_cdf(-m), ln_w + ln_norm_cdf(m));
+                let ln_c = log_add_exp(t.ln_neg, ln_w + t.ln_pos);
                 self.pi[i] = pi;
                 self.ez[i] = ez;
                 self.ez2[i] = ez2;
@@ -319,6 +366,7 @@ impl<'a> State<'a> {
         let pr = self.prior;
         match self.o.theta_update {
             ThetaUpdate::Published => {
+                self.mu_rot = None;
                 for i in 0..self.n {
                     let w = k / pr.u_diag[i];
                     let s = 1.0 / (eb2 + w);
@@ -328,6 +376,7 @@ impl<'a> State<'a> {
                 }
             }
             ThetaUpdate::Coordinate => {
+                self.mu_rot = None;
                 let p = self.p_dense.as_ref().expect("dense P in coordinate mode");
                 for i in 0..self.n {
                     let s = 1.0 / (eb2 + k * p[(i, i)]);
@@ -354,6 +403,7 @@ impl<'a> State<'a> {
                     *ck *= dk;
                 }
                 self.mu_t = pr.unrotate(&c);
+                self.mu_rot = Some(c);
             }
         }
     }
@@ -367,7 +417,7 @@ impl<'a> State<'a> {
             .iter()
             .map(|p| 1.0 / (c1 + c2 * p))
             .collect();
-        self.s_t = pr.diag_of(&d);
+        let trace = d.iter().sum();
         let ln_det: f64 = d.iter().map(|x| x.ln()).sum();
         let tr: f64 = pr
             .precision_eigenvalues
@@ -379,6 +429,7 @@ impl<'a> State<'a> {
             c: (c1, c2),
             ln_det,
             tr,
+            trace,
         });
         d
     }
@@ -392,8 +443,16 @@ impl<'a> State<'a> {
         self.mu_a = self.s_a * (sz - self.mu_b * st);
     }
 
+    /// `Σ_i S_θi`.
+    fn sum_s(&self) -> f64 {
+        match self.block {
+            Some(b) if self.o.theta_update == ThetaUpdate::Block => b.trace,
+            _ => self.s_t.iter().sum(),
+        }
+    }
+
     fn e_tt(&self) -> f64 {
-        self.mu_t.iter().map(|m| m * m).sum::<f64>() + self.s_t.iter().sum::<f64>()
+        self.mu_t.iter().map(|m| m * m).sum::<f64>() + self.sum_s()
     }
 
     /// (U4) `q(b)` (the dissertation's `E_{q(b)}[a]` read as `E_{q(a)}[a]`).
@@ -416,7 +475,16 @@ impl<'a> State<'a> {
                 .map(|(p, s)| p * s)
                 .sum(),
         };
-        0.5 * tr + 0.5 * self.prior.quad(&self.mu_t)
+        let quad = match &self.mu_rot {
+            Some(c) => c
+                .iter()
+                .zip(&self.rot0)
+                .zip(&self.prior.precision_eigenvalues)
+                .map(|((c, r), p)| p * (c - r) * (c - r))
+                .sum(),
+            None => self.prior.quad(&self.mu_t),
+        };
+        0.5 * tr + 0.5 * quad
     }
 
     /// (U5) `q(σ²) = IG(τ + n/2, τ + g)`.
@@ -500,7 +568,9 @@ impl<'a> State<'a> {
         at += n;
         if self.o.theta_update == ThetaUpdate::Block {
             self.set_block(x[at].exp(), x[at + 1].exp());
+            self.mu_rot = Some(self.prior.rotate(&self.mu_t));
         } else {
+            self.mu_rot = None;
             for (s, v) in self.s_t.iter_mut().zip(&x[at..at + n]) {
                 *s = v.exp();
             }
@@ -540,13 +610,17 @@ impl<'a> State<'a> {
         let ea2 = self.mu_a * self.mu_a + self.s_a;
         let e_ln_s2 = self.b_sig.ln() - digamma(self.a_sig);
         let mut total = 0.0;
+        // E[ln α] and E[ln(1 − α)] per q(α) factor (one when shared).
+        let moments: Vec<(f64, f64)> = self
+            .alpha
+            .iter()
+            .map(|&(a1, b1)| {
+                let s = digamma(a1 + b1);
+                (digamma(a1) - s, digamma(b1) - s)
+            })
+            .collect();
         for i in 0..self.n {
-            let (a1, b1) = match self.o.alpha {
-                AlphaModel::Shared => self.alpha[0],
-                AlphaModel::PerWord => self.alpha[i],
-            };
-            let e_ln_a = digamma(a1) - digamma(a1 + b1);
-            let e_ln_1a = digamma(b1) - digamma(a1 + b1);
+            let (e_ln_a, e_ln_1a) = moments[if moments.len() == 1 { 0 } else { i }];
             let m = self.m(i);
             let (ez, ez2, hz) = (self.ez[i], self.ez2[i], self.hz[i]);
             let ly = if self.y[i] {
@@ -554,15 +628,16 @@ impl<'a> State<'a> {
             } else {
                 self.pi[i] * e_ln_a
             };
-            let et2 = self.mu_t[i] * self.mu_t[i] + self.s_t[i];
+            // E[θ_i²] = μ_i² + S_θi; the S_θi enter through their sum below.
             let lz = -0.5 * LN_2PI
                 - 0.5
                     * (ez2 - 2.0 * ez * m
                         + ea2
                         + 2.0 * self.mu_a * self.mu_b * self.mu_t[i]
-                        + eb2 * et2);
+                        + eb2 * self.mu_t[i] * self.mu_t[i]);
             total += ly + lz + hz;
         }
+        total -= 0.5 * eb2 * self.sum_s();
         // q(θ) entropy.
         total += match self.block {
             Some(b) if self.o.theta_update == ThetaUpdate::Block => {
@@ -593,9 +668,21 @@ impl<'a> State<'a> {
 
     fn finish(&self, elbo: Vec<f64>, iterations: usize, converged: bool) -> VbssFit {
         let eb2 = self.e_b2();
+        let s_t = match self.block {
+            Some(b) if self.o.theta_update == ThetaUpdate::Block => {
+                let d: Vec<f64> = self
+                    .prior
+                    .precision_eigenvalues
+                    .iter()
+                    .map(|p| 1.0 / (b.c.0 + b.c.1 * p))
+                    .collect();
+                self.prior.diag_of(&d)
+            }
+            _ => self.s_t.clone(),
+        };
         let p_predictive = (0..self.n)
             .map(|i| {
-                let et2 = self.mu_t[i] * self.mu_t[i] + self.s_t[i];
+                let et2 = self.mu_t[i] * self.mu_t[i] + s_t[i];
                 let var = self.s_a + eb2 * et2 - (self.mu_b * self.mu_t[i]).powi(2);
                 norm_cdf(self.m(i) / (1.0 + var.max(0.0)).sqrt())
             })
@@ -613,7 +700,7 @@ impl<'a> State<'a> {
         }
         VbssFit {
             theta_mean: self.mu_t.clone(),
-            theta_sd: self.s_t.iter().map(|s| s.sqrt()).collect(),
+            theta_sd: s_t.iter().map(|s| s.sqrt()).collect(),
             a: (self.mu_a, self.s_a.sqrt()),
             b: (self.mu_b, self.s_b.sqrt()),
             sigma2: (self.a_sig, self.b_sig),
@@ -885,8 +972,23 @@ mod tests {
                 hz: self.hz.clone(),
                 pi: self.pi.clone(),
                 p_theta0: self.p_theta0.clone(),
+                rot0: self.rot0.clone(),
+                mu_rot: self.mu_rot.clone(),
                 p_dense: None,
             }
+        }
+    }
+
+    #[test]
+    fn fast_tails_match_the_accurate_functions() {
+        for k in -700..=700 {
+            let m = k as f64 * 0.05;
+            let t = Tails::at(m);
+            let close = |a: f64, b: f64| (a - b).abs() <= 1e-13 * b.abs().max(1e-300) + 1e-300;
+            assert!(close(t.ln_pos, ln_norm_cdf(m)), "ln Φ({m})");
+            assert!(close(t.ln_neg, ln_norm_cdf(-m)), "ln Φ(−{m})");
+            assert!(close(t.mills_pos, mills(m)), "mills({m})");
+            assert!(close(t.mills_neg, mills(-m)), "mills(−{m})");
         }
     }
 
