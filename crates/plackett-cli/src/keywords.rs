@@ -116,8 +116,8 @@ pub struct ExtractArgs {
     /// Known keywords or keyphrases, comma-separated (each word is stemmed like the text).
     #[arg(long, value_name = "LIST")]
     pub known: String,
-    /// text: run the front-end (normalise, drop function words, Porter-stem); tokens: the file already holds the candidate sequence.
-    #[arg(long, default_value = "text", value_parser = ["text", "tokens"])]
+    /// text: run the front-end (normalise, drop function words, Porter-stem); tokens: the file already holds the candidate sequence; graph: your own weighted word graph as CSV lines source,target[,weight] (known keywords then name nodes verbatim).
+    #[arg(long, default_value = "text", value_parser = ["text", "tokens", "graph"])]
     pub input: String,
     /// Keep only stems occurring more than N times (Hu 2024 used 2 for full papers, 0 for abstracts).
     #[arg(long, default_value_t = 0)]
@@ -253,11 +253,12 @@ fn run_extract(a: &ExtractArgs) -> Result<()> {
         Engine::Vb(vb)
     };
     let opts = ExtractOptions {
-        input: if a.input == "tokens" {
-            Input::Tokens
-        } else {
-            Input::Text
+        input: match a.input.as_str() {
+            "tokens" => Input::Tokens,
+            "graph" => Input::Graph,
+            _ => Input::Text,
         },
+        source: a.file.clone(),
         pipeline: Pipeline {
             min_count_exclusive: a.min_count,
             ..Default::default()

@@ -126,6 +126,33 @@ fn gibbs_agrees_with_vb_on_a_short_text() {
 }
 
 #[test]
+fn a_users_own_graph() {
+    let dir = tmpdir("kw_graph");
+    let g = write(
+        &dir,
+        "g.csv",
+        "source,target,weight\nalpha,beta,3\nbeta,gamma,1\ngamma,delta,2\ndelta,alpha,1\nalpha,epsilon,0.5\nzeta,eta,1\n",
+    );
+    let out = bin()
+        .args([
+            "keywords", "extract", &g, "--input", "graph", "--known", "alpha", "--output", "json",
+        ])
+        .output()
+        .unwrap();
+    let v = json(&out);
+    assert_eq!(v["candidates"], 7);
+    assert_eq!(v["words"][0]["word"], "alpha");
+    let bad = write(&dir, "bad.csv", "alpha,beta,2\nbeta,gamma,-1\n");
+    let out = bin()
+        .args([
+            "keywords", "extract", &bad, "--input", "graph", "--known", "alpha",
+        ])
+        .output()
+        .unwrap();
+    fails(&out, "bad.csv:2");
+}
+
+#[test]
 fn bad_input_is_refused_with_one_line() {
     let dir = tmpdir("kw_bad");
     let f = write(&dir, "doc.txt", TEXT);

@@ -108,6 +108,7 @@ pub fn extract_keywords(
     };
     let opts = ExtractOptions {
         input: if tokens { Input::Tokens } else { Input::Text },
+        source: "document".into(),
         pipeline: Pipeline {
             min_count_exclusive: min_count,
             ..Default::default()

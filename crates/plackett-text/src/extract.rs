@@ -18,6 +18,64 @@ pub enum Input {
     /// Already the candidate sequence (white-space separated; known
     /// keywords are then matched verbatim).
     Tokens,
+    /// A weighted graph of your own: CSV lines `source,target[,weight]`
+    /// (weight 1 when absent; a header line `source,target,…` is skipped;
+    /// repeated edges add up). Known keywords are matched verbatim.
+    Graph,
+}
+
+/// Parse the edge list of [`Input::Graph`].
+fn read_edges(text: &str, source: &str) -> Result<WordGraph> {
+    let mut index: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    let mut words: Vec<String> = Vec::new();
+    let mut edges = Vec::new();
+    let bad = |line: usize, msg: String| Error::Input {
+        loc: plackett::error::Location {
+            file: source.to_string(),
+            line: Some(line),
+        },
+        msg,
+    };
+    for (ln, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let f: Vec<&str> = line.split(',').map(str::trim).collect();
+        if ln == 0 && f.first().is_some_and(|h| h.eq_ignore_ascii_case("source")) {
+            continue;
+        }
+        if !(2..=3).contains(&f.len()) || f[0].is_empty() || f[1].is_empty() {
+            return Err(bad(ln + 1, "expected `source,target[,weight]`".into()));
+        }
+        let w = match f.get(2) {
+            None => 1.0,
+            Some(v) => v
+                .parse::<f64>()
+                .ok()
+                .filter(|w| w.is_finite() && *w >= 0.0)
+                .ok_or_else(|| {
+                    bad(
+                        ln + 1,
+                        format!("weight `{v}` is not a finite non-negative number"),
+                    )
+                })?,
+        };
+        let mut id = |name: &str| -> usize {
+            if let Some(&i) = index.get(name) {
+                return i;
+            }
+            index.insert(name.to_string(), words.len());
+            words.push(name.to_string());
+            words.len() - 1
+        };
+        let (i, j) = (id(f[0]), id(f[1]));
+        edges.push((i, j, w));
+    }
+    if words.is_empty() {
+        return Err(Error::Data(format!("{source}: no edges")));
+    }
+    WordGraph::from_edges(words, &edges)
 }
 
 /// The inference engine.
@@ -32,8 +90,10 @@ pub enum Engine {
 /// Settings of [`extract`].
 #[derive(Debug, Clone)]
 pub struct ExtractOptions {
-    /// Text or tokens.
+    /// Text, tokens or a graph.
     pub input: Input,
+    /// The document's name in error messages (a file name).
+    pub source: String,
     /// The front-end.
     pub pipeline: Pipeline,
     /// Co-occurrence window.
@@ -56,6 +116,7 @@ impl Default for ExtractOptions {
     fn default() -> Self {
         ExtractOptions {
             input: Input::Text,
+            source: "<document>".into(),
             pipeline: Pipeline::default(),
             window: 2,
             self_loops: false,
@@ -144,26 +205,31 @@ pub fn extract(document: &str, known: &[String], opts: &ExtractOptions) -> Resul
             o.mcmc.check()?;
         }
     }
-    let tokens: Vec<String> = match opts.input {
-        Input::Tokens => document
-            .split_whitespace()
-            .map(|t| t.trim_matches('"').to_string())
-            .filter(|t| !t.is_empty())
-            .collect(),
-        Input::Text => opts.pipeline.candidates(document),
+    let g = if opts.input == Input::Graph {
+        read_edges(document, &opts.source)?
+    } else {
+        let tokens: Vec<String> = match opts.input {
+            Input::Text => opts.pipeline.candidates(document),
+            _ => document
+                .split_whitespace()
+                .map(|t| t.trim_matches('"').to_string())
+                .filter(|t| !t.is_empty())
+                .collect(),
+        };
+        if tokens.is_empty() {
+            return Err(Error::Data(
+                "no candidate words (empty after normalisation and filtering)".into(),
+            ));
+        }
+        WordGraph::from_tokens(&tokens, opts.window, opts.self_loops)?
     };
-    if tokens.is_empty() {
-        return Err(Error::Data(
-            "no candidate words (empty after normalisation and filtering)".into(),
-        ));
-    }
-    let g = WordGraph::from_tokens(&tokens, opts.window, opts.self_loops)?;
     let mut y = vec![false; g.len()];
     let mut missing = Vec::new();
     for phrase in known.iter().filter(|p| !p.trim().is_empty()) {
         let stems: Vec<String> = match opts.input {
-            Input::Tokens => phrase.split_whitespace().map(str::to_string).collect(),
             Input::Text => opts.pipeline.phrase_stems(phrase),
+            Input::Tokens => phrase.split_whitespace().map(str::to_string).collect(),
+            Input::Graph => vec![phrase.trim().to_string()],
         };
         for s in stems {
             match g.index_of(&s) {

@@ -248,13 +248,13 @@ pub fn fit_baseline(
                         targets[b.start..b.end].iter_mut().for_each(|t| *t = 0.0);
                         continue;
                     }
-                    let ln_p0: f64 = (b.start..b.end)
-                        .map(|j| -softplus(linear(bags, &w, j)))
-                        .sum();
+                    // One linear predictor per instance, used twice.
+                    let eta: Vec<f64> = (b.start..b.end).map(|j| linear(bags, &w, j)).collect();
+                    let ln_p0: f64 = eta.iter().map(|&e| -softplus(e)).sum();
                     let p1 = -ln_p0.exp_m1();
-                    for j in b.start..b.end {
-                        let p = sigmoid(linear(bags, &w, j));
-                        targets[j] = if p1 > 0.0 { (p / p1).min(1.0) } else { 1.0 };
+                    for (t, &e) in targets[b.start..b.end].iter_mut().zip(&eta) {
+                        let p = sigmoid(e);
+                        *t = if p1 > 0.0 { (p / p1).min(1.0) } else { 1.0 };
                     }
                 }
                 // M-step: the weighted logistic regression (a few Newton

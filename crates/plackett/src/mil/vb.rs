@@ -948,7 +948,6 @@ mod tests {
         for _ in 0..5 {
             st.sweep();
         }
-        let h = 1e-4;
         // Perturb coordinate(s) through `f`, check the ELBO drops, restore.
         fn check(st: &mut State, what: &str, f: &dyn Fn(&mut State, f64)) {
             let base = st.elbo();
@@ -959,7 +958,6 @@ mod tests {
                 assert!(moved < base + 1e-10, "{what}: {moved} > {base}");
             }
         }
-        let _ = h;
         st.update_alpha();
         check(&mut st, "alpha", &|s, d| s.m[0] += d);
         for m in 0..2u8 {
