@@ -13,6 +13,7 @@ pub const STOP_WORDS: &[&str] = &[
     "after",
     "again",
     "against",
+    "al",
     "all",
     "almost",
     "along",
@@ -20,7 +21,6 @@ pub const STOP_WORDS: &[&str] = &[
     "also",
     "although",
     "always",
-    "am",
     "among",
     "amongst",
     "an",
@@ -31,40 +31,35 @@ pub const STOP_WORDS: &[&str] = &[
     "anyone",
     "anything",
     "anywhere",
-    "are",
     "around",
     "as",
     "at",
-    "be",
     "because",
-    "been",
     "before",
     "behind",
-    "being",
     "below",
     "beneath",
     "beside",
     "besides",
     "between",
     "beyond",
+    "billion",
     "both",
     "but",
     "by",
     "can",
     "cannot",
     "could",
-    "did",
-    "do",
-    "does",
-    "doing",
-    "done",
     "down",
     "during",
+    "e.g",
     "each",
+    "eg",
+    "eight",
     "either",
-    "else",
+    "eleven",
     "elsewhere",
-    "enough",
+    "et",
     "etc",
     "even",
     "ever",
@@ -74,15 +69,11 @@ pub const STOP_WORDS: &[&str] = &[
     "everything",
     "everywhere",
     "except",
-    "few",
+    "five",
     "for",
+    "four",
     "from",
-    "further",
     "furthermore",
-    "had",
-    "has",
-    "have",
-    "having",
     "he",
     "hence",
     "her",
@@ -94,29 +85,27 @@ pub const STOP_WORDS: &[&str] = &[
     "his",
     "how",
     "however",
+    "http",
+    "https",
+    "hundred",
     "i",
+    "i.e",
     "ie",
     "if",
     "in",
     "inside",
     "into",
-    "is",
     "it",
     "its",
     "itself",
     "just",
-    "least",
-    "less",
-    "many",
     "may",
     "me",
     "might",
+    "million",
     "mine",
-    "more",
     "moreover",
-    "most",
     "mostly",
-    "much",
     "must",
     "my",
     "myself",
@@ -124,9 +113,9 @@ pub const STOP_WORDS: &[&str] = &[
     "neither",
     "never",
     "nevertheless",
+    "nine",
     "no",
     "nobody",
-    "none",
     "noone",
     "nor",
     "not",
@@ -138,11 +127,9 @@ pub const STOP_WORDS: &[&str] = &[
     "often",
     "on",
     "once",
-    "one",
     "only",
     "onto",
     "or",
-    "other",
     "others",
     "otherwise",
     "ought",
@@ -152,17 +139,16 @@ pub const STOP_WORDS: &[&str] = &[
     "out",
     "outside",
     "over",
-    "own",
     "per",
     "perhaps",
     "quite",
     "rather",
-    "same",
-    "several",
+    "seven",
     "shall",
     "she",
     "should",
     "since",
+    "six",
     "so",
     "some",
     "somebody",
@@ -172,7 +158,7 @@ pub const STOP_WORDS: &[&str] = &[
     "somewhat",
     "somewhere",
     "still",
-    "such",
+    "ten",
     "than",
     "that",
     "the",
@@ -188,9 +174,12 @@ pub const STOP_WORDS: &[&str] = &[
     "therein",
     "these",
     "they",
+    "thirty",
     "this",
     "those",
     "though",
+    "thousand",
+    "three",
     "through",
     "throughout",
     "thus",
@@ -199,6 +188,9 @@ pub const STOP_WORDS: &[&str] = &[
     "too",
     "toward",
     "towards",
+    "twelve",
+    "twenty",
+    "two",
     "under",
     "underneath",
     "unless",
@@ -208,10 +200,8 @@ pub const STOP_WORDS: &[&str] = &[
     "us",
     "very",
     "via",
-    "was",
     "we",
     "well",
-    "were",
     "what",
     "whatever",
     "when",
@@ -225,7 +215,6 @@ pub const STOP_WORDS: &[&str] = &[
     "whilst",
     "who",
     "whoever",
-    "whole",
     "whom",
     "whose",
     "why",
@@ -234,18 +223,106 @@ pub const STOP_WORDS: &[&str] = &[
     "within",
     "without",
     "would",
+    "www",
     "yet",
     "you",
     "your",
     "yours",
     "yourself",
     "yourselves",
-    "eg",
-    "i.e",
-    "e.g",
+];
+
+/// Words ending in "-ly" that are not adverbs (nouns, adjectives, verbs):
+/// kept by the `-ly` rule of [`is_filtered`].
+const LY_KEPT: &[&str] = &[
+    "ally",
+    "anomaly",
+    "apply",
+    "assembly",
+    "belly",
+    "bully",
+    "costly",
+    "curly",
+    "daily",
+    "deadly",
+    "early",
+    "elderly",
+    "family",
+    "fly",
+    "folly",
+    "friendly",
+    "holy",
+    "homily",
+    "hourly",
+    "italy",
+    "jelly",
+    "july",
+    "likely",
+    "lily",
+    "lively",
+    "lonely",
+    "lovely",
+    "monopoly",
+    "monthly",
+    "multiply",
+    "orderly",
+    "poly",
+    "quarterly",
+    "rally",
+    "rely",
+    "reply",
+    "silly",
+    "supply",
+    "timely",
+    "ugly",
+    "unlikely",
+    "weekly",
+    "yearly",
 ];
 
 /// Whether `w` (lower-case) is a closed-class word.
 pub fn is_stop_word(w: &str) -> bool {
-    STOP_WORDS.binary_search(&w).is_ok() || STOP_WORDS.contains(&w)
+    STOP_WORDS.binary_search(&w).is_ok()
+}
+
+/// The word filter standing in for a part-of-speech filter that keeps
+/// nouns, verbs and adjectives: closed-class words and number words
+/// ([`STOP_WORDS`]), adverbs in "-ly" (but not the nouns and adjectives of
+/// [`LY_KEPT`]), and single letters or short letter–digit codes (variable
+/// names such as `x1`).
+pub fn is_filtered(w: &str) -> bool {
+    if is_stop_word(w) {
+        return true;
+    }
+    let n = w.chars().count();
+    if n == 1 {
+        return true;
+    }
+    if n <= 3 && w.chars().any(|c| c.is_ascii_digit()) {
+        return true;
+    }
+    n > 4 && w.ends_with("ly") && LY_KEPT.binary_search(&w).is_err()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lists_are_sorted_for_binary_search() {
+        assert!(STOP_WORDS.windows(2).all(|w| w[0] < w[1]));
+        assert!(LY_KEPT.windows(2).all(|w| w[0] < w[1]));
+    }
+
+    #[test]
+    fn the_filter_keeps_open_class_words() {
+        for w in ["the", "of", "two", "significantly", "x1", "j", "et"] {
+            assert!(is_filtered(w), "{w}");
+        }
+        for w in [
+            "service", "scalable", "have", "family", "early", "other", "one",
+        ] {
+            assert!(!is_filtered(w), "{w}");
+        }
+    }
 }
