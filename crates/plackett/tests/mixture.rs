@@ -349,10 +349,13 @@ mod gibbs {
     /// asserted.
     #[test]
     fn plmix_dic_on_gaming_and_carconf() {
-        for (name, targets) in [
-            ("d_gaming", [Some(1103.6), None, Some(1055.9)]),
-            ("d_carconf", [Some(5288.4), None, Some(5280.0)]),
-        ] {
+        // d_apa (no DIC target; G = 3 is multimodal): the mode check alone.
+        let cases: [(&str, &[Option<f64>]); 3] = [
+            ("d_gaming", &[Some(1103.6), None, Some(1055.9)]),
+            ("d_carconf", &[Some(5288.4), None, Some(5280.0)]),
+            ("d_apa", &[None, None]),
+        ];
+        for (name, targets) in cases {
             let Some(ds) = plmix(name) else { return };
             for (k, &target) in targets.iter().enumerate() {
                 let f = run(&ds, k + 1, 2000, 11);

@@ -10,7 +10,7 @@
 
 use super::dataset::{Dataset, Tail};
 use crate::error::{Error, Result};
-use std::collections::HashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 /// What makes two rows identical: tail, members, group marks, ranker.
 type RowKey<'a> = (Tail, &'a [u32], &'a [u8], Option<u32>);
@@ -29,8 +29,24 @@ impl Dataset {
         if self.n_obs() < 8 || self.n_real_obs() != self.n_obs() {
             return None;
         }
-        let c = self.collapse();
-        (4 * c.n_obs() <= 3 * self.n_obs()).then_some(c)
+        // Count the distinct rows before building anything: most data sets
+        // of distinct rankings are not worth collapsing.
+        let raw = self.raw();
+        let mut seen: FxHashSet<RowKey<'_>> =
+            FxHashSet::with_capacity_and_hasher(self.n_obs(), Default::default());
+        for o in 0..self.n_obs() {
+            let (a, b) = (raw.offsets[o], raw.offsets[o + 1]);
+            seen.insert((
+                raw.tails[o],
+                &raw.members[a..b],
+                &raw.marks[a..b],
+                self.ranker(o),
+            ));
+        }
+        if 4 * seen.len() > 3 * self.n_obs() {
+            return None;
+        }
+        Some(self.collapse())
     }
 
     /// The observations of several datasets over the same items and tie
@@ -72,7 +88,7 @@ impl Dataset {
         let mut out = first.empty_like();
         // Rankers are part of the key: an adherence model gives each ranker
         // its own multiplier, so rows of different rankers stay apart.
-        let mut seen: HashMap<RowKey<'_>, usize> = HashMap::new();
+        let mut seen: FxHashMap<RowKey<'_>, usize> = FxHashMap::default();
         let (mut max_group, mut dropped) = (0, 0);
         let mut rows = Vec::new();
         for &p in parts {

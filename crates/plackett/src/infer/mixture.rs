@@ -295,7 +295,12 @@ pub fn fit_mixture(ds: &Dataset, opts: &MixtureOptions) -> Result<MixtureFit> {
     let mut loglik_of = Vec::new();
     for (s, r) in runs.into_iter().enumerate() {
         let (x, last, iterations, converged) = r?;
-        let ll = EmMap::new(data, opts).log_likelihood(&x);
+        // The last evaluation is at x: its objective less the prior.
+        let ll = {
+            let m = EmMap::new(data, opts);
+            let (thetas, log_w) = m.unpack(&x);
+            last.objective - m.log_prior(&thetas, &log_w)
+        };
         starts.push(StartSummary {
             log_likelihood: ll,
             objective: last.objective,
@@ -578,11 +583,6 @@ impl<'a> EmMap<'a> {
         // The dataset's weights are the EM's (`self.weights` copies them).
         let (log_likelihood, z) = pl::mixture_responsibilities(self.ds, &lams, &log_lams, log_w);
         Responsibilities { z, log_likelihood }
-    }
-
-    fn log_likelihood(&self, x: &[f64]) -> f64 {
-        let (thetas, log_w) = self.unpack(x);
-        self.responsibilities(&thetas, &log_w).log_likelihood
     }
 
     fn log_prior(&self, thetas: &[Vec<f64>], log_w: &[f64]) -> f64 {

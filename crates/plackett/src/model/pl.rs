@@ -769,75 +769,26 @@ pub fn mixture_pass(
     let n = ds.n_items();
     let end = ds.n_obs();
     let totals: Vec<f64> = lams.iter().map(|l| universe_sum(ds, l)).collect();
-    struct Part {
-        ll: f64,
-        z: Vec<Vec<f64>>,
-        wins: Vec<Vec<f64>>,
-        den: Vec<Vec<f64>>,
-        cu: Vec<f64>,
-    }
-    let parts: Vec<Part> = chunks_for_work(ds, end, 2 * g)
+    let inputs = PassInputs {
+        ds,
+        lams,
+        log_lams,
+        log_w,
+        weights,
+        totals: &totals,
+    };
+    // Few components (the usual case) get a kernel compiled for their
+    // number; more fall back to the run-time one.
+    let parts: Vec<PassPart> = chunks_for_work(ds, end, 2 * g)
         .into_par_iter()
-        .map(|(a, b)| {
-            let mut p = Part {
-                ll: 0.0,
-                z: vec![Vec::with_capacity(b - a); g],
-                wins: vec![vec![0.0; n]; g],
-                den: vec![vec![0.0; n]; g],
-                cu: vec![0.0; g],
-            };
-            let mut e = EScratch::new(lams, log_w);
-            let mut s = Scratch::default();
-            for o in a..b {
-                let obs = ds.obs(o);
-                let mem = obs.members;
-                let fast = ds.fast_stages(o);
-                let lse = e.observation(ds, o, lams, log_lams, &totals, log_w);
-                let ll = &e.z;
-                p.ll += weights[o] * lse;
-                // ll now holds the responsibilities.
-                for k in 0..g {
-                    let z = ll[k];
-                    p.z[k].push(z);
-                    let v = weights[o] * z;
-                    for_each_winner(ds, o, |m| p.wins[k][m as usize] += v);
-                    match fast {
-                        Some(stages) => {
-                            let den = &mut p.den[k];
-                            let mut cum = 0.0;
-                            for j in 0..stages {
-                                cum += v / e.suffix(k, j);
-                                den[mem[j] as usize] += cum;
-                            }
-                            for &i in &mem[stages..] {
-                                den[i as usize] += cum;
-                            }
-                            if obs.tail == Tail::Universe {
-                                for &i in mem {
-                                    if (i as usize) < ds.universe() {
-                                        den[i as usize] -= cum;
-                                    }
-                                }
-                                p.cu[k] += cum;
-                            }
-                        }
-                        None => {
-                            let (_, c) = sweep_obs_weighted(
-                                ds,
-                                o,
-                                &lams[k],
-                                totals[k],
-                                &mut p.den[k],
-                                &mut s,
-                                0.0,
-                                v,
-                            );
-                            p.cu[k] += c;
-                        }
-                    }
-                }
-            }
-            p
+        .map(|(a, b)| match g {
+            1 => pass_chunk::<1>(&inputs, a, b),
+            2 => pass_chunk::<2>(&inputs, a, b),
+            3 => pass_chunk::<3>(&inputs, a, b),
+            4 => pass_chunk::<4>(&inputs, a, b),
+            5 => pass_chunk::<5>(&inputs, a, b),
+            6 => pass_chunk::<6>(&inputs, a, b),
+            _ => pass_chunk::<0>(&inputs, a, b),
         })
         .collect();
     let mut out = MixturePass {
@@ -872,10 +823,367 @@ pub fn mixture_pass(
     out
 }
 
+/// The arguments of [`mixture_pass`], shared by its chunks.
+struct PassInputs<'a> {
+    ds: &'a Dataset,
+    lams: &'a [Vec<f64>],
+    log_lams: &'a [Vec<f64>],
+    log_w: &'a [f64],
+    weights: &'a [f64],
+    totals: &'a [f64],
+}
+
+/// One chunk's share of a [`MixturePass`] (`cu`: each component's in-play
+/// coefficient owed to every item of the universe by top-k rows).
+struct PassPart {
+    ll: f64,
+    z: Vec<Vec<f64>>,
+    wins: Vec<Vec<f64>>,
+    den: Vec<Vec<f64>>,
+    cu: Vec<f64>,
+}
+
+/// Observations `a..b` of a [`mixture_pass`]. With `G > 0` (the number of
+/// components known when compiling) untied rows go through
+/// [`UntiedKernel`]; tied rows, rows whose products leave the linear range,
+/// and `G = 0` (any number, known at run time) take the general path.
+fn pass_chunk<const G: usize>(inp: &PassInputs, a: usize, b: usize) -> PassPart {
+    let PassInputs {
+        ds,
+        lams,
+        log_lams,
+        log_w,
+        weights,
+        totals,
+    } = *inp;
+    let g = lams.len();
+    let n = ds.n_items();
+    let mut p = PassPart {
+        ll: 0.0,
+        z: vec![Vec::with_capacity(b - a); g],
+        wins: vec![vec![0.0; n]; g],
+        den: vec![vec![0.0; n]; g],
+        cu: vec![0.0; g],
+    };
+    let mut kernel = (G > 0 && G == g).then(|| UntiedKernel::<G>::new(ds, lams, log_w, totals));
+    let mut e = EScratch::new(lams, log_w);
+    let mut s = Scratch::default();
+    for o in a..b {
+        let obs = ds.obs(o);
+        let mem = obs.members;
+        let fast = ds.fast_stages(o);
+        if let (Some(kern), Some(stages)) = (kernel.as_mut(), fast) {
+            if let Some(z) = kern.observation(mem, stages, obs.tail == Tail::Universe, weights[o]) {
+                for k in 0..G {
+                    p.z[k].push(z[k]);
+                }
+                continue;
+            }
+        }
+        let lse = e.observation(ds, o, lams, log_lams, totals, log_w);
+        let ll = &e.z;
+        p.ll += weights[o] * lse;
+        // ll now holds the responsibilities.
+        for k in 0..g {
+            let z = ll[k];
+            p.z[k].push(z);
+            let v = weights[o] * z;
+            for_each_winner(ds, o, |m| p.wins[k][m as usize] += v);
+            match fast {
+                Some(stages) => {
+                    let den = &mut p.den[k];
+                    let mut cum = 0.0;
+                    for j in 0..stages {
+                        cum += v / e.suffix(k, j);
+                        den[mem[j] as usize] += cum;
+                    }
+                    for &i in &mem[stages..] {
+                        den[i as usize] += cum;
+                    }
+                    if obs.tail == Tail::Universe {
+                        for &i in mem {
+                            if (i as usize) < ds.universe() {
+                                den[i as usize] -= cum;
+                            }
+                        }
+                        p.cu[k] += cum;
+                    }
+                }
+                None => {
+                    let (_, c) = sweep_obs_weighted(
+                        ds,
+                        o,
+                        &lams[k],
+                        totals[k],
+                        &mut p.den[k],
+                        &mut s,
+                        0.0,
+                        v,
+                    );
+                    p.cu[k] += c;
+                }
+            }
+        }
+    }
+    if let Some(kern) = kernel {
+        p.ll += kern.ll + kern.unit.ln();
+        for (i, (w, d)) in kern.wins.iter().zip(&kern.den).enumerate() {
+            for k in 0..G {
+                p.wins[k][i] += w[k];
+                p.den[k][i] += d[k];
+            }
+        }
+        for k in 0..G {
+            p.cu[k] += kern.cu[k];
+        }
+    }
+    p
+}
+
+/// The fused E- and M-half of [`mixture_pass`] for one untied observation,
+/// with the number of components `G` fixed when compiling: worths, stage
+/// sums and accumulators are `[f64; G]` per item (item-major), so the G
+/// components of a stage advance together in registers, without bounds
+/// checks or reloads through the heap. The arithmetic is the general
+/// path's ([`EScratch::observation`] and the M half of [`pass_chunk`]),
+/// operation for operation, except that unit-weight rows multiply their
+/// likelihoods into a [`LogProduct`] instead of taking one `ln` each.
+struct UntiedKernel<const G: usize> {
+    universe: usize,
+    lam: Vec<[f64; G]>,
+    w_lin: [f64; G],
+    totals: [f64; G],
+    suf: Vec<[f64; G]>,
+    wins: Vec<[f64; G]>,
+    den: Vec<[f64; G]>,
+    cu: [f64; G],
+    /// `Σ w_o ln p_o` of rows with a weight other than 1.
+    ll: f64,
+    /// The likelihoods of unit-weight rows.
+    unit: LogProduct,
+}
+
+impl<const G: usize> UntiedKernel<G> {
+    fn new(ds: &Dataset, lams: &[Vec<f64>], log_w: &[f64], totals: &[f64]) -> Self {
+        let n = ds.n_items();
+        let mut lam = vec![[0.0; G]; n];
+        for (k, l) in lams.iter().enumerate() {
+            for (i, &x) in l.iter().enumerate() {
+                lam[i][k] = x;
+            }
+        }
+        UntiedKernel {
+            universe: ds.universe(),
+            lam,
+            w_lin: std::array::from_fn(|k| log_w[k].exp()),
+            totals: std::array::from_fn(|k| totals[k]),
+            suf: Vec::new(),
+            wins: vec![[0.0; G]; n],
+            den: vec![[0.0; G]; n],
+            cu: [0.0; G],
+            ll: 0.0,
+            unit: LogProduct::new(),
+        }
+    }
+
+    /// Adds an untied observation (items `mem`, the first `stages` of them
+    /// chosen in turn; `top_k`: the unlisted rest of the universe ranks
+    /// below) of weight `w` and returns its responsibilities; `None`, with
+    /// nothing added, when its products leave the range where they are
+    /// exact, or the unlisted worth cancels (the general path's logs and
+    /// direct sums handle those).
+    #[inline]
+    fn observation(&mut self, mem: &[u32], stages: usize, top_k: bool, w: f64) -> Option<[f64; G]> {
+        let m = mem.len();
+        let lam = &self.lam;
+        let suf = &mut self.suf;
+        suf.clear();
+        suf.resize(m + 1, [0.0; G]);
+        if top_k {
+            let mut listed = [0.0; G];
+            for &i in mem {
+                if (i as usize) < self.universe {
+                    let l = &lam[i as usize];
+                    for k in 0..G {
+                        listed[k] += l[k];
+                    }
+                }
+            }
+            for k in 0..G {
+                let r = self.totals[k] - listed[k];
+                if r <= 1e-8 * self.totals[k] {
+                    return None;
+                }
+                suf[m][k] = r;
+            }
+        }
+        for j in (0..m).rev() {
+            let l = &lam[mem[j] as usize];
+            let next = suf[j + 1];
+            let cur = &mut suf[j];
+            for k in 0..G {
+                cur[k] = next[k] + l[k];
+            }
+        }
+        let mut num = [1.0; G];
+        let mut den = [1.0; G];
+        for j in 0..stages {
+            let l = &lam[mem[j] as usize];
+            let s = &suf[j];
+            for k in 0..G {
+                num[k] *= l[k];
+                den[k] *= s[k];
+            }
+        }
+        let mut z = [0.0; G];
+        let mut tot = 0.0;
+        for k in 0..G {
+            let (nu, de) = (num[k], den[k]);
+            let v = nu / de;
+            // As EScratch::observation: exact to rounding far from under-
+            // and overflow.
+            if !(nu > 1e-250 && de < 1e250 && v > 1e-250) {
+                return None;
+            }
+            z[k] = self.w_lin[k] * v;
+            tot += z[k];
+        }
+        for x in z.iter_mut() {
+            *x /= tot;
+        }
+        if w == 1.0 {
+            self.unit.push(tot);
+        } else {
+            self.ll += w * tot.ln();
+        }
+        // The M half: stage wins and in-play coefficients weighted by w·z.
+        // Stage j's chosen item is in play at stages 0..=j; a top-k row's
+        // unlisted items at every stage (owed through `cu`, added to the
+        // whole universe once per pass, so listed items pay it back here:
+        // one scatter per member instead of two).
+        let v: [f64; G] = std::array::from_fn(|k| w * z[k]);
+        let mut cum = [0.0; G];
+        for j in 0..stages {
+            let s = &mut suf[j];
+            for k in 0..G {
+                cum[k] += v[k] / s[k];
+                s[k] = cum[k];
+            }
+        }
+        let back = if top_k { cum } else { [0.0; G] };
+        for j in 0..stages {
+            let i = mem[j] as usize;
+            let c = &suf[j];
+            let (wi, di) = (&mut self.wins[i], &mut self.den[i]);
+            let owed = if top_k && i >= self.universe {
+                [0.0; G]
+            } else {
+                back
+            };
+            for k in 0..G {
+                wi[k] += v[k];
+                di[k] += c[k] - owed[k];
+            }
+        }
+        for &i in &mem[stages..] {
+            let di = &mut self.den[i as usize];
+            let owed = if top_k && (i as usize) < self.universe {
+                cum
+            } else {
+                [0.0; G]
+            };
+            for k in 0..G {
+                di[k] += cum[k] - owed[k];
+            }
+        }
+        if top_k {
+            for k in 0..G {
+                self.cu[k] += cum[k];
+            }
+        }
+        Some(z)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::data::{DatasetBuilder, Items, TieSemantics};
+
+    /// The fused pass ([`mixture_pass`]: the kernels compiled for 1–6
+    /// components and the run-time path for more) equals its unfused
+    /// composition — the responsibilities of [`mixture_responsibilities`]
+    /// followed by one [`reweighted_sweep`] per component — on untied, top-k
+    /// (listed items near the whole mass too), tied and sub-ranking rows
+    /// with weights, at ordinary and extreme worths.
+    #[test]
+    fn fused_mixture_pass_equals_the_unfused_steps() {
+        let mut b = DatasetBuilder::new(Items::numbered(7), TieSemantics::UnknownOrder);
+        let rows: [(&[&[u32]], Tail); 8] = [
+            (&[&[0], &[1], &[2], &[3], &[4], &[5], &[6]], Tail::None),
+            (&[&[5], &[2]], Tail::Universe),
+            (&[&[6], &[0], &[1], &[2], &[3]], Tail::Universe),
+            (&[&[3], &[1, 4], &[0]], Tail::None),
+            (&[&[2], &[4], &[1]], Tail::None),
+            (&[&[1, 2], &[0]], Tail::Universe),
+            (&[&[4], &[3]], Tail::None),
+            (&[&[0], &[6]], Tail::Universe),
+        ];
+        for (k, (r, t)) in rows.iter().enumerate() {
+            b.push(r, *t, &[], if k % 3 == 0 { 1.0 } else { 0.5 + k as f64 })
+                .unwrap();
+        }
+        let ds = b.finish();
+        let weights: Vec<f64> = (0..ds.n_obs()).map(|o| ds.obs(o).weight).collect();
+        for g in 1..=8usize {
+            for spread in [0.7, 9.0, 400.0] {
+                let thetas: Vec<Vec<f64>> = (0..g)
+                    .map(|c| {
+                        (0..7)
+                            .map(|i| spread * (((i * (c + 2) + c) % 7) as f64 / 6.0 - 0.5))
+                            .collect()
+                    })
+                    .collect();
+                let w: Vec<f64> = (0..g)
+                    .map(|c| (1.0 + c as f64) / (g * (g + 1) / 2) as f64)
+                    .collect();
+                let log_w: Vec<f64> = w.iter().map(|x| x.ln()).collect();
+                let (lams, log_lams): (Vec<Vec<f64>>, Vec<Vec<f64>>) =
+                    thetas.iter().map(|t| scaled(t)).unzip();
+                let fused = mixture_pass(&ds, &lams, &log_lams, &log_w, &weights);
+                let (ll, z) = mixture_responsibilities(&ds, &lams, &log_lams, &log_w);
+                let close =
+                    |a: f64, b: f64| (a - b).abs() <= 1e-12 * a.abs().max(b.abs()).max(1e-300);
+                assert!(
+                    close(fused.log_likelihood, ll),
+                    "G={g} spread {spread}: {} vs {ll}",
+                    fused.log_likelihood
+                );
+                for k in 0..g {
+                    let v: Vec<f64> = weights.iter().zip(&z[k]).map(|(w, z)| w * z).collect();
+                    let (wins, den) = reweighted_sweep(&ds, &lams[k], &v);
+                    for o in 0..ds.n_obs() {
+                        assert!(
+                            close(fused.z[k][o], z[k][o]),
+                            "G={g} spread {spread} z[{k}][{o}]"
+                        );
+                    }
+                    for i in 0..7 {
+                        assert!(
+                            close(fused.wins[k][i], wins[i]),
+                            "G={g} spread {spread} wins[{k}][{i}]"
+                        );
+                        assert!(
+                            (fused.den[k][i] - den[i]).abs() <= 1e-11 * den[i].abs().max(1e-300),
+                            "G={g} spread {spread} den[{k}][{i}]: {} vs {}",
+                            fused.den[k][i],
+                            den[i]
+                        );
+                    }
+                }
+            }
+        }
+    }
 
     /// The E-step's linear fast path and its log fallback agree with the
     /// per-component log-likelihoods of [`unit_log_likelihoods`], on untied,
