@@ -245,6 +245,14 @@ pub fn histogram(series: &[(String, Vec<f64>)], bins: usize, x_label: &str) -> S
         c.configure_mesh()
             .x_desc(x_label)
             .y_desc("count")
+            // Counts: whole numbers only (no "70.0", no "2.5").
+            .y_label_formatter(&|y| {
+                if (y - y.round()).abs() < 1e-9 {
+                    format!("{y:.0}")
+                } else {
+                    String::new()
+                }
+            })
             .draw()
             .map_err(err)?;
         let k = series.len() as f64;
@@ -593,4 +601,40 @@ pub fn xy(
         }
         Ok(())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Tick labels of an SVG chart: the text of every `<text>` element.
+    fn labels(svg: &str) -> Vec<String> {
+        svg.split("<text")
+            .skip(1)
+            .filter_map(|t| {
+                let body = &t[t.find('>')? + 1..];
+                Some(body[..body.find("</text>")?].trim().to_string())
+            })
+            .collect()
+    }
+
+    /// A histogram's count axis is labelled with whole numbers only (the
+    /// mixture report's membership histogram printed "70.0"; small counts
+    /// printed "2.5").
+    #[test]
+    fn histogram_counts_are_labelled_as_integers() {
+        for n in [3usize, 7, 75, 300] {
+            // Values from 1000 up: every tick below 1000 is a count.
+            let v: Vec<f64> = (0..n).map(|i| 1000.0 + (i % 5) as f64 * 250.0).collect();
+            let svg = histogram(&[("x".into(), v)], 10, "value");
+            let counts: Vec<String> = labels(&svg)
+                .into_iter()
+                .filter(|l| l.parse::<f64>().is_ok_and(|x| x < 1000.0))
+                .collect();
+            assert!(counts.len() >= 2, "n = {n}: {counts:?}");
+            for l in counts {
+                assert!(!l.contains('.'), "n = {n}: count label {l:?}");
+            }
+        }
+    }
 }
