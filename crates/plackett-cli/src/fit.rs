@@ -197,8 +197,10 @@ pub struct FitArgs {
     /// Write the output to this file instead of standard output.
     #[arg(long, value_name = "FILE", help_heading = "Output")]
     pub out: Option<String>,
-    /// Probability that A beats B (repeatable): `--compare "A,B"`.
-    #[arg(long, value_name = "A,B", help_heading = "Output")]
+    /// Probability that A beats B (repeatable): `--compare "A,B"`; with three or
+    /// more items, `--compare "A,B,C"`, the probability that each is chosen first
+    /// from the set (choice probabilities, like choix's `probabilities`).
+    #[arg(long, value_name = "A,B[,C…]", help_heading = "Output")]
     pub compare: Vec<String>,
     /// Write rank marginals (P(item at each place in a race among all fitted items)) as CSV.
     #[arg(long, value_name = "FILE.csv", help_heading = "Output")]
@@ -639,6 +641,22 @@ pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
         pending.push((path.clone(), text));
     }
     for pair in &a.compare {
+        if let Some(set) = choice_set(&ds, pair)? {
+            if feature.is_some() {
+                bail!(
+                    "invalid option --compare: choice probabilities over three or more items are \
+                     not yet supported with --features (compare pairs: \"A,B\")"
+                );
+            }
+            let probs = match &post {
+                Some(p) => p.choice_probabilities(&set),
+                None => source.choice_probabilities(&set),
+            };
+            report
+                .choices
+                .push(plackett::io::output::Choice::new(names, &set, probs));
+            continue;
+        }
         let (na, nb) = compare_names(pair)?;
         if let Some(o) = &feature {
             report
@@ -787,9 +805,47 @@ pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
 pub(crate) fn compare_names(pair: &str) -> Result<(&str, &str)> {
     let parts: Vec<&str> = pair.split(',').map(|x| x.trim()).collect();
     if parts.len() != 2 {
-        bail!("invalid option --compare: expected \"A,B\", got {pair:?}");
+        bail!(
+            "invalid option --compare: expected \"A,B\"{}, got {:?}",
+            if parts.len() > 2 {
+                " (sets of three or more items are for single-population fits)"
+            } else {
+                ""
+            },
+            pair
+        );
+    }
+    if parts[0] == parts[1] {
+        bail!(
+            "invalid option --compare: an item compared with itself ({:?})",
+            parts[0]
+        );
     }
     Ok((parts[0], parts[1]))
+}
+
+/// The item ids of `--compare "A,B,C…"` when it names three or more items
+/// (a choice set); `None` for a pair.
+pub(crate) fn choice_set(ds: &Dataset, spec: &str) -> Result<Option<Vec<usize>>> {
+    let parts: Vec<&str> = spec.split(',').map(|x| x.trim()).collect();
+    if parts.len() < 3 {
+        return Ok(None);
+    }
+    let mut set = Vec::with_capacity(parts.len());
+    for nm in parts {
+        let id =
+            ds.items().get(nm).ok_or_else(|| {
+                anyhow::anyhow!("invalid option --compare: no item named {:?}", nm)
+            })? as usize;
+        if set.contains(&id) {
+            bail!(
+                "invalid option --compare: {:?} appears twice in the set",
+                nm
+            );
+        }
+        set.push(id);
+    }
+    Ok(Some(set))
 }
 
 /// The two item ids of `--compare "A,B"` among the items of `ds`.

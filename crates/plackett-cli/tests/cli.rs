@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{bin, tmpdir};
+use common::{bin, data, fails, json, stdout, tmpdir};
 
 #[test]
 fn nascar_json_contract() {
@@ -254,4 +254,78 @@ fn pudding_quasi_variances_match_qvcalc() {
     let (lo, hi) = pct("worst_relative_error_all_pct");
     assert_eq!((lo * 10.0).round() / 10.0, -1.7, "{lo}");
     assert_eq!((hi * 10.0).round() / 10.0, 1.7, "{hi}");
+}
+
+/// `--compare` over three or more items prints choice probabilities (issue
+/// 17 item 14): the softmax of the fitted log-worths over the set (an MLE's
+/// plug-in), summing to 1; a Bayesian engine's posterior means with sds;
+/// a repeated or unknown item, or an item compared with itself, is a
+/// one-line error.
+#[test]
+fn compare_over_a_set_gives_choice_probabilities() {
+    let salad = data("salad").join("rankings.csv");
+    let run = |extra: &[&str]| {
+        bin()
+            .arg("fit")
+            .arg(&salad)
+            .args(["--ranking-col", "judge", "--output", "json"])
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let js = json(&run(&["--compare", "D, A,C,B", "--compare", "A,B"]));
+    let lw: std::collections::HashMap<String, f64> = js["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|it| {
+            (
+                it["name"].as_str().unwrap().to_string(),
+                it["log_worth"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    let c = &js["choices"][0];
+    let set: Vec<&str> = c["set"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_str().unwrap())
+        .collect();
+    assert_eq!(set, ["D", "A", "C", "B"]);
+    let z: f64 = set.iter().map(|n| lw[*n].exp()).sum();
+    let mut total = 0.0;
+    for it in c["items"].as_array().unwrap() {
+        let p = it["probability"].as_f64().unwrap();
+        let want = lw[it["name"].as_str().unwrap()].exp() / z;
+        assert!((p - want).abs() < 1e-9, "{it}: {want}");
+        assert!(it.get("sd").is_none(), "an MLE has no posterior sd");
+        total += p;
+    }
+    assert!((total - 1.0).abs() < 1e-12);
+    // The pair is still a comparison.
+    assert_eq!(js["comparisons"][0]["winner"], "A");
+    let g = json(&run(&[
+        "--engine",
+        "gibbs",
+        "--samples",
+        "200",
+        "--compare",
+        "A,B,C",
+    ]));
+    for it in g["choices"][0]["items"].as_array().unwrap() {
+        assert!(it["sd"].as_f64().unwrap() > 0.0, "{it}");
+    }
+    let table = stdout(
+        &bin()
+            .arg("fit")
+            .arg(&salad)
+            .args(["--ranking-col", "judge", "--compare", "A,B,C"])
+            .output()
+            .unwrap(),
+    );
+    assert!(table.contains("P(chosen first from {A, B, C}):"), "{table}");
+    fails(&run(&["--compare", "A,B,A"]), "appears twice");
+    fails(&run(&["--compare", "A,B,Z"]), "no item named \"Z\"");
+    fails(&run(&["--compare", "B,B"]), "compared with itself");
 }

@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{bin, fails, json, tmpdir};
+use common::{bin, data, fails, json, tmpdir};
 
 fn salad(d: &std::path::Path) -> (String, String) {
     (
@@ -351,4 +351,54 @@ fn simulate_and_cross_validate() {
     // Same seed, different thread count: same numbers.
     let w = json(&run("2"));
     assert_eq!(v["partitions"], w["partitions"]);
+}
+
+/// The likelihood-ratio test of the features model against free worths
+/// (issue 17 item 14), on the salad dressings: the statistic is twice the
+/// gap between the plain MLE's log-likelihood and the features MLE's, on
+/// (4 − 1) − 2 = 1 df, its p-value the χ²₁ tail `erfc(√(x/2))`; AIC is
+/// printed for the MLE only (a MAP's objective is not a likelihood).
+#[test]
+fn features_mle_reports_a_likelihood_ratio_test_against_free_worths() {
+    let d = data("salad");
+    let run = |extra: &[&str]| {
+        json(
+            &bin()
+                .arg("fit")
+                .arg(d.join("rankings.csv"))
+                .args(["--ranking-col", "judge", "--output", "json"])
+                .args(extra)
+                .output()
+                .unwrap(),
+        )
+    };
+    let free = run(&[])["log_likelihood"].as_f64().unwrap();
+    let feats = d.join("features.csv");
+    let f = run(&[
+        "--features",
+        feats.to_str().unwrap(),
+        "--standardize",
+        "off",
+    ]);
+    let t = &f["regression"]["lr_test"];
+    let ll = f["log_likelihood"].as_f64().unwrap();
+    assert!((ll - -152.905 / 2.0).abs() < 1e-3, "{ll}");
+    assert!((t["free_log_likelihood"].as_f64().unwrap() - free).abs() < 1e-9);
+    let x = t["statistic"].as_f64().unwrap();
+    assert!((x - 2.0 * (free - ll)).abs() < 1e-9, "{t}");
+    assert_eq!(t["df"], 1);
+    let p = t["p_value"].as_f64().unwrap();
+    let want = libm::erfc((x / 2.0).sqrt());
+    assert!((p - want).abs() < 1e-12, "{p} vs {want}");
+    assert!(f["aic"].as_f64().is_some());
+    let m = run(&[
+        "--features",
+        feats.to_str().unwrap(),
+        "--engine",
+        "map",
+        "--eta",
+        "1",
+    ]);
+    assert!(m["aic"].is_null(), "{}", m["aic"]);
+    assert!(m["regression"].get("lr_test").is_none());
 }

@@ -431,6 +431,39 @@ impl FitResult {
         )?;
         Ok(Some(out))
     }
+    /// Choice probabilities over a set of items (Luce's choice axiom, like
+    /// choix's ``probabilities``): for each item of ``items``, the posterior
+    /// mean of λ_i / Σ_{j in items} λ_j, or its plug-in value for a point
+    /// estimate, as a numpy array in the order given. The CLI's
+    /// ``--compare "A,B,C"``. Items by name or index, at least two,
+    /// no repeats.
+    fn choice_probabilities<'py>(
+        &self,
+        py: Python<'py>,
+        items: Vec<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        if items.len() < 2 {
+            return Err(PyValueError::new_err(
+                "choice_probabilities needs at least two items",
+            ));
+        }
+        let mut set = Vec::with_capacity(items.len());
+        for it in &items {
+            let i = self.index(it)?;
+            if set.contains(&i) {
+                return Err(PyValueError::new_err(format!(
+                    "item {:?} appears twice in the choice set",
+                    self.names[i]
+                )));
+            }
+            set.push(i);
+        }
+        let p = self.post.choice_probabilities(&set);
+        Ok(PyArray1::from_vec(
+            py,
+            p.into_iter().map(|(m, _)| m).collect(),
+        ))
+    }
     /// P(a beats b) in a pairwise comparison: the posterior mean of
     /// λ_a/(λ_a + λ_b), or its plug-in value for a point estimate. Items by
     /// name or index.

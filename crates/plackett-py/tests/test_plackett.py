@@ -302,3 +302,45 @@ def test_numpy_rankings_equal_list_rankings():
     np.testing.assert_array_equal(a.log_worth, b.log_worth)
     c = plackett.fit(plackett.rankings(arr, weights=np.ones(300) * 2.0), "map")
     assert c.converged
+
+
+def test_choice_probabilities_equal_choix_and_the_cli():
+    # choix.probabilities(items, params) is the plug-in choice probability
+    # of an MLE; the CLI's --compare "A,B,C" prints the same numbers, and
+    # a Bayesian engine gives the posterior mean (same seed, same numbers).
+    choix = pytest.importorskip("choix") if not os.environ.get("CI") else __import__("choix")
+    r = plackett.fit(plackett.read_csv(SALAD, ranking_col="judge"))
+    sets = [["A", "B", "C"], ["D", "A", "C", "B"], ["C", "A"]]
+    js = cli("fit", SALAD, "--ranking-col", "judge", *sum([["--compare", ",".join(s)] for s in sets[:2]], []))
+    for s, c in zip(sets[:2], js["choices"]):
+        assert c["set"] == s
+        got = r.choice_probabilities(s)
+        ref = choix.probabilities([r.items.index(x) for x in s], r.log_worth)
+        np.testing.assert_allclose(got, ref, rtol=1e-12)
+        np.testing.assert_allclose(got, [i["probability"] for i in c["items"]], rtol=1e-12)
+        assert got.sum() == pytest.approx(1.0, abs=1e-12)
+    # Two items: the pairwise comparison.
+    assert r.choice_probabilities(sets[2])[0] == pytest.approx(r.compare("C", "A"), rel=1e-12)
+    g = plackett.fit(plackett.read_csv(SALAD, ranking_col="judge"), engine="gibbs", seed=5)
+    jg = cli("fit", SALAD, "--ranking-col", "judge", "--engine", "gibbs", "--seed", "5", "--compare", "A,B,C")
+    np.testing.assert_allclose(
+        g.choice_probabilities(["A", "B", "C"]), [i["probability"] for i in jg["choices"][0]["items"]], rtol=1e-12
+    )
+    for bad in (["A"], ["A", "A"], ["A", "nope"]):
+        with pytest.raises((ValueError, KeyError)):
+            r.choice_probabilities(bad)
+
+
+def test_features_likelihood_ratio_test_against_scipy():
+    # PL regression nested in free worths: 2(l_free - l_features) on
+    # (items - 1) - features df, its p-value as scipy's chi-square tail.
+    stats = pytest.importorskip("scipy.stats") if not os.environ.get("CI") else __import__("scipy.stats").stats
+    d = plackett.read_csv(SALAD, ranking_col="judge")
+    free = plackett.fit(d)
+    r = plackett.fit(d, "mle", features=SALAD_FEATURES, standardize=False)
+    t = json.loads(r.to_json())["regression"]["lr_test"]
+    ll = json.loads(r.to_json())["log_likelihood"]
+    free_ll = json.loads(free.to_json())["log_likelihood"]
+    assert t["df"] == 1
+    assert t["statistic"] == pytest.approx(2 * (free_ll - ll), abs=1e-9)
+    assert t["p_value"] == pytest.approx(stats.chi2.sf(t["statistic"], 1), rel=1e-10)

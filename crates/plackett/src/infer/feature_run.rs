@@ -261,6 +261,10 @@ pub fn run(
             ds.dropped()
         ));
     }
+    let lr_test = match (engine, fit.log_likelihood) {
+        (FeatureEngine::Mle, Some(l)) => likelihood_ratio(ds, l, feats.d(), &mut notes),
+        _ => None,
+    };
     let report = FitReport {
         engine: fit.engine.to_string(),
         algorithm: fit.algorithm.clone(),
@@ -274,7 +278,12 @@ pub fn run(
         tolerance: Some(tol),
         log_likelihood: fit.log_likelihood,
         deviance: fit.log_likelihood.map(|l| -2.0 * l),
-        aic: fit.log_likelihood.map(|l| -2.0 * l + 2.0 * d),
+        // AIC for maximum likelihood only: a MAP or VB fit's objective is
+        // not the maximised likelihood.
+        aic: fit
+            .log_likelihood
+            .filter(|_| engine == FeatureEngine::Mle)
+            .map(|l| -2.0 * l + 2.0 * d),
         log_evidence: None,
         elbo: fit.elbo,
         diagnostics: Diagnostics::default(),
@@ -299,9 +308,11 @@ pub fn run(
                     .collect()
             }),
             new_items,
+            lr_test,
         }),
         tie_parameters: None,
         comparisons: Vec::new(),
+        choices: Vec::new(),
         quasi_variances: None,
         predictive_log_likelihood: None,
         n_test_observations: None,
@@ -404,4 +415,48 @@ impl Posterior for FeatureOutcome {
     fn has_draws(&self) -> bool {
         self.draws.is_some()
     }
+}
+
+/// The likelihood-ratio test of a features MLE (log-likelihood
+/// `features_ll`, `d` coefficients) against the free-worths MLE on the same
+/// data; `None`, with a note saying why, when the free-worths maximum does
+/// not exist or the features do not constrain the worths.
+fn likelihood_ratio(
+    ds: &Dataset,
+    features_ll: f64,
+    d: usize,
+    notes: &mut Vec<String>,
+) -> Option<crate::io::output::LrTest> {
+    use statrs::distribution::{ChiSquared, ContinuousCDF};
+    let free_parameters = ds.n_items().saturating_sub(1);
+    if d >= free_parameters {
+        notes.push(format!(
+            "no likelihood-ratio test against free worths: {d} feature(s) for {} item(s) do not \
+             constrain the worths",
+            ds.n_items()
+        ));
+        return None;
+    }
+    let df = free_parameters - d;
+    let free = match crate::fit_mle(ds).map(|p| p.info().log_likelihood) {
+        Ok(Some(l)) => l,
+        Ok(None) | Err(_) => {
+            notes.push(
+                "no likelihood-ratio test against free worths: their maximum-likelihood \
+                 estimate does not exist on these data"
+                    .into(),
+            );
+            return None;
+        }
+    };
+    // The features model is nested in the free one, so its maximum is not
+    // higher; rounding can make the difference a hair negative.
+    let statistic = (2.0 * (free - features_ll)).max(0.0);
+    let p_value = ChiSquared::new(df as f64).ok()?.sf(statistic);
+    Some(crate::io::output::LrTest {
+        free_log_likelihood: free,
+        statistic,
+        df,
+        p_value,
+    })
 }

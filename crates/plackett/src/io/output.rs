@@ -51,6 +51,49 @@ pub struct Comparison {
     pub difference_sd: Option<f64>,
 }
 
+/// Choice probabilities over a set of items (`--compare "A,B,C"`): the
+/// probability that each is chosen first from the set (Luce's choice axiom).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Choice {
+    /// The items of the set, in the order given.
+    pub set: Vec<String>,
+    /// One entry per item of the set.
+    pub items: Vec<ChoiceItem>,
+}
+
+/// One item's choice probability in a [`Choice`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ChoiceItem {
+    /// Item name.
+    pub name: String,
+    /// Posterior mean (Bayesian engines) or plug-in value (mle, map) of
+    /// `λ_i / Σ_{j ∈ set} λ_j`.
+    pub probability: f64,
+    /// Posterior sd (Bayesian engines).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sd: Option<f64>,
+}
+
+impl Choice {
+    /// The choice probabilities `probs` (mean, sd) of `set` (item ids,
+    /// names `names`), as [`Posterior::choice_probabilities`](crate::posterior::Posterior::choice_probabilities)
+    /// returns them.
+    pub fn new(names: &[String], set: &[usize], probs: Vec<(f64, Option<f64>)>) -> Choice {
+        Choice {
+            set: set.iter().map(|&i| names[i].clone()).collect(),
+            items: set
+                .iter()
+                .zip(probs)
+                .map(|(&i, (probability, sd))| ChoiceItem {
+                    name: names[i].clone(),
+                    probability,
+                    sd,
+                })
+                .collect(),
+        }
+    }
+}
+
 /// The bound at one η (`--eta auto`).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct EtaPoint {
@@ -103,6 +146,26 @@ pub struct RegressionInfo {
     pub eta_curve: Option<Vec<EtaPoint>>,
     /// Items of the features file that were not in the data.
     pub new_items: Vec<NewItem>,
+    /// The likelihood-ratio test of the features model against free worths
+    /// (mle only, when both maxima exist and the features constrain).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lr_test: Option<LrTest>,
+}
+
+/// Likelihood-ratio test of the PL regression model (log-worth = xᵀβ)
+/// against the free-worths model it is nested in: `2(ℓ_free − ℓ_features)`
+/// referred to χ² with `(items − 1) − features` degrees of freedom (Wilks
+/// 1938).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LrTest {
+    /// Maximised log-likelihood of the free-worths model.
+    pub free_log_likelihood: f64,
+    /// The statistic `2(ℓ_free − ℓ_features)`.
+    pub statistic: f64,
+    /// Degrees of freedom.
+    pub df: usize,
+    /// `P(χ²_df ≥ statistic)`.
+    pub p_value: f64,
 }
 
 /// Everything `plackett fit` reports.
@@ -156,6 +219,9 @@ pub struct FitReport {
     /// `--compare` results.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub comparisons: Vec<Comparison>,
+    /// `--compare` over three or more items: choice probabilities.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub choices: Vec<Choice>,
     /// Quasi-variances (`--quasi`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub quasi_variances: Option<QuasiReport>,
@@ -300,6 +366,7 @@ impl FitReport {
             regression: None,
             tie_parameters: (!ties.is_empty()).then(|| ties.to_vec()),
             comparisons: Vec::new(),
+            choices: Vec::new(),
             quasi_variances: None,
             predictive_log_likelihood: None,
             n_test_observations: None,
@@ -492,6 +559,17 @@ impl FitReport {
                     "features standardised for fitting; coefficients on the original scale"
                 );
             }
+            if let Some(t) = &r.lr_test {
+                let _ = writeln!(
+                    s,
+                    "likelihood-ratio test against free worths: statistic {:.4} on {} df, p = {} \
+                     (free-worths log-likelihood {:.4})",
+                    t.statistic,
+                    t.df,
+                    crate::numerics::sig(t.p_value, 4),
+                    t.free_log_likelihood
+                );
+            }
             if !r.new_items.is_empty() {
                 let _ = writeln!(s);
                 let _ = writeln!(s, "items with features but no observations:");
@@ -531,6 +609,20 @@ impl FitReport {
                     "P({} beats {}) = {:.4}{extra}",
                     c.winner, c.loser, c.probability
                 );
+            }
+        }
+        for c in &self.choices {
+            let _ = writeln!(s, "\nP(chosen first from {{{}}}):", c.set.join(", "));
+            let w = c
+                .items
+                .iter()
+                .map(|i| i.name.chars().count().min(60))
+                .max()
+                .unwrap_or(0);
+            for it in &c.items {
+                let name: String = it.name.chars().take(60).collect();
+                let sd = it.sd.map_or(String::new(), |sd| format!("  (sd {sd:.4})"));
+                let _ = writeln!(s, "  {name:<w$}  {:.4}{sd}", it.probability);
             }
         }
         if let (Some(p), Some(k)) = (self.predictive_log_likelihood, self.n_test_observations) {

@@ -147,6 +147,40 @@ impl Draws {
             / self.len() as f64
     }
 
+    /// Choice probabilities over `set` (Luce's choice axiom, the first stage
+    /// of a PL ranking): for each item of `set`, the posterior mean and sd of
+    /// `λ_i / Σ_{j ∈ set} λ_j` over the draws (sd `None` for a single draw,
+    /// a point estimate's plug-in). The softmax is taken in log space, so
+    /// extreme log-worths neither overflow nor give NaN.
+    pub fn choice_probabilities(&self, set: &[usize]) -> Vec<(f64, Option<f64>)> {
+        let s = set.len();
+        let m = self.len();
+        let mut sum = vec![0.0; s];
+        let mut sq = vec![0.0; s];
+        let mut logits = vec![0.0; s];
+        for k in 0..m {
+            let d = self.draw(k);
+            for (l, &i) in logits.iter_mut().zip(set) {
+                *l = d[i];
+            }
+            let lse = crate::numerics::log_sum_exp(&logits);
+            for a in 0..s {
+                let p = (logits[a] - lse).exp();
+                sum[a] += p;
+                sq[a] += p * p;
+            }
+        }
+        let mf = m.max(1) as f64;
+        (0..s)
+            .map(|a| {
+                let mean = sum[a] / mf;
+                let sd =
+                    (m > 1).then(|| ((sq[a] / mf - mean * mean).max(0.0) * mf / (mf - 1.0)).sqrt());
+                (mean, sd)
+            })
+            .collect()
+    }
+
     /// Rank marginals: `out[a][r]` = P(item `set[a]` finishes at place `r+1`
     /// in a race among `set`), by Monte Carlo over the draws (`races`
     /// exponential races per draw, seeded).

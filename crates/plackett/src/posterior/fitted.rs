@@ -143,6 +143,13 @@ pub trait Posterior {
         self.draws().prob_beats(i, j)
     }
 
+    /// Choice probabilities over `set`: for each item, the posterior mean
+    /// (and sd) of `λ_i / Σ_{j ∈ set} λ_j`, or the plug-in value (sd
+    /// `None`) for a point estimate (see [`Draws::choice_probabilities`]).
+    fn choice_probabilities(&self, set: &[usize]) -> Vec<(f64, Option<f64>)> {
+        self.draws().choice_probabilities(set)
+    }
+
     /// Rank marginals of the items `set` in a race among them (see
     /// [`Draws::rank_marginals`]); `races` exponential races in all.
     fn rank_marginals(&self, set: &[u32], races: usize, seed: u64) -> Vec<Vec<f64>> {
