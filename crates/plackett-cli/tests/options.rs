@@ -288,3 +288,21 @@ fn nonconvergence_exits_3_unless_allowed() {
     // Gibbs's draws-per-chain floor: split-R̂ of one draw is meaningless.
     fails(&fit(&["--engine", "gibbs", "--samples", "1"]), "--samples");
 }
+
+/// A tied group too large for the exact unknown-order likelihood is
+/// refused with the remedy: read ties as events (issue 17 item 12).
+#[test]
+fn a_huge_unknown_order_tie_suggests_ties_as_events() {
+    let dir = common::tmpdir("huge_tie");
+    let path = dir.join("tie30.json");
+    let tie: Vec<u32> = (0..30).collect();
+    std::fs::write(
+        &path,
+        serde_json::json!([[tie, [30]], [[30], [0]]]).to_string(),
+    )
+    .unwrap();
+    let out = common::bin().arg("fit").arg(&path).output().unwrap();
+    common::fails(&out, "tied group of 30 items");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--ties event"), "{err}");
+}

@@ -125,6 +125,22 @@ fn preflib_malformed() {
         ("2\n1,a\n2,b\n5,5\n".into(), 4, "voters,sum,unique"),
         (head.to_string(), 0, "no orders"),
         (format!("{head}2: 1,2}}\n"), 6, "unexpected"),
+        // The header's voters against the orders' counts (issue 17 item 12).
+        (
+            format!("{head}# NUMBER VOTERS: 10\n3: 1,2,3\n2: 2,1\n"),
+            6,
+            "declares 10 voters but the orders' counts sum to 5",
+        ),
+        (
+            format!("{head}# NUMBER VOTERS: many\n3: 1,2,3\n"),
+            6,
+            "invalid number of voters",
+        ),
+        (
+            "2\n1,a\n2,b\n4,4,1\n3,1,2\n".into(),
+            4,
+            "declares 4 voters but the orders' counts sum to 3",
+        ),
     ];
     let borrowed: Vec<(&str, usize, &str)> =
         cases.iter().map(|(a, b, c)| (a.as_str(), *b, *c)).collect();

@@ -25,6 +25,9 @@ pub fn read(name: &str, text: &str, opts: &ReadOptions) -> Result<Dataset> {
     let mut n_alt: Option<usize> = None;
     let mut names: Vec<Option<String>> = Vec::new();
     let mut data_type: Option<String> = None;
+    // The header's number of voters and its line: checked against the
+    // orders' counts at the end (a mismatch means a truncated or edited file).
+    let mut voters: Option<(u64, usize)> = None;
     let data_start;
     if lines[first].trim_start().starts_with('#') {
         let mut k = first;
@@ -52,6 +55,15 @@ pub fn read(name: &str, text: &str, opts: &ReadOptions) -> Result<Dataset> {
                     }
                     n_alt = Some(n);
                     names.resize(n, None);
+                } else if key == "NUMBER VOTERS" {
+                    let v = val.parse::<u64>().map_err(|_| {
+                        Error::input(
+                            name,
+                            Some(k + 1),
+                            format!("invalid number of voters {val:?}"),
+                        )
+                    })?;
+                    voters = Some((v, k + 1));
                 } else if key == "DATA TYPE" {
                     data_type = Some(val.to_ascii_lowercase());
                 } else if let Some(idx) = key.strip_prefix("ALTERNATIVE NAME ") {
@@ -111,6 +123,7 @@ pub fn read(name: &str, text: &str, opts: &ReadOptions) -> Result<Dataset> {
                 "expected 'voters,sum,unique' counts",
             ));
         }
+        voters = Some((parts[0].parse::<u64>().expect("checked above"), k + 1));
         data_start = k + 1;
     }
     let n = n_alt.ok_or_else(|| Error::input(name, None, "missing '# NUMBER ALTERNATIVES'"))?;
@@ -150,6 +163,7 @@ pub fn read(name: &str, text: &str, opts: &ReadOptions) -> Result<Dataset> {
         Tail::None
     };
     let mut any = false;
+    let mut counted: u64 = 0;
     for (k, raw) in lines.iter().enumerate().skip(data_start) {
         let l = raw.trim();
         if l.is_empty() || l.starts_with('#') {
@@ -167,6 +181,7 @@ pub fn read(name: &str, text: &str, opts: &ReadOptions) -> Result<Dataset> {
             .parse::<u64>()
             .ok()
             .filter(|&c| c > 0)
+            .inspect(|&c| counted = counted.saturating_add(c))
             .map(|c| c as f64)
             .ok_or_else(|| {
                 Error::input(
@@ -201,6 +216,18 @@ pub fn read(name: &str, text: &str, opts: &ReadOptions) -> Result<Dataset> {
     }
     if !any {
         return Err(Error::input(name, None, "no orders in the file"));
+    }
+    if let Some((v, line)) = voters
+        && v != counted
+    {
+        return Err(Error::input(
+            name,
+            Some(line),
+            format!(
+                "the header declares {v} voters but the orders' counts sum to {counted}; \
+                 the file may be truncated or edited — correct the header or the counts"
+            ),
+        ));
     }
     Ok(b.finish())
 }

@@ -71,7 +71,8 @@ pub fn check_supported(ds: &Dataset) -> Result<()> {
             if let Some(g) = obs.groups().find(|g| !g.is_tail && g.len() > MAX_GROUP) {
                 return Err(Error::Unsupported(format!(
                     "observation {} has an unknown-order tied group of {} items; the exact \
-                     likelihood costs O(n·2^n) and groups above {MAX_GROUP} items are refused",
+                     likelihood costs O(n·2^n) and groups above {MAX_GROUP} items are refused \
+                     (to read tied groups as events, Davidson–Luce, use `ties=event`)",
                     o + 1,
                     g.len()
                 )));
