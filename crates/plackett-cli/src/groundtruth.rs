@@ -264,7 +264,7 @@ pub fn run_evaluate(a: &EvaluateArgs) -> Result<()> {
     let rels = reliabilities(c)?;
     let cfgs = rels
         .iter()
-        .map(|r| st.config(*r, sel.n_classes, &ks))
+        .map(|r| st.evaluate_config(*r, sel.n_classes, &ks))
         .collect::<plackett::Result<Vec<_>>>()?;
     let plot = plot_cases(c, &cases)?;
     let units = if matches!(preds, Predictions::LeaveOneAnnotatorOut) {

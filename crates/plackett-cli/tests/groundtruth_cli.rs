@@ -289,4 +289,9 @@ fn degenerate_sample_counts_and_priors_are_refused() {
             "--prior-rate: expected a positive number",
         );
     }
+    // A prediction set larger than the 419 classes (issue 17 item 12).
+    common::fails(
+        &base("evaluate").args(["--k", "1,500"]).output().unwrap(),
+        "prediction-set size 500 exceeds the number of classes (419)",
+    );
 }

@@ -583,7 +583,7 @@ pub fn evaluate(
     };
     let mut cfgs = rels
         .iter()
-        .map(|r| st.config(*r, kk, &k))
+        .map(|r| st.evaluate_config(*r, kk, &k))
         .collect::<plackett::Result<Vec<_>>>()
         .map_err(err)?;
     for c in &mut cfgs {

@@ -262,6 +262,24 @@ impl AggregateSettings {
         })
     }
 
+    /// The run configuration for evaluation: [`config`](Self::config), with
+    /// every prediction-set size at most the number of classes `k` (a set
+    /// of more classes than exist would score every case as covered).
+    pub fn evaluate_config(
+        &self,
+        reliability: Option<f64>,
+        k: usize,
+        ks: &[usize],
+    ) -> Result<RunConfig> {
+        if let Some(&big) = ks.iter().find(|&&x| x > k) {
+            return Err(Error::param(
+                "k",
+                format!("prediction-set size {big} exceeds the number of classes ({k})"),
+            ));
+        }
+        self.config(reliability, k, ks)
+    }
+
     /// The run configuration for one reliability, prediction-set sizes `ks`.
     pub fn config(&self, reliability: Option<f64>, k: usize, ks: &[usize]) -> Result<RunConfig> {
         self.check()?;
@@ -283,6 +301,20 @@ impl AggregateSettings {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn set_sizes_beyond_the_classes_are_refused() {
+        let st = AggregateSettings::default();
+        assert!(st.evaluate_config(None, 5, &[1, 5]).is_ok());
+        let e = st
+            .evaluate_config(None, 5, &[1, 6])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("prediction-set size 6 exceeds the number of classes (5)"),
+            "{e}"
+        );
+    }
 
     #[test]
     fn defaults_and_presets_give_the_documented_methods() {
