@@ -329,3 +329,56 @@ fn compare_over_a_set_gives_choice_probabilities() {
     fails(&run(&["--compare", "A,B,Z"]), "no item named \"Z\"");
     fails(&run(&["--compare", "B,B"]), "compared with itself");
 }
+
+/// A weight column is never used silently (issue 17 item 12): the table's
+/// first line and the JSON (`total_weight`) say that the observations were
+/// weighted and by how much in all; unweighted data carry no such key.
+#[test]
+fn weighted_observations_are_reported() {
+    let dir = tmpdir("weighted");
+    let path = dir.join("w.csv");
+    std::fs::write(
+        &path,
+        "r,item,rank,w\n1,a,1,2\n1,b,2,2\n2,b,1,1\n2,a,2,1\n3,c,1,3\n3,a,2,3\n4,b,1,1\n4,c,2,1\n",
+    )
+    .unwrap();
+    let args = [
+        "--ranking-col",
+        "r",
+        "--rank-col",
+        "rank",
+        "--item-col",
+        "item",
+        "--weight-col",
+        "w",
+    ];
+    let table = stdout(&bin().arg("fit").arg(&path).args(args).output().unwrap());
+    assert!(
+        table
+            .lines()
+            .next()
+            .unwrap()
+            .contains("4 observations (weighted: total weight 7)"),
+        "{table}"
+    );
+    let js = json(
+        &bin()
+            .arg("fit")
+            .arg(&path)
+            .args(args)
+            .args(["--output", "json"])
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(js["total_weight"], 7.0);
+    let salad = data("salad").join("rankings.csv");
+    let plain = json(
+        &bin()
+            .arg("fit")
+            .arg(&salad)
+            .args(["--ranking-col", "judge", "--output", "json"])
+            .output()
+            .unwrap(),
+    );
+    assert!(plain.get("total_weight").is_none());
+}

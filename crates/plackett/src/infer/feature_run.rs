@@ -271,6 +271,7 @@ pub fn run(
         n_items: ds.n_items(),
         n_observations: ds.n_real_obs(),
         dropped_observations: ds.dropped(),
+        total_weight: crate::io::output::weighted_total(ds),
         ties: ds.ties().as_str().to_string(),
         gauge: gauge_label(gauge, ds.items().names()),
         converged: fit.converged,

@@ -181,6 +181,10 @@ pub struct FitReport {
     pub n_observations: usize,
     /// Observations dropped as uninformative.
     pub dropped_observations: usize,
+    /// Sum of the observations' weights, when any weight is not 1 (a
+    /// weight column, PrefLib counts, pair counts).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total_weight: Option<f64>,
     /// Tie semantics used for tied groups.
     pub ties: String,
     /// Gauge of `log_worth`.
@@ -347,6 +351,7 @@ impl FitReport {
             n_items: ds.n_items(),
             n_observations: ds.n_real_obs(),
             dropped_observations: ds.dropped(),
+            total_weight: weighted_total(ds),
             ties: ds.ties().as_str().to_string(),
             gauge: gauge_label(gauge, ds.items().names()),
             converged: info.converged,
@@ -415,11 +420,15 @@ impl FitReport {
         let mut s = String::new();
         let _ = writeln!(
             s,
-            "engine {} ({}), {} items, {} observations{}, ties: {}",
+            "engine {} ({}), {} items, {} observations{}{}, ties: {}",
             self.engine,
             self.algorithm,
             self.n_items,
             self.n_observations,
+            self.total_weight.map_or(String::new(), |w| format!(
+                " (weighted: total weight {})",
+                crate::numerics::sig(w, 6)
+            )),
             if self.dropped_observations > 0 {
                 format!(" ({} uninformative dropped)", self.dropped_observations)
             } else {
@@ -688,4 +697,11 @@ pub fn write_all_atomic(files: &[(&str, &[u8])]) -> crate::Result<()> {
         }
     }
     Ok(())
+}
+
+/// The total weight of `ds`'s real observations when any is not 1 (what
+/// the report says so that a weight column is never used silently).
+pub(crate) fn weighted_total(ds: &crate::data::Dataset) -> Option<f64> {
+    let w = (0..ds.n_real_obs()).map(|o| ds.obs(o).weight);
+    w.clone().any(|x| x != 1.0).then(|| w.sum())
 }
