@@ -290,22 +290,43 @@ fn table(j: &CvJson) -> String {
             "eta_M*",
             "eta_L"
         );
+        // An undefined metric (an AUC with no test pair of either
+        // outcome) reads "n/a", never "NaN".
+        let cell = |x: f64| {
+            if x.is_finite() {
+                format!("{x:.4}")
+            } else {
+                "n/a".to_string()
+            }
+        };
         for p in &j.partitions {
             let t = pick(p);
             let _ = writeln!(
                 s,
-                "{:<10} {:>6} {:>13.4} {:>12.4} {:>12.4} {:>11.4} {:>9} {:>9} {:>9}",
+                "{:<10} {:>6} {:>13} {:>12} {:>12} {:>11} {:>9} {:>9} {:>9}",
                 p.partition,
                 p.splits,
-                t.vi_at_eta_v,
-                t.map_at_eta_m,
-                t.vi_at_eta_l,
-                t.map_at_eta_l,
+                cell(t.vi_at_eta_v),
+                cell(t.map_at_eta_m),
+                cell(t.vi_at_eta_l),
+                cell(t.map_at_eta_l),
                 sig(t.eta_v, 3),
                 sig(t.eta_m, 3),
                 sig(t.eta_l, 3)
             );
         }
+    }
+    if j.partitions.iter().any(|p| {
+        let t = &p.auc_table;
+        [t.vi_at_eta_v, t.map_at_eta_m, t.vi_at_eta_l, t.map_at_eta_l]
+            .iter()
+            .any(|x| !x.is_finite())
+    }) {
+        let _ = writeln!(
+            s,
+            "\nnote: comparison AUC n/a: no test fold held compared pairs of both outcomes to rank \
+             (fewer folds give larger test folds)"
+        );
     }
     for n in &j.notes {
         let _ = writeln!(s, "\nnote: {n}");

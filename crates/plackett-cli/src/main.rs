@@ -83,6 +83,51 @@ fn explicit(m: &clap::ArgMatches, name: &str) -> Vec<String> {
 
 use plackett::error::{ParamStyle, render_params};
 
+/// Every (sub)command takes negative numbers as option values, so that
+/// `--tol -1` reaches the option's own check ("expected a positive
+/// number") instead of being read as an unknown flag.
+fn with_negative_numbers(cmd: clap::Command) -> clap::Command {
+    cmd.allow_negative_numbers(true)
+        .mut_subcommands(with_negative_numbers)
+}
+
+/// A command-line usage error as one line and status 2, like every other
+/// error (clap's own rendering spans several lines and echoes a value of any
+/// length); help and version requests print as usual.
+fn usage_error(e: clap::Error) -> ! {
+    use clap::error::ErrorKind;
+    if matches!(
+        e.kind(),
+        ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        e.exit();
+    }
+    let text = e.render().to_string();
+    let first = text
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or("invalid command line");
+    let first = first.strip_prefix("error: ").unwrap_or(first);
+    let mut line: String = first.chars().take(300).collect();
+    if first.chars().count() > 300 {
+        line.push('…');
+    }
+    // Keep the one hint that matters for a bad choice: the accepted values.
+    if let Some(values) = text
+        .lines()
+        .map(str::trim)
+        .find(|l| l.starts_with("[possible values:"))
+    {
+        line.push(' ');
+        line.push_str(values);
+    }
+    eprintln!("error: {line} (see --help)");
+    std::process::exit(2);
+}
+
 /// Library text (errors, notes) in the CLI's words: the library names its
 /// parameters (`prior_shape`), the CLI spells them as flags (--prior-shape).
 pub fn cli_text(s: &str) -> String {
@@ -102,8 +147,11 @@ impl std::fmt::Display for NotConverged {
 impl std::error::Error for NotConverged {}
 
 fn main() {
-    let matches = Cli::command().get_matches();
-    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    let matches = match with_negative_numbers(Cli::command()).try_get_matches() {
+        Ok(m) => m,
+        Err(e) => usage_error(e),
+    };
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| usage_error(e));
     let result = match cli.command {
         Command::Fit(a) => fit::run(&a, &explicit(&matches, "fit")),
         Command::Demo(a) => demo::run(&a),

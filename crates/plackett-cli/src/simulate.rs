@@ -56,6 +56,19 @@ pub fn run(a: &SimulateArgs) -> Result<()> {
     if a.items < 2 {
         bail!("invalid option --items: need at least 2 items");
     }
+    // The simulator keeps a worth per item and every ranking in memory.
+    if a.items > 10_000_000 {
+        bail!(
+            "invalid option --items: at most 10000000 items, got {}",
+            a.items
+        );
+    }
+    if a.rankings > 100_000_000 {
+        bail!(
+            "invalid option --rankings: at most 100000000 rankings, got {}",
+            a.rankings
+        );
+    }
     if a.length < 2 && a.design == "sub" {
         bail!("invalid option --length: sub-rankings need at least 2 items");
     }

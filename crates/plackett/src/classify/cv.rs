@@ -72,8 +72,11 @@ pub fn cross_validate(
             format!("must be in (0, 1), got {}", opts.test_fraction),
         ));
     }
-    if opts.splits == 0 {
-        return Err(Error::param("splits", "need at least one split"));
+    if opts.splits == 0 || opts.splits > 100_000 {
+        return Err(Error::param(
+            "splits",
+            format!("expected 1 to 100000 splits, got {}", opts.splits),
+        ));
     }
     let labels = t
         .labels

@@ -238,6 +238,37 @@ pub fn cross_validate(
             format!("need at least 2 folds, got {}", opts.folds),
         ));
     }
+    // More folds than units leaves empty folds (and a fold per unit is
+    // leave-one-out already); a count beyond that is a typo, not a design.
+    let units = match part {
+        Partition::L => ds.n_real_obs(),
+        Partition::N => ds.n_items(),
+    };
+    if opts.folds > units {
+        return Err(crate::error::Error::param(
+            "folds",
+            format!(
+                "{} folds for {units} {} (at most one fold per {})",
+                opts.folds,
+                if part == Partition::L {
+                    "observations"
+                } else {
+                    "items"
+                },
+                if part == Partition::L {
+                    "observation"
+                } else {
+                    "item"
+                },
+            ),
+        ));
+    }
+    if opts.repeats == 0 || opts.repeats > 10_000 {
+        return Err(crate::error::Error::param(
+            "repeats",
+            format!("expected 1 to 10000 repeats, got {}", opts.repeats),
+        ));
+    }
     let mut map = Curve::zeros(ne);
     let mut vic = Curve::zeros(ne);
     let mut bound = vec![0.0; ne];

@@ -179,6 +179,23 @@ impl AggregateSettings {
         if self.samples == 0 {
             return Err(Error::param("samples", "expected at least 1"));
         }
+        // Bounds no analysis needs, so that a mistyped count is refused
+        // instead of aborting on memory or running for days.
+        if self.samples > 1_000_000 {
+            return Err(Error::param(
+                "samples",
+                format!("at most 1000000 samples per case, got {}", self.samples),
+            ));
+        }
+        if self.burn_in > 10_000_000 {
+            return Err(Error::param(
+                "burn_in",
+                format!(
+                    "at most 10000000 burn-in sweeps per case, got {}",
+                    self.burn_in
+                ),
+            ));
+        }
         if let Some(s) = self.prior_shape
             && !(s.is_finite() && s > 0.0)
         {
@@ -283,6 +300,16 @@ impl AggregateSettings {
     /// The run configuration for one reliability, prediction-set sizes `ks`.
     pub fn config(&self, reliability: Option<f64>, k: usize, ks: &[usize]) -> Result<RunConfig> {
         self.check()?;
+        // Each case keeps samples × classes plausibilities (400 MB at most).
+        if self.samples.saturating_mul(k) > 50_000_000 {
+            return Err(Error::param(
+                "samples",
+                format!(
+                    "{} samples of {k} classes per case is too many to keep (at most 50000000 numbers)",
+                    self.samples
+                ),
+            ));
+        }
         if ks.is_empty() || ks.contains(&0) {
             return Err(Error::param("k", "prediction-set sizes must be positive"));
         }

@@ -19,6 +19,11 @@ pub struct McmcSettings {
     pub seed: u64,
 }
 
+/// Most kept draws over all chains an MCMC run may store (per item).
+pub const MAX_KEPT_DRAWS: usize = 10_000_000;
+/// Most sweeps (burn-in and kept, thinned, over all chains) a run may do.
+pub const MAX_SWEEPS: usize = 1_000_000_000;
+
 impl McmcSettings {
     /// `samples` draws per chain after `burn_in`, no thinning.
     pub fn new(samples: usize, burn_in: usize, chains: usize, seed: u64) -> McmcSettings {
@@ -50,16 +55,35 @@ impl McmcSettings {
         if self.thin == 0 {
             return Err(Error::param("thin", "must be at least 1"));
         }
+        // Kept draws are stored (per item), and every sweep costs time: a
+        // count no analysis needs is refused before it aborts on memory or
+        // runs for days.
+        if self
+            .samples
+            .checked_mul(self.chains)
+            .is_none_or(|s| s > MAX_KEPT_DRAWS)
+        {
+            return Err(Error::param(
+                "samples",
+                format!(
+                    "{} draws × {} chains is too many to keep (at most {MAX_KEPT_DRAWS} in all); \
+                     use `thin` for longer runs",
+                    self.samples, self.chains
+                ),
+            ));
+        }
         if self
             .samples
             .checked_mul(self.thin)
             .and_then(|s| s.checked_add(self.burn_in))
             .and_then(|s| s.checked_mul(self.chains))
-            .is_none_or(|s| s > 1usize << 40)
+            .is_none_or(|s| s > MAX_SWEEPS)
         {
             return Err(Error::param(
-                "samples",
-                "burn_in + samples × thin over all chains is too large",
+                "burn_in",
+                format!(
+                    "burn_in + samples × thin over all chains is more than {MAX_SWEEPS} sweeps"
+                ),
             ));
         }
         Ok(self)

@@ -162,6 +162,9 @@ fn gamma_parameter(name: &str, v: f64) -> Result<()> {
     Ok(())
 }
 
+/// Most numbers (draws × items) a fit may store as posterior draws (2 GB).
+pub const MAX_DRAW_VALUES: usize = 250_000_000;
+
 impl FitSpec {
     /// Check every value and the rules between them.
     pub fn check(&self) -> Result<()> {
@@ -201,6 +204,16 @@ impl FitSpec {
                 return Err(Error::param(name, "expected at least 1"));
             }
         }
+        if self.draws > crate::infer::mcmc::MAX_KEPT_DRAWS {
+            return Err(Error::param(
+                "draws",
+                format!(
+                    "at most {} draws from the approximate posterior, got {}",
+                    crate::infer::mcmc::MAX_KEPT_DRAWS,
+                    self.draws
+                ),
+            ));
+        }
         Ok(())
     }
 
@@ -212,6 +225,26 @@ impl FitSpec {
     /// Check, then fit `ds`; the result as a concrete, serialisable value.
     pub fn fit(&self, ds: &Dataset) -> Result<Fitted> {
         self.check()?;
+        // Draws are stored per item: bound the whole array (2 GB).
+        let kept = match self.engine {
+            EngineKind::Gibbs => self.samples.saturating_mul(self.chains),
+            EngineKind::Ep | EngineKind::Vb => self.draws,
+            _ => 0,
+        };
+        if kept.saturating_mul(ds.n_items()) > MAX_DRAW_VALUES {
+            return Err(Error::param(
+                if self.engine == EngineKind::Gibbs {
+                    "samples"
+                } else {
+                    "draws"
+                },
+                format!(
+                    "{kept} draws of {} items would store more than {MAX_DRAW_VALUES} numbers; \
+                     keep fewer draws",
+                    ds.n_items()
+                ),
+            ));
+        }
         let tol = self.tol.unwrap_or(self.engine.default_tol());
         let gamma = || GammaPrior::iid(ds.n_items(), self.gamma.0, self.gamma.1);
         Ok(match self.engine {
