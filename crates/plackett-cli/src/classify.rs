@@ -56,6 +56,9 @@ pub struct ModelArgs {
     /// Gibbs: chains.
     #[arg(long, default_value_t = 4)]
     pub chains: usize,
+    /// Gibbs: keep every N-th sweep after burn-in.
+    #[arg(long, default_value_t = 1)]
+    pub thin: usize,
     /// Gibbs: turn off the total-mass move.
     #[arg(long)]
     pub no_rescale: bool,
@@ -88,6 +91,7 @@ impl ModelArgs {
             samples: self.samples,
             burn_in: self.burn_in,
             chains: self.chains,
+            thin: self.thin,
             rescale: !self.no_rescale,
             seed: self.seed,
             keep_draws: 1000,
@@ -450,6 +454,27 @@ fn run_cv(a: &CvArgs) -> Result<()> {
     let fit_secs: Vec<f64> = res.iter().map(|r| r.seconds).collect();
     let (fs, _) = mean_sd(&fit_secs);
     let a_vals: Vec<f64> = res.iter().map(|r| r.a).collect();
+    // The same mixing check as `classify fit`, over the splits' samplers.
+    let mut notes: Vec<String> = Vec::new();
+    let poor: Vec<&plackett::classify::cv::SplitResult> = res
+        .iter()
+        .filter(|r| r.max_rhat.is_some_and(|x| x > 1.01) || r.min_ess.is_some_and(|e| e < 400.0))
+        .collect();
+    if !poor.is_empty() {
+        let worst_rhat = poor
+            .iter()
+            .filter_map(|r| r.max_rhat)
+            .fold(f64::NEG_INFINITY, f64::max);
+        let worst_ess = poor
+            .iter()
+            .filter_map(|r| r.min_ess)
+            .fold(f64::INFINITY, f64::min);
+        notes.push(format!(
+            "MCMC warning: {} of {} splits' samplers did not pass split-R̂ ≤ 1.01 and bulk ESS ≥ 400 over the normalised weights (worst: R̂ {worst_rhat:.3}, ESS {worst_ess:.0}); predictive probabilities, which the misclassification and AUC use, mix much faster than single weights, but run longer chains (--samples, --thin) or fix --a before reading weights",
+            poor.len(),
+            res.len()
+        ));
+    }
     let out = json!({
         "engine": m.engine,
         "splits": a.splits,
@@ -467,6 +492,7 @@ fn run_cv(a: &CvArgs) -> Result<()> {
         "per_split": res.iter().map(|r| json!({
             "misclassification": r.misclassification, "auc": r.auc, "seconds": r.seconds,
             "min_ess": r.min_ess, "min_ess_geyer": r.min_ess_geyer, "a": r.a})).collect::<Vec<_>>(),
+        "notes": notes,
     });
     if let Some(p) = &a.splits_out {
         let splits: Vec<&Vec<usize>> = res.iter().map(|r| &r.test_rows).collect();
@@ -511,6 +537,9 @@ fn run_cv(a: &CvArgs) -> Result<()> {
                 );
             }
             let _ = writeln!(s, "; total {seconds:.2} s");
+            for n in &notes {
+                let _ = writeln!(s, "note: {n}");
+            }
             s
         }
     };

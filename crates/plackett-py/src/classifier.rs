@@ -104,6 +104,7 @@ pub fn classifier_fit(
         samples,
         burn_in,
         chains,
+        thin: FitOptions::default().thin,
         rescale: true,
         seed,
         keep_draws,

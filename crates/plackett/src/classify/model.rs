@@ -204,6 +204,8 @@ pub struct FitOptions {
     pub burn_in: usize,
     /// Gibbs: chains.
     pub chains: usize,
+    /// Gibbs: keep every `thin`-th sweep after burn-in.
+    pub thin: usize,
     /// Gibbs: total-mass move.
     pub rescale: bool,
     /// Seed.
@@ -224,6 +226,7 @@ impl Default for FitOptions {
             samples: 5000,
             burn_in: 5000,
             chains: 4,
+            thin: 1,
             rescale: true,
             seed: 1,
             keep_draws: 1000,
@@ -335,7 +338,10 @@ pub fn fit(
                         None => Shape::Sampled(1.0),
                     },
                     b: opts.b,
-                    mcmc: McmcSettings::new(opts.samples, opts.burn_in, opts.chains, opts.seed),
+                    mcmc: McmcSettings {
+                        thin: opts.thin,
+                        ..McmcSettings::new(opts.samples, opts.burn_in, opts.chains, opts.seed)
+                    },
                     rescale: opts.rescale,
                     observer: opts.observer.clone(),
                 },
