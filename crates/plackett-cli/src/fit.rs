@@ -197,6 +197,11 @@ pub struct FitArgs {
     /// Write the output to this file instead of standard output.
     #[arg(long, value_name = "FILE", help_heading = "Output")]
     pub out: Option<String>,
+    /// Save the fitted model (item names and draws of the normalised log-worths; one
+    /// draw at the estimate for mle/map, at most 4,000 posterior draws otherwise) for
+    /// `plackett predict`.
+    #[arg(long, value_name = "MODEL.json", help_heading = "Output")]
+    pub model_out: Option<String>,
     /// Probability that A beats B (repeatable): `--compare "A,B"`; with three or
     /// more items, `--compare "A,B,C"`, the probability that each is chosen first
     /// from the set (choice probabilities, like choix's `probabilities`).
@@ -488,6 +493,7 @@ pub(crate) const SINGLE_POPULATION_ONLY: &[(&str, &str)] = &[
     ("eta_grid", "--eta-grid"),
     ("reference", "--reference"),
     ("rank_marginals", "--rank-marginals"),
+    ("model_out", "--model-out"),
 ];
 
 /// Run `plackett fit`; `explicit` lists the options given on the command
@@ -625,6 +631,16 @@ pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
             w.write_record(&row)?;
         }
         pending.push((path.clone(), String::from_utf8(w.into_inner()?)?));
+    }
+    if let Some(path) = &a.model_out {
+        if ds.ties() == plackett::data::TieSemantics::Event && ds.has_ties() {
+            bail!(
+                "invalid option --model-out: models of ties read as events are not yet supported \
+                 (their tie parameters are not saved); fit with --ties unknown"
+            );
+        }
+        let m = plackett::posterior::SavedModel::new(&report.engine, names, &source, 4000);
+        pending.push((path.clone(), m.to_json()));
     }
     if let Some(path) = &a.draws_out {
         if !has_draws {

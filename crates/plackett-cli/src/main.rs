@@ -16,6 +16,7 @@ mod gtreport;
 mod keywords;
 mod mil;
 mod mixture;
+mod predict;
 mod progress;
 mod simulate;
 
@@ -35,6 +36,8 @@ struct Cli {
 enum Command {
     /// Fit a Plackett–Luce model to rankings, choices or comparisons.
     Fit(Box<fit::FitArgs>),
+    /// Probabilities of new rankings, choices and pairs from a model saved by `fit --model-out`.
+    Predict(Box<predict::PredictArgs>),
     /// Simulate rankings from known worths, fit them, and compare.
     Demo(demo::DemoArgs),
     /// Aggregate differential diagnoses into plausibilities (IRN, PrIRN, Plackett–Luce).
@@ -155,6 +158,7 @@ fn main() {
     let result = match cli.command {
         Command::Fit(a) => fit::run(&a, &explicit(&matches, "fit")),
         Command::Demo(a) => demo::run(&a),
+        Command::Predict(a) => predict::run(&a),
         Command::Simulate(a) => simulate::run(&a),
         Command::Cv(a) => cv::run(&a),
         Command::Classify(c) => classify::run(&c),

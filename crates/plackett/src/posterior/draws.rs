@@ -229,6 +229,15 @@ impl Draws {
     /// `Σ_o log( (1/M) Σ_m p(o | λ^(m)) )`. The held-out dataset must share
     /// the item universe (same ids).
     pub fn predictive_log_likelihood(&self, test: &Dataset) -> f64 {
+        self.predictive_log_probabilities(test).iter().sum()
+    }
+
+    /// Each held-out observation's posterior predictive log-probability,
+    /// `log (1/M) Σ_m P(o | λ_m)` over the draws (log-sum-exp; one draw: the
+    /// plug-in `log P(o | λ̂)`), weighted as
+    /// [`predictive_log_likelihood`](Self::predictive_log_likelihood) sums
+    /// them.
+    pub fn predictive_log_probabilities(&self, test: &Dataset) -> Vec<f64> {
         let per_draw: Vec<Vec<f64>> = (0..self.len())
             .into_par_iter()
             .map(|k| pl::log_likelihood_per_obs(test, self.draw(k)))
@@ -239,7 +248,57 @@ impl Draws {
                 let col: Vec<f64> = per_draw.iter().map(|v| v[o]).collect();
                 crate::numerics::log_sum_exp(&col) - m.ln()
             })
-            .sum()
+            .collect()
+    }
+
+    /// Each observation's posterior predictive probability at unit weight,
+    /// `log (1/M) Σ_m P(o | λ_m)`, whatever weight the observation carries
+    /// (a count of identical rankings predicts one of them). Weights are
+    /// positive (the readers refuse others).
+    pub fn predictive_unit_log_probabilities(&self, test: &Dataset) -> Vec<f64> {
+        let weights: Vec<f64> = (0..test.n_obs()).map(|o| test.obs(o).weight).collect();
+        let per_draw: Vec<Vec<f64>> = (0..self.len())
+            .into_par_iter()
+            .map(|k| {
+                let mut v = pl::log_likelihood_per_obs(test, self.draw(k));
+                // Every term of an observation's log-likelihood carries its
+                // weight once: dividing gives the unit-weight value.
+                v.iter_mut().zip(&weights).for_each(|(l, w)| *l /= w);
+                v
+            })
+            .collect();
+        let m = self.len() as f64;
+        (0..test.n_obs())
+            .map(|o| {
+                let col: Vec<f64> = per_draw.iter().map(|v| v[o]).collect();
+                crate::numerics::log_sum_exp(&col) - m.ln()
+            })
+            .collect()
+    }
+
+    /// Every `step`-th draw of each chain (`step ≥ 1`).
+    pub fn thinned(&self, step: usize) -> Draws {
+        let step = step.max(1);
+        let chains = (0..self.n_chains)
+            .map(|c| {
+                (0..self.per_chain)
+                    .step_by(step)
+                    .flat_map(|t| self.draw(c * self.per_chain + t).iter().copied())
+                    .collect()
+            })
+            .collect();
+        Draws::from_chains(self.n_items, chains)
+    }
+
+    /// The layout is whole and every value finite (a file read back).
+    pub(crate) fn is_consistent(&self) -> bool {
+        self.n_chains
+            .checked_mul(self.per_chain)
+            .and_then(|d| d.checked_mul(self.n_items))
+            == Some(self.data.len())
+            && self.n_items > 0
+            && !self.data.is_empty()
+            && self.data.iter().all(|x| x.is_finite())
     }
 
     /// CSV export: `chain,draw,<item names…>` of normalised log-worths.

@@ -5,9 +5,11 @@ pub mod diagnostics;
 pub mod draws;
 pub mod fitted;
 pub mod quasi;
+pub mod saved;
 pub mod summary;
 
 pub use diagnostics::{ScalarDiagnostics, diagnose};
 pub use draws::Draws;
 pub use fitted::{FitInfo, Posterior, TieParameter, Trace};
+pub use saved::SavedModel;
 pub use summary::{Gauge, ItemSummary, Summary};
