@@ -22,6 +22,7 @@ mod groundtruth;
 mod interrupt;
 mod keywords;
 mod mixture;
+mod model;
 mod sharded;
 
 /// A library error as a Python exception: bad input or options are
@@ -464,6 +465,24 @@ impl FitResult {
             p.into_iter().map(|(m, _)| m).collect(),
         ))
     }
+    /// The fitted model for predictions (``plackett.Model``): item names and
+    /// draws of the normalised log-worths, at most 4,000 (one at the
+    /// estimate for mle/map) — the file ``plackett fit --model-out`` writes.
+    fn model(&self) -> PyResult<model::Model> {
+        if self.report.ties == "event" && self.report.tie_parameters.is_some() {
+            return Err(PyValueError::new_err(
+                "models of ties read as events are not yet supported (their tie parameters are not saved); fit with ties=\"unknown\"",
+            ));
+        }
+        Ok(model::Model {
+            m: plackett::posterior::SavedModel::new(
+                &self.report.engine,
+                &self.names,
+                &self.post.draws(),
+                4000,
+            ),
+        })
+    }
     /// P(a beats b) in a pairwise comparison: the posterior mean of
     /// λ_a/(λ_a + λ_b), or its plug-in value for a point estimate. Items by
     /// name or index.
@@ -799,6 +818,7 @@ fn _plackett(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<PyDataset>()?;
     m.add_class::<FitResult>()?;
+    m.add_class::<model::Model>()?;
     m.add_function(wrap_pyfunction!(read_json_text, m)?)?;
     m.add_function(wrap_pyfunction!(read_file, m)?)?;
     m.add_function(wrap_pyfunction!(read_array, m)?)?;

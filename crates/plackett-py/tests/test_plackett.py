@@ -344,3 +344,29 @@ def test_features_likelihood_ratio_test_against_scipy():
     assert t["df"] == 1
     assert t["statistic"] == pytest.approx(2 * (free_ll - ll), abs=1e-9)
     assert t["p_value"] == pytest.approx(stats.chi2.sf(t["statistic"], 1), rel=1e-10)
+
+
+def test_saved_model_equals_the_cli(tmp_path):
+    # result.model() is the file `fit --model-out` writes (byte for byte),
+    # and Model.predict gives `plackett predict`'s numbers.
+    path = tmp_path / "m.json"
+    subprocess.run([BIN, "fit", SALAD, "--ranking-col", "judge", "--model-out", str(path)],
+                   check=True, capture_output=True)
+    r = plackett.fit(plackett.read_csv(SALAD, ranking_col="judge"))
+    m = r.model()
+    assert m.to_json() == path.read_text()
+    loaded = plackett.load_model(str(path))
+    assert loaded.items == r.items and loaded.engine == "mle" and loaded.n_draws == 1
+    data = plackett.read_csv(SALAD, ranking_col="judge", items=loaded.items)
+    got = loaded.predict(data)
+    js = cli("predict", str(path), SALAD, "--ranking-col", "judge")
+    np.testing.assert_allclose(got, [o["log_probability"] for o in js["observations"]], rtol=1e-13)
+    assert got.sum() == pytest.approx(json.loads(r.to_json())["log_likelihood"], rel=1e-12)
+    np.testing.assert_allclose(loaded.choice_probabilities(["A", "B", "C"]), r.choice_probabilities(["A", "B", "C"]))
+    assert loaded.compare("B", "A") == pytest.approx(r.compare("B", "A"))
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "x"}')
+    with pytest.raises(ValueError):
+        plackett.load_model(str(bad))
+    with pytest.raises(ValueError):
+        loaded.predict(plackett.read_csv(SALAD, ranking_col="judge", items=["D", "C", "B", "A"]))

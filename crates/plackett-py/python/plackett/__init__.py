@@ -16,7 +16,7 @@ from typing import Any, Iterable, Optional, Sequence
 import numpy as np
 
 from . import _plackett
-from ._plackett import AdherenceResult, AggregateResult, Dataset, FitResult, MixtureResult, Selectors
+from ._plackett import AdherenceResult, AggregateResult, Dataset, FitResult, MixtureResult, Model, Selectors
 
 __version__ = _plackett.__version__
 
@@ -27,6 +27,7 @@ __all__ = [
     "FitResult",
     "KeywordResult",
     "MixtureResult",
+    "Model",
     "PLClassifier",
     "Selectors",
     "aggregate",
@@ -35,6 +36,7 @@ __all__ = [
     "fit",
     "fit_adherence",
     "fit_mixture",
+    "load_model",
     "read_orderings",
     "selectors",
     "rankings",
@@ -163,6 +165,16 @@ def read_file(path: str, **kwargs: Any) -> Dataset:
     (``format``, ``ranking_col``, ``rank_col``, ``item_col``, ``weight_col``,
     ``top_k``, ``items``, ``ties``, ``case``, ``item_cols``)."""
     return _plackett.read_file(str(path), **kwargs)
+
+
+def load_model(path: str) -> Model:
+    """A model saved by ``plackett fit --model-out`` (or ``result.model().to_json()``).
+
+    ``model.predict(data)`` gives each observation's log-probability (read
+    ``data`` with ``items=model.items``), as ``plackett predict`` does.
+    """
+    with open(path, encoding="utf-8") as f:
+        return Model.from_json(f.read())
 
 
 def read_csv(path: str, **kwargs: Any) -> Dataset:
