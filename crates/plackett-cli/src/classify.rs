@@ -68,6 +68,14 @@ pub struct ModelArgs {
 }
 
 impl ModelArgs {
+    /// Gibbs sweeps over all chains (burn-in, then kept draws × thinning).
+    fn sweeps(&self) -> usize {
+        self.samples
+            .saturating_mul(self.thin.max(1))
+            .saturating_add(self.burn_in)
+            .saturating_mul(self.chains)
+    }
+
     fn options(&self) -> Result<FitOptions> {
         if let Some(a) = self.a
             && !(a.is_finite() && a > 0.0)
@@ -199,8 +207,7 @@ fn run_fit(a: &FitArgs) -> Result<()> {
     let mut opts = m.options()?;
     let t = load(&m.file, &m.class_col)?;
     let rows: Vec<usize> = (0..t.x.len()).collect();
-    let progress =
-        crate::progress::Progress::new(((m.burn_in + m.samples) * m.chains) as u64, "sampling");
+    let progress = crate::progress::Progress::new(m.sweeps() as u64, "sampling");
     if opts.engine == Engine::Gibbs {
         opts.observer = Some(progress.observer());
     }
@@ -425,9 +432,18 @@ fn mean_sd(v: &[f64]) -> (f64, f64) {
 
 fn run_cv(a: &CvArgs) -> Result<()> {
     let m = &a.model;
-    let opts = m.options()?;
+    let mut opts = m.options()?;
     let t = load(&m.file, &m.class_col)?;
     let start = std::time::Instant::now();
+    // Gibbs over many splits runs for a while: a bar on a terminal (the
+    // other engines take well under a second per split).
+    let progress = crate::progress::Progress::new(
+        (m.sweeps() as u64).saturating_mul(a.splits as u64),
+        "cross-validating (sampling)",
+    );
+    if opts.engine == Engine::Gibbs {
+        opts.observer = Some(progress.observer());
+    }
     let res = cross_validate(
         &m.file,
         &m.class_col,
@@ -438,7 +454,9 @@ fn run_cv(a: &CvArgs) -> Result<()> {
             seed: m.seed,
             fit: opts,
         },
-    )?;
+    );
+    progress.finish();
+    let res = res?;
     let seconds = start.elapsed().as_secs_f64();
     let mis: Vec<f64> = res.iter().map(|r| r.misclassification).collect();
     let (mm, ms) = mean_sd(&mis);

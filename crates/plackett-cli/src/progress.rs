@@ -63,17 +63,38 @@ impl Observer for Inner {
             return ControlFlow::Continue(());
         }
         let mut g = self.bar.lock().expect("progress lock");
+        let done = done.min(self.total);
+        // The time left from the run's own average rate since it started:
+        // the bar appears a second in, after a jump, where a rate estimated
+        // from the bar's first updates said "0s left".
+        let left = {
+            let secs = self.start.elapsed().as_secs_f64();
+            if done == 0 {
+                "estimating".to_string()
+            } else {
+                let rest = secs * (self.total - done) as f64 / done as f64;
+                format!(
+                    "{} left",
+                    indicatif::HumanDuration(std::time::Duration::from_secs_f64(rest))
+                )
+            }
+        };
         let bar = g.get_or_insert_with(|| {
-            let b = ProgressBar::with_draw_target(Some(self.total), ProgressDrawTarget::stderr());
+            let b = ProgressBar::with_draw_target(Some(self.total), ProgressDrawTarget::hidden())
+                .with_position(done)
+                .with_prefix(left.clone());
             b.set_style(
-                ProgressStyle::with_template("{msg} [{bar:40}] {pos}/{len} ({eta} left)")
+                ProgressStyle::with_template("{msg} [{bar:40}] {pos}/{len} ({prefix})")
                     .expect("template")
                     .progress_chars("=> "),
             );
             b.set_message(self.label);
+            // Drawn only once message, prefix and position are set.
+            b.set_draw_target(ProgressDrawTarget::stderr());
             b
         });
-        bar.set_position(done.min(self.total));
+        bar.set_prefix(left);
+        bar.set_position(done);
         ControlFlow::Continue(())
     }
 }
