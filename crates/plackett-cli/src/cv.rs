@@ -171,13 +171,14 @@ pub fn run(a: &CvArgs) -> Result<()> {
     let text = plackett::io::read_text(&a.features)?;
     let feats = read_features_with_prior(&a.features, &text, ds.items(), a.standardize == "on")?;
     let vi = crate::features::vi_kind(Some(&a.vi));
-    let opts = CvOptions {
+    let mut opts = CvOptions {
         folds: a.folds,
         repeats: a.repeats,
         seed: a.seed,
         etas,
         top_k: a.metric_k,
         vi,
+        observer: None,
     };
     let parts: Vec<Partition> = match a.partition.as_str() {
         "l" => vec![Partition::L],
@@ -188,6 +189,9 @@ pub fn run(a: &CvArgs) -> Result<()> {
     let mut notes = Vec::new();
     let total = (parts.len() * a.folds * a.repeats) as u64;
     let progress = crate::progress::Progress::new(total, "cross-validating");
+    // The library advances the bar after every fold (it only moved after a
+    // whole partition, 22 s in on a large problem).
+    opts.observer = Some(progress.observer());
     for &p in &parts {
         match cross_validate(&ds, &feats, p, &opts) {
             Ok(r) => results.push(r),
@@ -196,7 +200,6 @@ pub fn run(a: &CvArgs) -> Result<()> {
             }
             Err(e) => return Err(e.into()),
         }
-        progress.advance(a.folds * a.repeats);
     }
     progress.finish();
     if vi == plackett::infer::feature_fit::ViKind::Guo {

@@ -43,11 +43,6 @@ impl Progress {
         self.inner.clone()
     }
 
-    /// Add `k` finished units.
-    pub fn advance(&self, k: usize) {
-        let _ = self.inner.advance(k);
-    }
-
     /// Remove the bar.
     pub fn finish(&self) {
         if let Some(b) = self.inner.bar.lock().expect("progress lock").take() {

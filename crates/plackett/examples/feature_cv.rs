@@ -31,6 +31,7 @@ fn main() {
             etas: etas.clone(),
             top_k: 20,
             vi,
+            observer: None,
         },
     )
     .unwrap();

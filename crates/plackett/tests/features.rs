@@ -433,6 +433,7 @@ fn eta_by_bound_within_one_grid_step_of_cv_best() {
             etas: etas.clone(),
             top_k: 20,
             vi: ViKind::Exact,
+            observer: None,
         },
     )
     .unwrap();

@@ -27,7 +27,7 @@ pub enum Partition {
 pub use crate::infer::feature_fit::ViKind;
 
 /// Cross-validation settings.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct CvOptions {
     /// Folds.
     pub folds: usize,
@@ -41,6 +41,21 @@ pub struct CvOptions {
     pub top_k: usize,
     /// Variational posterior.
     pub vi: ViKind,
+    /// Told of each finished fold (progress bars); may cancel the run.
+    pub observer: Option<crate::observer::SharedObserver>,
+}
+
+impl std::fmt::Debug for CvOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CvOptions")
+            .field("folds", &self.folds)
+            .field("repeats", &self.repeats)
+            .field("seed", &self.seed)
+            .field("etas", &self.etas)
+            .field("top_k", &self.top_k)
+            .field("vi", &self.vi)
+            .finish()
+    }
 }
 
 /// Mean test metrics per η for one method.
@@ -295,6 +310,7 @@ pub fn cross_validate(
                 }
             };
             let pairs = test_pairs(&test);
+            crate::observer::advance(opts.observer.as_ref(), 1)?;
             if pairs.is_empty() || train.n_obs() == 0 {
                 continue;
             }
