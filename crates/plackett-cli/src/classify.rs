@@ -38,11 +38,17 @@ pub struct ModelArgs {
     /// Inference engine.
     #[arg(long, default_value = "gibbs", value_parser = ["em", "gibbs", "vb"])]
     pub engine: String,
-    /// Gamma prior shape a; default: 1 for em, learnt for gibbs (p(a) ∝ 1/a, Metropolis) and vb (type-II ML).
-    #[arg(long)]
+    /// Gamma prior shape a (the same flag as `fit`'s; `--a` still works); default: 1 for em,
+    /// learnt for gibbs (p(a) ∝ 1/a, Metropolis) and vb (type-II ML).
+    #[arg(long = "prior-shape", alias = "a", value_name = "A")]
     pub a: Option<f64>,
-    /// Gamma prior rate b (sets the unidentified total mass only).
-    #[arg(long, default_value_t = 1.0)]
+    /// Gamma prior rate b, which sets the unidentified total mass only (`--b` still works).
+    #[arg(
+        long = "prior-rate",
+        alias = "b",
+        value_name = "B",
+        default_value_t = 1.0
+    )]
     pub b: f64,
     /// Add the pairwise transforms exp(±(x_a + x_b)) (Archambeau & Caron 2012 §5).
     #[arg(long)]
@@ -80,11 +86,11 @@ impl ModelArgs {
         if let Some(a) = self.a
             && !(a.is_finite() && a > 0.0)
         {
-            bail!("invalid option --a: the Gamma shape must be positive, got {a}");
+            bail!("invalid option --prior-shape: the Gamma shape must be positive, got {a}");
         }
         if !(self.b.is_finite() && self.b > 0.0) {
             bail!(
-                "invalid option --b: the Gamma rate must be positive, got {}",
+                "invalid option --prior-rate: the Gamma rate must be positive, got {}",
                 self.b
             );
         }
@@ -167,11 +173,22 @@ pub struct PathArgs {
     /// em: MAP (exact zeros); vb: posterior mean; gibbs: posterior mean and median.
     #[arg(long, default_value = "em", value_parser = ["em", "gibbs", "vb"])]
     pub engine: String,
-    /// Values of a: LO:HI:N (log-spaced) or a comma list; fitted from the largest down.
-    #[arg(long, default_value = "0.01:10:25", value_name = "LO:HI:N")]
+    /// Values of the Gamma shape a: LO:HI:N (log-spaced) or a comma list; fitted from the
+    /// largest down (`--a-grid` still works).
+    #[arg(
+        long = "prior-shape-grid",
+        alias = "a-grid",
+        default_value = "0.01:10:25",
+        value_name = "LO:HI:N"
+    )]
     pub a_grid: String,
-    /// Gamma rate b.
-    #[arg(long, default_value_t = 1.0)]
+    /// Gamma rate b (`--b` still works).
+    #[arg(
+        long = "prior-rate",
+        alias = "b",
+        value_name = "B",
+        default_value_t = 1.0
+    )]
     pub b: f64,
     /// Add the pairwise transforms.
     #[arg(long)]
@@ -268,7 +285,7 @@ fn run_fit(a: &FitArgs) -> Result<()> {
         && (g.max_rhat() > 1.01 || g.min_ess() < 400.0)
     {
         notes.push(format!(
-            "MCMC warning: max split-R̂ {:.3}, min bulk ESS {:.0} over the normalised weights; predictive probabilities mix much faster than individual weights, but run longer chains (or fix --a) before reading single weights",
+            "MCMC warning: max split-R̂ {:.3}, min bulk ESS {:.0} over the normalised weights; predictive probabilities mix much faster than individual weights, but run longer chains (or fix --prior-shape) before reading single weights",
             g.max_rhat(),
             g.min_ess()
         ));
@@ -488,7 +505,7 @@ fn run_cv(a: &CvArgs) -> Result<()> {
             .filter_map(|r| r.min_ess)
             .fold(f64::INFINITY, f64::min);
         notes.push(format!(
-            "MCMC warning: {} of {} splits' samplers did not pass split-R̂ ≤ 1.01 and bulk ESS ≥ 400 over the normalised weights (worst: R̂ {worst_rhat:.3}, ESS {worst_ess:.0}); predictive probabilities, which the misclassification and AUC use, mix much faster than single weights, but run longer chains (--samples, --thin) or fix --a before reading weights",
+            "MCMC warning: {} of {} splits' samplers did not pass split-R̂ ≤ 1.01 and bulk ESS ≥ 400 over the normalised weights (worst: R̂ {worst_rhat:.3}, ESS {worst_ess:.0}); predictive probabilities, which the misclassification and AUC use, mix much faster than single weights, but run longer chains (--samples, --thin) or fix --prior-shape before reading weights",
             poor.len(),
             res.len()
         ));
@@ -565,11 +582,15 @@ fn run_cv(a: &CvArgs) -> Result<()> {
 }
 
 fn run_path(a: &PathArgs) -> Result<()> {
-    let grid = crate::features::parse_eta_grid(Some(&a.a_grid))
-        .map_err(|e| anyhow::anyhow!("{}", e.to_string().replace("`eta_grid`", "`a_grid`")))?;
+    let grid = crate::features::parse_eta_grid(Some(&a.a_grid)).map_err(|e| {
+        anyhow::anyhow!(
+            "{}",
+            e.to_string().replace("`eta_grid`", "`prior_shape_grid`")
+        )
+    })?;
     if !(a.b.is_finite() && a.b > 0.0) {
         bail!(
-            "invalid option --b: the Gamma rate must be positive, got {}",
+            "invalid option --prior-rate: the Gamma rate must be positive, got {}",
             a.b
         );
     }

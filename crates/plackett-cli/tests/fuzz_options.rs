@@ -241,7 +241,10 @@ fn every_numeric_option_survives_edge_values() {
                 "--feature-sd",
             ],
         ),
-        (owned(&["classify", "fit", &iris]), &["--a", "--b"]),
+        (
+            owned(&["classify", "fit", &iris]),
+            &["--prior-shape", "--prior-rate"],
+        ),
         (
             owned(&[
                 "classify",
@@ -261,8 +264,8 @@ fn every_numeric_option_survives_edge_values() {
             &["--splits", "--test-fraction"],
         ),
         (
-            owned(&["classify", "path", &iris, "--a-grid", "0.5:2:3"]),
-            &["--a-grid", "--b"],
+            owned(&["classify", "path", &iris, "--prior-shape-grid", "0.5:2:3"]),
+            &["--prior-shape-grid", "--prior-rate"],
         ),
         (
             owned(&["mil", "fit", &s(&bags)]),
