@@ -151,8 +151,8 @@ pub struct CvArgs {
     /// Number of random splits.
     #[arg(long, default_value_t = 20)]
     pub splits: usize,
-    /// Held-out fraction per split.
-    #[arg(long, default_value_t = 1.0 / 3.0)]
+    /// Held-out fraction per split: a number in (0, 1) or a fraction such as 1/3.
+    #[arg(long, default_value = "1/3", value_parser = parse_fraction)]
     pub test_fraction: f64,
     /// Output format.
     #[arg(long, default_value = "table", value_parser = ["table", "json"])]
@@ -658,4 +658,27 @@ fn run_path(a: &PathArgs) -> Result<()> {
         let _ = writeln!(s, "note: {}", crate::cli_text(&r));
     }
     crate::emit(&s)
+}
+
+/// A number, or `p/q` (so that a default of one third reads `1/3`, not
+/// 0.3333333333333333).
+fn parse_fraction(s: &str) -> std::result::Result<f64, String> {
+    let v = match s.split_once('/') {
+        Some((p, q)) => {
+            let (p, q): (f64, f64) = (
+                p.trim()
+                    .parse()
+                    .map_err(|_| format!("not a fraction: {s:?}"))?,
+                q.trim()
+                    .parse()
+                    .map_err(|_| format!("not a fraction: {s:?}"))?,
+            );
+            p / q
+        }
+        None => s
+            .trim()
+            .parse()
+            .map_err(|_| format!("not a number: {s:?}"))?,
+    };
+    Ok(v)
 }

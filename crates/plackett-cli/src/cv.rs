@@ -38,8 +38,9 @@ pub struct CvArgs {
     /// η grid: LO:HI:N (log-spaced) or a comma list.
     #[arg(long, default_value = "1e-3:1e3:13", value_name = "LO:HI:N")]
     pub eta_grid: String,
-    /// K of the top-K metric (Guo et al. 2019 eqs 27–28).
-    #[arg(long = "k", default_value_t = 10, value_name = "K")]
+    /// K of the top-K metric (Guo et al. 2019 eqs 27–28); `--k` still works (evaluate's --k is
+    /// a prediction-set size).
+    #[arg(long = "metric-k", alias = "k", default_value_t = 10, value_name = "K")]
     pub metric_k: usize,
     /// Variational posterior: Gaussian VI on the exact bound, or Guo et al. (2019)'s Algorithm 1.
     #[arg(long, default_value = "exact", value_parser = ["exact", "guo"])]
@@ -164,7 +165,7 @@ pub fn run(a: &CvArgs) -> Result<()> {
         bail!("invalid option --repeats: need at least 1");
     }
     if a.metric_k == 0 {
-        bail!("invalid option --k: need at least 1");
+        bail!("invalid option --metric-k: need at least 1");
     }
     let etas = crate::features::parse_eta_grid(Some(&a.eta_grid))?;
     let ds = load(&a.data)?;
@@ -204,7 +205,7 @@ pub fn run(a: &CvArgs) -> Result<()> {
     progress.finish();
     if vi == plackett::infer::feature_fit::ViKind::Guo {
         notes.push(
-            "M-VI is Guo et al. (2019)'s Algorithm 1, whose Bouchard bound inflates coefficients on queries over more than two items (docs/features.md)"
+            "VI is Guo et al. (2019)'s Algorithm 1, whose Bouchard bound inflates coefficients on queries over more than two items (docs/features.md)"
                 .into(),
         );
     }
@@ -254,7 +255,9 @@ fn table(j: &CvJson) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "{}-fold cross-validation x {} repeat(s), seed {}; {} items, {} observations; M-VI = {} variational posterior",
+        "{}-fold cross-validation x {} repeat(s), seed {}; {} items, {} observations; VI = {} variational posterior\n\
+         columns: each method at its cross-validated best η (best η), and both at the η whose \
+         mean training-fold bound is highest (bound η; Guo et al. 2019's η_L)",
         j.folds,
         j.repeats,
         j.seed,
@@ -282,16 +285,16 @@ fn table(j: &CvJson) -> String {
         let _ = writeln!(s, "\n{title}");
         let _ = writeln!(
             s,
-            "{:<10} {:>6} {:>13} {:>12} {:>12} {:>11} {:>9} {:>9} {:>9}",
+            "{:<10} {:>6} {:>13} {:>12} {:>12} {:>12} {:>11} {:>11} {:>9}",
             "partition",
             "splits",
-            "M-VI(eta_V*)",
-            "MAP(eta_M*)",
-            "M-VI(eta_L)",
-            "MAP(eta_L)",
-            "eta_V*",
-            "eta_M*",
-            "eta_L"
+            "VI best η",
+            "MAP best η",
+            "VI bound η",
+            "MAP bound η",
+            "best η VI",
+            "best η MAP",
+            "bound η"
         );
         // An undefined metric (an AUC with no test pair of either
         // outcome) reads "n/a", never "NaN".
@@ -306,7 +309,7 @@ fn table(j: &CvJson) -> String {
             let t = pick(p);
             let _ = writeln!(
                 s,
-                "{:<10} {:>6} {:>13} {:>12} {:>12} {:>11} {:>9} {:>9} {:>9}",
+                "{:<10} {:>6} {:>13} {:>12} {:>12} {:>12} {:>11} {:>11} {:>9}",
                 p.partition,
                 p.splits,
                 cell(t.vi_at_eta_v),

@@ -45,7 +45,9 @@ pub struct AggArgs {
     /// PL Gamma prior rate (the plausibilities do not depend on it).
     #[arg(long, default_value_t = 1.0, allow_negative_numbers = true)]
     pub prior_rate: f64,
-    /// IRN weight of a tied block: shared (paper Eq. 3) or 1/i each (reference code).
+    /// IRN weight of a tied block i (1-based): `split` shares 1/i among its classes (Stutz et
+    /// al. 2023, Eq. 3); `no-split` gives each class 1/i (their reference code). Default:
+    /// split, or no-split with --preset paper.
     #[arg(long, value_parser = ["split", "no-split"])]
     pub irn_ties: Option<String>,
     /// PrIRN treatment of classes nobody ranked: `support` (literal

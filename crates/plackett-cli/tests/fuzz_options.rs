@@ -220,7 +220,7 @@ fn every_numeric_option_survives_edge_values() {
                 "--eta-grid",
                 "0.1:10:3",
             ]),
-            &["--folds", "--repeats", "--k", "--eta-grid"],
+            &["--folds", "--repeats", "--metric-k", "--eta-grid"],
         ),
         (
             owned(&[
