@@ -93,9 +93,21 @@ pub struct AggregateArgs {
 /// `plackett evaluate`.
 #[derive(Args, Debug)]
 pub struct EvaluateArgs {
-    /// Selectors JSON with the annotations.
-    #[arg(long)]
-    pub annotations: String,
+    /// Selectors JSON with the annotations (the input file, positional like every other
+    /// command's; `--annotations FILE` still works).
+    #[arg(
+        value_name = "ANNOTATIONS",
+        required_unless_present = "annotations_flag"
+    )]
+    pub annotations_file: Option<String>,
+    /// The old spelling of the positional ANNOTATIONS.
+    #[arg(
+        long = "annotations",
+        value_name = "FILE",
+        hide = true,
+        conflicts_with = "annotations_file"
+    )]
+    pub annotations_flag: Option<String>,
     /// N×K score matrix (whitespace-separated, one row per case), or
     /// `annotator:leave-one-out`.
     #[arg(long)]
@@ -240,12 +252,22 @@ fn plot_cases(c: &AggArgs, cases: &[usize]) -> Result<Vec<usize>> {
     })
 }
 
+impl EvaluateArgs {
+    /// The annotations file, positional or by its old flag.
+    fn annotations(&self) -> &str {
+        self.annotations_file
+            .as_deref()
+            .or(self.annotations_flag.as_deref())
+            .expect("clap requires one of the two")
+    }
+}
+
 /// Run `plackett evaluate`.
 pub fn run_evaluate(a: &EvaluateArgs) -> Result<()> {
     let c = &a.common;
     let st = settings(c)?;
     let ks = parse_index_list(&a.k, "k")?;
-    let (sel, names, notes) = load(&a.annotations, c)?;
+    let (sel, names, notes) = load(a.annotations(), c)?;
     let cases = case_list(c, &sel)?;
     let risks = c
         .risks
@@ -293,7 +315,7 @@ pub fn run_evaluate(a: &EvaluateArgs) -> Result<()> {
     let doc = evaluate_document(&runs, &ks, &notes, &a.predictions);
     if let Some(path) = &c.report {
         let page = crate::gtreport::evaluate_page(
-            &format!("plackett evaluate: {}", a.annotations),
+            &format!("plackett evaluate: {}", a.annotations()),
             &runs,
             &method_label,
             &ks,

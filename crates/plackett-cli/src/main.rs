@@ -114,6 +114,23 @@ fn usage_error(e: clap::Error) -> ! {
         .find(|l| !l.is_empty())
         .unwrap_or("invalid command line");
     let first = first.strip_prefix("error: ").unwrap_or(first);
+    // "the following required arguments were not provided:" lists them on
+    // the lines below: bring them onto this one.
+    let listed: Vec<&str> = if first.ends_with(':') {
+        text.lines()
+            .skip_while(|l| !l.contains(first))
+            .skip(1)
+            .map(str::trim)
+            .take_while(|l| !l.is_empty() && !l.starts_with("Usage:"))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let first = if listed.is_empty() {
+        first.to_string()
+    } else {
+        format!("{first} {}", listed.join(", "))
+    };
     let mut line: String = first.chars().take(300).collect();
     if first.chars().count() > 300 {
         line.push('…');

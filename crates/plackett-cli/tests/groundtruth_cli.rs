@@ -295,3 +295,47 @@ fn degenerate_sample_counts_and_priors_are_refused() {
         "prediction-set size 500 exceeds the number of classes (419)",
     );
 }
+
+/// The annotations are evaluate's positional input file like every other
+/// command's (issue 17 item 11); the old `--annotations` flag gives the
+/// same result, both together or neither is a one-line error.
+#[test]
+fn evaluate_takes_its_annotations_positionally() {
+    let d = common::data("dermatology-ddx");
+    let sel = s(&d, "dermatology_selectors.json");
+    let classes = s(&d, "dermatology_conditions.txt");
+    let rest = [
+        "--predictions",
+        "annotator:leave-one-out",
+        "--classes",
+        &classes,
+        "--cases",
+        "0,1,2",
+        "--samples",
+        "30",
+    ];
+    let positional = common::bin()
+        .arg("evaluate")
+        .arg(&sel)
+        .args(rest)
+        .output()
+        .unwrap();
+    let flag = common::bin()
+        .args(["evaluate", "--annotations", &sel])
+        .args(rest)
+        .output()
+        .unwrap();
+    assert_eq!(common::stdout(&positional), common::stdout(&flag));
+    common::fails(
+        &common::bin().arg("evaluate").args(rest).output().unwrap(),
+        "<ANNOTATIONS>",
+    );
+    common::fails(
+        &common::bin()
+            .args(["evaluate", &sel, "--annotations", &sel])
+            .args(rest)
+            .output()
+            .unwrap(),
+        "cannot be used with",
+    );
+}
