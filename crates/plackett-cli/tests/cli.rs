@@ -382,3 +382,47 @@ fn weighted_observations_are_reported() {
     );
     assert!(plain.get("total_weight").is_none());
 }
+
+/// A Bayesian or MAP fit on data whose items fall into groups never
+/// compared with each other says that between-group contrasts come from
+/// the prior alone (issue 17 item 12); connected data carry no such note.
+#[test]
+fn disconnected_data_are_noted() {
+    let dir = tmpdir("disconnected");
+    let path = dir.join("d.json");
+    std::fs::write(&path, "[[0,1],[1,0],[0,1],[2,3],[3,2],[2,3],[4,5,2]]").unwrap();
+    for engine in ["map", "gibbs", "ep", "vb"] {
+        let mut c = bin();
+        c.arg("fit")
+            .arg(&path)
+            .args(["--engine", engine, "--output", "json"]);
+        if engine == "gibbs" {
+            c.args(["--samples", "200"]);
+        }
+        let js = json(&c.output().unwrap());
+        let notes = js["notes"].to_string();
+        assert!(
+            notes.contains(
+                "the items fall into 2 groups never compared with each other (sizes 4, 2)"
+            ),
+            "{engine}: {notes}"
+        );
+    }
+    let salad = data("salad").join("rankings.csv");
+    let js = json(
+        &bin()
+            .arg("fit")
+            .arg(&salad)
+            .args([
+                "--ranking-col",
+                "judge",
+                "--engine",
+                "map",
+                "--output",
+                "json",
+            ])
+            .output()
+            .unwrap(),
+    );
+    assert!(!js["notes"].to_string().contains("groups never compared"));
+}

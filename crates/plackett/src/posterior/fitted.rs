@@ -174,7 +174,69 @@ pub fn data_notes(ds: &Dataset) -> Vec<String> {
             ds.dropped()
         ));
     }
+    let groups = comparison_groups(ds);
+    if groups.len() > 1 {
+        let sizes: Vec<String> = groups.iter().take(8).map(|g| g.to_string()).collect();
+        notes.push(format!(
+            "the items fall into {} groups never compared with each other (sizes {}{}): worth \
+             contrasts between groups come from the prior alone, not from the data",
+            groups.len(),
+            sizes.join(", "),
+            if groups.len() > 8 { ", …" } else { "" }
+        ));
+    }
     notes
+}
+
+/// Sizes (largest first) of the groups of observed items linked by
+/// appearing in a common observation — the connected components of the
+/// undirected comparison graph; a top-k observation links its items with
+/// the whole universe.
+fn comparison_groups(ds: &Dataset) -> Vec<usize> {
+    let n = ds.n_items();
+    let mut parent: Vec<usize> = (0..n).collect();
+    fn find(p: &mut [usize], mut i: usize) -> usize {
+        while p[i] != i {
+            p[i] = p[p[i]];
+            i = p[i];
+        }
+        i
+    }
+    let union = |p: &mut [usize], a: usize, b: usize| {
+        let (ra, rb) = (find(p, a), find(p, b));
+        if ra != rb {
+            p[ra.max(rb)] = ra.min(rb);
+        }
+    };
+    let mut seen = vec![false; n];
+    let mut universe_linked = false;
+    for obs in ds.observations() {
+        let mem = obs.members;
+        for &m in mem {
+            seen[m as usize] = true;
+        }
+        for w in mem.windows(2) {
+            union(&mut parent, w[0] as usize, w[1] as usize);
+        }
+        if obs.tail == crate::data::Tail::Universe && !mem.is_empty() {
+            if !universe_linked {
+                for i in 1..ds.universe() {
+                    union(&mut parent, 0, i);
+                }
+                universe_linked = true;
+            }
+            union(&mut parent, 0, mem[0] as usize);
+            (0..ds.universe()).for_each(|i| seen[i] = true);
+        }
+    }
+    let mut size = vec![0usize; n];
+    for i in (0..n).filter(|&i| seen[i]) {
+        let r = find(&mut parent, i);
+        size[r] += 1;
+    }
+    let mut sizes: Vec<usize> = size.into_iter().filter(|&s| s > 0).collect();
+    sizes.sort_unstable_by(|a, b| b.cmp(a));
+    sizes
 }
 
 /// One draw at a point estimate (normalised), the stand-in that lets a
