@@ -306,3 +306,12 @@ fn a_huge_unknown_order_tie_suggests_ties_as_events() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("--ties event"), "{err}");
 }
+
+/// A selectors file read as plain JSON rankings says how to read it
+/// (issue 17 item 12).
+#[test]
+fn a_selectors_file_read_as_rankings_suggests_its_format() {
+    let sel = common::data("dermatology-ddx").join("dermatology_selectors.json");
+    let out = common::bin().arg("fit").arg(&sel).output().unwrap();
+    common::fails(&out, "read it with --format selectors");
+}

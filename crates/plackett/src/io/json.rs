@@ -184,7 +184,8 @@ fn collect(
                             return Err(Error::input(
                                 name,
                                 Some(x.line),
-                                "tied groups cannot be nested",
+                                "tied groups cannot be nested (if this is a selectors file of \
+                                 differential diagnoses, read it with `format=selectors`)",
                             ));
                         }
                         ids.push(resolve(x)?);
