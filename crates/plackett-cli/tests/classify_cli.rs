@@ -494,3 +494,46 @@ fn classify_cv_gibbs_warns_about_mixing() {
     .unwrap();
     assert_eq!(fit["draws"], 800, "{fit}");
 }
+
+/// `classify predict` matches feature columns by name (issue 17 item 12):
+/// Iris with its columns reversed predicts exactly as the original file; a
+/// missing column is named in a one-line error.
+#[test]
+fn predict_matches_feature_columns_by_name() {
+    let d = tmpdir("predict_by_name");
+    let iris = common::data("uci").join("iris.csv");
+    let model = d.join("m.json");
+    common::assert_ok(
+        &bin()
+            .args(["classify", "fit"])
+            .arg(&iris)
+            .args(["--engine", "em", "--model-out", model.to_str().unwrap()])
+            .output()
+            .unwrap(),
+    );
+    let text = std::fs::read_to_string(&iris).unwrap();
+    let perm = |keep: &[usize]| -> String {
+        text.lines()
+            .map(|l| {
+                let v: Vec<&str> = l.split(',').collect();
+                keep.iter().map(|&i| v[i]).collect::<Vec<_>>().join(",")
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+            + "\n"
+    };
+    let reversed = d.join("reversed.csv");
+    std::fs::write(&reversed, perm(&[3, 2, 1, 0, 4])).unwrap();
+    let predict = |f: &std::path::Path| {
+        bin()
+            .args(["classify", "predict", "--model", model.to_str().unwrap()])
+            .arg(f)
+            .args(["--output", "json"])
+            .output()
+            .unwrap()
+    };
+    assert_eq!(stdout(&predict(&iris)), stdout(&predict(&reversed)));
+    let missing = d.join("missing.csv");
+    std::fs::write(&missing, perm(&[3, 2, 1, 4])).unwrap();
+    fails(&predict(&missing), "missing: [\"sepal_length_cm\"]");
+}

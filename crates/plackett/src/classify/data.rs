@@ -17,6 +17,51 @@ pub struct Table {
     pub lines: Vec<usize>,
 }
 
+impl Table {
+    /// This table with its feature columns in the order `names` (a model's),
+    /// matched by name: a table whose columns are the model's in another
+    /// order is reordered; a missing or an extra column is an error naming
+    /// it.
+    pub fn aligned_to(&self, path: &str, names: &[String]) -> Result<std::borrow::Cow<'_, Table>> {
+        if self.features == names {
+            return Ok(std::borrow::Cow::Borrowed(self));
+        }
+        let missing: Vec<&String> = names
+            .iter()
+            .filter(|n| !self.features.contains(n))
+            .collect();
+        let extra: Vec<&String> = self
+            .features
+            .iter()
+            .filter(|n| !names.contains(n))
+            .collect();
+        if !missing.is_empty() || !extra.is_empty() || self.features.len() != names.len() {
+            return Err(Error::input(
+                path,
+                Some(1),
+                format!(
+                    "feature columns {:?} differ from the model's {:?} (missing: {missing:?}; not in the model: {extra:?})",
+                    self.features, names
+                ),
+            ));
+        }
+        let idx: Vec<usize> = names
+            .iter()
+            .map(|n| self.features.iter().position(|f| f == n).expect("checked"))
+            .collect();
+        Ok(std::borrow::Cow::Owned(Table {
+            features: names.to_vec(),
+            x: self
+                .x
+                .iter()
+                .map(|r| idx.iter().map(|&j| r[j]).collect())
+                .collect(),
+            labels: self.labels.clone(),
+            lines: self.lines.clone(),
+        }))
+    }
+}
+
 /// Read a CSV with a header. `class_col` names the class column; when
 /// `require_class` is false a missing class column is allowed (prediction).
 /// Every other column must be numeric and finite.

@@ -156,19 +156,11 @@ impl Fitted {
             .collect()
     }
 
-    /// Class probabilities of the rows of a table (its feature columns must
-    /// match the model's).
+    /// Class probabilities of the rows of a table (its feature columns are
+    /// the model's, matched by name in any order).
     pub fn predict(&self, path: &str, t: &Table) -> Result<Vec<Vec<f64>>> {
-        if t.features != self.preprocess.features {
-            return Err(Error::input(
-                path,
-                Some(1),
-                format!(
-                    "feature columns {:?} differ from the model's {:?}",
-                    t.features, self.preprocess.features
-                ),
-            ));
-        }
+        // Columns are matched by name, in any order.
+        let t = t.aligned_to(path, &self.preprocess.features)?;
         let rows: Vec<Vec<f64>> =
             t.x.iter()
                 .zip(&t.lines)
