@@ -548,10 +548,39 @@ pub fn xy(
     let (xmin, xmax) = bounds(|p| p.0);
     let (ymin, ymax) = bounds(|p| p.1);
     let (px, py) = ((xmax - xmin) * 0.03, (ymax - ymin) * 0.08);
-    let palette = [BLUE, RED, GREEN, MAGENTA, CYAN, BLACK];
     let marker = marker.map(|(v, l)| (tx(v), l.to_string()));
-    svg_string(900, 340, |root| {
-        let mut c = ChartBuilder::on(&root)
+    // Up to six series: the usual palette and a legend inside the plot.
+    // More (a classifier's regularisation path has one per class and
+    // feature): one distinct colour each and the legend beside the plot, so
+    // it neither repeats colours nor covers the curves or gets clipped.
+    let many = series.len() > 6;
+    let colour = |k: usize| -> RGBColor {
+        const PALETTE: [RGBColor; 6] = [BLUE, RED, GREEN, MAGENTA, CYAN, BLACK];
+        if many {
+            distinct_colour(k)
+        } else {
+            PALETTE[k % PALETTE.len()]
+        }
+    };
+    let legend_w: u32 = if many {
+        let longest = series
+            .iter()
+            .map(|s| s.0.chars().count())
+            .max()
+            .unwrap_or(4)
+            .min(48);
+        40 + 7 * longest as u32
+    } else {
+        0
+    };
+    let height = if many {
+        340.max(40 + 16 * series.len() as u32)
+    } else {
+        340
+    };
+    svg_string(900 + legend_w, height, |root| {
+        let (plot_area, legend_area) = root.split_horizontally(900);
+        let mut c = ChartBuilder::on(&plot_area)
             .margin(10)
             .x_label_area_size(35)
             .y_label_area_size(70)
@@ -579,7 +608,7 @@ pub fn xy(
             .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 15, y)], BLACK));
         }
         for (k, (name, xy)) in series.iter().enumerate() {
-            let col = palette[k % palette.len()];
+            let col = colour(k);
             let p: Vec<(f64, f64)> = xy
                 .iter()
                 .map(|&(x, y)| (tx(x), y))
@@ -592,7 +621,36 @@ pub fn xy(
             c.draw_series(p.into_iter().map(|q| Circle::new(q, 3, col.filled())))
                 .map_err(err)?;
         }
-        if series.len() > 1 || marker.is_some() {
+        if many {
+            // The legend beside the plot: one row per series.
+            let style = TextStyle::from(("sans-serif", 12).into_font()).color(&BLACK);
+            for (k, (name, _)) in series.iter().enumerate() {
+                let y = 20 + 16 * k as i32;
+                let col = colour(k);
+                legend_area
+                    .draw(&PathElement::new(
+                        vec![(8, y), (28, y)],
+                        col.stroke_width(3),
+                    ))
+                    .map_err(err)?;
+                let label: String = name.chars().take(48).collect();
+                legend_area
+                    .draw(&Text::new(label, (34, y - 6), style.clone()))
+                    .map_err(err)?;
+            }
+            if let Some((_, label)) = &marker {
+                let y = 20 + 16 * series.len() as i32;
+                legend_area
+                    .draw(&PathElement::new(
+                        vec![(8, y), (28, y)],
+                        BLACK.stroke_width(1),
+                    ))
+                    .map_err(err)?;
+                legend_area
+                    .draw(&Text::new(label.clone(), (34, y - 6), style))
+                    .map_err(err)?;
+            }
+        } else if series.len() > 1 || marker.is_some() {
             c.configure_series_labels()
                 .border_style(BLACK)
                 .background_style(WHITE.mix(0.8))
@@ -601,6 +659,17 @@ pub fn xy(
         }
         Ok(())
     })
+}
+
+/// Colour `k`, all different: hues spread round the circle (golden-ratio
+/// steps, so no two coincide), every
+/// other one darker, so neighbours in the legend also differ in lightness.
+fn distinct_colour(k: usize) -> RGBColor {
+    let h = (k as f64 * 0.618_033_988_75).fract();
+    let l = if k % 2 == 0 { 0.38 } else { 0.55 };
+    let hsl = HSLColor(h, 0.85, l);
+    let (r, g, b) = hsl.rgb();
+    RGBColor(r, g, b)
 }
 
 #[cfg(test)]
@@ -616,6 +685,41 @@ mod tests {
                 Some(body[..body.find("</text>")?].trim().to_string())
             })
             .collect()
+    }
+
+    /// With many series (a classifier's path: 27) every series is named in
+    /// a legend beside the plot — none clipped, none over the curves — and
+    /// no two share a colour (issue 17 item 13: the legend covered the
+    /// curves, was cut off after 22 entries, and colours repeated).
+    #[test]
+    fn many_series_get_a_full_legend_and_distinct_colours() {
+        let series: Vec<(String, Vec<(f64, f64)>)> = (0..27)
+            .map(|k| {
+                (
+                    format!("class {} / feature {}", k / 9, k % 9),
+                    (1..=5).map(|i| (i as f64, (k * i) as f64)).collect(),
+                )
+            })
+            .collect();
+        let svg = xy(&series, "a", "weight", true, None);
+        let text = labels(&svg);
+        for (name, _) in &series {
+            assert!(text.contains(name), "{name} missing from the legend");
+        }
+        let width: f64 = svg
+            .split("width=\"")
+            .nth(1)
+            .and_then(|w| w.split('"').next())
+            .and_then(|w| w.parse().ok())
+            .unwrap();
+        assert!(width > 900.0, "the legend sits beside the 900-px plot");
+        let colours: std::collections::HashSet<(u8, u8, u8)> = (0..27)
+            .map(|k| {
+                let c = distinct_colour(k);
+                (c.0, c.1, c.2)
+            })
+            .collect();
+        assert_eq!(colours.len(), 27);
     }
 
     /// A histogram's count axis is labelled with whole numbers only (the
