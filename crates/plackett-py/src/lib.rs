@@ -443,22 +443,7 @@ impl FitResult {
         py: Python<'py>,
         items: Vec<Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyArray1<f64>>> {
-        if items.len() < 2 {
-            return Err(PyValueError::new_err(
-                "choice_probabilities needs at least two items",
-            ));
-        }
-        let mut set = Vec::with_capacity(items.len());
-        for it in &items {
-            let i = self.index(it)?;
-            if set.contains(&i) {
-                return Err(PyValueError::new_err(format!(
-                    "item {:?} appears twice in the choice set",
-                    self.names[i]
-                )));
-            }
-            set.push(i);
-        }
+        let set = choice_set(&self.names, &items)?;
         let p = self.post.choice_probabilities(&set);
         Ok(PyArray1::from_vec(
             py,
@@ -620,6 +605,28 @@ impl FitResult {
 
 /// The position of an item given by name (str) or index (int) among
 /// `names`: KeyError when absent, TypeError for anything else.
+/// The item indices of a choice set: at least two items, by name or
+/// index, none repeated.
+pub(crate) fn choice_set(names: &[String], items: &[Bound<'_, PyAny>]) -> PyResult<Vec<usize>> {
+    if items.len() < 2 {
+        return Err(PyValueError::new_err(
+            "choice_probabilities needs at least two items",
+        ));
+    }
+    let mut set = Vec::with_capacity(items.len());
+    for it in items {
+        let i = item_index(names, it)?;
+        if set.contains(&i) {
+            return Err(PyValueError::new_err(format!(
+                "item {:?} appears twice in the choice set",
+                names[i]
+            )));
+        }
+        set.push(i);
+    }
+    Ok(set)
+}
+
 pub(crate) fn item_index(names: &[String], item: &Bound<'_, PyAny>) -> PyResult<usize> {
     if let Ok(s) = item.extract::<String>() {
         return names

@@ -1,7 +1,7 @@
 //! Saved models (`plackett fit --model-out`, `FitResult.model_json`) and
 //! their predictions, as the CLI's `plackett predict` computes them.
 
-use crate::{PyDataset, err, item_index};
+use crate::{PyDataset, choice_set, err, item_index};
 use numpy::PyArray1;
 use plackett::posterior::SavedModel;
 use pyo3::exceptions::PyValueError;
@@ -60,22 +60,7 @@ impl Model {
         py: Python<'py>,
         items: Vec<Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyArray1<f64>>> {
-        if items.len() < 2 {
-            return Err(PyValueError::new_err(
-                "choice_probabilities needs at least two items",
-            ));
-        }
-        let mut set = Vec::with_capacity(items.len());
-        for it in &items {
-            let i = item_index(&self.m.items, it)?;
-            if set.contains(&i) {
-                return Err(PyValueError::new_err(format!(
-                    "item {:?} appears twice in the choice set",
-                    self.m.items[i]
-                )));
-            }
-            set.push(i);
-        }
+        let set = choice_set(&self.m.items, &items)?;
         let p = self.m.draws.choice_probabilities(&set);
         Ok(PyArray1::from_vec(
             py,

@@ -238,17 +238,7 @@ impl Draws {
     /// [`predictive_log_likelihood`](Self::predictive_log_likelihood) sums
     /// them.
     pub fn predictive_log_probabilities(&self, test: &Dataset) -> Vec<f64> {
-        let per_draw: Vec<Vec<f64>> = (0..self.len())
-            .into_par_iter()
-            .map(|k| pl::log_likelihood_per_obs(test, self.draw(k)))
-            .collect();
-        let m = self.len() as f64;
-        (0..test.n_obs())
-            .map(|o| {
-                let col: Vec<f64> = per_draw.iter().map(|v| v[o]).collect();
-                crate::numerics::log_sum_exp(&col) - m.ln()
-            })
-            .collect()
+        self.log_mean_probabilities(test, false)
     }
 
     /// Each observation's posterior predictive probability at unit weight,
@@ -256,14 +246,22 @@ impl Draws {
     /// (a count of identical rankings predicts one of them). Weights are
     /// positive (the readers refuse others).
     pub fn predictive_unit_log_probabilities(&self, test: &Dataset) -> Vec<f64> {
+        self.log_mean_probabilities(test, true)
+    }
+
+    /// Per observation, the log-mean over the draws of its likelihood —
+    /// weighted, or at unit weight (`unit`).
+    fn log_mean_probabilities(&self, test: &Dataset, unit: bool) -> Vec<f64> {
         let weights: Vec<f64> = (0..test.n_obs()).map(|o| test.obs(o).weight).collect();
         let per_draw: Vec<Vec<f64>> = (0..self.len())
             .into_par_iter()
             .map(|k| {
                 let mut v = pl::log_likelihood_per_obs(test, self.draw(k));
-                // Every term of an observation's log-likelihood carries its
-                // weight once: dividing gives the unit-weight value.
-                v.iter_mut().zip(&weights).for_each(|(l, w)| *l /= w);
+                if unit {
+                    // Every term of an observation's log-likelihood carries
+                    // its weight once: dividing gives the unit-weight value.
+                    v.iter_mut().zip(&weights).for_each(|(l, w)| *l /= w);
+                }
                 v
             })
             .collect();
