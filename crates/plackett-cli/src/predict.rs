@@ -160,11 +160,7 @@ pub fn run(a: &PredictArgs) -> Result<()> {
                 );
             }
             for c in &choices {
-                let _ = writeln!(s, "\nP(chosen first from {{{}}}):", c.set.join(", "));
-                for it in &c.items {
-                    let sd = it.sd.map_or(String::new(), |x| format!("  (sd {x:.4})"));
-                    let _ = writeln!(s, "  {}  {:.4}{sd}", it.name, it.probability);
-                }
+                s.push_str(&c.table());
             }
             for n in &notes {
                 let _ = writeln!(s, "\nnote: {n}");

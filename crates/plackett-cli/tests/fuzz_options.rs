@@ -24,18 +24,15 @@ fn run(args: &[String], cwd: &Path) -> Option<std::process::Output> {
         .spawn()
         .unwrap();
     // Drain the pipes on threads so a chatty child cannot block on them.
-    let mut so = child.stdout.take().unwrap();
-    let mut se = child.stderr.take().unwrap();
-    let ho = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        std::io::Read::read_to_end(&mut so, &mut v).ok();
-        v
-    });
-    let he = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        std::io::Read::read_to_end(&mut se, &mut v).ok();
-        v
-    });
+    fn drain(mut r: impl std::io::Read + Send + 'static) -> std::thread::JoinHandle<Vec<u8>> {
+        std::thread::spawn(move || {
+            let mut v = Vec::new();
+            r.read_to_end(&mut v).ok();
+            v
+        })
+    }
+    let ho = drain(child.stdout.take().unwrap());
+    let he = drain(child.stderr.take().unwrap());
     let deadline = Instant::now() + Duration::from_secs(60);
     let status = loop {
         if let Some(s) = child.try_wait().unwrap() {

@@ -5,19 +5,8 @@ mod common;
 
 use common::{bin, fails, json};
 
-fn salad() -> String {
-    common::data("salad")
-        .join("rankings.csv")
-        .to_string_lossy()
-        .into_owned()
-}
-
 fn fit(extra: &[&str]) -> std::process::Output {
-    bin()
-        .args(["fit", &salad(), "--ranking-col", "judge"])
-        .args(extra)
-        .output()
-        .unwrap()
+    common::fit_salad(extra)
 }
 
 /// `--engine ep --tol 1e-10` used to run at 1e-8: the CLI substituted EP's
@@ -206,7 +195,7 @@ fn huge_item_names_neither_panic_nor_flood() {
 fn outputs_are_all_or_nothing_and_never_the_input() {
     let dir = common::tmpdir("outputs");
     let input = dir.join("in.csv");
-    std::fs::copy(salad(), &input).unwrap();
+    std::fs::copy(common::salad(), &input).unwrap();
     let draws = dir.join("d.csv");
     let report = dir.join("r.html");
     let out = bin()

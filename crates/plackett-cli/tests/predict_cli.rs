@@ -5,26 +5,15 @@ mod common;
 
 use common::{bin, data, fails, json, stdout, tmpdir};
 
-fn salad() -> String {
-    data("salad")
-        .join("rankings.csv")
-        .to_string_lossy()
-        .into_owned()
-}
-
 fn fit(extra: &[&str]) -> std::process::Output {
-    bin()
-        .args(["fit", &salad(), "--ranking-col", "judge"])
-        .args(extra)
-        .output()
-        .unwrap()
+    common::fit_salad(extra)
 }
 
 fn predict(model: &std::path::Path, extra: &[&str]) -> std::process::Output {
     bin()
         .arg("predict")
         .arg(model)
-        .args([&salad(), "--ranking-col", "judge"])
+        .args([&common::salad(), "--ranking-col", "judge"])
         .args(extra)
         .output()
         .unwrap()
@@ -63,7 +52,7 @@ fn a_saved_mle_predicts_plug_in_probabilities() {
     let ll = f["log_likelihood"].as_f64().unwrap();
     assert!((total - ll).abs() < 1e-9 * ll.abs(), "{total} vs {ll}");
     // The salad file: judge, item, rank rows; rebuild each ranking.
-    let text = std::fs::read_to_string(salad()).unwrap();
+    let text = std::fs::read_to_string(common::salad()).unwrap();
     let mut rankings: Vec<(String, Vec<(u32, String)>)> = Vec::new();
     for line in text.lines().skip(1) {
         let v: Vec<&str> = line.split(',').collect();
@@ -137,7 +126,7 @@ fn a_saved_posterior_predicts_like_fit_test() {
     with_model.extend(["--model-out", model.to_str().unwrap()]);
     common::assert_ok(&fit(&with_model));
     let mut with_test = args.to_vec();
-    let s = salad();
+    let s = common::salad();
     with_test.extend(["--test", &s, "--output", "json"]);
     let f = json(&fit(&with_test));
     let p = json(&predict(&model, &["--output", "json"]));

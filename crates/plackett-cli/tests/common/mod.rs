@@ -66,3 +66,20 @@ pub fn fails(out: &Output, needle: &str) {
     assert!(err.contains(needle), "{err:?} should mention {needle:?}");
     assert!(!err.contains("panicked"), "{err}");
 }
+
+/// The salad dressings' rankings (Critchlow & Fligner 1991), as a path.
+pub fn salad() -> String {
+    data("salad")
+        .join("rankings.csv")
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// `plackett fit` on the salad rankings with `extra` options.
+pub fn fit_salad(extra: &[&str]) -> Output {
+    bin()
+        .args(["fit", &salad(), "--ranking-col", "judge"])
+        .args(extra)
+        .output()
+        .unwrap()
+}

@@ -75,6 +75,24 @@ pub struct ChoiceItem {
 }
 
 impl Choice {
+    /// The table rows: a heading, then each item's probability (and sd),
+    /// names cut at 60 characters.
+    pub fn table(&self) -> String {
+        let mut s = format!("\nP(chosen first from {{{}}}):\n", self.set.join(", "));
+        let w = self
+            .items
+            .iter()
+            .map(|i| i.name.chars().count().min(60))
+            .max()
+            .unwrap_or(0);
+        for it in &self.items {
+            let name: String = it.name.chars().take(60).collect();
+            let sd = it.sd.map_or(String::new(), |sd| format!("  (sd {sd:.4})"));
+            let _ = writeln!(s, "  {name:<w$}  {:.4}{sd}", it.probability);
+        }
+        s
+    }
+
     /// The choice probabilities `probs` (mean, sd) of `set` (item ids,
     /// names `names`), as [`Posterior::choice_probabilities`](crate::posterior::Posterior::choice_probabilities)
     /// returns them.
@@ -621,18 +639,7 @@ impl FitReport {
             }
         }
         for c in &self.choices {
-            let _ = writeln!(s, "\nP(chosen first from {{{}}}):", c.set.join(", "));
-            let w = c
-                .items
-                .iter()
-                .map(|i| i.name.chars().count().min(60))
-                .max()
-                .unwrap_or(0);
-            for it in &c.items {
-                let name: String = it.name.chars().take(60).collect();
-                let sd = it.sd.map_or(String::new(), |sd| format!("  (sd {sd:.4})"));
-                let _ = writeln!(s, "  {name:<w$}  {:.4}{sd}", it.probability);
-            }
+            s.push_str(&c.table());
         }
         if let (Some(p), Some(k)) = (self.predictive_log_likelihood, self.n_test_observations) {
             let _ = writeln!(
