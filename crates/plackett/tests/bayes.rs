@@ -555,3 +555,95 @@ fn ep_scale_acceleration_keeps_the_fixed_point() {
     }
     assert!((a.log_evidence.unwrap() - b.log_evidence.unwrap()).abs() < 1e-6);
 }
+
+/// Six rankings of four items that form cycles (so the MLE exists).
+fn weighted_rows(weights: [f64; 6]) -> Dataset {
+    let rows: [&[u32]; 6] = [
+        &[0, 1, 2, 3],
+        &[1, 2, 0],
+        &[2, 3, 1, 0],
+        &[3, 0],
+        &[0, 2, 1],
+        &[1, 3, 2],
+    ];
+    let mut b = DatasetBuilder::new(Items::numbered(4), TieSemantics::UnknownOrder);
+    for (r, w) in rows.iter().zip(weights) {
+        let g: Vec<Vec<u32>> = r.iter().map(|&i| vec![i]).collect();
+        b.push(&g, Tail::None, &[], w).unwrap();
+    }
+    b.finish()
+}
+
+/// A weighted site (power EP with power α/w on `f^w`) has the fixed point
+/// of `w` repeated factors: the same marginals and evidence as the data
+/// with every row written out `w` times (issue 17 item 2; before, EP
+/// expanded the weights itself, at O(w) time and memory).
+#[test]
+fn ep_weighted_site_equals_repeated_rows() {
+    let w = [3.0, 1.0, 2.0, 4.0, 1.0, 2.0];
+    let weighted = weighted_rows(w);
+    let rows: [&[u32]; 6] = [
+        &[0, 1, 2, 3],
+        &[1, 2, 0],
+        &[2, 3, 1, 0],
+        &[3, 0],
+        &[0, 2, 1],
+        &[1, 3, 2],
+    ];
+    let mut b = DatasetBuilder::new(Items::numbered(4), TieSemantics::UnknownOrder);
+    for (r, k) in rows.iter().zip(w) {
+        for _ in 0..k as usize {
+            let g: Vec<Vec<u32>> = r.iter().map(|&i| vec![i]).collect();
+            b.push(&g, Tail::None, &[], 1.0).unwrap();
+        }
+    }
+    let expanded = b.finish();
+    let a = ep(&weighted, &ep_opts(4, 3.0, 2.0)).unwrap();
+    let e = ep(&expanded, &ep_opts(4, 3.0, 2.0)).unwrap();
+    assert!(a.converged && e.converged);
+    let (ma, me) = (a.marginals.unwrap(), e.marginals.unwrap());
+    for i in 0..4 {
+        assert!((ma[i].0 / me[i].0 - 1.0).abs() < 1e-7, "{ma:?} {me:?}");
+        assert!((ma[i].1 / me[i].1 - 1.0).abs() < 1e-7, "{ma:?} {me:?}");
+    }
+    let (za, ze) = (a.log_evidence.unwrap(), e.log_evidence.unwrap());
+    assert!((za - ze).abs() < 1e-6, "{za} {ze}");
+}
+
+/// Weights of a million cost no more than weight one, and the posterior
+/// they give concentrates on the maximum-likelihood worths; a fractional
+/// weight is accepted and lies between its integer neighbours.
+#[test]
+fn ep_heavy_and_fractional_weights() {
+    use plackett::infer::point::{PointOptions, fit_point};
+    let heavy = weighted_rows([1e6; 6]);
+    let f = ep(&heavy, &ep_opts(4, 3.0, 2.0)).unwrap();
+    assert!(
+        f.converged,
+        "{:?} {:?} {:?}",
+        f.notes,
+        &f.trace[f.trace.len().saturating_sub(5)..],
+        f.marginals
+    );
+    let m: Vec<f64> = f.marginals.unwrap().iter().map(|(s, r)| s / r).collect();
+    let mle = fit_point(&heavy, &PointOptions::default()).unwrap();
+    let w: Vec<f64> = mle.theta.iter().map(|t| t.exp()).collect();
+    let (sm, sw): (f64, f64) = (m.iter().sum(), w.iter().sum());
+    for i in 0..4 {
+        assert!(
+            (m[i] / sm / (w[i] / sw) - 1.0).abs() < 1e-4,
+            "item {i}: EP {m:?} MLE {w:?}"
+        );
+    }
+    let mean0 = |wt: f64| {
+        let f = ep(
+            &weighted_rows([wt, 1.0, 1.0, 1.0, 1.0, 1.0]),
+            &ep_opts(4, 3.0, 2.0),
+        )
+        .unwrap();
+        let m: Vec<f64> = f.marginals.unwrap().iter().map(|(s, r)| s / r).collect();
+        m[0] / m.iter().sum::<f64>()
+    };
+    let (lo, mid, hi) = (mean0(2.0), mean0(2.5), mean0(3.0));
+    assert!(lo < mid && mid < hi, "{lo} {mid} {hi}");
+}

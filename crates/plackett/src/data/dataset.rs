@@ -97,6 +97,11 @@ pub struct Dataset {
 /// pseudo-observation).
 pub const NO_RANKER: u32 = u32::MAX;
 
+/// Largest observation weight accepted: every engine costs O(1) per weighted
+/// observation, but sums of counts beyond ~10¹² lose the integer precision
+/// that likelihoods and the Gibbs sampler's count splitting rely on.
+pub const MAX_WEIGHT: f64 = 1e12;
+
 /// One group inside an observation: a range of the observation's members.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Group {
@@ -241,6 +246,12 @@ impl DatasetBuilder {
     ) -> std::result::Result<(), Rejection> {
         if !(weight.is_finite() && weight > 0.0) {
             return Err(format!("weight must be positive and finite, got {weight}"));
+        }
+        if weight > MAX_WEIGHT {
+            return Err(format!(
+                "weight {weight:e} is larger than {MAX_WEIGHT:e}, the largest count accepted \
+                 (beyond it sums of counts lose integer precision); rescale the weights"
+            ));
         }
         if groups.is_empty() || groups.iter().all(|g| g.as_ref().is_empty()) {
             return Err("empty observation: no items listed".into());

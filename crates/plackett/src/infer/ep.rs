@@ -9,7 +9,13 @@
 //! first two moments (eq 18) give the projection `q'_j` (eq 19), and the
 //! updates are `q_j ← q_j²/q'_j`, `m_{a→j} ← q_j/m_{j→a}` (eqs 20–21).
 //!
-//! Integer observation weights are repeated factors. Unknown-order ties are
+//! A weighted observation is one site per stage raised to its weight `w`,
+//! `f^w ≈ f̃^w`, updated by power EP with power `α/w` on the whole site
+//! (Minka 2004, "Power EP", §2): its cavity removes one copy's message, so
+//! the tilted distribution is the unweighted one, and the marginal moves by
+//! `w` times the change of that message. The fixed points are those of `w`
+//! repeated factors with equal messages (tested against the expansion), and
+//! the cost is O(1) in `w`, fractional weights included. Unknown-order ties are
 //! refused (the tilted distribution of a sum over orders is not a small
 //! mixture); the Gibbs sampler, VB and MLE handle them.
 //!
@@ -55,28 +61,46 @@ struct Factors {
     off: Vec<usize>,
     /// Observation and stage of each factor (for messages).
     origin: Vec<(usize, usize)>,
+    /// Weight of each factor's site (the observation's weight).
+    weight: Vec<f64>,
 }
 
-/// Most factors EP builds: integer weights are repeated factors, so a huge
-/// count must be refused before anything is allocated.
-pub const MAX_EP_FACTORS: f64 = 20_000_000.0;
+/// Most message slots (item × stage pairs, unlisted items of top-k rankings
+/// included) EP stores; each costs 20 bytes.
+pub const MAX_EP_SLOTS: f64 = 30_000_000.0;
 
 fn build_factors(ds: &Dataset) -> Result<Factors> {
-    let total: f64 = (0..ds.n_obs())
-        .map(|o| ds.obs(o).weight * ds.fast_stages(o).unwrap_or(0) as f64)
+    let universe = ds.universe();
+    let slots: f64 = (0..ds.n_obs())
+        .map(|o| {
+            let obs = ds.obs(o);
+            let k = ds.fast_stages(o).unwrap_or(0) as f64;
+            let unlisted = if obs.tail == crate::data::Tail::Universe {
+                let listed = obs
+                    .members
+                    .iter()
+                    .filter(|&&i| (i as usize) < universe)
+                    .count();
+                universe.saturating_sub(listed) as f64
+            } else {
+                0.0
+            };
+            k * (obs.members.len() as f64 + unlisted) - k * (k - 1.0) / 2.0
+        })
         .sum();
-    if total > MAX_EP_FACTORS {
+    if slots > MAX_EP_SLOTS {
         return Err(Error::Unsupported(format!(
-            "EP repeats one factor per unit of weight and choice stage: these data need {} \
-             factors (limit {}); use `engine=gibbs` or vb (O(1) per weighted observation) or mle",
-            crate::numerics::sig(total, 3),
-            MAX_EP_FACTORS
+            "EP keeps one message per item in play at every choice stage: these data need {} \
+             (limit {}); use `engine=vb`, gibbs or mle",
+            crate::numerics::sig(slots, 3),
+            MAX_EP_SLOTS
         )));
     }
     let mut f = Factors {
         items: Vec::new(),
         off: vec![0],
         origin: Vec::new(),
+        weight: Vec::new(),
     };
     let mut listed = vec![false; ds.universe()];
     for o in 0..ds.n_obs() {
@@ -95,22 +119,13 @@ fn build_factors(ds: &Dataset) -> Result<Factors> {
                 o + 1
             )));
         };
-        if obs.weight.fract() != 0.0 {
-            return Err(Error::Unsupported(format!(
-                "observation {} has weight {}; EP repeats factors for integer weights only — use \
-                 `engine=gibbs` or vb for fractional weights",
-                o + 1,
-                obs.weight
-            )));
-        }
         let unlisted = ds.unlisted(&obs, &mut listed);
-        for _ in 0..obs.weight as usize {
-            for k in 0..stages {
-                f.items.extend_from_slice(&obs.members[k..]);
-                f.items.extend_from_slice(&unlisted);
-                f.off.push(f.items.len());
-                f.origin.push((o, k));
-            }
+        for k in 0..stages {
+            f.items.extend_from_slice(&obs.members[k..]);
+            f.items.extend_from_slice(&unlisted);
+            f.off.push(f.items.len());
+            f.origin.push((o, k));
+            f.weight.push(obs.weight);
         }
     }
     Ok(f)
@@ -139,6 +154,7 @@ fn update(
     new: &mut Vec<(f64, f64)>,
 ) -> std::result::Result<(), Failure> {
     let (s0, s1) = (f.off[a], f.off[a + 1]);
+    let w = f.weight[a];
     buf.clear();
     new.clear();
     let mut sum_mu = 0.0;
@@ -163,30 +179,44 @@ fn update(
     for (k, slot) in (s0..s1).enumerate() {
         let j = f.items[slot] as usize;
         let (g, d) = buf[k];
-        // c·Gam(a, b) + d·Gam(a+1, b)   (eqs 15–17)
-        let (aa, bb, cc, dd) = if k == 0 {
-            (g - 1.0, d, inv_w * sum_mu, 1.0)
+        // The tilted marginal is p·Gam(a, b) + q·Gam(a+1, b) with p + q = 1
+        // (eqs 15–17): a = γ−1 for the winner, γ otherwise. Its moments
+        // (eq 18) are mean (a+q)/b and variance (a + q(2−q))/b², and the
+        // projection (eq 19) is Gam((a+q)²/v, (a+q)/v) with v = a + q(2−q).
+        // The message m = g/q' (eqs 20–21) is written out so that nothing
+        // cancels: `g − shape'` and `δ − rate'` are O(1) while g is the
+        // size of the data, and a weighted site multiplies them by w.
+        let mu = g / d;
+        let (cc, dd) = if k == 0 {
+            (inv_w * sum_mu, 1.0)
         } else {
-            let mu = g / d;
-            (g, d, 1.0 + inv_w * (sum_mu - mu), inv_w * mu)
+            (1.0 + inv_w * (sum_mu - mu), inv_w * mu)
         };
-        let e1 = (cc * aa + dd * (aa + 1.0)) / (bb * (cc + dd));
-        let e2 = (cc * aa * (aa + 1.0) + dd * (aa + 1.0) * (aa + 2.0)) / (bb * bb * (cc + dd));
-        let var = e2 - e1 * e1;
-        if !(var > 0.0 && e1 > 0.0) {
+        let q = dd / (cc + dd);
+        let a_t = if k == 0 { g - 1.0 } else { g };
+        let v = a_t + q * (2.0 - q);
+        if !(v > 0.0 && a_t + q > 0.0 && q.is_finite()) {
             return Err(Failure {
                 factor: a,
                 item: j as u32,
                 what: "projection has no positive variance",
             });
         }
-        let shape_p = e1 * e1 / var; // eq 19
-        let rate_p = e1 / var;
-        // New message m = g/q' (eqs 20–21), damped in natural parameters.
-        let s_new = (1.0 - eps) * ms[slot] + eps * (g - shape_p);
-        let r_new = (1.0 - eps) * mr[slot] + eps * (d - rate_p);
-        let sh = shape[j] + s_new - ms[slot];
-        let rt = rate[j] + r_new - mr[slot];
+        let (ds_msg, dr_msg) = if k == 0 {
+            // g − (g−1+q)²/v = (1−q)(g(1+q) − (1−q))/v
+            (
+                (1.0 - q) * (g * (1.0 + q) - (1.0 - q)) / v,
+                d * q * (1.0 - q) / v,
+            )
+        } else {
+            // g − (g+q)²/v = −q²(g+1)/v
+            (-q * q * (g + 1.0) / v, d * q * (1.0 - q) / v)
+        };
+        // New message, damped in natural parameters.
+        let s_new = (1.0 - eps) * ms[slot] + eps * ds_msg;
+        let r_new = (1.0 - eps) * mr[slot] + eps * dr_msg;
+        let sh = shape[j] + w * (s_new - ms[slot]);
+        let rt = rate[j] + w * (r_new - mr[slot]);
         if !(sh > 0.0 && rt > 0.0) {
             return Err(Failure {
                 factor: a,
@@ -199,8 +229,8 @@ fn update(
     for (k, slot) in (s0..s1).enumerate() {
         let j = f.items[slot] as usize;
         let (s_new, r_new) = new[k];
-        shape[j] += s_new - ms[slot];
-        rate[j] += r_new - mr[slot];
+        shape[j] += w * (s_new - ms[slot]);
+        rate[j] += w * (r_new - mr[slot]);
         ms[slot] = s_new;
         mr[slot] = r_new;
     }
@@ -312,8 +342,8 @@ pub fn ep(ds: &Dataset, opts: &EpOptions) -> Result<BayesFit> {
         for a in 0..n_f {
             for slot in f.off[a]..f.off[a + 1] {
                 let j = f.items[slot] as usize;
-                shape[j] += ms0[slot];
-                rate[j] += mr0[slot];
+                shape[j] += f.weight[a] * ms0[slot];
+                rate[j] += f.weight[a] * mr0[slot];
             }
         }
         (shape, rate)
@@ -425,7 +455,7 @@ pub fn ep(ds: &Dataset, opts: &EpOptions) -> Result<BayesFit> {
                 }
                 corr += log_z_gamma(shape[j], rate[j]) - log_z_gamma(g, d);
             }
-            log_z += corr - (1.0 + dw / (gw - 1.0) * sum_mu).ln();
+            log_z += f.weight[a] * (corr - (1.0 + dw / (gw - 1.0) * sum_mu).ln());
         }
         let marginals: Vec<(f64, f64)> = shape.iter().copied().zip(rate.iter().copied()).collect();
         let mut notes = Vec::new();

@@ -32,7 +32,7 @@ use crate::numerics::gamma::ln_gamma_draw;
 use crate::observer::{self, SharedObserver};
 use crate::posterior::Draws;
 use rand::RngExt;
-use rand_distr::{Distribution, Exp1, Gamma};
+use rand_distr::{Binomial, Distribution, Exp1, Gamma};
 use rayon::prelude::*;
 
 /// Settings for [`gibbs`].
@@ -225,57 +225,52 @@ pub(crate) fn sweep_observation(
             );
             return cu;
         }
-        // Repetitions: an integer weight on an observation with ties is that
-        // many independent copies (each with its own latent order); other
-        // weights enter as the shape of the latent Gamma times.
-        let (copies, wt) = match ds.fast_stages(o) {
-            Some(_) => (1, obs_weight),
-            None => (obs_weight.round() as usize, 1.0),
-        };
-        for _ in 0..copies {
+        // An integer weight on an observation with ties is that many
+        // independent copies, each with its own latent order. One copy
+        // samples its order; more go down the subset lattice together
+        // (`counted_copies`), at a cost bounded independently of the count.
+        let copies = obs_weight.round() as u64;
+        if copies >= 2 {
+            return counted_copies(ds, o, lam, rem, copies, rng, w);
+        }
+        {
             // Members in a sampled complete order of the ranked groups.
             w.order.clear();
-            let stages = match ds.fast_stages(o) {
-                Some(k) => {
-                    w.order.extend_from_slice(mem);
-                    k
+            let stages = {
+                // Remainder after each group, summed from the end.
+                w.suffix.clear();
+                w.suffix.resize(m + 1, 0.0);
+                w.suffix[m] = rem;
+                for k in (0..m).rev() {
+                    w.suffix[k] = w.suffix[k + 1] + lam[mem[k] as usize];
                 }
-                None => {
-                    // Remainder after each group, summed from the end.
-                    w.suffix.clear();
-                    w.suffix.resize(m + 1, 0.0);
-                    w.suffix[m] = rem;
-                    for k in (0..m).rev() {
-                        w.suffix[k] = w.suffix[k + 1] + lam[mem[k] as usize];
+                let groups: Vec<_> = obs.groups().collect();
+                let n_ranked = groups.iter().filter(|g| !g.is_tail).count();
+                let mut stages = 0;
+                for (gi, g) in groups.iter().enumerate() {
+                    let gm = &mem[g.start..g.end];
+                    let trivial = g.is_tail || (gi + 1 == n_ranked && obs.tail == Tail::None);
+                    if trivial || g.len() == 1 {
+                        w.order.extend_from_slice(gm);
+                    } else {
+                        w.lam_g.clear();
+                        w.lam_g.extend(gm.iter().map(|&i| lam[i as usize]));
+                        let mut out = std::mem::take(&mut w.order);
+                        sample_group_order(
+                            rng,
+                            gm,
+                            &w.lam_g,
+                            w.suffix[g.end],
+                            &mut w.tables,
+                            &mut out,
+                        );
+                        w.order = out;
                     }
-                    let groups: Vec<_> = obs.groups().collect();
-                    let n_ranked = groups.iter().filter(|g| !g.is_tail).count();
-                    let mut stages = 0;
-                    for (gi, g) in groups.iter().enumerate() {
-                        let gm = &mem[g.start..g.end];
-                        let trivial = g.is_tail || (gi + 1 == n_ranked && obs.tail == Tail::None);
-                        if trivial || g.len() == 1 {
-                            w.order.extend_from_slice(gm);
-                        } else {
-                            w.lam_g.clear();
-                            w.lam_g.extend(gm.iter().map(|&i| lam[i as usize]));
-                            let mut out = std::mem::take(&mut w.order);
-                            sample_group_order(
-                                rng,
-                                gm,
-                                &w.lam_g,
-                                w.suffix[g.end],
-                                &mut w.tables,
-                                &mut out,
-                            );
-                            w.order = out;
-                        }
-                        if !trivial {
-                            stages = g.end;
-                        }
+                    if !trivial {
+                        stages = g.end;
                     }
-                    stages
                 }
+                stages
             };
             // Suffix sums in the sampled order (sets at group boundaries are
             // unchanged; within a group they follow the sampled order).
@@ -287,11 +282,7 @@ pub(crate) fn sweep_observation(
             }
             let mut cum = 0.0;
             for k in 0..stages {
-                let e: f64 = if wt == 1.0 {
-                    Exp1.sample(rng)
-                } else {
-                    Gamma::new(wt, 1.0).expect("positive weight").sample(rng)
-                };
+                let e: f64 = Exp1.sample(rng);
                 cum += e / w.suffix[k];
                 w.zden[w.order[k] as usize] += cum;
             }
@@ -306,6 +297,126 @@ pub(crate) fn sweep_observation(
         }
     }
     cu
+}
+
+/// `copies ≥ 2` independent copies of observation `o` (which has an
+/// unknown-order group) in one pass. Given λ the copies' latent orders are
+/// i.i.d., and every copy standing at the same remaining set `A` of a group
+/// has the same future: so the copies are carried down the group's subset
+/// lattice as counts, split multinomially (by sequential binomials) over the
+/// next item with the walk's probabilities `R(A∖s)/Σ_{s'} R(A∖s')` (as
+/// [`sample_group_order`]), and the `n` copies at `A` share one stage whose
+/// summed latent time is `Gamma(n, 1)/(Z̄ + Σ_A λ)` (a sum of `n`
+/// exponentials). Each item in play gets that time in `zden`, exactly as
+/// the per-copy sweep would give it in distribution. Groups are independent
+/// given λ (every copy leaves a group with the same set removed), so the
+/// cost is O(|group|·2^|group|) per group for the tables plus at most
+/// `min(copies, C(|group|, k))` nodes at depth `k`: O(1) in the count.
+fn counted_copies(
+    ds: &Dataset,
+    o: usize,
+    lam: &[f64],
+    rem: f64,
+    copies: u64,
+    rng: &mut Rng,
+    w: &mut Work,
+) -> f64 {
+    let obs = ds.obs(o);
+    let mem = obs.members;
+    let m = mem.len();
+    w.suffix.clear();
+    w.suffix.resize(m + 1, 0.0);
+    w.suffix[m] = rem;
+    for k in (0..m).rev() {
+        w.suffix[k] = w.suffix[k + 1] + lam[mem[k] as usize];
+    }
+    let groups: Vec<_> = obs.groups().collect();
+    let n_ranked = groups.iter().filter(|g| !g.is_tail).count();
+    // Σ over copies of the time elapsed so far.
+    let mut cum = 0.0;
+    let mut stages = 0;
+    let time = |n: u64, rng: &mut Rng| -> f64 {
+        Gamma::new(n as f64, 1.0)
+            .expect("positive count")
+            .sample(rng)
+    };
+    let mut level: Vec<(usize, u64)> = Vec::new();
+    let mut next: Vec<(usize, u64)> = Vec::new();
+    for (gi, g) in groups.iter().enumerate() {
+        let trivial = g.is_tail || (gi + 1 == n_ranked && obs.tail == Tail::None);
+        if trivial {
+            break;
+        }
+        stages = g.end;
+        let gm = &mem[g.start..g.end];
+        if gm.len() == 1 {
+            cum += time(copies, rng) / w.suffix[g.start];
+            w.zden[gm[0] as usize] += cum;
+            continue;
+        }
+        for &i in gm {
+            w.zden[i as usize] += cum;
+        }
+        w.lam_g.clear();
+        w.lam_g.extend(gm.iter().map(|&i| lam[i as usize]));
+        w.tables.compute(&w.lam_g, w.suffix[g.end]);
+        level.clear();
+        level.push(((1usize << gm.len()) - 1, copies));
+        while !level.is_empty() {
+            next.clear();
+            for &(a, n) in &level {
+                let t = time(n, rng) / w.tables.log_den[a].exp();
+                cum += t;
+                let log_norm = w.tables.log_r[a] + w.tables.log_den[a];
+                let (mut left, mut p_left) = (n, 1.0f64);
+                let mut bits = a;
+                while bits != 0 {
+                    let b = bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    w.zden[gm[b] as usize] += t;
+                    let k = if bits == 0 {
+                        left
+                    } else if left == 0 {
+                        0
+                    } else {
+                        let p = (w.tables.log_r[a & !(1 << b)] - log_norm).exp();
+                        let share = if p_left > 0.0 {
+                            (p / p_left).clamp(0.0, 1.0)
+                        } else {
+                            1.0
+                        };
+                        p_left -= p;
+                        Binomial::new(left, share)
+                            .expect("probability in [0, 1]")
+                            .sample(rng)
+                    };
+                    left -= k;
+                    let child = a & !(1 << b);
+                    if k > 0 && child != 0 {
+                        next.push((child, k));
+                    }
+                }
+            }
+            next.sort_unstable_by_key(|&(a, _)| a);
+            next.dedup_by(|later, kept| {
+                if later.0 == kept.0 {
+                    kept.1 += later.1;
+                    true
+                } else {
+                    false
+                }
+            });
+            std::mem::swap(&mut level, &mut next);
+        }
+    }
+    credit_unranked(
+        &mut w.zden,
+        &mem[stages..],
+        mem,
+        cum,
+        obs.tail,
+        ds.universe(),
+    )
 }
 
 /// One chain's state, with every buffer it needs allocated once: a sweep
@@ -508,4 +619,64 @@ pub fn gibbs(ds: &Dataset, opts: &GibbsOptions) -> Result<BayesFit> {
         diagnostics: Some(diag),
         notes,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::{DatasetBuilder, Items, TieSemantics};
+
+    /// The counted pass over `c` copies of a tied observation has the
+    /// distribution of `c` independent single-copy passes: the first two
+    /// moments of every item's latent-time total and of the universe
+    /// coefficient agree (issue 17 item 2: a count of 5·10⁷ on a tied row
+    /// ran 5·10⁷ single-copy passes per sweep).
+    #[test]
+    fn counted_copies_match_independent_copies() {
+        let mut b = DatasetBuilder::new(Items::numbered(7), TieSemantics::UnknownOrder);
+        // 4 ≻ {0, 1, 2} ≻ 5 ≻ {3, 6}…, a top-k row over a universe of 7.
+        b.push(&[vec![4], vec![0, 1, 2], vec![5]], Tail::Universe, &[], 5.0)
+            .unwrap();
+        // {1, 3} ≻ {0, 2, 6} ≻ 5, complete (the last group is trivial).
+        b.push(&[vec![1, 3], vec![0, 2, 6], vec![5]], Tail::None, &[], 5.0)
+            .unwrap();
+        let ds = b.finish();
+        let lam = [0.5, 1.0, 2.0, 0.7, 1.5, 0.3, 1.1];
+        let total: f64 = lam.iter().sum();
+        let reps = 40_000;
+        for o in 0..2 {
+            let mut rng = stream(7, &[o as u64]);
+            let (mut counted, mut single) = (Vec::new(), Vec::new());
+            for _ in 0..reps {
+                let mut w = Work::new(7);
+                let cu = sweep_observation(&ds, o, &lam, total, &mut rng, &mut w, 5.0);
+                let mut v = w.zden.clone();
+                v.push(cu);
+                counted.push(v);
+                let mut w = Work::new(7);
+                let mut cu = 0.0;
+                for _ in 0..5 {
+                    cu += sweep_observation(&ds, o, &lam, total, &mut rng, &mut w, 1.0);
+                }
+                let mut v = w.zden.clone();
+                v.push(cu);
+                single.push(v);
+            }
+            for j in 0..8 {
+                let moments = |xs: &[Vec<f64>]| {
+                    let m = xs.iter().map(|x| x[j]).sum::<f64>() / reps as f64;
+                    let v = xs.iter().map(|x| (x[j] - m).powi(2)).sum::<f64>() / reps as f64;
+                    (m, v)
+                };
+                let ((m1, v1), (m2, v2)) = (moments(&counted), moments(&single));
+                if v1 == 0.0 && v2 == 0.0 {
+                    assert_eq!(m1, m2);
+                    continue;
+                }
+                let se = ((v1 + v2) / reps as f64).sqrt();
+                assert!((m1 - m2).abs() < 4.5 * se, "obs {o} item {j}: mean {m1} vs {m2}");
+                assert!((v1 / v2 - 1.0).abs() < 0.08, "obs {o} item {j}: var {v1} vs {v2}");
+            }
+        }
+    }
 }
