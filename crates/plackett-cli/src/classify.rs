@@ -148,12 +148,20 @@ pub struct PredictArgs {
 pub struct CvArgs {
     #[command(flatten)]
     pub model: ModelArgs,
-    /// Number of random splits.
+    /// Number of random train/test splits (Archambeau & Caron 2012's protocol). A split
+    /// is one train/test partition in every cross-validation command.
     #[arg(long, default_value_t = 20)]
     pub splits: usize,
     /// Held-out fraction per split: a number in (0, 1) or a fraction such as 1/3.
     #[arg(long, default_value = "1/3", value_parser = parse_fraction)]
     pub test_fraction: f64,
+    /// Stratified K-fold cross-validation instead of random splits (as `plackett cv` and
+    /// `mil cv`): K folds, each one split [default: off].
+    #[arg(long, value_name = "K", conflicts_with_all = ["splits", "test_fraction"])]
+    pub folds: Option<usize>,
+    /// With --folds: repeat the K folds R times, each with its own shuffle.
+    #[arg(long, value_name = "R", default_value_t = 1, requires = "folds")]
+    pub repeats: usize,
     /// Output format.
     #[arg(long, default_value = "table", value_parser = ["table", "json"])]
     pub output: String,
@@ -404,14 +412,15 @@ fn run_predict(a: &PredictArgs) -> Result<()> {
         "json" => {
             let rows: Vec<Value> = prob
                 .iter()
-                .map(|p| {
+                .enumerate()
+                .map(|(i, p)| {
                     let m: serde_json::Map<String, Value> = model
                         .classes
                         .iter()
                         .zip(p)
                         .map(|(c, v)| (c.clone(), json!(v)))
                         .collect();
-                    json!({"predicted": model.classes[best(p)], "probabilities": m})
+                    json!({"row": i, "predicted": model.classes[best(p)], "probabilities": m})
                 })
                 .collect();
             serde_json::to_string_pretty(&json!({"classes": model.classes, "rows": rows}))? + "\n"
@@ -422,7 +431,8 @@ fn run_predict(a: &PredictArgs) -> Result<()> {
             header.extend(model.classes.iter().map(|c| format!("p_{c}")));
             w.write_record(&header)?;
             for (i, p) in prob.iter().enumerate() {
-                let mut rec = vec![(i + 1).to_string(), model.classes[best(p)].clone()];
+                // Data rows from 0, as `predict` and `mil predict` number them.
+                let mut rec = vec![i.to_string(), model.classes[best(p)].clone()];
                 rec.extend(p.iter().map(|v| format!("{v}")));
                 w.write_record(&rec)?;
             }
@@ -454,8 +464,13 @@ fn run_cv(a: &CvArgs) -> Result<()> {
     let start = std::time::Instant::now();
     // Gibbs over many splits runs for a while: a bar on a terminal (the
     // other engines take well under a second per split).
+    let kfold = a.folds.map(|folds| plackett::classify::cv::KFold {
+        folds,
+        repeats: a.repeats,
+    });
+    let n_splits = kfold.map_or(a.splits, |k| k.folds.saturating_mul(k.repeats));
     let progress = crate::progress::Progress::new(
-        (m.sweeps() as u64).saturating_mul(a.splits as u64),
+        (m.sweeps() as u64).saturating_mul(n_splits as u64),
         "cross-validating (sampling)",
     );
     if opts.engine == Engine::Gibbs {
@@ -470,6 +485,7 @@ fn run_cv(a: &CvArgs) -> Result<()> {
             test_fraction: a.test_fraction,
             seed: m.seed,
             fit: opts,
+            kfold,
         },
     );
     progress.finish();
@@ -512,8 +528,12 @@ fn run_cv(a: &CvArgs) -> Result<()> {
     }
     let out = json!({
         "engine": m.engine,
-        "splits": a.splits,
-        "test_fraction": a.test_fraction,
+        "splits": res.len(),
+        "test_fraction": if kfold.is_some() { Value::Null } else { json!(a.test_fraction) },
+        "protocol": match kfold {
+            Some(k) => format!("stratified {}-fold × {} repeat(s)", k.folds, k.repeats),
+            None => format!("{} random splits, test fraction {}", a.splits, plackett::numerics::sig(a.test_fraction, 3)),
+        },
         "misclassification": {"mean": mm, "sd": ms},
         "auc": auc,
         "seconds": seconds,
@@ -539,9 +559,9 @@ fn run_cv(a: &CvArgs) -> Result<()> {
             let mut s = String::new();
             let _ = writeln!(
                 s,
-                "{} random splits ({:.0}% held out), engine {}, seed {}",
-                a.splits,
-                100.0 * a.test_fraction,
+                "{} splits ({}), engine {}, seed {}",
+                res.len(),
+                out["protocol"].as_str().unwrap_or(""),
                 m.engine,
                 m.seed
             );

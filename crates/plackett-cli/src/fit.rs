@@ -161,16 +161,20 @@ pub struct FitArgs {
     /// Item features CSV (item,f1,f2,…) for PL regression.
     #[arg(long, help_heading = "Item features (PL regression)")]
     pub features: Option<String>,
-    /// Prior precision of regression weights, or `auto`.
+    /// Prior precision of regression weights, or `auto` (chosen by the evidence over
+    /// --eta-grid) [default: 1; not used by mle].
     #[arg(long, help_heading = "Item features (PL regression)")]
     pub eta: Option<String>,
-    /// Standardise feature columns before fitting (default on; coefficients are reported on the original scale).
+    /// Standardise feature columns before fitting (coefficients are reported on the
+    /// original scale) [default: on].
     #[arg(long, value_parser = ["on", "off"], help_heading = "Item features (PL regression)")]
     pub standardize: Option<String>,
-    /// With --features and --engine vb (or --eta auto): Gaussian VI on the exact bound, or Guo et al. (2019)'s Algorithm 1.
+    /// With --features and --engine vb (or --eta auto): Gaussian VI on the exact bound, or
+    /// Guo et al. (2019)'s Algorithm 1 [default: exact].
     #[arg(long, value_parser = ["exact", "guo"], help_heading = "Item features (PL regression)")]
     pub vi: Option<String>,
-    /// With --eta auto: the η grid, LO:HI:N (log-spaced) or a comma list (default 1e-3:1e3:25).
+    /// With --eta auto: the η grid, LO:HI:N (log-spaced) or a comma list [default:
+    /// 1e-3:1e3:25].
     #[arg(
         long,
         value_name = "LO:HI:N",
@@ -217,7 +221,7 @@ pub struct FitArgs {
     #[arg(long, value_name = "FILE.html", help_heading = "Output")]
     pub report: Option<String>,
     /// Finite PL mixture (Mollica & Tardella 2017): G components, a range LO:HI
-    /// (fit each, report the lowest BIC) or `auto` (1:5).
+    /// (fit each, report the lowest BIC) or `auto` (1:5) [default: 1, one population].
     #[arg(
         long,
         value_name = "G|LO:HI|auto",

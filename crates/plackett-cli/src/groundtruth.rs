@@ -10,7 +10,8 @@ use plackett::groundtruth::settings::{
     parse_reliabilities, parse_tie_split, select_cases,
 };
 use plackett::groundtruth::summary::{
-    EvaluationRun, aggregate_csv, aggregate_json, evaluate_document, evaluate_table, method_label,
+    EvaluationRun, aggregate_csv, aggregate_json, aggregate_table, evaluate_document,
+    evaluate_table, method_label,
 };
 use plackett::io::output::write_atomic;
 use plackett::io::selectors::{Selectors, parse_selectors};
@@ -51,7 +52,8 @@ pub struct AggArgs {
     #[arg(long, value_parser = ["split", "no-split"])]
     pub irn_ties: Option<String>,
     /// PrIRN treatment of classes nobody ranked: `support` (literal
-    /// Dirichlet on IRN's support) or `smooth:A` (add A to every class).
+    /// Dirichlet on IRN's support) or `smooth:A` (add A to every class)
+    /// [default: support, or smooth:0.01 with --preset paper].
     #[arg(long, value_name = "support|smooth:A")]
     pub prirn_zero: Option<String>,
     /// The reference code's choices (PL: shape 1 per ranked class and for
@@ -64,8 +66,9 @@ pub struct AggArgs {
     /// Risk level per class (0 low, 1 medium, 2 high; one per line).
     #[arg(long, value_name = "FILE")]
     pub risks: Option<String>,
-    /// Output format.
-    #[arg(long, default_value = "json", value_parser = ["json", "csv", "table"])]
+    /// Output format: a table for people, or JSON (the documented keys) / CSV
+    /// (aggregate: one row per case) for programs.
+    #[arg(long, default_value = "table", value_parser = ["table", "json", "csv"])]
     pub output: String,
     /// Write the output here instead of standard output.
     #[arg(long, value_name = "FILE")]
@@ -221,6 +224,7 @@ pub fn run_aggregate(a: &AggregateArgs) -> Result<()> {
     let res = res?;
     let text = match c.output.as_str() {
         "csv" => aggregate_csv(&res, &names),
+        "table" => aggregate_table(&res, &names, &cfg.method, &notes),
         _ => {
             let v = aggregate_json(&res, &names, sel.n_classes, &cfg.method, c.seed, &notes);
             serde_json::to_string_pretty(&v)? + "\n"
@@ -264,6 +268,11 @@ impl EvaluateArgs {
 
 /// Run `plackett evaluate`.
 pub fn run_evaluate(a: &EvaluateArgs) -> Result<()> {
+    if a.common.output == "csv" {
+        bail!(
+            "invalid option --output: evaluate writes table or json (csv is aggregate's per-case form)"
+        );
+    }
     let c = &a.common;
     let st = settings(c)?;
     let ks = parse_index_list(&a.k, "k")?;

@@ -14,7 +14,7 @@ fn common(page: &mut HtmlReport, res: &RunResult, names: &[String], risks: Optio
     let cert1: Vec<f64> = res.cases.iter().map(|r| r.certainty[0]).collect();
     let cert2: Vec<f64> = res.cases.iter().map(|r| r.certainty[1]).collect();
     let cert3: Vec<f64> = res.cases.iter().map(|r| r.certainty[2]).collect();
-    page.heading("Annotation certainty per case (Fig. 7, left)");
+    page.heading("Annotation certainty per case (as Stutz et al. 2023, Fig. 7 left)");
     page.figure(
         &charts::lines(
             &[("top-1".into(), sorted(cert1.clone())), ("top-2 (set)".into(), sorted(cert2)), ("top-3 (set)".into(), sorted(cert3))],
@@ -30,7 +30,9 @@ fn common(page: &mut HtmlReport, res: &RunResult, names: &[String], risks: Optio
         .filter_map(|r| r.agreement.map(|a| (a, r.certainty[0])))
         .collect();
     if !pts.is_empty() {
-        page.heading("Certainty against leave-one-annotator-out agreement (Fig. 14)");
+        page.heading(
+            "Certainty against leave-one-annotator-out agreement (as Stutz et al. 2023, Fig. 14)",
+        );
         page.figure(
             &charts::scatter(&pts, "annotator agreement", "top-1 certainty", false),
             "One dot per case with at least two annotators.",
@@ -42,7 +44,7 @@ fn common(page: &mut HtmlReport, res: &RunResult, names: &[String], risks: Optio
             .iter()
             .filter_map(|r| r.risk.map(|k| (r.certainty[0], k.certainty_top1)))
             .collect();
-        page.heading("Risk (Fig. 8)");
+        page.heading("Risk (as Stutz et al. 2023, Fig. 8)");
         page.figure(
             &charts::scatter(
                 &pts,
@@ -94,7 +96,7 @@ fn common(page: &mut HtmlReport, res: &RunResult, names: &[String], risks: Optio
             })
             .collect();
         let labels: Vec<String> = classes.iter().map(|&c| names[c as usize].clone()).collect();
-        page.heading(&format!("Case {} (Fig. 5)", r.case));
+        page.heading(&format!("Case {} (as Stutz et al. 2023, Fig. 5)", r.case));
         page.figure(
             &charts::plausibilities(&labels, &point, &dots),
             "Bars: posterior mean plausibility; dots: plausibility samples (where the class was among the sample's top classes).",
@@ -192,13 +194,15 @@ pub fn evaluate_page(
                 (format!("k = {k}"), means, sds)
             })
             .collect();
-        page.heading(&format!("{title} across reliabilities (Fig. 6)"));
+        page.heading(&format!(
+            "{title} across reliabilities (as Stutz et al. 2023, Fig. 6)"
+        ));
         page.figure(&charts::errorbars(&labels, &series, title), "Dataset-level mean over cases with ± the sd over plausibility samples; the last position is the standard metric against the point estimate (ML for PL, IRN for PrIRN).");
     }
     let q = ks.len() - 1;
     let f: Vec<f64> = r0.sums_acc[q].iter().map(|s| s / n as f64).collect();
     page.heading(&format!(
-        "Per-sample dataset UA top-{} accuracy (Fig. 7, right)",
+        "Per-sample dataset UA top-{} accuracy (as Stutz et al. 2023, Fig. 7 right)",
         ks[q]
     ));
     page.figure(
@@ -220,7 +224,7 @@ pub fn evaluate_page(
         .map(|c| c.ua_acc[q])
         .collect();
     page.heading(&format!(
-        "UA top-{} accuracy per case (Fig. 7, middle)",
+        "UA top-{} accuracy per case (as Stutz et al. 2023, Fig. 7 middle)",
         ks[q]
     ));
     page.figure(

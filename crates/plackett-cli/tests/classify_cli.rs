@@ -84,6 +84,9 @@ fn fit_predict_round_trip_for_every_engine() {
         assert_eq!(lines.next().unwrap(), "row,predicted,p_a,p_b,p_c");
         let rows: Vec<&str> = lines.collect();
         assert_eq!(rows.len(), 90);
+        // Data rows are numbered from 0, as in every other output (issue
+        // 17 item 11; they started at 1 here).
+        assert!(rows[0].starts_with("0,") && rows[89].starts_with("89,"));
         for r in &rows {
             let f: Vec<&str> = r.split(',').collect();
             let s: f64 = f[2..].iter().map(|v| v.parse::<f64>().unwrap()).sum();
@@ -200,6 +203,39 @@ fn cv_json_contract() {
     let auc = j["auc"]["mean"].as_f64().unwrap();
     assert!(auc > 0.8, "AUC {auc}");
     assert!(j["auc"]["sd"].as_f64().is_some());
+}
+
+/// `classify cv --folds K --repeats R`: stratified K-fold, the protocol
+/// and words of `cv` and `mil cv` (issue 17 item 11); every row is held out
+/// once per repeat; the random-split flags conflict with it.
+#[test]
+fn cv_kfold_protocol() {
+    let d = tmpdir("cv-kfold");
+    let data = d.join("train.csv");
+    write_data(&data, 90);
+    let splits = d.join("splits.json");
+    let j = json(
+        &classify("cv", data.to_str().unwrap(), "vb")
+            .args(["--folds", "5", "--repeats", "2", "--output", "json"])
+            .args(["--splits-out", splits.to_str().unwrap()])
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(j["splits"], 10);
+    assert!(j["test_fraction"].is_null());
+    assert_eq!(j["protocol"], "stratified 5-fold × 2 repeat(s)");
+    let held: Vec<Vec<usize>> =
+        serde_json::from_str(&std::fs::read_to_string(&splits).unwrap()).unwrap();
+    let mut all: Vec<usize> = held[..5].concat();
+    all.sort_unstable();
+    assert_eq!(all, (0..90).collect::<Vec<_>>());
+    fails(
+        &classify("cv", data.to_str().unwrap(), "vb")
+            .args(["--folds", "5", "--splits", "3"])
+            .output()
+            .unwrap(),
+        "cannot be used with",
+    );
 }
 
 #[test]

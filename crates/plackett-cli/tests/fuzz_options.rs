@@ -261,6 +261,10 @@ fn every_numeric_option_survives_edge_values() {
             &["--splits", "--test-fraction"],
         ),
         (
+            owned(&["classify", "cv", &iris, "--engine", "em", "--folds", "2"]),
+            &["--folds", "--repeats"],
+        ),
+        (
             owned(&["classify", "path", &iris, "--prior-shape-grid", "0.5:2:3"]),
             &["--prior-shape-grid", "--prior-rate"],
         ),

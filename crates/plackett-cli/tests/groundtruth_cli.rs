@@ -222,6 +222,8 @@ fn evaluate_scores_and_leave_one_out() {
             "200",
             "--k",
             "1,3",
+            "--output",
+            "json",
         ])
         .output()
         .unwrap();
@@ -338,4 +340,47 @@ fn evaluate_takes_its_annotations_positionally() {
             .unwrap(),
         "cannot be used with",
     );
+}
+
+/// One default output rule (issue 17 item 11): a table for people, as every
+/// other summary command; aggregate printed JSON by default and JSON again
+/// under `--output table`, evaluate printed JSON for `--output csv`.
+#[test]
+fn aggregate_and_evaluate_default_to_a_table() {
+    let d = common::data("dermatology-ddx");
+    let sel = s(&d, "dermatology_selectors.json");
+    let classes = s(&d, "dermatology_conditions.txt");
+    let agg = bin()
+        .args([
+            "aggregate",
+            &sel,
+            "--classes",
+            &classes,
+            "--cases",
+            "1026,3",
+        ])
+        .args(["--samples", "50"])
+        .output()
+        .unwrap();
+    let t = common::stdout(&agg);
+    assert!(
+        t.contains("most plausible classes") && t.contains("Hemangioma") && !t.contains('{'),
+        "{t}"
+    );
+    let lines: Vec<&str> = t
+        .lines()
+        .filter(|l| l.trim_start().starts_with("1026"))
+        .collect();
+    assert_eq!(lines.len(), 1, "{t}");
+    let ev = |extra: &[&str]| {
+        bin()
+            .args(["evaluate", &sel, "--predictions", "annotator:leave-one-out"])
+            .args(["--classes", &classes, "--cases", "0,1", "--samples", "20"])
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let t = common::stdout(&ev(&[]));
+    assert!(t.contains("UA top-k acc") && !t.contains('{'), "{t}");
+    common::fails(&ev(&["--output", "csv"]), "evaluate writes table or json");
 }

@@ -26,7 +26,7 @@ def cli_text(*args):
 def test_aggregate_equals_cli_json(method):
     cases = "0,3,7,11,19"
     want = cli_text("aggregate", SEL, "--classes", CLASSES, "--risks", RISKS, "--method", method,
-                    "--cases", cases, "--samples", "300", "--seed", "5")
+                    "--cases", cases, "--samples", "300", "--seed", "5", "--output", "json")
     got = plackett.aggregate(SEL, classes=CLASSES, risks=RISKS, method=method,
                              cases=[0, 3, 7, 11, 19], samples=300, seed=5)
     assert got.to_json() == want
@@ -56,7 +56,7 @@ def test_evaluate_equals_cli_json(tmp_path):
         pytest.skip("scores built for 419 classes")
     want = json.loads(cli_text("evaluate", "--annotations", SEL, "--classes", CLASSES, "--predictions",
                                str(path), "--cases", ",".join(map(str, range(30))), "--samples", "200",
-                               "--reliability", "1,3"))
+                               "--reliability", "1,3", "--output", "json"))
     got = plackett.evaluate(sel, np.loadtxt(path), cases=range(30), samples=200, reliability=[1, 3])
     want.pop("predictions"), got.pop("predictions")
     assert got == want

@@ -388,6 +388,7 @@ fn table2(name: &str, engine: Engine) -> (f64, f64) {
             splits: 20,
             test_fraction: 1.0 / 3.0,
             seed: 1,
+            kfold: None,
             fit: FitOptions {
                 engine,
                 chains: 1,
@@ -450,6 +451,7 @@ fn breast_cancer_auc() {
                 splits: 4,
                 test_fraction: 1.0 / 3.0,
                 seed: 1,
+                kfold: None,
                 fit: FitOptions {
                     engine,
                     chains: 1,
@@ -503,4 +505,36 @@ fn model_file_round_trip_is_bit_exact() {
         // Written again, the file is byte-identical.
         assert_eq!(json, serde_json::to_string(&back).unwrap());
     }
+}
+
+/// Stratified K-fold (`classify cv --folds K --repeats R`, the vocabulary
+/// of `cv` and `mil cv`; issue 17 item 11): every row is held out exactly
+/// once per repeat, each fold holds every class in proportion (counts
+/// within one of each other), and repeats shuffle differently.
+#[test]
+fn kfold_partitions_are_stratified_and_complete() {
+    use plackett::classify::cv::{KFold, kfold_rows};
+    let y: Vec<usize> = (0..53).map(|i| [0, 0, 1, 2, 2, 2][i % 6]).collect();
+    let k = KFold {
+        folds: 5,
+        repeats: 3,
+    };
+    let folds = kfold_rows(&y, k, 9);
+    assert_eq!(folds.len(), 15);
+    for r in 0..3 {
+        let mut seen = vec![0; 53];
+        for f in &folds[5 * r..5 * r + 5] {
+            f.iter().for_each(|&i| seen[i] += 1);
+        }
+        assert!(seen.iter().all(|&c| c == 1), "repeat {r}");
+        for c in 0..3 {
+            let counts: Vec<usize> = folds[5 * r..5 * r + 5]
+                .iter()
+                .map(|f| f.iter().filter(|&&i| y[i] == c).count())
+                .collect();
+            let (lo, hi) = (counts.iter().min().unwrap(), counts.iter().max().unwrap());
+            assert!(hi - lo <= 1, "class {c}: {counts:?}");
+        }
+    }
+    assert_ne!(folds[0], folds[5]);
 }

@@ -20,6 +20,45 @@ pub struct ClassifierCvOptions {
     pub seed: u64,
     /// How to fit.
     pub fit: FitOptions,
+    /// K-fold cross-validation repeated R times (the vocabulary of
+    /// `plackett cv` and `mil cv`) instead of `splits` random splits; each
+    /// fold is one split.
+    pub kfold: Option<KFold>,
+}
+
+/// Stratified K-fold cross-validation, repeated.
+#[derive(Debug, Clone, Copy)]
+pub struct KFold {
+    /// Folds per repeat (K ≥ 2).
+    pub folds: usize,
+    /// Repeats, each with its own shuffle.
+    pub repeats: usize,
+}
+
+/// The test rows of every fold of every repeat: per repeat a seeded
+/// shuffle, then rows sorted (stably) by class and dealt to the folds in
+/// turn, so every fold holds each class in proportion.
+pub fn kfold_rows(y: &[usize], k: KFold, seed: u64) -> Vec<Vec<usize>> {
+    let n = y.len();
+    let mut out = Vec::with_capacity(k.folds * k.repeats);
+    for r in 0..k.repeats {
+        let mut rng = stream(seed, &[0x4b46_4f4c, r as u64]);
+        let mut order: Vec<usize> = (0..n).collect();
+        for i in (1..n).rev() {
+            let j = rng.random_range(0..=i);
+            order.swap(i, j);
+        }
+        order.sort_by_key(|&i| y[i]);
+        let mut folds = vec![Vec::new(); k.folds];
+        for (pos, &i) in order.iter().enumerate() {
+            folds[pos % k.folds].push(i);
+        }
+        for mut f in folds {
+            f.sort_unstable();
+            out.push(f);
+        }
+    }
+    out
 }
 
 /// One split.
@@ -66,13 +105,13 @@ pub fn cross_validate(
     t: &Table,
     opts: &ClassifierCvOptions,
 ) -> Result<Vec<SplitResult>> {
-    if !(opts.test_fraction > 0.0 && opts.test_fraction < 1.0) {
+    if opts.kfold.is_none() && !(opts.test_fraction > 0.0 && opts.test_fraction < 1.0) {
         return Err(Error::param(
             "test_fraction",
             format!("must be in (0, 1), got {}", opts.test_fraction),
         ));
     }
-    if opts.splits == 0 || opts.splits > 100_000 {
+    if opts.kfold.is_none() && (opts.splits == 0 || opts.splits > 100_000) {
         return Err(Error::param(
             "splits",
             format!("expected 1 to 100000 splits, got {}", opts.splits),
@@ -87,9 +126,34 @@ pub fn cross_validate(
         return Err(Error::input(path, None, "need at least 3 rows to split"));
     }
     let (classes, y) = super::data::encode_classes(labels);
-    let mut out = Vec::with_capacity(opts.splits);
-    for s in 0..opts.splits {
-        let test = split_rows(n, opts.test_fraction, opts.seed, s);
+    let tests: Vec<Vec<usize>> = match opts.kfold {
+        Some(k) => {
+            if k.folds < 2 || k.folds > n {
+                return Err(Error::param(
+                    "folds",
+                    format!(
+                        "expected 2 to {n} folds (the number of rows), got {}",
+                        k.folds
+                    ),
+                ));
+            }
+            if k.repeats == 0 || k.folds.saturating_mul(k.repeats) > 100_000 {
+                return Err(Error::param(
+                    "repeats",
+                    format!(
+                        "expected 1 or more repeats and at most 100000 splits in all, got {} × {}",
+                        k.folds, k.repeats
+                    ),
+                ));
+            }
+            kfold_rows(&y, k, opts.seed)
+        }
+        None => (0..opts.splits)
+            .map(|s| split_rows(n, opts.test_fraction, opts.seed, s))
+            .collect(),
+    };
+    let mut out = Vec::with_capacity(tests.len());
+    for (s, test) in tests.into_iter().enumerate() {
         let mut is_test = vec![false; n];
         test.iter().for_each(|&r| is_test[r] = true);
         let train: Vec<usize> = (0..n).filter(|&r| !is_test[r]).collect();

@@ -121,6 +121,53 @@ pub fn aggregate_csv(res: &RunResult, names: &[String]) -> String {
     s
 }
 
+/// The aggregation as the table of `plackett aggregate` (its default
+/// output): one line per case with its annotators, agreement, annotation
+/// certainties and three most plausible classes (mean ± sd), then the
+/// dataset's certainty and the run's notes.
+pub fn aggregate_table(res: &RunResult, names: &[String], m: &Method, notes: &[String]) -> String {
+    use crate::io::output::short_name;
+    let (cert, agr) = certainty_and_agreement(res);
+    let mut s = format!(
+        "{}: {} cases, {} plausibility samples\nannotation certainty (top-1, mean over cases) {:.4}\n\n",
+        method_label(m),
+        res.cases.len(),
+        res.samples,
+        mean(&cert)
+    );
+    s.push_str(&format!(
+        "{:>6}  {:>10}  {:>9}  {:>20}  most plausible classes (mean ± sd)\n",
+        "case", "annotators", "agreement", "certainty top-1/2/3"
+    ));
+    for (r, a) in res.cases.iter().zip(&agr) {
+        let top: Vec<String> = r
+            .top
+            .iter()
+            .take(3)
+            .map(|(id, m, sd)| format!("{} {m:.3} ± {sd:.3}", short_name(&names[*id as usize], 28)))
+            .collect();
+        s.push_str(&format!(
+            "{:>6}  {:>10}  {:>9}  {:>20}  {}\n",
+            r.case,
+            r.n_annotators,
+            if a.is_nan() {
+                "n/a".to_string()
+            } else {
+                format!("{a:.3}")
+            },
+            format!(
+                "{:.3} {:.3} {:.3}",
+                r.certainty[0], r.certainty[1], r.certainty[2]
+            ),
+            top.join("; ")
+        ));
+    }
+    for n in notes {
+        s.push_str(&format!("note: {n}\n"));
+    }
+    s
+}
+
 /// Summaries of one evaluation run: UA metrics per k with their sd over
 /// plausibility samples, standard top-k accuracy against the point
 /// estimate, annotation certainty and (with risks) the risk measures.
@@ -243,6 +290,11 @@ pub fn evaluate_table(v: &Value, ks: &[usize]) -> String {
             f("ua_topk_set_accuracy"),
             f("ua_average_overlap")
         ));
+    }
+    if let Some(notes) = v["notes"].as_array() {
+        for n in notes.iter().filter_map(|n| n.as_str()) {
+            s.push_str(&format!("note: {n}\n"));
+        }
     }
     s
 }

@@ -674,8 +674,14 @@ mod tests {
                     continue;
                 }
                 let se = ((v1 + v2) / reps as f64).sqrt();
-                assert!((m1 - m2).abs() < 4.5 * se, "obs {o} item {j}: mean {m1} vs {m2}");
-                assert!((v1 / v2 - 1.0).abs() < 0.08, "obs {o} item {j}: var {v1} vs {v2}");
+                assert!(
+                    (m1 - m2).abs() < 4.5 * se,
+                    "obs {o} item {j}: mean {m1} vs {m2}"
+                );
+                assert!(
+                    (v1 / v2 - 1.0).abs() < 0.08,
+                    "obs {o} item {j}: var {v1} vs {v2}"
+                );
             }
         }
     }
