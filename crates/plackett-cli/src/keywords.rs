@@ -167,8 +167,14 @@ pub struct EvaluateArgs {
     /// Front-end: keep only stems occurring more than N times (Hu 2024: 2 for full papers, 0 for abstracts).
     #[arg(long, default_value_t = 2)]
     pub min_count: usize,
-    /// Known keywords drawn at random per document (Hu 2024: 5; 3 and 7 in its sensitivity study).
-    #[arg(long, default_value_t = 5)]
+    /// Known keywords drawn at random per document (Hu 2024: 5; 3 and 7 in its sensitivity
+    /// study). `--k` still works (elsewhere --k is a prediction-set size).
+    #[arg(
+        long = "known-count",
+        alias = "k",
+        default_value_t = 5,
+        value_name = "K"
+    )]
     pub k: usize,
     /// Leave out documents with fewer ground-truth keywords among their candidates (Hu 2024: 11).
     #[arg(long, default_value_t = 11)]

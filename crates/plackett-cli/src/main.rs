@@ -192,7 +192,19 @@ fn main() {
             std::process::exit(3);
         }
         // One line, then status 2 (bad input, or an estimate that does not exist).
-        let msg = cli_text(&format!("{e:#}").replace('\n', " "));
+        // The causes joined by ": ", leaving out a cause that its parent's
+        // message already quotes (a library I/O error names the OS error).
+        let mut joined = String::new();
+        for cause in e.chain() {
+            let c = cause.to_string();
+            if !joined.contains(&c) {
+                if !joined.is_empty() {
+                    joined.push_str(": ");
+                }
+                joined.push_str(&c);
+            }
+        }
+        let msg = cli_text(&joined.replace('\n', " "));
         eprintln!("error: {msg}");
         std::process::exit(2);
     }

@@ -426,3 +426,20 @@ fn disconnected_data_are_noted() {
     );
     assert!(!js["notes"].to_string().contains("groups never compared"));
 }
+
+/// An I/O error names the file and the OS reason once (the reason was
+/// repeated: "…: No such file or directory (os error 2): No such file or
+/// directory (os error 2)").
+#[test]
+fn io_errors_say_their_reason_once() {
+    for args in [
+        vec!["fit", "/nonexistent/rankings.csv"],
+        vec!["keywords", "evaluate", "/nonexistent-corpus"],
+    ] {
+        let out = bin().args(&args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert_eq!(err.matches("os error 2").count(), 1, "{err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
+}

@@ -287,7 +287,7 @@ fn evaluate_prints_the_dissertation_layout() {
             "0",
             "--output",
             "json",
-            "--k",
+            "--known-count",
             "3",
         ])
         .output()

@@ -68,7 +68,7 @@ impl Format {
             _ => Err(Error::input(
                 path,
                 None,
-                "cannot tell the format from the extension; use `format=csv|preflib|json|selectors`",
+                "cannot tell the format from the extension; use `format=csv|preflib|json|selectors|pairs|orderings`",
             )),
         }
     }

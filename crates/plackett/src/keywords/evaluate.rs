@@ -291,13 +291,13 @@ fn cell(selected: usize, tp: usize, obs: usize, truth: usize) -> Cell {
 pub fn evaluate(corpus: &Corpus, opts: &EvalOptions) -> Result<EvalTable> {
     opts.vbss.check()?;
     if opts.k == 0 {
-        return Err(Error::param("k", "must be at least 1"));
+        return Err(Error::param("known_count", "must be at least 1"));
     }
     if opts.min_keywords <= opts.k {
         return Err(Error::param(
             "min_keywords",
             format!(
-                "must exceed k = {} so that some keywords stay unobserved",
+                "must exceed `known_count` = {} so that some keywords stay unobserved",
                 opts.k
             ),
         ));
