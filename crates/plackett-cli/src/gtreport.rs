@@ -152,11 +152,10 @@ pub fn evaluate_page(
     ]);
     let n = r0.n_units.max(1);
     // Fig. 6: metrics across reliabilities with ±sd bands and the point estimate.
-    let mut labels: Vec<String> = runs
+    let labels: Vec<String> = runs
         .iter()
         .map(|(r, _, _)| r.map_or("default".into(), |v| format!("{v}")))
         .collect();
-    labels.push("point estimate".into());
     for (title, pick) in [
         ("UA top-k accuracy", 0usize),
         ("UA top-k set accuracy", 1),
@@ -178,26 +177,43 @@ pub fn evaluate_page(
                     means.push(mu);
                     sds.push(sd);
                 }
-                // Point estimate (standard top-k accuracy) for accuracy only.
-                let pt = if pick == 0 {
-                    r0.cases
-                        .iter()
-                        .filter(|c| c.units > 0)
-                        .map(|c| c.point_acc[q] * c.units as f64)
-                        .sum::<f64>()
-                        / n as f64
-                } else {
-                    f64::NAN
-                };
-                means.push(pt);
-                sds.push(0.0);
                 (format!("k = {k}"), means, sds)
+            })
+            .collect();
+        // The same metric against the point estimate, per k: it does not
+        // depend on the reliability, so a dashed line across the panel.
+        let point: Vec<f64> = (0..ks.len())
+            .map(|q| {
+                r0.cases
+                    .iter()
+                    .filter(|c| c.units > 0)
+                    .map(|c| {
+                        let v = match pick {
+                            0 => &c.point_acc,
+                            1 => &c.point_set,
+                            _ => &c.point_ao,
+                        };
+                        v.get(q).copied().unwrap_or(f64::NAN) * c.units as f64
+                    })
+                    .sum::<f64>()
+                    / n as f64
             })
             .collect();
         page.heading(&format!(
             "{title} across reliabilities (as Stutz et al. 2023, Fig. 6)"
         ));
-        page.figure(&charts::errorbars(&labels, &series, title), "Dataset-level mean over cases with ± the sd over plausibility samples; the last position is the standard metric against the point estimate (ML for PL, IRN for PrIRN).");
+        page.figure(
+            &charts::errorbars(
+                &labels,
+                &series,
+                Some(("against the point estimate", &point)),
+                "reliability",
+                title,
+            ),
+            "Dataset-level mean over cases with ± the sd over plausibility samples, per reliability; \
+             the dashed line in each colour is the same metric against the point estimate (ML for PL, \
+             IRN for PrIRN), which does not depend on the reliability.",
+        );
     }
     let q = ks.len() - 1;
     let f: Vec<f64> = r0.sums_acc[q].iter().map(|s| s / n as f64).collect();

@@ -86,7 +86,24 @@ pub fn score_samples(s: &CaseSamples, pred: &[u32], ks: &[usize]) -> SampleScore
         overlap: vec![vec![0.0; m]; ks.len()],
         avg_overlap: vec![vec![0.0; m]; ks.len()],
     };
-    let overlap = |ids: &[u32], k: usize| -> f64 {
+    for i in 0..m {
+        for (q, &k) in ks.iter().enumerate() {
+            let [a, sa, o, ao] = score_ranking(s.ids(i), pred, k);
+            out.acc[q][i] = a;
+            out.set_acc[q][i] = sa;
+            out.overlap[q][i] = o;
+            out.avg_overlap[q][i] = ao;
+        }
+    }
+    out
+}
+
+/// One ground-truth ranking `ids` (all classes, best first) against the
+/// prediction ranking `pred` at set size `k`: top-k accuracy (the truth's
+/// first class among the predicted k), set accuracy (the same k classes),
+/// overlap @k and average overlap (mean of overlap @1…@k).
+pub fn score_ranking(ids: &[u32], pred: &[u32], k: usize) -> [f64; 4] {
+    let overlap = |k: usize| -> f64 {
         let c = &pred[..k.min(pred.len())];
         let kk = c.len();
         if kk == 0 {
@@ -94,21 +111,15 @@ pub fn score_samples(s: &CaseSamples, pred: &[u32], ks: &[usize]) -> SampleScore
         }
         ids[..kk].iter().filter(|x| c.contains(x)).count() as f64 / kk as f64
     };
-    for i in 0..m {
-        let ids = s.ids(i);
-        for (q, &k) in ks.iter().enumerate() {
-            let c = &pred[..k.min(pred.len())];
-            out.acc[q][i] = f64::from(u8::from(c.contains(&ids[0])));
-            let mut a = ids[..c.len()].to_vec();
-            let mut b = c.to_vec();
-            a.sort_unstable();
-            b.sort_unstable();
-            out.set_acc[q][i] = f64::from(u8::from(a == b));
-            out.overlap[q][i] = overlap(ids, k);
-            out.avg_overlap[q][i] = (1..=k).map(|d| overlap(ids, d)).sum::<f64>() / k as f64;
-        }
-    }
-    out
+    let c = &pred[..k.min(pred.len())];
+    let acc = f64::from(u8::from(c.contains(&ids[0])));
+    let mut a = ids[..c.len()].to_vec();
+    let mut b = c.to_vec();
+    a.sort_unstable();
+    b.sort_unstable();
+    let set = f64::from(u8::from(a == b));
+    let ao = (1..=k).map(overlap).sum::<f64>() / k as f64;
+    [acc, set, overlap(k), ao]
 }
 
 /// Risk certainty under both readings of §5.8 and expected risk summaries.

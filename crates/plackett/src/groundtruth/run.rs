@@ -9,7 +9,7 @@
 
 use super::irn::{TieSplit, agreement, irn};
 use super::measures::{
-    RiskMeasures, certainty_rank_k, certainty_top_j, risk_measures, score_samples,
+    RiskMeasures, certainty_rank_k, certainty_top_j, risk_measures, score_ranking, score_samples,
 };
 use super::models::{Method, pl_point, sample_case};
 use crate::error::{Error, Result};
@@ -82,6 +82,13 @@ pub struct CaseResult {
     /// Standard top-k accuracy against the point estimate, per k.
     #[serde(with = "crate::io::float_serde::vec")]
     pub point_acc: Vec<f64>,
+    /// Standard top-k set accuracy against the point estimate's ranking
+    /// (classes by plausibility, ties by class id), per k.
+    #[serde(with = "crate::io::float_serde::vec", default)]
+    pub point_set: Vec<f64>,
+    /// Standard average overlap against the point estimate's ranking, per k.
+    #[serde(with = "crate::io::float_serde::vec", default)]
+    pub point_ao: Vec<f64>,
     /// The PL point estimate was the MLE (false: MAP fallback).
     pub point_is_ml: bool,
     /// Scored units behind the UA metrics (1 per case for a score matrix,
@@ -160,6 +167,24 @@ fn argmax(v: &[(u32, f64)]) -> Option<u32> {
         .copied()
         .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)))
         .map(|x| x.0)
+}
+
+/// The point estimate as a ranking of all `n` classes: by plausibility,
+/// ties (and the classes it gives no plausibility) by class id, the order
+/// [`argmax`] and numpy's stable argsort use.
+fn point_ranking(pt: &[(u32, f64)], n: usize) -> Vec<u32> {
+    let mut v: Vec<(u32, f64)> = pt.to_vec();
+    v.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    let mut seen = vec![false; n];
+    let mut out: Vec<u32> = Vec::with_capacity(n);
+    for (c, p) in v {
+        if p > 0.0 && (c as usize) < n && !seen[c as usize] {
+            seen[c as usize] = true;
+            out.push(c);
+        }
+    }
+    out.extend((0..n as u32).filter(|&c| !seen[c as usize]));
+    out
 }
 
 /// An annotator's differential as a prediction ranking (blocks in order,
@@ -282,6 +307,8 @@ pub fn run(
                     ua_overlap: vec![f64::NAN; nk],
                     ua_ao: vec![f64::NAN; nk],
                     point_acc: vec![f64::NAN; nk],
+                    point_set: vec![f64::NAN; nk],
+                    point_ao: vec![f64::NAN; nk],
                     point_is_ml: true,
                     units: 0,
                     padded: n_ranked < kmax,
@@ -328,8 +355,11 @@ pub fn run(
                     let mut ov = vec![0.0; nk];
                     let mut ao = vec![0.0; nk];
                     let mut pacc = vec![0.0; nk];
+                    let mut pset = vec![0.0; nk];
+                    let mut pao = vec![0.0; nk];
                     for (us, pred, pt, ml) in &units {
                         let sc = score_samples(us, pred, &cfg.ks);
+                        let pr = point_ranking(pt, n_classes);
                         for q in 0..nk {
                             for i in 0..m {
                                 p.acc[q][i] += sc.acc[q][i];
@@ -345,6 +375,9 @@ pub fn run(
                             let top1 = argmax(pt);
                             let c = &pred[..cfg.ks[q].min(pred.len())];
                             pacc[q] += f64::from(u8::from(top1.is_some_and(|x| c.contains(&x))));
+                            let [_, ps, _, pa] = score_ranking(&pr, pred, cfg.ks[q]);
+                            pset[q] += ps;
+                            pao[q] += pa;
                         }
                         res.point_is_ml &= *ml;
                         p.units += 1;
@@ -356,6 +389,8 @@ pub fn run(
                     res.ua_overlap = ov.iter().map(|x| x / u).collect();
                     res.ua_ao = ao.iter().map(|x| x / u).collect();
                     res.point_acc = pacc.iter().map(|x| x / u).collect();
+                    res.point_set = pset.iter().map(|x| x / u).collect();
+                    res.point_ao = pao.iter().map(|x| x / u).collect();
                 }
                 if keep_samples.contains(&case) {
                     res.samples = Some(s);

@@ -181,19 +181,22 @@ pub fn evaluate_json(res: &RunResult, ks: &[usize], m: &Method, reliability: Opt
         }
         Value::Object(o)
     };
-    // Standard accuracy against the point estimate, averaged over the same
+    // Standard metrics against the point estimate, averaged over the same
     // units as the UA metrics.
-    let mut point = Map::new();
-    for (q, k) in ks.iter().enumerate() {
-        let v: f64 = res
-            .cases
-            .iter()
-            .filter(|r| r.units > 0)
-            .map(|r| r.point_acc[q] * r.units as f64)
-            .sum::<f64>()
-            / n as f64;
-        point.insert(k.to_string(), json!(v));
-    }
+    let point_metric = |pick: fn(&super::run::CaseResult) -> &Vec<f64>| -> Value {
+        let mut point = Map::new();
+        for (q, k) in ks.iter().enumerate() {
+            let v: f64 = res
+                .cases
+                .iter()
+                .filter(|r| r.units > 0)
+                .map(|r| pick(r).get(q).copied().unwrap_or(f64::NAN) * r.units as f64)
+                .sum::<f64>()
+                / n as f64;
+            point.insert(k.to_string(), json!(v));
+        }
+        Value::Object(point)
+    };
     let (cert, agr) = certainty_and_agreement(res);
     let mut o = json!({
         "method": method_label(m),
@@ -205,7 +208,9 @@ pub fn evaluate_json(res: &RunResult, ks: &[usize], m: &Method, reliability: Opt
         "annotation_certainty_top2": mean(&res.cases.iter().map(|r| r.certainty[1]).collect::<Vec<_>>()),
         "annotation_certainty_top3": mean(&res.cases.iter().map(|r| r.certainty[2]).collect::<Vec<_>>()),
         "ua_topk_accuracy": per_k(&res.sums_acc),
-        "topk_accuracy": Value::Object(point),
+        "topk_accuracy": point_metric(|r| &r.point_acc),
+        "topk_set_accuracy": point_metric(|r| &r.point_set),
+        "average_overlap": point_metric(|r| &r.point_ao),
         "ua_topk_set_accuracy": per_k(&res.sums_set),
         "ua_overlap": per_k(&res.sums_overlap),
         "ua_average_overlap": per_k(&res.sums_ao),

@@ -88,9 +88,13 @@ pub fn forest(names: &[String], mid: &[f64], lo: &[f64], hi: &[f64], x_label: &s
     })
 }
 
-/// Grey-scale heatmap `rows × cols` of probabilities (white = high), as in
-/// Guiver & Snelson Fig. 2.
+/// Heat map of probabilities: one row per name, one column per place
+/// (1-based integer ticks), coloured on the viridis scale from 0 to the
+/// largest value (square-root scale), with a labelled colour bar; on small
+/// maps every cell also carries its value.
 pub fn heatmap(row_names: &[String], values: &[Vec<f64>], x_label: &str) -> String {
+    use plotters::style::colors::colormaps::ViridisRGB;
+    use plotters::style::text_anchor;
     let r = row_names.len();
     let cols = values.first().map_or(0, |v| v.len());
     let vmax = values
@@ -99,6 +103,9 @@ pub fn heatmap(row_names: &[String], values: &[Vec<f64>], x_label: &str) -> Stri
         .copied()
         .fold(0.0f64, f64::max)
         .max(1e-12);
+    // A square-root scale: place probabilities over many places are small
+    // and a linear scale leaves most cells one dark shade.
+    let colour = |v: f64| ViridisRGB::get_color((v / vmax).clamp(0.0, 1.0).sqrt());
     let label_w = row_names
         .iter()
         .map(|s| s.chars().count())
@@ -107,10 +114,13 @@ pub fn heatmap(row_names: &[String], values: &[Vec<f64>], x_label: &str) -> Stri
         .min(40) as u32
         * 7
         + 10;
-    svg_string(900, (50 + 22 * r) as u32, |root| {
-        let mut c = ChartBuilder::on(&root)
+    let (w, h) = (900u32, (60 + 24 * r).max(140) as u32);
+    let bar_w = 110u32;
+    svg_string(w, h, |root| {
+        let (plot, bar) = root.split_horizontally(w - bar_w);
+        let mut c = ChartBuilder::on(&plot)
             .margin(10)
-            .x_label_area_size(30)
+            .x_label_area_size(35)
             .y_label_area_size(label_w)
             .build_cartesian_2d(0.5f64..cols as f64 + 0.5, -0.5f64..r as f64 - 0.5)
             .map_err(err)?;
@@ -126,22 +136,89 @@ pub fn heatmap(row_names: &[String], values: &[Vec<f64>], x_label: &str) -> Stri
                     String::new()
                 }
             })
+            // Places are whole numbers: a tick at each (up to 20), no "2.5".
+            .x_labels(cols.min(20).max(2))
+            .x_label_formatter(&|x| integer_tick(*x))
             .x_desc(x_label)
             .draw()
             .map_err(err)?;
+        let show_values = cols <= 12;
         for (i, row) in values.iter().enumerate() {
             let y = (r - 1 - i) as f64;
             c.draw_series(row.iter().enumerate().map(|(j, &v)| {
-                let g = (255.0 * (v / vmax).sqrt()).round() as u8;
                 Rectangle::new(
                     [(j as f64 + 0.5, y - 0.5), (j as f64 + 1.5, y + 0.5)],
-                    RGBColor(g, g, g).filled(),
+                    colour(v).filled(),
                 )
             }))
             .map_err(err)?;
+            if show_values {
+                c.draw_series(row.iter().enumerate().map(|(j, &v)| {
+                    // Light text on the dark (low) end of viridis.
+                    let ink = if v < 0.55 * vmax { WHITE } else { BLACK };
+                    Text::new(
+                        format!("{v:.2}"),
+                        (j as f64 + 1.0, y),
+                        ("sans-serif", 12)
+                            .into_font()
+                            .color(&ink)
+                            .pos(text_anchor::Pos::new(
+                                text_anchor::HPos::Center,
+                                text_anchor::VPos::Center,
+                            )),
+                    )
+                }))
+                .map_err(err)?;
+            }
         }
+        // Colour bar: 0 at the bottom, the largest value at the top, on the
+        // same square-root scale (labels are probabilities).
+        let mut cb = ChartBuilder::on(&bar)
+            .margin_top(10)
+            .margin_bottom(45)
+            .margin_right(35)
+            .y_label_area_size(50)
+            .build_cartesian_2d(0f64..1.0, 0f64..1.0)
+            .map_err(err)?;
+        cb.configure_mesh()
+            .disable_mesh()
+            .disable_x_axis()
+            .y_labels(5)
+            // A fixed size: the default is a share of this narrow area.
+            .label_style(("sans-serif", 12))
+            .y_label_formatter(&|u| format!("{:.2}", u * u * vmax))
+            .draw()
+            .map_err(err)?;
+        let steps = 100;
+        cb.draw_series((0..steps).map(|k| {
+            let (u0, u1) = (k as f64 / steps as f64, (k + 1) as f64 / steps as f64);
+            let u = 0.5 * (u0 + u1);
+            Rectangle::new([(0.0, u0), (1.0, u1)], colour(u * u * vmax).filled())
+        }))
+        .map_err(err)?;
         Ok(())
     })
+}
+
+/// At most `max` characters, an ellipsis marking a cut.
+fn short_label(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        s.to_string()
+    } else {
+        let mut t: String = s.chars().take(max - 1).collect();
+        t.push('…');
+        t
+    }
+}
+
+/// A tick label for an axis of whole numbers: the number at integers,
+/// nothing between them.
+fn integer_tick(x: f64) -> String {
+    if (x - x.round()).abs() < 1e-9 {
+        format!("{x:.0}")
+    } else {
+        String::new()
+    }
 }
 
 /// Line chart of several series against their index (1-based).
@@ -165,44 +242,62 @@ pub fn lines(series: &[(String, Vec<f64>)], x_label: &str, y_label: &str, log_y:
     let pad = (ymax - ymin) * 0.05;
     let xmax = series.iter().map(|s| s.1.len()).max().unwrap_or(1).max(2) as f64;
     let palette = [BLUE, RED, GREEN, MAGENTA, CYAN, BLACK];
-    svg_string(900, 320, |root| {
-        let mut c = ChartBuilder::on(&root)
-            .margin(10)
-            .x_label_area_size(35)
-            .y_label_area_size(70)
-            .build_cartesian_2d(1f64..xmax, ymin - pad..ymax + pad)
-            .map_err(err)?;
-        c.configure_mesh()
-            .x_desc(x_label)
-            .y_desc(if log_y {
-                format!("log10 {y_label}")
-            } else {
-                y_label.to_string()
-            })
-            .draw()
-            .map_err(err)?;
-        for (k, (name, ys)) in series.iter().enumerate() {
-            let col = palette[k % palette.len()];
-            c.draw_series(LineSeries::new(
-                ys.iter()
-                    .enumerate()
-                    .map(|(i, &v)| ((i + 1) as f64, tr(v)))
-                    .filter(|p| p.1.is_finite()),
-                col.stroke_width(1),
-            ))
-            .map_err(err)?
-            .label(name.clone())
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 15, y)], col));
-        }
-        if series.len() > 1 {
-            c.configure_series_labels()
-                .border_style(BLACK)
-                .background_style(WHITE.mix(0.8))
+    // The legend beside the plot (traces fill the whole plot area).
+    let entries: Vec<LegendEntry> = series
+        .iter()
+        .enumerate()
+        .map(|(k, (name, _))| LegendEntry {
+            name: name.clone(),
+            colour: palette[k % palette.len()],
+            dash: 0,
+            marker: usize::MAX,
+            width: 1,
+        })
+        .collect();
+    let legend_w = if series.len() > 1 {
+        legend_width(&entries)
+    } else {
+        0
+    };
+    svg_string(
+        900 + legend_w,
+        320.max(40 + 16 * entries.len() as u32),
+        |root| {
+            let (plot_area, legend_area) = root.split_horizontally(900);
+            let mut c = ChartBuilder::on(&plot_area)
+                .margin(10)
+                .x_label_area_size(35)
+                .y_label_area_size(70)
+                .build_cartesian_2d(1f64..xmax, ymin - pad..ymax + pad)
+                .map_err(err)?;
+            c.configure_mesh()
+                .x_desc(x_label)
+                // The x axis counts (iterations, draws): whole numbers only.
+                .x_label_formatter(&|x| integer_tick(*x))
+                .y_desc(if log_y {
+                    format!("log10 {y_label}")
+                } else {
+                    y_label.to_string()
+                })
                 .draw()
                 .map_err(err)?;
-        }
-        Ok(())
-    })
+            for (k, (_, ys)) in series.iter().enumerate() {
+                let col = palette[k % palette.len()];
+                c.draw_series(LineSeries::new(
+                    ys.iter()
+                        .enumerate()
+                        .map(|(i, &v)| ((i + 1) as f64, tr(v)))
+                        .filter(|p| p.1.is_finite()),
+                    col.stroke_width(1),
+                ))
+                .map_err(err)?;
+            }
+            if series.len() > 1 {
+                draw_legend(&legend_area, &entries)?;
+            }
+            Ok(())
+        },
+    )
 }
 
 /// Histogram of values with `bins` equal bins.
@@ -299,6 +394,9 @@ pub fn scatter(points: &[(f64, f64)], x_label: &str, y_label: &str, diagonal: bo
     } else {
         (y0 - 0.5, y0 + 0.5)
     };
+    // A margin so that points at the extremes are not cut by the axes.
+    let (px, py) = ((x1 - x0) * 0.05, (y1 - y0) * 0.05);
+    let (x0, x1, y0, y1) = (x0 - px, x1 + px, y0 - py, y1 + py);
     svg_string(520, 420, |root| {
         let mut c = ChartBuilder::on(&root)
             .margin(10)
@@ -336,15 +434,30 @@ pub fn compare_methods(
     items: &[String],
     truth: &[f64],
     methods: &[MethodSeries],
+    x_label: &str,
     y_label: &str,
 ) -> String {
-    interval_chart(items, methods, Some(truth), false, y_label, 360)
+    interval_chart(
+        items,
+        methods,
+        Some(truth),
+        false,
+        None,
+        x_label,
+        y_label,
+        360,
+    )
 }
 
-/// Means with ±sd bars for several series over categorical x positions.
+/// Means with ±sd bars for several series over categorical x positions;
+/// `reference`, when given, is one value per series drawn as a dashed
+/// horizontal line in the series' colour across the whole panel (e.g. the
+/// metric against a point estimate, which does not vary along x).
 pub fn errorbars(
     x_labels: &[String],
     series: &[(String, Vec<f64>, Vec<f64>)],
+    reference: Option<(&str, &[f64])>,
+    x_label: &str,
     y_label: &str,
 ) -> String {
     let as_intervals: Vec<MethodSeries> = series
@@ -355,23 +468,36 @@ pub fn errorbars(
             (name.clone(), mean.clone(), lo, hi)
         })
         .collect();
-    interval_chart(x_labels, &as_intervals, None, true, y_label, 340)
+    interval_chart(
+        x_labels,
+        &as_intervals,
+        None,
+        true,
+        reference,
+        x_label,
+        y_label,
+        340,
+    )
 }
 
 /// The chart behind [`compare_methods`] and [`errorbars`]: per categorical
 /// position, one dot and vertical interval per series (dodged sideways),
 /// optionally joined by a faint line across positions, and optionally a
 /// black cross for the truth.
+#[allow(clippy::too_many_arguments)]
 fn interval_chart(
     labels: &[String],
     series: &[MethodSeries],
     truth: Option<&[f64]>,
     connect: bool,
+    reference: Option<(&str, &[f64])>,
+    x_label: &str,
     y_label: &str,
     height: u32,
 ) -> String {
     let n = labels.len();
-    let vals = truth.unwrap_or(&[]).iter().chain(
+    let refs: &[f64] = reference.map_or(&[], |r| r.1);
+    let vals = truth.unwrap_or(&[]).iter().chain(refs).chain(
         series
             .iter()
             .flat_map(|m| m.1.iter().chain(&m.2).chain(&m.3)),
@@ -391,81 +517,122 @@ fn interval_chart(
     let pad = (hi - lo) * 0.06;
     let palette = [BLUE, RED, GREEN, MAGENTA, CYAN, BLACK];
     let k = series.len().max(1) as f64;
-    svg_string(900, height, |root| {
-        let mut c = ChartBuilder::on(&root)
-            .margin(10)
-            .x_label_area_size(35)
-            .y_label_area_size(60)
-            .build_cartesian_2d(0.5f64..n as f64 + 0.5, (lo - pad)..(hi + pad))
-            .map_err(err)?;
-        let names = labels.to_vec();
-        c.configure_mesh()
-            .disable_x_mesh()
-            .x_labels(n)
-            .x_label_formatter(&|x| {
-                let i = x.round() as i64;
-                if (x - i as f64).abs() < 1e-6 && i >= 1 && i as usize <= n {
-                    names[i as usize - 1].clone()
-                } else {
-                    String::new()
-                }
-            })
-            .y_desc(y_label)
-            .draw()
-            .map_err(err)?;
-        for (m, (name, mid, l, h)) in series.iter().enumerate() {
-            let col = palette[m % palette.len()];
-            let off = |i: usize| (i + 1) as f64 + (m as f64 - (k - 1.0) / 2.0) * 0.1;
-            let shown = n.min(mid.len());
-            for i in 0..shown {
-                if l[i].is_finite() && h[i].is_finite() {
-                    c.draw_series(LineSeries::new(
-                        vec![(off(i), l[i]), (off(i), h[i])],
-                        col.stroke_width(2),
+    // The legend beside the plot, off the intervals.
+    let mut entries: Vec<LegendEntry> = series
+        .iter()
+        .enumerate()
+        .map(|(m, s)| LegendEntry {
+            name: s.0.clone(),
+            colour: palette[m % palette.len()],
+            dash: NO_LINE,
+            marker: 0,
+            width: 2,
+        })
+        .collect();
+    if truth.is_some() {
+        entries.push(LegendEntry {
+            name: "truth".into(),
+            colour: BLACK,
+            dash: NO_LINE,
+            marker: 2,
+            width: 2,
+        });
+    }
+    if let Some((name, _)) = reference {
+        entries.push(LegendEntry {
+            name: name.to_string(),
+            colour: BLACK,
+            dash: 1,
+            marker: usize::MAX,
+            width: 1,
+        });
+    }
+    let legend_w = legend_width(&entries);
+    svg_string(
+        900 + legend_w,
+        height.max(40 + 16 * entries.len() as u32),
+        |root| {
+            let (plot_area, legend_area) = root.split_horizontally(900);
+            let mut c = ChartBuilder::on(&plot_area)
+                .margin(10)
+                .x_label_area_size(35)
+                .y_label_area_size(60)
+                .build_cartesian_2d(0.5f64..n as f64 + 0.5, (lo - pad)..(hi + pad))
+                .map_err(err)?;
+            let names = labels.to_vec();
+            c.configure_mesh()
+                .disable_x_mesh()
+                .x_labels(n)
+                .x_label_formatter(&|x| {
+                    let i = x.round() as i64;
+                    if (x - i as f64).abs() < 1e-6 && i >= 1 && i as usize <= n {
+                        names[i as usize - 1].clone()
+                    } else {
+                        String::new()
+                    }
+                })
+                .x_desc(x_label)
+                .y_desc(y_label)
+                .draw()
+                .map_err(err)?;
+            if let Some((_, values)) = reference {
+                for (m, &v) in values.iter().enumerate().filter(|(_, v)| v.is_finite()) {
+                    let col = palette[m % palette.len()];
+                    c.draw_series(DashedLineSeries::new(
+                        vec![(0.5, v), (n as f64 + 0.5, v)],
+                        7,
+                        5,
+                        col.mix(0.8).stroke_width(1),
                     ))
                     .map_err(err)?;
                 }
             }
-            if connect {
-                c.draw_series(LineSeries::new(
+            for (m, (_, mid, l, h)) in series.iter().enumerate() {
+                let col = palette[m % palette.len()];
+                let off = |i: usize| (i + 1) as f64 + (m as f64 - (k - 1.0) / 2.0) * 0.1;
+                let shown = n.min(mid.len());
+                for i in 0..shown {
+                    if l[i].is_finite() && h[i].is_finite() {
+                        c.draw_series(LineSeries::new(
+                            vec![(off(i), l[i]), (off(i), h[i])],
+                            col.stroke_width(2),
+                        ))
+                        .map_err(err)?;
+                    }
+                }
+                if connect {
+                    c.draw_series(LineSeries::new(
+                        (0..shown)
+                            .filter(|&i| mid[i].is_finite())
+                            .map(|i| (off(i), mid[i])),
+                        col.mix(0.5),
+                    ))
+                    .map_err(err)?;
+                }
+                c.draw_series(
                     (0..shown)
                         .filter(|&i| mid[i].is_finite())
-                        .map(|i| (off(i), mid[i])),
-                    col.mix(0.5),
-                ))
+                        .map(|i| Circle::new((off(i), mid[i]), 3, col.filled())),
+                )
                 .map_err(err)?;
             }
-            c.draw_series(
-                (0..shown)
-                    .filter(|&i| mid[i].is_finite())
-                    .map(|i| Circle::new((off(i), mid[i]), 3, col.filled())),
-            )
-            .map_err(err)?
-            .label(name.clone())
-            .legend(move |(x, y)| Circle::new((x + 5, y), 3, col.filled()));
-        }
-        if let Some(truth) = truth {
-            c.draw_series(
-                (0..n.min(truth.len()))
-                    .map(|i| Cross::new(((i + 1) as f64, truth[i]), 5, BLACK.stroke_width(2))),
-            )
-            .map_err(err)?
-            .label("truth")
-            .legend(|(x, y)| Cross::new((x + 5, y), 4, BLACK));
-        }
-        c.configure_series_labels()
-            .border_style(BLACK)
-            .background_style(WHITE.mix(0.85))
-            .position(SeriesLabelPosition::UpperLeft)
-            .draw()
-            .map_err(err)?;
-        Ok(())
-    })
+            if let Some(truth) = truth {
+                c.draw_series(
+                    (0..n.min(truth.len()))
+                        .map(|i| Cross::new(((i + 1) as f64, truth[i]), 5, BLACK.stroke_width(2))),
+                )
+                .map_err(err)?;
+            }
+            draw_legend(&legend_area, &entries)?;
+            Ok(())
+        },
+    )
 }
 
 /// Per-class plausibilities of one case (Stutz et al. Fig. 5): bars for a
 /// point estimate, dots for posterior samples.
 pub fn plausibilities(classes: &[String], point: &[f64], samples: &[Vec<f64>]) -> String {
+    use plotters::style::text_anchor;
     let n = classes.len();
     let hi = point
         .iter()
@@ -473,28 +640,50 @@ pub fn plausibilities(classes: &[String], point: &[f64], samples: &[Vec<f64>]) -
         .copied()
         .fold(0.0f64, f64::max)
         .max(1e-6);
-    svg_string(900, 380, |root| {
+    // Class names stand upright under their bars (rotated a quarter turn),
+    // so long names never overlap; the label area fits the longest.
+    let longest = classes
+        .iter()
+        .map(|c| c.chars().count())
+        .max()
+        .unwrap_or(4)
+        .min(32) as u32;
+    let label_h = 20 + 7 * longest;
+    svg_string(900, 320 + label_h, |root| {
         let mut c = ChartBuilder::on(&root)
             .margin(10)
-            .x_label_area_size(60)
+            .x_label_area_size(label_h)
             .y_label_area_size(60)
             .build_cartesian_2d(0.5f64..n as f64 + 0.5, 0f64..hi * 1.05)
             .map_err(err)?;
-        let labels = classes.to_vec();
         c.configure_mesh()
             .disable_x_mesh()
             .x_labels(n)
-            .x_label_formatter(&|x| {
-                let i = x.round() as i64;
-                if (x - i as f64).abs() < 1e-6 && i >= 1 && i as usize <= n {
-                    labels[i as usize - 1].chars().take(24).collect()
-                } else {
-                    String::new()
-                }
-            })
+            // Names are drawn below, rotated, by hand (plotters places
+            // rotated tick labels across the axis).
+            .x_label_formatter(&|_| String::new())
             .y_desc("plausibility")
             .draw()
             .map_err(err)?;
+        // Upright names (reading upwards) ending just under their ticks.
+        let style = TextStyle::from(
+            ("sans-serif", 12)
+                .into_font()
+                .transform(FontTransform::Rotate270),
+        )
+        .pos(text_anchor::Pos::new(
+            text_anchor::HPos::Right,
+            text_anchor::VPos::Center,
+        ));
+        for (i, name) in classes.iter().enumerate() {
+            let (px, py) = c.backend_coord(&((i + 1) as f64, 0.0));
+            root.draw(&Text::new(
+                short_label(name, 32),
+                (px, py + 8),
+                style.clone(),
+            ))
+            .map_err(err)?;
+        }
         c.draw_series((0..n).map(|i| {
             Rectangle::new(
                 [
@@ -549,10 +738,11 @@ pub fn xy(
     let (ymin, ymax) = bounds(|p| p.1);
     let (px, py) = ((xmax - xmin) * 0.03, (ymax - ymin) * 0.08);
     let marker = marker.map(|(v, l)| (tx(v), l.to_string()));
-    // Up to six series: the usual palette and a legend inside the plot.
-    // More (a classifier's regularisation path has one per class and
-    // feature): one distinct colour each and the legend beside the plot, so
-    // it neither repeats colours nor covers the curves or gets clipped.
+    // Up to six series: the usual palette; more (a classifier's
+    // regularisation path has one per class and feature): one distinct
+    // colour each. The legend always sits beside the plot, so it neither
+    // covers the curves nor gets clipped, and series also differ in dash
+    // and marker shape, so curves that lie on each other stay apart.
     let many = series.len() > 6;
     let colour = |k: usize| -> RGBColor {
         const PALETTE: [RGBColor; 6] = [BLUE, RED, GREEN, MAGENTA, CYAN, BLACK];
@@ -562,22 +752,32 @@ pub fn xy(
             PALETTE[k % PALETTE.len()]
         }
     };
-    let legend_w: u32 = if many {
-        let longest = series
-            .iter()
-            .map(|s| s.0.chars().count())
-            .max()
-            .unwrap_or(4)
-            .min(48);
-        40 + 7 * longest as u32
+    let mut entries: Vec<LegendEntry> = series
+        .iter()
+        .enumerate()
+        .map(|(k, (name, _))| LegendEntry {
+            name: name.clone(),
+            colour: colour(k),
+            dash: if many { 0 } else { k % 3 },
+            marker: if many { 0 } else { k % 3 },
+            width: 2,
+        })
+        .collect();
+    if let Some((_, label)) = &marker {
+        entries.push(LegendEntry {
+            name: label.clone(),
+            colour: BLACK,
+            dash: 1,
+            marker: usize::MAX,
+            width: 1,
+        });
+    }
+    let legend_w = if entries.len() > 1 {
+        legend_width(&entries)
     } else {
         0
     };
-    let height = if many {
-        340.max(40 + 16 * series.len() as u32)
-    } else {
-        340
-    };
+    let height = 340.max(40 + 16 * entries.len() as u32);
     svg_string(900 + legend_w, height, |root| {
         let (plot_area, legend_area) = root.split_horizontally(900);
         let mut c = ChartBuilder::on(&plot_area)
@@ -595,7 +795,7 @@ pub fn xy(
             .y_desc(y_label)
             .draw()
             .map_err(err)?;
-        if let Some((mx, label)) = &marker {
+        if let Some((mx, _)) = &marker {
             let mx = *mx;
             c.draw_series(DashedLineSeries::new(
                 vec![(mx, ymin - py), (mx, ymax + py)],
@@ -603,62 +803,137 @@ pub fn xy(
                 4,
                 BLACK.stroke_width(1),
             ))
-            .map_err(err)?
-            .label(label.clone())
-            .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 15, y)], BLACK));
+            .map_err(err)?;
         }
-        for (k, (name, xy)) in series.iter().enumerate() {
-            let col = colour(k);
+        for (k, (_, xy)) in series.iter().enumerate() {
+            let e = &entries[k];
             let p: Vec<(f64, f64)> = xy
                 .iter()
                 .map(|&(x, y)| (tx(x), y))
                 .filter(|p| p.0.is_finite() && p.1.is_finite())
                 .collect();
-            c.draw_series(LineSeries::new(p.clone(), col.stroke_width(2)))
-                .map_err(err)?
-                .label(name.clone())
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 15, y)], col));
-            c.draw_series(p.into_iter().map(|q| Circle::new(q, 3, col.filled())))
-                .map_err(err)?;
+            draw_styled(&mut c, &p, e)?;
         }
-        if many {
-            // The legend beside the plot: one row per series.
-            let style = TextStyle::from(("sans-serif", 12).into_font()).color(&BLACK);
-            for (k, (name, _)) in series.iter().enumerate() {
-                let y = 20 + 16 * k as i32;
-                let col = colour(k);
-                legend_area
-                    .draw(&PathElement::new(
-                        vec![(8, y), (28, y)],
-                        col.stroke_width(3),
-                    ))
-                    .map_err(err)?;
-                let label: String = name.chars().take(48).collect();
-                legend_area
-                    .draw(&Text::new(label, (34, y - 6), style.clone()))
-                    .map_err(err)?;
-            }
-            if let Some((_, label)) = &marker {
-                let y = 20 + 16 * series.len() as i32;
-                legend_area
-                    .draw(&PathElement::new(
-                        vec![(8, y), (28, y)],
-                        BLACK.stroke_width(1),
-                    ))
-                    .map_err(err)?;
-                legend_area
-                    .draw(&Text::new(label.clone(), (34, y - 6), style))
-                    .map_err(err)?;
-            }
-        } else if series.len() > 1 || marker.is_some() {
-            c.configure_series_labels()
-                .border_style(BLACK)
-                .background_style(WHITE.mix(0.8))
-                .draw()
-                .map_err(err)?;
+        if entries.len() > 1 {
+            draw_legend(&legend_area, &entries)?;
         }
         Ok(())
     })
+}
+
+/// `LegendEntry::dash` for an entry drawn without a line (markers only).
+const NO_LINE: usize = usize::MAX;
+
+/// How one series is drawn and named in a legend beside the plot.
+struct LegendEntry {
+    name: String,
+    colour: RGBColor,
+    /// 0 solid, 1 dashed, 2 dotted, [`NO_LINE`] none.
+    dash: usize,
+    /// 0 circle, 1 triangle, 2 cross, `usize::MAX` none.
+    marker: usize,
+    width: u32,
+}
+
+fn legend_width(entries: &[LegendEntry]) -> u32 {
+    let longest = entries
+        .iter()
+        .map(|e| e.name.chars().count())
+        .max()
+        .unwrap_or(4)
+        .min(48);
+    44 + 7 * longest as u32
+}
+
+fn line_points<DB: DrawingBackend>(
+    c: &mut ChartContext<
+        '_,
+        DB,
+        Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
+    >,
+    p: &[(f64, f64)],
+    e: &LegendEntry,
+) -> Result<(), String> {
+    let style = e.colour.stroke_width(e.width);
+    match e.dash {
+        NO_LINE => {}
+        0 => {
+            c.draw_series(LineSeries::new(p.iter().copied(), style))
+                .map_err(err)?;
+        }
+        d => {
+            let (len, gap) = if d == 1 { (8, 5) } else { (2, 4) };
+            c.draw_series(DashedLineSeries::new(p.iter().copied(), len, gap, style))
+                .map_err(err)?;
+        }
+    }
+    Ok(())
+}
+
+fn draw_styled<DB: DrawingBackend>(
+    c: &mut ChartContext<
+        '_,
+        DB,
+        Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
+    >,
+    p: &[(f64, f64)],
+    e: &LegendEntry,
+) -> Result<(), String> {
+    line_points(c, p, e)?;
+    let col = e.colour;
+    match e.marker {
+        0 => {
+            c.draw_series(p.iter().map(|&q| Circle::new(q, 3, col.filled())))
+                .map_err(err)?;
+        }
+        1 => {
+            c.draw_series(p.iter().map(|&q| TriangleMarker::new(q, 5, col.filled())))
+                .map_err(err)?;
+        }
+        2 => {
+            c.draw_series(p.iter().map(|&q| Cross::new(q, 4, col.stroke_width(2))))
+                .map_err(err)?;
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// The legend beside a plot: one row per entry with its line and marker.
+fn draw_legend<DB: DrawingBackend>(
+    area: &DrawingArea<DB, plotters::coord::Shift>,
+    entries: &[LegendEntry],
+) -> Result<(), String> {
+    let style = TextStyle::from(("sans-serif", 12).into_font()).color(&BLACK);
+    for (k, e) in entries.iter().enumerate() {
+        let y = 20 + 16 * k as i32;
+        let line = e.colour.stroke_width(e.width.max(2));
+        match e.dash {
+            NO_LINE => Ok(()),
+            0 => area.draw(&PathElement::new(vec![(6, y), (30, y)], line)),
+            1 => area
+                .draw(&PathElement::new(vec![(6, y), (14, y)], line))
+                .and_then(|_| area.draw(&PathElement::new(vec![(20, y), (30, y)], line))),
+            _ => (0..4).try_for_each(|i| {
+                area.draw(&PathElement::new(
+                    vec![(6 + 7 * i, y), (8 + 7 * i, y)],
+                    line,
+                ))
+            }),
+        }
+        .map_err(err)?;
+        match e.marker {
+            0 => area.draw(&Circle::new((18, y), 3, e.colour.filled())),
+            1 => area.draw(&TriangleMarker::new((18, y), 5, e.colour.filled())),
+            2 => area.draw(&Cross::new((18, y), 4, e.colour.stroke_width(2))),
+            _ => Ok(()),
+        }
+        .map_err(err)?;
+        let label: String = e.name.chars().take(48).collect();
+        area.draw(&Text::new(label, (36, y - 6), style.clone()))
+            .map_err(err)?;
+    }
+    Ok(())
 }
 
 /// Colour `k`, all different: hues spread round the circle (golden-ratio
@@ -739,6 +1014,85 @@ mod tests {
             for l in counts {
                 assert!(!l.contains('.'), "n = {n}: count label {l:?}");
             }
+        }
+    }
+
+    /// Rank-marginal heat maps (issue 17 item 13): places are labelled
+    /// 1…n with no fractional ticks, the colour bar carries probability
+    /// labels from 0 to the largest value, and small maps print each
+    /// cell's value; colours come from a perceptual scale, not grey.
+    #[test]
+    fn heatmap_has_integer_places_and_a_labelled_colour_scale() {
+        let rows = vec![
+            vec![0.58, 0.29, 0.11, 0.02],
+            vec![0.22, 0.36, 0.30, 0.12],
+            vec![0.14, 0.24, 0.39, 0.23],
+            vec![0.06, 0.11, 0.20, 0.63],
+        ];
+        let names: Vec<String> = ["B", "C", "D", "A"].iter().map(|s| s.to_string()).collect();
+        let svg = heatmap(&names, &rows, "place");
+        let l = labels(&svg);
+        for p in ["1", "2", "3", "4"] {
+            assert!(l.iter().any(|x| x == p), "place {p}: {l:?}");
+        }
+        assert!(!l.iter().any(|x| x == "1.5" || x == "0.5"), "{l:?}");
+        assert!(
+            l.iter().any(|x| x == "0.00") && l.iter().any(|x| x == "0.63"),
+            "{l:?}"
+        );
+        assert!(l.iter().any(|x| x == "0.39"), "cell values: {l:?}");
+        // Viridis' dark end (68, 1, 84) fills the smallest cells.
+        assert!(
+            svg.contains("#440154") || svg.contains("#45"),
+            "no viridis colours"
+        );
+    }
+
+    /// Index axes (iterations, kept draws, sorted cases) are labelled with
+    /// whole numbers ("50", not "50.0"); legends of several series sit
+    /// beside the plot, outside its area.
+    #[test]
+    fn line_charts_count_in_integers_with_the_legend_outside() {
+        let series: Vec<(String, Vec<f64>)> = (0..4)
+            .map(|c| {
+                (
+                    format!("chain {}", c + 1),
+                    (0..500).map(|i| ((i * (c + 3)) % 17) as f64).collect(),
+                )
+            })
+            .collect();
+        let svg = lines(&series, "kept draw", "value", false);
+        let l = labels(&svg);
+        assert!(l.iter().any(|x| x == "250"), "{l:?}");
+        let xs: Vec<&String> = l
+            .iter()
+            .filter(|x| x.parse::<f64>().is_ok_and(|v| v >= 20.0))
+            .collect();
+        assert!(xs.iter().all(|x| !x.contains('.')), "{xs:?}");
+        assert!(svg.starts_with("<svg width=\"") && !svg.starts_with("<svg width=\"900\""));
+    }
+
+    /// Class names under a case's plausibility bars stand upright (rotated),
+    /// so long names do not run into each other (issue 17 item 13).
+    #[test]
+    fn case_plot_rotates_class_names() {
+        let classes: Vec<String> = [
+            "Melanocytic Nevus",
+            "O/E - ecchymoses present",
+            "Pyogenic granuloma",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let svg = plausibilities(
+            &classes,
+            &[0.5, 0.3, 0.2],
+            &[vec![0.4, 0.6], vec![0.3], vec![0.2]],
+        );
+        for c in &classes {
+            let at = svg.find(c.as_str()).expect("class name drawn");
+            let tag = &svg[svg[..at].rfind("<text").unwrap()..at];
+            assert!(tag.contains("rotate(270"), "{c}: {tag}");
         }
     }
 }

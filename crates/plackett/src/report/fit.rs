@@ -96,9 +96,21 @@ pub fn render(v: &FitView<'_>) -> String {
         let rows: Vec<Vec<f64>> = picks.iter().map(|&i| rm[i].clone()).collect();
         let labels: Vec<String> = picks.iter().map(|&i| s.items[i].name.clone()).collect();
         r.heading("Rank marginals");
+        let which = if picks.len() == n {
+            format!("all {n} items, best first")
+        } else {
+            format!("the five best and five worst of the {n} items")
+        };
         r.figure(
-            &charts::heatmap(&labels, &rows, &format!("place in a race among all {n} items")),
-            "P(item finishes at each place), top and bottom five items; white is high probability (cf. Guiver & Snelson 2009, Fig. 2).",
+            &charts::heatmap(
+                &labels,
+                &rows,
+                &format!("place in a race among all {n} items"),
+            ),
+            &format!(
+                "P(item finishes at each place), {which}; brighter is more probable, on the \
+                 square-root scale at the right (cf. Guiver & Snelson 2009, Fig. 2)."
+            ),
         );
     }
 
@@ -129,7 +141,10 @@ pub fn render(v: &FitView<'_>) -> String {
             );
         }
         r.heading("Convergence diagnostics");
-        let rows: Vec<Vec<String>> = order
+        // Worst mixing first: the table is read for its R̂.
+        let mut by_rhat = order.clone();
+        by_rhat.sort_by(|&a, &b| diag[b].rhat.total_cmp(&diag[a].rhat));
+        let rows: Vec<Vec<String>> = by_rhat
             .iter()
             .map(|&i| {
                 vec![
@@ -140,7 +155,7 @@ pub fn render(v: &FitView<'_>) -> String {
                 ]
             })
             .collect();
-        r.para("Rank-normalised split-R̂ (warn above 1.01) and bulk/tail effective sample sizes (warn below 400), Vehtari et al. (2021).");
+        r.para("Rank-normalised split-R̂ (warn above 1.01) and bulk/tail effective sample sizes (warn below 400), Vehtari et al. (2021); worst R̂ first.");
         r.table(&["item", "split-R̂", "bulk ESS", "tail ESS"], &rows);
     }
 

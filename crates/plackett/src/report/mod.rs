@@ -95,4 +95,4 @@ const CSS: &str = "body{font-family:sans-serif;max-width:1100px;margin:2em auto;
 h1{font-size:1.6em}h2{font-size:1.25em;border-bottom:1px solid #ccc;padding-bottom:.2em;margin-top:2em}\
 table{border-collapse:collapse;margin:1em 0}td,th{padding:.2em .6em;border-bottom:1px solid #eee;text-align:right}\
 table.facts th{text-align:left}td:first-child,th:first-child{text-align:left}\
-figure{margin:1em 0}figcaption{font-size:.9em;color:#555}footer{margin-top:3em;font-size:.8em;color:#777}";
+figure{margin:1em 0}figure svg{max-width:100%;height:auto}figcaption{font-size:.9em;color:#555}footer{margin-top:3em;font-size:.8em;color:#777}";
