@@ -460,21 +460,25 @@ fn spec_of(a: &FitArgs, gauge: Gauge) -> FitSpec {
 /// Translate the flags into the library's validated [`FitSpec`] and run
 /// it. Adding an engine is one more `EngineKind` in the library, one more
 /// implementation of [`Posterior`], one more `--engine` value here.
+/// Also returns the sampler's progress bar, still up: the caller turns it
+/// into a "writing…" spinner and clears it when everything is written, so
+/// the seconds of summaries and report after the last sweep are not silent.
 fn fit_engine(
     a: &FitArgs,
     ds: &Dataset,
     gauge: &Gauge,
-) -> Result<Box<dyn Posterior + Send + Sync>> {
+) -> Result<(
+    Box<dyn Posterior + Send + Sync>,
+    Option<crate::progress::Progress>,
+)> {
     let mut spec = spec_of(a, gauge.clone());
     let progress = (spec.engine == EngineKind::Gibbs).then(|| {
         crate::progress::Progress::new((a.burn_in + a.samples) as u64 * a.chains as u64, "sampling")
+            .after("sampled; summarising the draws (R̂, ESS, intervals)")
     });
     spec.observer = progress.as_ref().map(|p| p.observer());
-    let r = spec.run(ds);
-    if let Some(p) = progress {
-        p.finish();
-    }
-    Ok(r?)
+    let r = spec.run(ds)?;
+    Ok((r, progress))
 }
 
 /// Flags of `plackett fit` that only the single-population engines read
@@ -546,10 +550,16 @@ pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
     let mut feature_draws: Option<plackett::posterior::Draws> = None;
     let mut feature_point: Option<Vec<f64>> = None;
     let mut feature_trace: Option<plackett::posterior::Trace> = None;
+    let mut progress: Option<crate::progress::Progress> = None;
     let post: Option<Box<dyn Posterior + Send + Sync>> = if a.features.is_some() {
         None
     } else {
-        Some(fit_engine(a, &ds, &gauge)?)
+        let (p, bar) = fit_engine(a, &ds, &gauge)?;
+        if let Some(b) = &bar {
+            b.phase("writing the summaries, comparisons and report");
+        }
+        progress = bar;
+        Some(p)
     };
     let mut report = match &post {
         Some(p) => FitReport::from_posterior(p.as_ref(), &ds, &gauge),
@@ -815,6 +825,8 @@ pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
         pending.push((p.clone(), text.clone()));
     }
     write_outputs(&a.data.file, &pending)?;
+    // The spinner leaves the terminal before the table is printed.
+    drop(progress);
     if a.out.is_none() {
         crate::emit(&text)?;
     }

@@ -8,7 +8,7 @@ use plackett::infer::mcmc::McmcSettings;
 use plackett::io::output::write_all_atomic;
 use plackett::keywords::{
     AlphaModel, EvalOptions, Method, PriorScale, Probability, ThetaUpdate, VbssGibbsOptions,
-    VbssOptions, evaluate,
+    VbssOptions, evaluate_observed,
 };
 use plackett_text::{
     Engine, ExtractOptions, Input, Pipeline, extract, read_candidate_corpus, read_corpus,
@@ -413,7 +413,10 @@ fn run_evaluate(a: &EvaluateArgs) -> Result<()> {
     };
     let read_s = start.elapsed().as_secs_f64();
     let t = std::time::Instant::now();
-    let table = evaluate(&corpus, &opts)?;
+    let progress = crate::progress::Progress::new(corpus.documents.len() as u64, "documents");
+    let table = evaluate_observed(&corpus, &opts, Some(&progress.observer()));
+    progress.finish();
+    let table = table?;
     let eval_s = t.elapsed().as_secs_f64();
     let plot = a.timing_plot.as_ref().map(|_| {
         let pts: Vec<(f64, f64)> = table

@@ -207,11 +207,25 @@ pub fn run(c: &MilCommand) -> Result<()> {
 }
 
 fn run_fit(a: &FitArgs) -> Result<()> {
-    let engine = a.engine.engine()?;
+    let mut engine = a.engine.engine()?;
     let bags = read_bags(&a.file)?;
     let labels = bags.labels(&a.file)?;
+    // The sampler counts sweeps on a terminal bar (VB is quick).
+    let progress = match &mut engine {
+        MilEngine::Gibbs(g) => {
+            let p = crate::progress::Progress::new(
+                (g.mcmc.sweeps() as u64).saturating_mul(g.mcmc.chains as u64),
+                "sampling",
+            );
+            g.observer = Some(p.observer());
+            Some(p)
+        }
+        _ => None,
+    };
     let start = std::time::Instant::now();
-    let (model, info) = fit_model_with(&bags, &engine, a.engine.standardise)?;
+    let fitted = fit_model_with(&bags, &engine, a.engine.standardise);
+    drop(progress);
+    let (model, info) = fitted?;
     let seconds = start.elapsed().as_secs_f64();
     let pred = model.predict(&bags, 500, a.engine.seed)?;
     let p: Vec<f64> = pred.iter().map(|b| b.p).collect();
@@ -405,6 +419,12 @@ fn run_cv(a: &CvArgs) -> Result<()> {
     if a.baselines {
         methods.extend(Baseline::ALL.map(|b| MilMethod::Baseline(b, priors)));
     }
+    let progress = crate::progress::Progress::new(
+        (a.folds
+            .saturating_mul(a.repeats)
+            .saturating_mul(methods.len())) as u64,
+        "cross-validating (fits)",
+    );
     let cvs = cross_validate_methods(
         &bags,
         &methods,
@@ -413,7 +433,10 @@ fn run_cv(a: &CvArgs) -> Result<()> {
         a.repeats,
         a.draws,
         a.engine.seed,
-    )?;
+        Some(&progress.observer()),
+    );
+    progress.finish();
+    let cvs = cvs?;
     let text = match a.output.as_str() {
         "json" => {
             serde_json::to_string_pretty(

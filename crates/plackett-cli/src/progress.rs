@@ -14,13 +14,26 @@ pub struct Progress {
     inner: Arc<Inner>,
 }
 
+/// How long a run goes before a bar appears: a second, or
+/// `PLACKETT_PROGRESS_AFTER_MS` (the tests set 0 to see every bar).
+fn delay_ms() -> u128 {
+    std::env::var("PLACKETT_PROGRESS_AFTER_MS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1000)
+}
+
 struct Inner {
+    delay: u128,
     total: u64,
     done: AtomicU64,
     start: Instant,
     label: &'static str,
     bar: Mutex<Option<ProgressBar>>,
     enabled: bool,
+    /// Said when every unit is done but the library is still working
+    /// (summaries after the last sweep).
+    after: &'static str,
 }
 
 impl Progress {
@@ -28,14 +41,45 @@ impl Progress {
     pub fn new(total: u64, label: &'static str) -> Progress {
         Progress {
             inner: Arc::new(Inner {
+                delay: delay_ms(),
                 total,
                 done: AtomicU64::new(0),
                 start: Instant::now(),
                 label,
                 bar: Mutex::new(None),
                 enabled: std::io::stderr().is_terminal(),
+                after: "summarising",
             }),
         }
+    }
+
+    /// What the full bar says while the library finishes (default
+    /// "summarising").
+    pub fn after(mut self, what: &'static str) -> Progress {
+        if let Some(inner) = Arc::get_mut(&mut self.inner) {
+            inner.after = what;
+        }
+        self
+    }
+
+    /// A new phase after the counted work (summaries, report): on a
+    /// terminal, once the run has taken a second, the bar gives way to a
+    /// spinner saying `what`, so a long tail is never silent. Cleared by
+    /// [`finish`](Self::finish) or on drop.
+    pub fn phase(&self, what: &'static str) {
+        if !self.inner.enabled || self.inner.start.elapsed().as_millis() < self.inner.delay {
+            return;
+        }
+        let mut g = self.inner.bar.lock().expect("progress lock");
+        if let Some(b) = g.take() {
+            b.finish_and_clear();
+        }
+        let b = ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden());
+        b.set_style(ProgressStyle::with_template("{spinner} {msg} ({elapsed})").expect("template"));
+        b.set_message(what);
+        b.set_draw_target(ProgressDrawTarget::stderr());
+        b.enable_steady_tick(std::time::Duration::from_millis(120));
+        *g = Some(b);
     }
 
     /// The bar as the library's observer: `advance(k)` adds `k` units.
@@ -51,10 +95,16 @@ impl Progress {
     }
 }
 
+impl Drop for Progress {
+    fn drop(&mut self) {
+        self.finish();
+    }
+}
+
 impl Observer for Inner {
     fn advance(&self, k: usize) -> ControlFlow<()> {
         let done = self.done.fetch_add(k as u64, Ordering::Relaxed) + k as u64;
-        if !self.enabled || self.start.elapsed().as_millis() < 1000 {
+        if !self.enabled || self.start.elapsed().as_millis() < self.delay {
             return ControlFlow::Continue(());
         }
         let mut g = self.bar.lock().expect("progress lock");
@@ -90,6 +140,10 @@ impl Observer for Inner {
         });
         bar.set_prefix(left);
         bar.set_position(done);
+        if done >= self.total {
+            // The last unit is in; the library is summarising.
+            bar.set_message(self.after);
+        }
         ControlFlow::Continue(())
     }
 }

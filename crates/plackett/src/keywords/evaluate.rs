@@ -289,6 +289,16 @@ fn cell(selected: usize, tp: usize, obs: usize, truth: usize) -> Cell {
 
 /// Run the protocol on a corpus.
 pub fn evaluate(corpus: &Corpus, opts: &EvalOptions) -> Result<EvalTable> {
+    evaluate_observed(corpus, opts, None)
+}
+
+/// [`evaluate`], telling `observer` of every document taken up (progress
+/// bars; it may cancel the run).
+pub fn evaluate_observed(
+    corpus: &Corpus,
+    opts: &EvalOptions,
+    observer: Option<&crate::observer::SharedObserver>,
+) -> Result<EvalTable> {
     opts.vbss.check()?;
     if opts.k == 0 {
         return Err(Error::param("known_count", "must be at least 1"));
@@ -332,6 +342,7 @@ pub fn evaluate(corpus: &Corpus, opts: &EvalOptions) -> Result<EvalTable> {
         .par_iter()
         .enumerate()
         .map(|(di, doc)| {
+            crate::observer::advance(observer, 1)?;
             let g = WordGraph::from_tokens(&doc.tokens, opts.window, opts.self_loops)
                 .map_err(|e| Error::Data(format!("document {}: {e}", doc.id)))?;
             let mut truth: Vec<usize> = doc

@@ -22,6 +22,7 @@ pub mod vbss;
 pub use bss::{BssFit, BssOptions, fit_bss};
 pub use evaluate::{
     Corpus, DocTiming, Document, EvalOptions, EvalTable, ExternalScores, Method, evaluate,
+    evaluate_observed,
 };
 pub use fdr::{bayesian_fdr_select, top_by_score};
 pub use gibbs::{VbssGibbsFit, VbssGibbsOptions, fit_gibbs};

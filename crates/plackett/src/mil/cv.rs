@@ -210,6 +210,7 @@ pub fn cross_validate(
         repeats,
         predict_draws,
         seed,
+        None,
     )?;
     Ok(out.remove(0))
 }
@@ -218,7 +219,9 @@ pub fn cross_validate(
 /// folds (bags shuffled by `seed` and the repeat, folds stratified by
 /// label); a method's AUROC pools the held-out scores of all folds of a
 /// repeat. With `standardise`, each training fold's z-score scaling is
-/// applied to it and to its held-out fold.
+/// applied to it and to its held-out fold. `observer` is told of every
+/// finished (repeat, fold, method) fit (progress bars) and may cancel.
+#[allow(clippy::too_many_arguments)]
 pub fn cross_validate_methods(
     bags: &Bags,
     methods: &[MilMethod],
@@ -227,6 +230,7 @@ pub fn cross_validate_methods(
     repeats: usize,
     predict_draws: usize,
     seed: u64,
+    observer: Option<&crate::observer::SharedObserver>,
 ) -> Result<Vec<MilCv>> {
     let y = bags.labels("data")?;
     if folds < 2 || folds > bags.n_bags() {
@@ -275,6 +279,7 @@ pub fn cross_validate_methods(
                 for (i, s) in test.iter().zip(scores) {
                     p[k][*i] = s;
                 }
+                crate::observer::advance(observer, 1)?;
             }
         }
         for k in 0..methods.len() {
