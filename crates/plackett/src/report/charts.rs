@@ -137,7 +137,7 @@ pub fn heatmap(row_names: &[String], values: &[Vec<f64>], x_label: &str) -> Stri
                 }
             })
             // Places are whole numbers: a tick at each (up to 20), no "2.5".
-            .x_labels(cols.min(20).max(2))
+            .x_labels(cols.clamp(2, 20))
             .x_label_formatter(&|x| integer_tick(*x))
             .x_desc(x_label)
             .draw()
