@@ -80,3 +80,18 @@ def test_classifier_bad_input():
         PLClassifier().fit(X, np.zeros(len(y)))
     with pytest.raises(ValueError, match="4 features"):
         PLClassifier().fit(X, y).predict(X[:, :2])
+
+
+def test_classifier_shape_default_and_learn():
+    # One default model for every method (a = 1, as the CLI's --prior-shape);
+    # "learn" samples it (gibbs) and is refused by em, which fixes it.
+    X, y = iris()
+    g = PLClassifier(method="gibbs", samples=100, burn_in=100, chains=1, seed=2).fit(X, y)
+    one = PLClassifier(method="gibbs", a=1.0, samples=100, burn_in=100, chains=1, seed=2).fit(X, y)
+    np.testing.assert_array_equal(g.predict_proba(X), one.predict_proba(X))
+    learnt = PLClassifier(method="gibbs", a="learn", samples=100, burn_in=100, chains=1, seed=2).fit(X, y)
+    assert learnt.predict_proba(X).shape == (len(y), 3)
+    with pytest.raises(ValueError, match="em fixes"):
+        PLClassifier(method="em", a="learn").fit(X, y)
+    with pytest.raises(ValueError, match="learn"):
+        PLClassifier(a="sometimes").fit(X, y)

@@ -3,7 +3,7 @@ scikit-learn estimator. All numerics run in the Rust library; this module
 validates inputs the scikit-learn way and encodes labels."""
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, Optional, Union
 
 import numpy as np
 
@@ -61,6 +61,22 @@ except ImportError:  # pragma: no cover - exercised only without sklearn
         return X, np.asarray(y)
 
 
+def _shape(a: Any, method: str) -> Optional[float]:
+    """The Gamma shape for the extension: a positive number, or None to learn it."""
+    if isinstance(a, str):
+        if a != "learn":
+            raise ValueError(f"a: expected a positive number or 'learn', got {a!r}")
+        if method == "em":
+            raise ValueError("a='learn' needs method='gibbs' or 'vb' (em fixes the shape)")
+        return None
+    if a is None:
+        raise TypeError("a: expected a positive number or 'learn', got None")
+    a = float(a)
+    if not (np.isfinite(a) and a > 0):
+        raise ValueError(f"a: the Gamma shape must be positive, got {a}")
+    return a
+
+
 class PLClassifier(ClassifierMixin, BaseEstimator):
     """Plackett-Luce regression classifier (Archambeau & Caron 2012).
 
@@ -75,8 +91,11 @@ class PLClassifier(ClassifierMixin, BaseEstimator):
         EM for the MAP (§3.2; sparse for a < 1), the Gibbs sampler (§3.3;
         posterior predictive from the kept draws) or variational Bayes
         (§3.4).
-    a : float or None
-        Gamma shape; None: 1 for em, learnt for gibbs and vb.
+    a : float or "learn"
+        Gamma shape, 1 by default for every method (as the CLI's
+        ``--prior-shape``); ``"learn"`` samples it under p(a) ∝ 1/a (gibbs)
+        or fits it by type-II maximum likelihood (vb). A learnt shape is
+        small and very sparse, and single weights then mix slowly.
     b : float
         Gamma rate.
     pairwise : bool
@@ -100,7 +119,7 @@ class PLClassifier(ClassifierMixin, BaseEstimator):
     def __init__(
         self,
         method: str = "em",
-        a: Optional[float] = None,
+        a: Union[float, str] = 1.0,
         b: float = 1.0,
         pairwise: bool = False,
         samples: int = 1000,
@@ -131,7 +150,7 @@ class PLClassifier(ClassifierMixin, BaseEstimator):
             np.ascontiguousarray(codes.ravel(), dtype=np.int64),
             n_classes=len(classes),
             method=self.method,
-            a=None if self.a is None else float(self.a),
+            a=_shape(self.a, self.method),
             b=float(self.b),
             pairwise=bool(self.pairwise),
             samples=int(self.samples),
