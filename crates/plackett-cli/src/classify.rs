@@ -42,7 +42,12 @@ pub struct ModelArgs {
     /// under p(a) ∝ 1/a by gibbs (Archambeau & Caron 2012 §3.3), type-II ML by vb. The default
     /// is the same model for every engine; a learnt a is small (≈ 0.007 on Wine), very sparse,
     /// and its weights mix slowly (docs/classify.md).
-    #[arg(long = "prior-shape", alias = "a", value_name = "A|learn", default_value = "1")]
+    #[arg(
+        long = "prior-shape",
+        alias = "a",
+        value_name = "A|learn",
+        default_value = "1"
+    )]
     pub a: String,
     /// Gamma prior rate b, which sets the unidentified total mass only (`--b` still works).
     #[arg(

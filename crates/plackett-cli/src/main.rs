@@ -63,6 +63,7 @@ enum Command {
 /// program quietly instead of panicking.
 pub fn emit(text: &str) -> anyhow::Result<()> {
     use std::io::Write;
+    progress::quiet();
     let mut out = std::io::stdout().lock();
     match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
         Ok(()) => Ok(()),
@@ -172,6 +173,7 @@ fn main() {
         Err(e) => usage_error(e),
     };
     let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| usage_error(e));
+    progress::start_heartbeat("working");
     let result = match cli.command {
         Command::Fit(a) => fit::run(&a, &explicit(&matches, "fit")),
         Command::Demo(a) => demo::run(&a),
@@ -184,6 +186,7 @@ fn main() {
         Command::Aggregate(a) => groundtruth::run_aggregate(&a),
         Command::Evaluate(a) => groundtruth::run_evaluate(&a),
     };
+    progress::quiet();
     if let Err(e) = result {
         if let Some(nc) = e.downcast_ref::<NotConverged>() {
             // A distinct status: the input was fine, the engine stopped at

@@ -5,7 +5,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use plackett::observer::{Observer, SharedObserver};
 use std::io::IsTerminal;
 use std::ops::ControlFlow;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -39,6 +39,7 @@ struct Inner {
 impl Progress {
     /// A bar for `total` units.
     pub fn new(total: u64, label: &'static str) -> Progress {
+        BARS.fetch_add(1, Ordering::AcqRel);
         Progress {
             inner: Arc::new(Inner {
                 delay: delay_ms(),
@@ -98,6 +99,7 @@ impl Progress {
 impl Drop for Progress {
     fn drop(&mut self) {
         self.finish();
+        BARS.fetch_sub(1, Ordering::AcqRel);
     }
 }
 
@@ -145,5 +147,57 @@ impl Observer for Inner {
             bar.set_message(self.after);
         }
         ControlFlow::Continue(())
+    }
+}
+
+/// Counted bars alive now: the heartbeat stays quiet while one is.
+static BARS: AtomicUsize = AtomicUsize::new(0);
+/// Set at the first output (or error): the heartbeat stops for good.
+static QUIET: AtomicBool = AtomicBool::new(false);
+static HEARTBEAT: Mutex<Option<std::thread::JoinHandle<()>>> = Mutex::new(None);
+
+/// The fallback for runs without a counted bar (iterative engines, readers,
+/// reports): on a terminal, once the command has run for a second with no
+/// bar up and nothing printed yet, a spinner says it is working and for how
+/// long. It stops at the first output ([`quiet`]).
+pub fn start_heartbeat(what: &'static str) {
+    if !std::io::stderr().is_terminal() {
+        return;
+    }
+    let delay = delay_ms();
+    let handle = std::thread::spawn(move || {
+        let start = Instant::now();
+        let mut spinner: Option<ProgressBar> = None;
+        while !QUIET.load(Ordering::Acquire) {
+            let busy = BARS.load(Ordering::Acquire) > 0;
+            if busy || start.elapsed().as_millis() < delay {
+                if let Some(b) = spinner.take() {
+                    b.finish_and_clear();
+                }
+            } else if spinner.is_none() {
+                let b = ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden());
+                b.set_style(
+                    ProgressStyle::with_template("{spinner} {msg} ({elapsed})").expect("template"),
+                );
+                b.set_message(what);
+                b.set_draw_target(ProgressDrawTarget::stderr());
+                b.enable_steady_tick(std::time::Duration::from_millis(120));
+                spinner = Some(b);
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        if let Some(b) = spinner.take() {
+            b.finish_and_clear();
+        }
+    });
+    *HEARTBEAT.lock().expect("heartbeat lock") = Some(handle);
+}
+
+/// Stop the heartbeat and wait until its spinner is off the terminal
+/// (before anything is printed).
+pub fn quiet() {
+    QUIET.store(true, Ordering::Release);
+    if let Some(h) = HEARTBEAT.lock().expect("heartbeat lock").take() {
+        let _ = h.join();
     }
 }

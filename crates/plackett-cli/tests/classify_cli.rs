@@ -586,7 +586,13 @@ fn gibbs_defaults_pass_the_mixing_checks_on_the_examples() {
         let path = common::data("uci").join(f);
         let j = json(
             &bin()
-                .args(["classify", "fit", path.to_str().unwrap(), "--engine", "gibbs"])
+                .args([
+                    "classify",
+                    "fit",
+                    path.to_str().unwrap(),
+                    "--engine",
+                    "gibbs",
+                ])
                 .args(["--output", "json"])
                 .output()
                 .unwrap(),
@@ -596,7 +602,13 @@ fn gibbs_defaults_pass_the_mixing_checks_on_the_examples() {
             j["min_ess"].as_f64().unwrap(),
         );
         assert!(rhat <= 1.01 && ess >= 400.0, "{f}: R̂ {rhat}, ESS {ess}");
-        assert!(j["notes"].as_array().unwrap().iter().all(|n| !n.as_str().unwrap().contains("MCMC warning")));
+        assert!(
+            j["notes"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|n| !n.as_str().unwrap().contains("MCMC warning"))
+        );
         assert_eq!(j["a"], 1.0);
     }
     let wine = common::data("uci").join("wine.csv");

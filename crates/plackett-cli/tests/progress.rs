@@ -60,6 +60,23 @@ fn long_commands_draw_progress_on_a_terminal_only() {
         t.contains("writing the summaries"),
         "fit after the bar: {t}"
     );
+    // No counted bar (an iterative engine): a spinner says it is working
+    // until the first output.
+    let nascar = data("nascar2002").join("results.csv");
+    let t = on_a_terminal(&[
+        "fit",
+        &nascar.to_string_lossy(),
+        "--ranking-col",
+        "race",
+        "--rank-col",
+        "position",
+        "--item-col",
+        "driver",
+        "--engine",
+        "ep",
+    ])
+    .unwrap();
+    assert!(t.contains("working"), "ep: {t}");
     // Not a terminal: nothing on standard error.
     let out = bin()
         .args(["mil", "cv", &musk, "--folds", "2", "--max-iter", "20"])
