@@ -12,9 +12,11 @@ use crate::posterior::summary::Z975;
 /// A report section: heading, inline SVG, caption.
 pub type Section = (String, String, String);
 
-/// Coefficient forest plot on the original feature scale.
+/// Coefficient forest plot on the original feature scale, largest first.
 pub fn coefficients(fit: &FeatureFit, feats: &Features) -> Section {
-    let c = fit.coefficients(feats);
+    let mut c = fit.coefficients(feats);
+    // Largest coefficient first: the plot is read by its values.
+    c.sort_by(|a, b| b.value.total_cmp(&a.value));
     let names: Vec<String> = c.iter().map(|c| c.name.clone()).collect();
     let mid: Vec<f64> = c.iter().map(|c| c.value).collect();
     let lo: Vec<f64> = c

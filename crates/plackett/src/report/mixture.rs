@@ -129,13 +129,16 @@ pub fn mixture_html(r: &MixtureReport) -> String {
              interval are what the mixture fails to reproduce.",
             pc.replicates
         ));
-        let names: Vec<String> = pc.top1.iter().map(|c| c.item.clone()).collect();
+        // Most often ranked first at the top.
+        let mut top1 = pc.top1.clone();
+        top1.sort_by(|a, b| b.observed.total_cmp(&a.observed));
+        let names: Vec<String> = top1.iter().map(|c| c.item.clone()).collect();
         h.figure(
             &charts::forest(
                 &names,
-                &pc.top1.iter().map(|c| c.observed).collect::<Vec<_>>(),
-                &pc.top1.iter().map(|c| c.low).collect::<Vec<_>>(),
-                &pc.top1.iter().map(|c| c.high).collect::<Vec<_>>(),
+                &top1.iter().map(|c| c.observed).collect::<Vec<_>>(),
+                &top1.iter().map(|c| c.low).collect::<Vec<_>>(),
+                &top1.iter().map(|c| c.high).collect::<Vec<_>>(),
                 "times ranked first",
             ),
             "Top-1 frequencies: observed (dot) and 95% predictive interval (bar).",
