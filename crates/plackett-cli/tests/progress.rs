@@ -63,19 +63,11 @@ fn long_commands_draw_progress_on_a_terminal_only() {
     // No counted bar (an iterative engine): a spinner says it is working
     // until the first output.
     let nascar = data("nascar2002").join("results.csv");
-    let t = on_a_terminal(&[
-        "fit",
-        &nascar.to_string_lossy(),
-        "--ranking-col",
-        "race",
-        "--rank-col",
-        "position",
-        "--item-col",
-        "driver",
-        "--engine",
-        "ep",
-    ])
-    .unwrap();
+    let nascar = nascar.to_string_lossy();
+    let mut args = vec!["fit", &nascar];
+    args.extend(common::NASCAR_COLS);
+    args.extend(["--engine", "ep"]);
+    let t = on_a_terminal(&args).unwrap();
     assert!(t.contains("working"), "ep: {t}");
     // Not a terminal: nothing on standard error.
     let out = bin()

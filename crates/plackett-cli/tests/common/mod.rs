@@ -83,3 +83,14 @@ pub fn fit_salad(extra: &[&str]) -> Output {
         .output()
         .unwrap()
 }
+
+/// The long-CSV column flags of `data/nascar2002/results.csv`.
+#[allow(dead_code)]
+pub const NASCAR_COLS: [&str; 6] = [
+    "--ranking-col",
+    "race",
+    "--rank-col",
+    "position",
+    "--item-col",
+    "driver",
+];

@@ -238,12 +238,7 @@ pub(crate) fn sweep_observation(
             w.order.clear();
             let stages = {
                 // Remainder after each group, summed from the end.
-                w.suffix.clear();
-                w.suffix.resize(m + 1, 0.0);
-                w.suffix[m] = rem;
-                for k in (0..m).rev() {
-                    w.suffix[k] = w.suffix[k + 1] + lam[mem[k] as usize];
-                }
+                listed_suffix(w, mem, lam, rem);
                 let groups: Vec<_> = obs.groups().collect();
                 let n_ranked = groups.iter().filter(|g| !g.is_tail).count();
                 let mut stages = 0;
@@ -299,6 +294,18 @@ pub(crate) fn sweep_observation(
     cu
 }
 
+/// `w.suffix[k]`: the worth in play from listed position `k` on, in the
+/// listed order (`rem`, the unlisted remainder, at position `m`).
+fn listed_suffix(w: &mut Work, mem: &[u32], lam: &[f64], rem: f64) {
+    let m = mem.len();
+    w.suffix.clear();
+    w.suffix.resize(m + 1, 0.0);
+    w.suffix[m] = rem;
+    for k in (0..m).rev() {
+        w.suffix[k] = w.suffix[k + 1] + lam[mem[k] as usize];
+    }
+}
+
 /// `copies ≥ 2` independent copies of observation `o` (which has an
 /// unknown-order group) in one pass. Given λ the copies' latent orders are
 /// i.i.d., and every copy standing at the same remaining set `A` of a group
@@ -323,13 +330,7 @@ fn counted_copies(
 ) -> f64 {
     let obs = ds.obs(o);
     let mem = obs.members;
-    let m = mem.len();
-    w.suffix.clear();
-    w.suffix.resize(m + 1, 0.0);
-    w.suffix[m] = rem;
-    for k in (0..m).rev() {
-        w.suffix[k] = w.suffix[k + 1] + lam[mem[k] as usize];
-    }
+    listed_suffix(w, mem, lam, rem);
     let groups: Vec<_> = obs.groups().collect();
     let n_ranked = groups.iter().filter(|g| !g.is_tail).count();
     // Σ over copies of the time elapsed so far.

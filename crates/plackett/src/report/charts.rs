@@ -845,12 +845,15 @@ fn legend_width(entries: &[LegendEntry]) -> u32 {
     44 + 7 * longest as u32
 }
 
+/// A chart with two continuous axes.
+type Chart2d<'a, DB> = ChartContext<
+    'a,
+    DB,
+    Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
+>;
+
 fn line_points<DB: DrawingBackend>(
-    c: &mut ChartContext<
-        '_,
-        DB,
-        Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
-    >,
+    c: &mut Chart2d<'_, DB>,
     p: &[(f64, f64)],
     e: &LegendEntry,
 ) -> Result<(), String> {
@@ -871,11 +874,7 @@ fn line_points<DB: DrawingBackend>(
 }
 
 fn draw_styled<DB: DrawingBackend>(
-    c: &mut ChartContext<
-        '_,
-        DB,
-        Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
-    >,
+    c: &mut Chart2d<'_, DB>,
     p: &[(f64, f64)],
     e: &LegendEntry,
 ) -> Result<(), String> {
