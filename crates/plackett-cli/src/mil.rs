@@ -3,7 +3,6 @@
 
 use anyhow::{Result, bail};
 use clap::{Args, Subcommand};
-use plackett::eval::metrics::auc;
 use plackett::infer::mcmc::McmcSettings;
 use plackett::io::output::{short_name, write_all_atomic};
 use plackett::mil::gibbs::MilGibbsOptions;
@@ -209,7 +208,8 @@ pub fn run(c: &MilCommand) -> Result<()> {
 fn run_fit(a: &FitArgs) -> Result<()> {
     let mut engine = a.engine.engine()?;
     let bags = read_bags(&a.file)?;
-    let labels = bags.labels(&a.file)?;
+    // Every bag needs a label to fit (a one-line error names the first that has none).
+    bags.labels(&a.file)?;
     // The sampler counts sweeps on a terminal bar (VB is quick).
     let progress = match &mut engine {
         MilEngine::Gibbs(g) => {
@@ -228,59 +228,14 @@ fn run_fit(a: &FitArgs) -> Result<()> {
     let (model, info) = fitted?;
     let seconds = start.elapsed().as_secs_f64();
     let pred = model.predict(&bags, 500, a.engine.seed)?;
-    let p: Vec<f64> = pred.iter().map(|b| b.p).collect();
-    let train_auc = auc(&p, &labels);
-    let primary_auc = bags.primary.as_ref().map(|t| auc(&info.primary, t));
-    let bags_json: Vec<_> = bags
-        .bags
+    let notes: Vec<String> = plackett::mil::summary::fit_notes(&info)
         .iter()
-        .zip(&pred)
-        .map(|(b, bp)| {
-            json!({
-                "bag": b.name,
-                "label": b.label.map(u8::from),
-                "p": bp.p,
-                "instances": (b.start..b.end).map(|j| json!({
-                    "row": bags.row[j],
-                    "modality": bags.modality[j],
-                    "p_primary": info.primary[j],
-                })).collect::<Vec<_>>(),
-            })
-        })
+        .map(|n| crate::cli_text(n))
         .collect();
+    let summary =
+        plackett::mil::summary::fit_document(&bags, &model, &info, &pred, &notes, seconds);
+    let (train_auc, primary_auc) = plackett::mil::summary::fit_aurocs(&bags, &info, &pred);
     let counts = bags.counts();
-    let mut notes: Vec<String> = Vec::new();
-    if let (Some(r), Some(e)) = (info.max_rhat, info.min_ess)
-        && (r > 1.01 || e < 400.0)
-    {
-        notes.push(format!(
-            "MCMC warning: max split-R̂ {r:.3}, min bulk ESS {e:.0}: the chains disagree; run longer (--burn-in, --samples, --thin) before reading coefficients or intervals"
-        ));
-    }
-    if info.engine == "vb" {
-        notes.push(
-            "vb: mean-field sds are too small and coefficient means can be far from the posterior's (docs/mil.md); use --engine gibbs for coefficient intervals"
-                .into(),
-        );
-        if info.primary.iter().all(|&p| p < 1e-3) {
-            notes.push(
-                "vb: no instance is primary (every probability below 0.001): a degenerate mean-field optimum, common with many features per instance (docs/mil.md, Musk); the bag probabilities carry no signal — use --engine gibbs"
-                    .into(),
-            );
-        }
-    }
-    let summary = json!({
-        "notes": notes,
-        "engine": info.engine,
-        "bags": bags.n_bags(),
-        "instances": [counts[0], counts[1]],
-        "parameters": model.parameters,
-        "fit": info,
-        "training_auroc": train_auc,
-        "primary_auroc": primary_auc,
-        "seconds": seconds,
-        "predictions": bags_json,
-    });
     let text = match a.output.as_str() {
         "json" => serde_json::to_string_pretty(&summary)? + "\n",
         _ => {
@@ -364,7 +319,9 @@ fn run_predict(a: &PredictArgs) -> Result<()> {
     model.check_bags(&bags, &a.file)?;
     let pred = model.predict(&bags, a.draws, a.seed)?;
     let out = match a.output.as_str() {
-        "json" => serde_json::to_string_pretty(&json!({ "bags": pred }))? + "\n",
+        "json" => {
+            serde_json::to_string_pretty(&plackett::mil::summary::predict_document(&pred))? + "\n"
+        }
         _ => {
             let mut s = String::from("bag,row,modality,p,p_plugin,p_primary\n");
             for b in &pred {

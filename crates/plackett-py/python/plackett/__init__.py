@@ -16,7 +16,18 @@ from typing import Any, Iterable, Optional, Sequence
 import numpy as np
 
 from . import _plackett
-from ._plackett import AdherenceResult, AggregateResult, Dataset, FitResult, MixtureResult, Model, Selectors
+from ._plackett import (
+    AdherenceResult,
+    AggregateResult,
+    Dataset,
+    FitResult,
+    MilFit,
+    MilModel,
+    MilPrediction,
+    MixtureResult,
+    Model,
+    Selectors,
+)
 
 __version__ = _plackett.__version__
 
@@ -26,6 +37,9 @@ __all__ = [
     "Dataset",
     "FitResult",
     "KeywordResult",
+    "MilFit",
+    "MilModel",
+    "MilPrediction",
     "MixtureResult",
     "Model",
     "PLClassifier",
@@ -36,7 +50,9 @@ __all__ = [
     "fit",
     "fit_adherence",
     "fit_mixture",
+    "load_mil_model",
     "load_model",
+    "mil_fit",
     "read_orderings",
     "selectors",
     "rankings",
@@ -684,6 +700,42 @@ def extract_keywords(
     return KeywordResult(
         _plackett.extract_keywords(document, known, tokens=tokens, gamma=gamma, engine=engine, **options)
     )
+
+
+def _bags_source(data: Any) -> tuple:
+    """(source, text) for the MIL readers: a path, or a pandas frame in the
+    long layout (``bag, label, modality, m0_…, m1_…``) as CSV text."""
+    if isinstance(data, (str, os.PathLike)):
+        return str(data), None
+    if hasattr(data, "to_csv") and hasattr(data, "columns"):
+        return "<DataFrame>", data.to_csv(index=False)
+    raise TypeError("data: expected a path (CSV or JSON bags) or a pandas DataFrame in the long layout")
+
+
+def mil_fit(data: Any, *, engine: str = "vb", **options: Any) -> MilFit:
+    """Multiple-instance classification with two modalities (vMMIC, Hu 2024, ch. 2).
+
+    ``data``: a path to bags (the long CSV ``bag,label,modality,m0_…,m1_…``
+    or the JSON form) or a pandas DataFrame in the long layout.
+    ``engine``: "vb" (vMMIC's coordinate ascent) or "gibbs" (the exact
+    posterior of the same two-level probit model, the gold standard).
+    Options as ``plackett mil fit``'s flags with ``_`` for ``-``:
+    ``standardise``, ``intercept_var``, ``slope_var``, ``tol``,
+    ``max_iter``, ``starts``, ``samples``, ``burn_in``, ``thin``,
+    ``chains``, ``seed``. The result has ``p`` (training bag
+    probabilities), ``primary`` (each instance's posterior probability of
+    being primary), ``model()`` (for ``predict``) and ``to_json()`` (the
+    CLI's document). See docs/mil.md.
+    """
+    source, text = _bags_source(data)
+    return _plackett.mil_fit(source, text, engine=engine, **options)
+
+
+def load_mil_model(path: str) -> MilModel:
+    """A model written by ``plackett mil fit --out`` (or ``MilModel.to_json()``);
+    ``model.predict(data)`` scores new bags as ``plackett mil predict``."""
+    with open(path, encoding="utf-8") as f:
+        return _plackett.mil_model_from_json(str(path), f.read())
 
 
 from ._classifier import PLClassifier  # noqa: E402

@@ -25,6 +25,7 @@ pub use simulate::{MilDesign, simulate_bags, simulate_with};
 pub use vb::{VbFit, VbOptions, fit_vb};
 pub mod cv;
 pub mod model;
+pub mod summary;
 pub use cv::{
     MilCv, MilEngine, MilFitInfo, MilMethod, cross_validate, cross_validate_methods, fit_model,
     fit_model_with,

@@ -1,0 +1,303 @@
+//! Multiple-instance classification with two modalities (vMMIC, Hu 2024,
+//! ch. 2) for Python: the engine behind `plackett.mil_fit`. Bags are read by
+//! the library's readers (a file, or the long-CSV text of a pandas frame),
+//! and the documents `to_json()` returns are the library's, so they equal
+//! what `plackett mil fit|predict --output json` print.
+
+use crate::err;
+use numpy::{IntoPyArray, PyArray1};
+use plackett::mil::bags::{read_bags_csv, read_bags_json};
+use plackett::mil::summary::{fit_document, fit_notes, predict_document};
+use plackett::mil::{
+    BagPrediction, Bags, MilEngine, MilGibbsOptions, MilModel, MilPriors, VbOptions,
+    fit_model_with, read_bags,
+};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+
+/// Bags from a file (`text` None) or from CSV/JSON text named `source`.
+fn bags_of(source: &str, text: Option<&str>) -> plackett::Result<Bags> {
+    match text {
+        None => read_bags(source),
+        Some(t) if source.to_ascii_lowercase().ends_with(".json") => read_bags_json(source, t),
+        Some(t) => read_bags_csv(source, t),
+    }
+}
+
+/// `(source, text)` of bags given from Python: a path (str or PathLike),
+/// or a pandas frame in the long layout, as its CSV text.
+fn source_of(data: &Bound<'_, PyAny>) -> PyResult<(String, Option<String>)> {
+    if let Ok(s) = data.extract::<std::path::PathBuf>() {
+        return Ok((s.to_string_lossy().into_owned(), None));
+    }
+    if data.hasattr("to_csv")? && data.hasattr("columns")? {
+        let kwargs = pyo3::types::PyDict::new(data.py());
+        kwargs.set_item("index", false)?;
+        let text: String = data.call_method("to_csv", (), Some(&kwargs))?.extract()?;
+        return Ok(("<DataFrame>".into(), Some(text)));
+    }
+    Err(pyo3::exceptions::PyTypeError::new_err(
+        "data: expected a path (CSV or JSON bags) or a pandas DataFrame in the long layout",
+    ))
+}
+
+fn pretty(v: &impl serde::Serialize) -> PyResult<String> {
+    serde_json::to_string_pretty(v)
+        .map(|s| s + "\n")
+        .map_err(|e| PyValueError::new_err(format!("cannot serialise: {e}")))
+}
+
+/// A fitted multiple-instance model (the `mil fit --out` file's content).
+#[pyclass(module = "plackett._plackett", name = "MilModel", frozen)]
+pub struct PyMilModel {
+    model: MilModel,
+}
+
+#[pymethods]
+impl PyMilModel {
+    /// Predict the bags of `data` (a path, or a pandas frame in the long
+    /// layout): posterior predictive bag probabilities and each instance's
+    /// probability of being primary, as `plackett mil predict`.
+    #[pyo3(signature = (data, *, draws = 1000, seed = 1))]
+    fn predict(
+        &self,
+        py: Python<'_>,
+        data: &Bound<'_, PyAny>,
+        draws: usize,
+        seed: u64,
+    ) -> PyResult<MilPrediction> {
+        let model = &self.model;
+        let (source, text) = source_of(data)?;
+        let pred = py
+            .detach(move || {
+                let bags = bags_of(&source, text.as_deref())?;
+                model.check_bags(&bags, &source)?;
+                model.predict(&bags, draws, seed)
+            })
+            .map_err(err)?;
+        Ok(MilPrediction { pred })
+    }
+
+    /// The model file's JSON (what `plackett mil fit --out` writes).
+    fn to_json(&self) -> PyResult<String> {
+        pretty(&self.model)
+    }
+
+    /// `vb` or `gibbs`.
+    #[getter]
+    fn engine(&self) -> String {
+        self.model.engine.clone()
+    }
+
+    /// Posterior summaries: `(name, mean, sd, 5%, 95%)` per coefficient
+    /// (α, β, γ, a, b, c, d; Hu 2024 §2.2.1).
+    fn parameters(&self) -> Vec<(String, f64, f64, f64, f64)> {
+        self.model
+            .parameters
+            .iter()
+            .map(|p| (p.name.clone(), p.mean, p.sd, p.lower, p.upper))
+            .collect()
+    }
+
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
+        crate::reduce(py, &self.model, "_restore_mil_model")
+    }
+}
+
+/// Read a model written by `mil fit --out` or `MilModel.to_json()`.
+#[pyfunction]
+pub fn mil_model_from_json(source: &str, text: &str) -> PyResult<PyMilModel> {
+    Ok(PyMilModel {
+        model: MilModel::from_json(source, text).map_err(err)?,
+    })
+}
+
+#[pyfunction]
+pub fn _restore_mil_model(state: &str) -> PyResult<PyMilModel> {
+    Ok(PyMilModel {
+        model: crate::restore(state)?,
+    })
+}
+
+/// Predictions of a set of bags.
+#[pyclass(module = "plackett._plackett", name = "MilPrediction", frozen)]
+pub struct MilPrediction {
+    pred: Vec<BagPrediction>,
+}
+
+#[pymethods]
+impl MilPrediction {
+    /// Bag names, in file order.
+    #[getter]
+    fn bags(&self) -> Vec<String> {
+        self.pred.iter().map(|b| b.bag.clone()).collect()
+    }
+
+    /// Posterior predictive P(label = 1) per bag.
+    #[getter]
+    fn p<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
+        self.pred
+            .iter()
+            .map(|b| b.p)
+            .collect::<Vec<_>>()
+            .into_pyarray(py)
+    }
+
+    /// Per instance `(bag, row, modality, p_primary)`, rows of the input
+    /// counted from 0.
+    fn instances(&self) -> Vec<(String, usize, u8, f64)> {
+        self.pred
+            .iter()
+            .flat_map(|b| {
+                b.instances
+                    .iter()
+                    .map(|i| (b.bag.clone(), i.row, i.modality, i.p_primary))
+            })
+            .collect()
+    }
+
+    /// The document of `plackett mil predict --output json`.
+    fn to_json(&self) -> PyResult<String> {
+        pretty(&predict_document(&self.pred))
+    }
+}
+
+/// A fit: the model, the training bags' probabilities, each training
+/// instance's posterior probability of being primary, and the fit document.
+#[pyclass(module = "plackett._plackett", name = "MilFit", frozen)]
+pub struct MilFit {
+    model: MilModel,
+    doc: serde_json::Value,
+    primary: Vec<f64>,
+    p: Vec<f64>,
+    converged: bool,
+}
+
+#[pymethods]
+impl MilFit {
+    /// The fitted model.
+    fn model(&self) -> PyMilModel {
+        PyMilModel {
+            model: self.model.clone(),
+        }
+    }
+
+    /// Posterior P(primary) of every training instance, in file order.
+    #[getter]
+    fn primary<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
+        self.primary.clone().into_pyarray(py)
+    }
+
+    /// Posterior predictive P(label = 1) of every training bag.
+    #[getter]
+    fn p<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
+        self.p.clone().into_pyarray(py)
+    }
+
+    /// VB met its tolerance (Gibbs: always true).
+    #[getter]
+    fn converged(&self) -> bool {
+        self.converged
+    }
+
+    /// Warnings (mixing, VB's known weaknesses).
+    #[getter]
+    fn notes(&self) -> Vec<String> {
+        self.doc["notes"]
+            .as_array()
+            .map(|v| {
+                v.iter()
+                    .filter_map(|n| n.as_str().map(String::from))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// The document of `plackett mil fit --output json`.
+    fn to_json(&self) -> PyResult<String> {
+        pretty(&self.doc)
+    }
+}
+
+/// Fit vMMIC (`engine="vb"`) or its Gibbs gold standard (`"gibbs"`) to the
+/// bags of `source` (a file, or long-CSV/JSON text named `source`).
+/// Keyword arguments as `plackett mil fit`'s flags.
+#[pyfunction]
+#[pyo3(signature = (source, text = None, *, engine = "vb", standardise = false,
+    intercept_var = 16.0, slope_var = 4.0, tol = 1e-4, max_iter = 5000, starts = 1,
+    samples = 1000, burn_in = 1000, thin = 1, chains = 4, seed = 1))]
+#[allow(clippy::too_many_arguments)]
+pub fn mil_fit(
+    py: Python<'_>,
+    source: &str,
+    text: Option<String>,
+    engine: &str,
+    standardise: bool,
+    intercept_var: f64,
+    slope_var: f64,
+    tol: f64,
+    max_iter: usize,
+    starts: usize,
+    samples: usize,
+    burn_in: usize,
+    thin: usize,
+    chains: usize,
+    seed: u64,
+) -> PyResult<MilFit> {
+    let priors = MilPriors {
+        intercept_var,
+        slope_var,
+    }
+    .check()
+    .map_err(err)?;
+    let engine = match engine {
+        "vb" => MilEngine::Vb(VbOptions {
+            priors,
+            tol,
+            max_iter,
+            starts,
+            seed,
+            observer: None,
+        }),
+        "gibbs" => MilEngine::Gibbs(MilGibbsOptions {
+            priors,
+            mcmc: plackett::infer::mcmc::McmcSettings {
+                samples,
+                burn_in,
+                thin,
+                chains,
+                seed,
+            }
+            .check()
+            .map_err(err)?,
+            observer: None,
+        }),
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "engine: expected \"vb\" or \"gibbs\", got {other:?}"
+            )));
+        }
+    };
+    let source = source.to_string();
+    py.detach(move || {
+        let bags = bags_of(&source, text.as_deref())?;
+        bags.labels(&source)?;
+        let start = std::time::Instant::now();
+        let (model, info) = fit_model_with(&bags, &engine, standardise)?;
+        let seconds = start.elapsed().as_secs_f64();
+        let pred = model.predict(&bags, 500, seed)?;
+        let notes: Vec<String> = fit_notes(&info)
+            .iter()
+            .map(|n| plackett::error::render_params(n, plackett::error::ParamStyle::Python))
+            .collect();
+        let doc = fit_document(&bags, &model, &info, &pred, &notes, seconds);
+        Ok(MilFit {
+            converged: info.converged.unwrap_or(true),
+            primary: info.primary.clone(),
+            p: pred.iter().map(|b| b.p).collect(),
+            model,
+            doc,
+        })
+    })
+    .map_err(err)
+}

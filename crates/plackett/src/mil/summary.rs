@@ -1,0 +1,102 @@
+//! The documents a multiple-instance fit and prediction produce — what
+//! `plackett mil fit|predict --output json` print and Python's `to_json()`
+//! returns — built in one place so that every front end gives the same
+//! keys and numbers.
+
+use super::bags::Bags;
+use super::cv::MilFitInfo;
+use super::model::{BagPrediction, MilModel};
+use crate::eval::metrics::auc;
+use serde_json::{Value, json};
+
+/// Warnings about a fit: Gibbs chains that disagree, VB's known
+/// weaknesses (under-dispersed sds; the degenerate optimum with no primary
+/// instance, Hu 2024 §2.2 on Musk).
+pub fn fit_notes(info: &MilFitInfo) -> Vec<String> {
+    let mut notes = Vec::new();
+    if let (Some(r), Some(e)) = (info.max_rhat, info.min_ess)
+        && (r > 1.01 || e < 400.0)
+    {
+        notes.push(format!(
+            "MCMC warning: max split-R̂ {r:.3}, min bulk ESS {e:.0}: the chains disagree; run \
+             longer (`burn_in`, `samples`, `thin`) before reading coefficients or intervals"
+        ));
+    }
+    if info.engine == "vb" {
+        notes.push(
+            "vb: mean-field sds are too small and coefficient means can be far from the \
+             posterior's (docs/mil.md); use `engine=gibbs` for coefficient intervals"
+                .into(),
+        );
+        if info.primary.iter().all(|&p| p < 1e-3) {
+            notes.push(
+                "vb: no instance is primary (every probability below 0.001): a degenerate \
+                 mean-field optimum, common with many features per instance (docs/mil.md, \
+                 Musk); the bag probabilities carry no signal — use `engine=gibbs`"
+                    .into(),
+            );
+        }
+    }
+    notes
+}
+
+/// Training bag AUROC of `pred` and, when the bags carry the true `primary`
+/// column, the primary-instance AUROC of the fit's instance probabilities.
+pub fn fit_aurocs(bags: &Bags, info: &MilFitInfo, pred: &[BagPrediction]) -> (f64, Option<f64>) {
+    let p: Vec<f64> = pred.iter().map(|b| b.p).collect();
+    let labels: Vec<bool> = bags.bags.iter().map(|b| b.label == Some(true)).collect();
+    (
+        auc(&p, &labels),
+        bags.primary.as_ref().map(|t| auc(&info.primary, t)),
+    )
+}
+
+/// The fit document: engine, sizes, parameters, convergence, training
+/// AUROCs, notes, and per bag its probability and every instance's
+/// posterior probability of being primary (rows as in the input file,
+/// from 0). `notes` are [`fit_notes`] in the caller's vocabulary.
+pub fn fit_document(
+    bags: &Bags,
+    model: &MilModel,
+    info: &MilFitInfo,
+    pred: &[BagPrediction],
+    notes: &[String],
+    seconds: f64,
+) -> Value {
+    let (train_auc, primary_auc) = fit_aurocs(bags, info, pred);
+    let bags_json: Vec<Value> = bags
+        .bags
+        .iter()
+        .zip(pred)
+        .map(|(b, bp)| {
+            json!({
+                "bag": b.name,
+                "label": b.label.map(u8::from),
+                "p": bp.p,
+                "instances": (b.start..b.end).map(|j| json!({
+                    "row": bags.row[j],
+                    "modality": bags.modality[j],
+                    "p_primary": info.primary[j],
+                })).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    let counts = bags.counts();
+    json!({
+        "notes": notes,
+        "engine": info.engine,
+        "bags": bags.n_bags(),
+        "instances": [counts[0], counts[1]],
+        "parameters": model.parameters,
+        "fit": info,
+        "training_auroc": train_auc,
+        "primary_auroc": primary_auc,
+        "seconds": seconds,
+        "predictions": bags_json,
+    })
+}
+
+/// The prediction document of `mil predict --output json`.
+pub fn predict_document(pred: &[BagPrediction]) -> Value {
+    json!({ "bags": pred })
+}
