@@ -276,6 +276,11 @@ def test_results_pickle_bit_for_bit(engine):
 
 def test_ctrl_c_stops_a_long_run():
     import _thread
+    import signal
+
+    # Python's own SIGINT handler, whatever an earlier test (a Dask cluster,
+    # say) left installed: the test is about ours, not theirs.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
 
     derm = os.path.join(DATA, "dermatology-ddx")
     sel = plackett.selectors(os.path.join(derm, "dermatology_selectors.json"),
@@ -289,6 +294,7 @@ def test_ctrl_c_stops_a_long_run():
             plackett.aggregate(sel, samples=20000, burn_in=2000)
     finally:
         timer.cancel()
+        signal.signal(signal.SIGINT, previous)
     assert time.time() - t0 < 20
     # The package still works afterwards.
     assert len(plackett.aggregate(sel, cases=[0], samples=10)) == 1
