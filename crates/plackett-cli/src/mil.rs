@@ -116,6 +116,13 @@ pub struct FitArgs {
     /// Exit 0 even if vb stopped at --max-iter before its stopping rule held.
     #[arg(long)]
     pub allow_nonconvergence: bool,
+    /// Write a self-contained HTML report: ROC curves, coefficient intervals, and the
+    /// instances that drove one bag.
+    #[arg(long, value_name = "FILE.html")]
+    pub report: Option<String>,
+    /// The bag whose instances the report lists [default: the most probable bag].
+    #[arg(long, value_name = "NAME", requires = "report")]
+    pub report_bag: Option<String>,
 }
 
 /// `plackett mil predict`.
@@ -210,6 +217,15 @@ fn run_fit(a: &FitArgs) -> Result<()> {
     let bags = read_bags(&a.file)?;
     // Every bag needs a label to fit (a one-line error names the first that has none).
     bags.labels(&a.file)?;
+    if let Some(name) = &a.report_bag
+        && !bags.bags.iter().any(|b| &b.name == name)
+    {
+        bail!(
+            "invalid option --report-bag: no bag named {:?} in {}",
+            short_name(name, 60),
+            a.file
+        );
+    }
     // The sampler counts sweeps on a terminal bar (VB is quick).
     let progress = match &mut engine {
         MilEngine::Gibbs(g) => {
@@ -297,12 +313,28 @@ fn run_fit(a: &FitArgs) -> Result<()> {
         ))
         .into());
     }
+    // Every file is written only after everything has succeeded.
+    let mut files: Vec<(String, String)> = Vec::new();
     if let Some(out) = &a.out {
-        write_all_atomic(&[(
-            out.as_str(),
-            (serde_json::to_string_pretty(&model)? + "\n").as_bytes(),
-        )])?;
+        files.push((out.clone(), serde_json::to_string_pretty(&model)? + "\n"));
     }
+    if let Some(path) = &a.report {
+        let page = plackett::report::mil::render(&plackett::report::mil::MilView {
+            title: format!("plackett mil fit: {}", a.file),
+            bags: &bags,
+            model: &model,
+            info: &info,
+            pred: &pred,
+            notes: &notes,
+            bag: a.report_bag.as_deref(),
+        })?;
+        files.push((path.clone(), page));
+    }
+    let refs: Vec<(&str, &[u8])> = files
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_bytes()))
+        .collect();
+    write_all_atomic(&refs)?;
     crate::emit(&text)
 }
 

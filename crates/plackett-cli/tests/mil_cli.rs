@@ -334,3 +334,57 @@ fn standardised_fits_are_invariant_to_feature_units() {
         .unwrap();
     fails(&out, "features");
 }
+
+/// `mil fit --report` (issue 15 item 7): ROC curves (bags, and primary
+/// instances when the file has the truth), the coefficients with their
+/// intervals, and the instances of one bag, most likely primary first; a
+/// bag name the data do not hold is refused before anything is written.
+#[test]
+fn fit_report_shows_roc_coefficients_and_a_bags_instances() {
+    let d = tmpdir("mil-report");
+    let data = simulate(&d, 120);
+    let page = d.join("r.html");
+    let page_s = page.to_string_lossy().into_owned();
+    let o = bin()
+        .args(["mil", "fit", &data, "--report", &page_s])
+        .args(["--report-bag", "bag7"])
+        .output()
+        .unwrap();
+    assert_ok(&o);
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains("ROC curves") && html.contains("training bags (AUROC"));
+    assert!(html.contains("primary instances (AUROC"));
+    assert!(html.contains("Coefficients with 90% intervals") && html.contains("alpha"));
+    assert!(html.contains("Instances of bag bag7") && html.contains("true primary"));
+    assert_eq!(html.matches("<svg").count(), 2);
+    // The listed instances are sorted by P(primary), largest first.
+    let table = &html[html.find("Instances of bag bag7").unwrap()..];
+    let ps: Vec<f64> = table
+        .split("<td>")
+        .skip(1)
+        .collect::<Vec<_>>()
+        .chunks(4)
+        .filter_map(|c| c.get(2)?.split('<').next()?.trim().parse().ok())
+        .collect();
+    assert!(
+        !ps.is_empty() && ps.windows(2).all(|w| w[0] >= w[1]),
+        "{ps:?}"
+    );
+    std::fs::remove_file(&page).unwrap();
+    fails(
+        &bin()
+            .args([
+                "mil",
+                "fit",
+                &data,
+                "--report",
+                &page_s,
+                "--report-bag",
+                "nope",
+            ])
+            .output()
+            .unwrap(),
+        "no bag named \"nope\"",
+    );
+    assert!(!page.exists());
+}

@@ -54,6 +54,37 @@ pub fn auc(p: &[f64], y: &[bool]) -> f64 {
     (s - n1 * (n1 + 1.0) / 2.0) / (n1 * n0)
 }
 
+/// The ROC curve of scores `p` for labels `y`: `(false-positive rate,
+/// true-positive rate)` from (0, 0) to (1, 1), one point per distinct
+/// score (tied scores move both rates at once, so the trapezoids under the
+/// curve sum to [`auc`]). Empty without both classes.
+pub fn roc_curve(p: &[f64], y: &[bool]) -> Vec<(f64, f64)> {
+    let n1 = y.iter().filter(|&&v| v).count() as f64;
+    let n0 = y.len() as f64 - n1;
+    if n1 == 0.0 || n0 == 0.0 {
+        return Vec::new();
+    }
+    let mut idx: Vec<usize> = (0..p.len()).collect();
+    idx.sort_by(|&a, &b| p[b].total_cmp(&p[a]));
+    let mut out = vec![(0.0, 0.0)];
+    let (mut tp, mut fp) = (0.0, 0.0);
+    let mut k = 0;
+    while k < idx.len() {
+        let mut e = k;
+        while e < idx.len() && p[idx[e]] == p[idx[k]] {
+            if y[idx[e]] {
+                tp += 1.0;
+            } else {
+                fp += 1.0;
+            }
+            e += 1;
+        }
+        out.push((fp / n0, tp / n1));
+        k = e;
+    }
+    out
+}
+
 /// Comparison AUC: each test pair is presented as "does the lower-id item
 /// win", scored by the predicted probability of that.
 pub fn comparison_auc(pairs: &[(u32, u32)], prob: &dyn Fn(u32, u32) -> f64) -> f64 {
@@ -129,5 +160,22 @@ mod tests {
         let t = top_k_metric(&pairs, 4, 2, &p);
         // Best {0, 2}: 1 + 1/2; chosen {0, 1}: 1 + 1/3.
         assert!((t - (1.0 + 1.0 / 3.0) / 1.5).abs() < 1e-12);
+    }
+
+    /// The trapezoids under the ROC curve sum to the Mann–Whitney AUC,
+    /// ties included; the curve runs from (0, 0) to (1, 1).
+    #[test]
+    fn roc_curve_integrates_to_the_auc() {
+        let p = [0.9, 0.8, 0.8, 0.7, 0.4, 0.4, 0.4, 0.2, 0.1];
+        let y = [true, true, false, true, false, true, false, false, false];
+        let c = roc_curve(&p, &y);
+        assert_eq!(c.first(), Some(&(0.0, 0.0)));
+        assert_eq!(c.last(), Some(&(1.0, 1.0)));
+        let area: f64 = c
+            .windows(2)
+            .map(|w| (w[1].0 - w[0].0) * (w[1].1 + w[0].1) / 2.0)
+            .sum();
+        assert!((area - auc(&p, &y)).abs() < 1e-12, "{area} {}", auc(&p, &y));
+        assert!(roc_curve(&p, &[true; 9]).is_empty());
     }
 }

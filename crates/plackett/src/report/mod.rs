@@ -4,6 +4,7 @@
 pub mod charts;
 pub mod features;
 pub mod fit;
+pub mod mil;
 pub mod mixture;
 
 use std::fmt::Write as _;

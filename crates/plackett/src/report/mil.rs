@@ -1,0 +1,187 @@
+//! The `plackett mil fit --report` page (Hu 2024, ch. 2): ROC curves of
+//! the training bags and, when the truth is known, of the primary
+//! instances; the coefficients with their intervals; and the instances
+//! that drove one bag.
+
+use super::{HtmlReport, charts};
+use crate::error::{Error, Result};
+use crate::eval::metrics::{auc, roc_curve};
+use crate::mil::{BagPrediction, Bags, MilFitInfo, MilModel};
+
+/// What a multiple-instance report shows.
+pub struct MilView<'a> {
+    /// Page title.
+    pub title: String,
+    /// The training bags.
+    pub bags: &'a Bags,
+    /// The fitted model.
+    pub model: &'a MilModel,
+    /// Convergence facts and instance probabilities.
+    pub info: &'a MilFitInfo,
+    /// The training bags' predictions.
+    pub pred: &'a [BagPrediction],
+    /// Notes (warnings) in the caller's words.
+    pub notes: &'a [String],
+    /// The bag whose instances are listed; `None`: the most probable bag.
+    pub bag: Option<&'a str>,
+}
+
+/// Instances listed for the chosen bag.
+const TOP_INSTANCES: usize = 10;
+
+/// At most about 300 points of a curve (its ends kept), so that a curve
+/// over hundreds of thousands of instances stays a light page.
+fn thin(c: Vec<(f64, f64)>) -> Vec<(f64, f64)> {
+    let step = c.len().div_ceil(300).max(1);
+    if step == 1 {
+        return c;
+    }
+    let last = *c.last().expect("a thinned curve is not empty");
+    let mut out: Vec<(f64, f64)> = c.into_iter().step_by(step).collect();
+    if out.last() != Some(&last) {
+        out.push(last);
+    }
+    out
+}
+
+/// Render the report; a named bag that the data do not hold is an error.
+pub fn render(v: &MilView<'_>) -> Result<String> {
+    let bags = v.bags;
+    let chosen = match v.bag {
+        Some(name) => bags
+            .bags
+            .iter()
+            .position(|b| b.name == name)
+            .ok_or_else(|| {
+                Error::param("report_bag", format!("no bag named {name:?} in the data"))
+            })?,
+        None => (0..v.pred.len())
+            .max_by(|&a, &b| v.pred[a].p.total_cmp(&v.pred[b].p))
+            .unwrap_or(0),
+    };
+    let mut r = HtmlReport::new(&v.title);
+    let counts = bags.counts();
+    let labels: Vec<bool> = bags.bags.iter().map(|b| b.label == Some(true)).collect();
+    let p: Vec<f64> = v.pred.iter().map(|b| b.p).collect();
+    let bag_auc = auc(&p, &labels);
+    let primary_auc = bags.primary.as_ref().map(|t| auc(&v.info.primary, t));
+    let mut facts: Vec<(&str, String)> = vec![
+        ("engine", v.info.engine.clone()),
+        (
+            "data",
+            format!(
+                "{} bags; {} instances of modality 0, {} of modality 1",
+                bags.n_bags(),
+                counts[0],
+                counts[1]
+            ),
+        ),
+    ];
+    if let (Some(it), Some(c), Some(e)) = (v.info.iterations, v.info.converged, v.info.elbo) {
+        facts.push((
+            "convergence",
+            format!("{it} sweeps, converged {c}, ELBO {e:.4}"),
+        ));
+    }
+    if let (Some(rh), Some(e)) = (v.info.max_rhat, v.info.min_ess) {
+        facts.push(("max split-R̂ / min bulk ESS", format!("{rh:.3} / {e:.0}")));
+    }
+    facts.push(("training bag AUROC", format!("{bag_auc:.4}")));
+    if let Some(a) = primary_auc {
+        facts.push((
+            "primary-instance AUROC (against the file's truth)",
+            format!("{a:.4}"),
+        ));
+    }
+    r.facts(&facts);
+    for n in v.notes {
+        r.para(&format!("Note: {n}"));
+    }
+
+    r.heading("ROC curves");
+    let mut series = vec![(
+        format!("training bags (AUROC {bag_auc:.3})"),
+        thin(roc_curve(&p, &labels)),
+    )];
+    if let (Some(t), Some(a)) = (bags.primary.as_ref(), primary_auc) {
+        series.push((
+            format!("primary instances (AUROC {a:.3})"),
+            thin(roc_curve(&v.info.primary, t)),
+        ));
+    }
+    series.push(("chance".into(), vec![(0.0, 0.0), (1.0, 1.0)]));
+    r.figure(
+        &charts::xy(
+            &series,
+            "false-positive rate",
+            "true-positive rate",
+            false,
+            None,
+        ),
+        "Bags scored by their posterior predictive P(label = 1); instances (when the data \
+         carry the true primary indicators) by their posterior probability of being primary. \
+         These are training data; held-out performance is what mil cv measures.",
+    );
+
+    r.heading("Coefficients with 90% intervals");
+    let mut params: Vec<&crate::mil::model::ParamSummary> = v.model.parameters.iter().collect();
+    params.sort_by(|a, b| b.mean.total_cmp(&a.mean));
+    let names: Vec<String> = params.iter().map(|p| p.name.clone()).collect();
+    r.figure(
+        &charts::forest(
+            &names,
+            &params.iter().map(|p| p.mean).collect::<Vec<_>>(),
+            &params.iter().map(|p| p.lower).collect::<Vec<_>>(),
+            &params.iter().map(|p| p.upper).collect::<Vec<_>>(),
+            "posterior mean and 5%–95% interval",
+        ),
+        &format!(
+            "Largest mean first. α, β, γ: the bag-level (outer) probit; a, b, c, d: which \
+             instances are primary (inner probit; Hu 2024, §2.2.1).{}",
+            if v.info.engine == "vb" {
+                " VB's mean-field intervals are far too narrow (docs/mil.md): read them as \
+                 locations, and use the Gibbs engine for intervals."
+            } else {
+                ""
+            }
+        ),
+    );
+
+    let b = &bags.bags[chosen];
+    r.heading(&format!("Instances of bag {}", b.name));
+    r.para(&format!(
+        "Label {}, posterior predictive P(label = 1) = {:.4}{}. The instances most likely to \
+         be primary, that is, to have driven the label.",
+        b.label
+            .map_or("unknown".to_string(), |l| u8::from(l).to_string()),
+        v.pred[chosen].p,
+        if v.bag.is_none() {
+            " (the most probable bag; --report-bag NAME picks another)"
+        } else {
+            ""
+        }
+    ));
+    let mut inst: Vec<usize> = (b.start..b.end).collect();
+    inst.sort_by(|&i, &j| v.info.primary[j].total_cmp(&v.info.primary[i]));
+    let mut header = vec!["data row (from 0)", "modality", "P(primary)"];
+    if bags.primary.is_some() {
+        header.push("true primary");
+    }
+    let rows: Vec<Vec<String>> = inst
+        .iter()
+        .take(TOP_INSTANCES)
+        .map(|&j| {
+            let mut row = vec![
+                bags.row[j].to_string(),
+                bags.modality[j].to_string(),
+                format!("{:.4}", v.info.primary[j]),
+            ];
+            if let Some(t) = &bags.primary {
+                row.push(if t[j] { "yes" } else { "no" }.into());
+            }
+            row
+        })
+        .collect();
+    r.table(&header, &rows);
+    Ok(r.render())
+}
