@@ -182,22 +182,13 @@ pub fn evaluate_page(
             .collect();
         // The same metric against the point estimate, per k: it does not
         // depend on the reliability, so a dashed line across the panel.
+        let values: fn(&plackett::groundtruth::run::CaseResult) -> &Vec<f64> = match pick {
+            0 => |c| &c.point_acc,
+            1 => |c| &c.point_set,
+            _ => |c| &c.point_ao,
+        };
         let point: Vec<f64> = (0..ks.len())
-            .map(|q| {
-                r0.cases
-                    .iter()
-                    .filter(|c| c.units > 0)
-                    .map(|c| {
-                        let v = match pick {
-                            0 => &c.point_acc,
-                            1 => &c.point_set,
-                            _ => &c.point_ao,
-                        };
-                        v.get(q).copied().unwrap_or(f64::NAN) * c.units as f64
-                    })
-                    .sum::<f64>()
-                    / n as f64
-            })
+            .map(|q| plackett::groundtruth::summary::point_mean(r0, values, q))
             .collect();
         page.heading(&format!(
             "{title} across reliabilities (as Stutz et al. 2023, Fig. 6)"

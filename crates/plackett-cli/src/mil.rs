@@ -248,9 +248,16 @@ fn run_fit(a: &FitArgs) -> Result<()> {
         .iter()
         .map(|n| crate::cli_text(n))
         .collect();
-    let summary =
-        plackett::mil::summary::fit_document(&bags, &model, &info, &pred, &notes, seconds);
     let (train_auc, primary_auc) = plackett::mil::summary::fit_aurocs(&bags, &info, &pred);
+    let summary = plackett::mil::summary::fit_document(
+        &bags,
+        &model,
+        &info,
+        &pred,
+        &notes,
+        (train_auc, primary_auc),
+        seconds,
+    );
     let counts = bags.counts();
     let text = match a.output.as_str() {
         "json" => serde_json::to_string_pretty(&summary)? + "\n",
@@ -326,6 +333,7 @@ fn run_fit(a: &FitArgs) -> Result<()> {
             info: &info,
             pred: &pred,
             notes: &notes,
+            aurocs: (train_auc, primary_auc),
             bag: a.report_bag.as_deref(),
         })?;
         files.push((path.clone(), page));

@@ -9,14 +9,7 @@ fn nascar_json_contract() {
     let d = common::data("");
     let out = bin()
         .args(["fit", d.join("nascar2002/results.csv").to_str().unwrap()])
-        .args([
-            "--ranking-col",
-            "race",
-            "--rank-col",
-            "position",
-            "--item-col",
-            "driver",
-        ])
+        .args(common::NASCAR_COLS)
         .args([
             "--exclude",
             "Andy Hillenburg,Gary Bradberry,Jason Hedlesky,Randy Renfrow",
@@ -75,14 +68,7 @@ fn nascar_without_exclusion_fails_with_connectivity_message() {
     let outp = dir.join("out.json");
     let out = bin()
         .args(["fit", d.join("nascar2002/results.csv").to_str().unwrap()])
-        .args([
-            "--ranking-col",
-            "race",
-            "--rank-col",
-            "position",
-            "--item-col",
-            "driver",
-        ])
+        .args(common::NASCAR_COLS)
         .args([
             "--engine",
             "mle",
@@ -100,14 +86,7 @@ fn nascar_without_exclusion_fails_with_connectivity_message() {
     assert!(!outp.exists(), "no output may be written on failure");
     let out = bin()
         .args(["fit", d.join("nascar2002/results.csv").to_str().unwrap()])
-        .args([
-            "--ranking-col",
-            "race",
-            "--rank-col",
-            "position",
-            "--item-col",
-            "driver",
-        ])
+        .args(common::NASCAR_COLS)
         .args([
             "--pseudo",
             "0.5",

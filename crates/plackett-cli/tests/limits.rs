@@ -104,19 +104,14 @@ fn count_weights_cost_o1_in_every_engine() {
 fn max_iter_caps_the_default_algorithm() {
     let d = common::data("nascar2002");
     let f = d.join("results.csv").to_string_lossy().into_owned();
-    let base = [
-        "fit",
-        f.as_str(),
-        "--ranking-col",
-        "race",
-        "--rank-col",
-        "position",
-        "--item-col",
-        "driver",
-        "--engine",
-        "map",
-    ];
-    let out = bin().args(base).args(["--max-iter", "3"]).output().unwrap();
+    let mut base = vec!["fit", f.as_str()];
+    base.extend(common::NASCAR_COLS);
+    base.extend(["--engine", "map"]);
+    let out = bin()
+        .args(&base)
+        .args(["--max-iter", "3"])
+        .output()
+        .unwrap();
     assert_eq!(
         out.status.code(),
         Some(3),
@@ -124,14 +119,14 @@ fn max_iter_caps_the_default_algorithm() {
         String::from_utf8_lossy(&out.stdout)
     );
     let out = bin()
-        .args(base)
+        .args(&base)
         .args(["--max-iter", "3", "--allow-nonconvergence"])
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("NOT converged after 3 iterations"), "{text}");
     let newton = bin()
-        .args(base)
+        .args(&base)
         .args([
             "--algorithm",
             "newton",

@@ -7,7 +7,7 @@
 use crate::err;
 use numpy::{IntoPyArray, PyArray1};
 use plackett::mil::bags::{read_bags_csv, read_bags_json};
-use plackett::mil::summary::{fit_document, fit_notes, predict_document};
+use plackett::mil::summary::{fit_aurocs, fit_document, fit_notes, predict_document};
 use plackett::mil::{
     BagPrediction, Bags, MilEngine, MilGibbsOptions, MilModel, MilPriors, VbOptions,
     fit_model_with, read_bags,
@@ -290,7 +290,8 @@ pub fn mil_fit(
             .iter()
             .map(|n| plackett::error::render_params(n, plackett::error::ParamStyle::Python))
             .collect();
-        let doc = fit_document(&bags, &model, &info, &pred, &notes, seconds);
+        let aurocs = fit_aurocs(&bags, &info, &pred);
+        let doc = fit_document(&bags, &model, &info, &pred, &notes, aurocs, seconds);
         Ok(MilFit {
             converged: info.converged.unwrap_or(true),
             primary: info.primary.clone(),

@@ -557,17 +557,19 @@ fn ep_scale_acceleration_keeps_the_fixed_point() {
 }
 
 /// Six rankings of four items that form cycles (so the MLE exists).
+const ROWS: [&[u32]; 6] = [
+    &[0, 1, 2, 3],
+    &[1, 2, 0],
+    &[2, 3, 1, 0],
+    &[3, 0],
+    &[0, 2, 1],
+    &[1, 3, 2],
+];
+
+/// [`ROWS`] with the given weights.
 fn weighted_rows(weights: [f64; 6]) -> Dataset {
-    let rows: [&[u32]; 6] = [
-        &[0, 1, 2, 3],
-        &[1, 2, 0],
-        &[2, 3, 1, 0],
-        &[3, 0],
-        &[0, 2, 1],
-        &[1, 3, 2],
-    ];
     let mut b = DatasetBuilder::new(Items::numbered(4), TieSemantics::UnknownOrder);
-    for (r, w) in rows.iter().zip(weights) {
+    for (r, w) in ROWS.iter().zip(weights) {
         let g: Vec<Vec<u32>> = r.iter().map(|&i| vec![i]).collect();
         b.push(&g, Tail::None, &[], w).unwrap();
     }
@@ -582,16 +584,8 @@ fn weighted_rows(weights: [f64; 6]) -> Dataset {
 fn ep_weighted_site_equals_repeated_rows() {
     let w = [3.0, 1.0, 2.0, 4.0, 1.0, 2.0];
     let weighted = weighted_rows(w);
-    let rows: [&[u32]; 6] = [
-        &[0, 1, 2, 3],
-        &[1, 2, 0],
-        &[2, 3, 1, 0],
-        &[3, 0],
-        &[0, 2, 1],
-        &[1, 3, 2],
-    ];
     let mut b = DatasetBuilder::new(Items::numbered(4), TieSemantics::UnknownOrder);
-    for (r, k) in rows.iter().zip(w) {
+    for (r, k) in ROWS.iter().zip(w) {
         for _ in 0..k as usize {
             let g: Vec<Vec<u32>> = r.iter().map(|&i| vec![i]).collect();
             b.push(&g, Tail::None, &[], 1.0).unwrap();

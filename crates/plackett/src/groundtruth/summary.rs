@@ -6,7 +6,7 @@
 use super::irn::TieSplit;
 use super::measures::{RiskMeasures, dataset_mean_sd, pearson};
 use super::models::{Method, PlPrior, PrirnZero};
-use super::run::RunResult;
+use super::run::{CaseResult, RunResult};
 use crate::io::output::csv_field;
 use serde_json::{Map, Value, json};
 
@@ -121,6 +121,18 @@ pub fn aggregate_csv(res: &RunResult, names: &[String]) -> String {
     s
 }
 
+/// A standard metric against the point estimate (`pick`: the cases'
+/// per-k values, e.g. `point_acc`) at the `q`-th set size, averaged over
+/// the scored units as the UA metrics are.
+pub fn point_mean(res: &RunResult, pick: fn(&CaseResult) -> &Vec<f64>, q: usize) -> f64 {
+    res.cases
+        .iter()
+        .filter(|r| r.units > 0)
+        .map(|r| pick(r).get(q).copied().unwrap_or(f64::NAN) * r.units as f64)
+        .sum::<f64>()
+        / res.n_units.max(1) as f64
+}
+
 /// The aggregation as the table of `plackett aggregate` (its default
 /// output): one line per case with its annotators, agreement, annotation
 /// certainties and three most plausible classes (mean ± sd), then the
@@ -183,17 +195,10 @@ pub fn evaluate_json(res: &RunResult, ks: &[usize], m: &Method, reliability: Opt
     };
     // Standard metrics against the point estimate, averaged over the same
     // units as the UA metrics.
-    let point_metric = |pick: fn(&super::run::CaseResult) -> &Vec<f64>| -> Value {
+    let point_metric = |pick: fn(&CaseResult) -> &Vec<f64>| -> Value {
         let mut point = Map::new();
         for (q, k) in ks.iter().enumerate() {
-            let v: f64 = res
-                .cases
-                .iter()
-                .filter(|r| r.units > 0)
-                .map(|r| pick(r).get(q).copied().unwrap_or(f64::NAN) * r.units as f64)
-                .sum::<f64>()
-                / n as f64;
-            point.insert(k.to_string(), json!(v));
+            point.insert(k.to_string(), json!(point_mean(res, pick, q)));
         }
         Value::Object(point)
     };

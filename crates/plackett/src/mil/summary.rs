@@ -54,16 +54,18 @@ pub fn fit_aurocs(bags: &Bags, info: &MilFitInfo, pred: &[BagPrediction]) -> (f6
 /// The fit document: engine, sizes, parameters, convergence, training
 /// AUROCs, notes, and per bag its probability and every instance's
 /// posterior probability of being primary (rows as in the input file,
-/// from 0). `notes` are [`fit_notes`] in the caller's vocabulary.
+/// from 0). `notes` are [`fit_notes`] in the caller's vocabulary, `aurocs`
+/// are [`fit_aurocs`] (computed once by the caller, who also prints them).
 pub fn fit_document(
     bags: &Bags,
     model: &MilModel,
     info: &MilFitInfo,
     pred: &[BagPrediction],
     notes: &[String],
+    aurocs: (f64, Option<f64>),
     seconds: f64,
 ) -> Value {
-    let (train_auc, primary_auc) = fit_aurocs(bags, info, pred);
+    let (train_auc, primary_auc) = aurocs;
     let bags_json: Vec<Value> = bags
         .bags
         .iter()

@@ -61,14 +61,8 @@ pub fn forest(names: &[String], mid: &[f64], lo: &[f64], hi: &[f64], x_label: &s
         c.configure_mesh()
             .disable_y_mesh()
             .y_labels(n.min(200))
-            .y_label_formatter(&|y| {
-                let k = y.round() as i64;
-                if (y - k as f64).abs() < 1e-6 && k >= 0 && (k as usize) < n {
-                    names_rev[n - 1 - k as usize].clone()
-                } else {
-                    String::new()
-                }
-            })
+            // The first name at the top.
+            .y_label_formatter(&|y| category_tick(&names_rev, *y, |k| n.checked_sub(k + 1)))
             .x_desc(x_label)
             .draw()
             .map_err(err)?;
@@ -128,14 +122,8 @@ pub fn heatmap(row_names: &[String], values: &[Vec<f64>], x_label: &str) -> Stri
         c.configure_mesh()
             .disable_mesh()
             .y_labels(r)
-            .y_label_formatter(&|y| {
-                let k = y.round() as i64;
-                if (y - k as f64).abs() < 1e-6 && k >= 0 && (k as usize) < r {
-                    names[r - 1 - k as usize].clone()
-                } else {
-                    String::new()
-                }
-            })
+            // Row 0 at the top.
+            .y_label_formatter(&|y| category_tick(&names, *y, |k| r.checked_sub(k + 1)))
             // Places are whole numbers: a tick at each (up to 20), no "2.5".
             .x_labels(cols.clamp(2, 20))
             .x_label_formatter(&|x| integer_tick(*x))
@@ -198,6 +186,20 @@ pub fn heatmap(row_names: &[String], values: &[Vec<f64>], x_label: &str) -> Stri
         .map_err(err)?;
         Ok(())
     })
+}
+
+/// The tick label of a categorical axis at coordinate `x`: the name of
+/// category `index(k)` when `x` is the whole number `k ≥ 0`, nothing
+/// between categories or outside them.
+fn category_tick(names: &[String], x: f64, index: impl Fn(usize) -> Option<usize>) -> String {
+    let k = x.round();
+    if (x - k).abs() > 1e-6 || k < 0.0 {
+        return String::new();
+    }
+    index(k as usize)
+        .and_then(|i| names.get(i))
+        .cloned()
+        .unwrap_or_default()
 }
 
 /// At most `max` characters, an ellipsis marking a cut.
@@ -563,14 +565,8 @@ fn interval_chart(
             c.configure_mesh()
                 .disable_x_mesh()
                 .x_labels(n)
-                .x_label_formatter(&|x| {
-                    let i = x.round() as i64;
-                    if (x - i as f64).abs() < 1e-6 && i >= 1 && i as usize <= n {
-                        names[i as usize - 1].clone()
-                    } else {
-                        String::new()
-                    }
-                })
+                // Categories at 1…n.
+                .x_label_formatter(&|x| category_tick(&names, *x, |k| k.checked_sub(1)))
                 .x_desc(x_label)
                 .y_desc(y_label)
                 .draw()

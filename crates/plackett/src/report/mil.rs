@@ -5,7 +5,7 @@
 
 use super::{HtmlReport, charts};
 use crate::error::{Error, Result};
-use crate::eval::metrics::{auc, roc_curve};
+use crate::eval::metrics::roc_curve;
 use crate::mil::{BagPrediction, Bags, MilFitInfo, MilModel};
 
 /// What a multiple-instance report shows.
@@ -22,6 +22,9 @@ pub struct MilView<'a> {
     pub pred: &'a [BagPrediction],
     /// Notes (warnings) in the caller's words.
     pub notes: &'a [String],
+    /// Training bag AUROC and primary-instance AUROC
+    /// ([`crate::mil::summary::fit_aurocs`]).
+    pub aurocs: (f64, Option<f64>),
     /// The bag whose instances are listed; `None`: the most probable bag.
     pub bag: Option<&'a str>,
 }
@@ -63,8 +66,7 @@ pub fn render(v: &MilView<'_>) -> Result<String> {
     let counts = bags.counts();
     let labels: Vec<bool> = bags.bags.iter().map(|b| b.label == Some(true)).collect();
     let p: Vec<f64> = v.pred.iter().map(|b| b.p).collect();
-    let bag_auc = auc(&p, &labels);
-    let primary_auc = bags.primary.as_ref().map(|t| auc(&v.info.primary, t));
+    let (bag_auc, primary_auc) = v.aurocs;
     let mut facts: Vec<(&str, String)> = vec![
         ("engine", v.info.engine.clone()),
         (
