@@ -28,9 +28,7 @@ use crate::error::{Error, Result};
 use crate::infer::rng::stream;
 use crate::numerics::fixed_point::{Executor, IterSettings, Iterate, MonotoneMap};
 use crate::numerics::linalg::Cholesky;
-use crate::numerics::log_add_exp;
-use crate::numerics::probit::{ln_norm_cdf, mills, norm_cdf, truncated_mean};
-use crate::numerics::sigmoid;
+use crate::numerics::probit::{ln_norm_cdf, ln_norm_cdf_pair, ln_norm_pdf, norm_cdf};
 use crate::observer::{self, SharedObserver};
 use nalgebra::{DMatrix, DVector};
 use rand_distr::{Distribution, StandardNormal};
@@ -145,13 +143,16 @@ pub(crate) struct State<'a> {
     /// q(U_ij): location μᵁ and log-odds shift Δ.
     pub(crate) mu_u: Vec<f64>,
     pub(crate) delta: Vec<f64>,
-    /// Derived: E[δ], E[U], E[η] (current means).
+    /// Derived: E[δ], E[U], E[η] (current means), and q(U)'s log
+    /// normaliser (kept so that the ELBO needs no special functions).
     e: Vec<f64>,
     eu: Vec<f64>,
     eta: Vec<f64>,
-    /// q(y*_i): location μ*_i; derived mean t_i.
+    ln_zu: Vec<f64>,
+    /// q(y*_i): location μ*_i; derived mean t_i and log normaliser.
     pub(crate) mu_star: Vec<f64>,
     t: Vec<f64>,
+    ln_zy: Vec<f64>,
     /// Cached `x_ijᵀ V x_ij` with the bag-level (V_β, V_γ) and the
     /// instance-level (V_b, V_d) covariance of the instance's modality:
     /// refreshed whenever those covariances change, so that the ELBO costs
@@ -167,8 +168,10 @@ struct Snapshot {
     e: Vec<f64>,
     eu: Vec<f64>,
     eta: Vec<f64>,
+    ln_zu: Vec<f64>,
     mu_star: Vec<f64>,
     t: Vec<f64>,
+    ln_zy: Vec<f64>,
 }
 
 /// A parameter-expansion direction.
@@ -214,12 +217,28 @@ fn quad(v: &DMatrix<f64>, x: &[f64]) -> f64 {
     dot(&mat_vec(v, x), x)
 }
 
-fn e_from(mu_u: f64, delta: f64) -> f64 {
-    sigmoid(delta + ln_norm_cdf(mu_u) - ln_norm_cdf(-mu_u))
+/// Moments of `q(U) ∝ φ(U − μ)[e^Δ 1(U > 0) + 1(U ≤ 0)]`: `E[δ] = q(U > 0)`,
+/// `E[U]` and `ln Z = ln(e^Δ Φ(μ) + Φ(−μ))`, from one `erfc` and three
+/// `exp`s (this runs for every instance on every sweep and every
+/// expansion move).
+fn u_moments(mu: f64, delta: f64) -> (f64, f64, f64) {
+    let (lp, lm) = ln_norm_cdf_pair(mu);
+    let a = delta + lp - lm;
+    let t = (-a.abs()).exp();
+    // σ(a) and softplus(a) from the same exp(−|a|).
+    let e = if a >= 0.0 { 1.0 / (1.0 + t) } else { t / (1.0 + t) };
+    let ln_z = lm + a.max(0.0) + t.ln_1p();
+    let lphi = ln_norm_pdf(mu);
+    // Inverse Mills ratios φ(μ)/Φ(±μ).
+    let eu = e * (mu + (lphi - lp).exp()) + (1.0 - e) * (mu - (lphi - lm).exp());
+    (e, eu, ln_z)
 }
 
-fn eu_from(mu_u: f64, e: f64) -> f64 {
-    e * (mu_u + mills(mu_u)) + (1.0 - e) * (mu_u - mills(-mu_u))
+/// `E[y*]` and `ln Z` of `N(μ, 1)` truncated to the side of label `y`.
+fn ystar_moments(mu: f64, y: bool) -> (f64, f64) {
+    let s = if y { 1.0 } else { -1.0 };
+    let ln_z = ln_norm_cdf(s * mu);
+    (mu + s * (ln_norm_pdf(mu) - ln_z).exp(), ln_z)
 }
 
 impl<'a> State<'a> {
@@ -248,8 +267,10 @@ impl<'a> State<'a> {
             e: vec![0.5; n_inst],
             eu: vec![0.0; n_inst],
             eta: vec![0.0; n_inst],
+            ln_zu: vec![0.0; n_inst],
             mu_star: vec![0.0; bags.n_bags()],
             t: vec![0.0; bags.n_bags()],
+            ln_zy: vec![0.0; bags.n_bags()],
             q_bag: vec![0.0; n_inst],
             q_inst: vec![0.0; n_inst],
         };
@@ -262,14 +283,30 @@ impl<'a> State<'a> {
         // location (Δ = 0), q(y*) at the implied bag predictor.
         s.refresh_eta();
         for j in 0..n_inst {
-            s.mu_u[j] = s.nu_mean(j);
-            s.e[j] = e_from(s.mu_u[j], 0.0);
-            s.eu[j] = eu_from(s.mu_u[j], s.e[j]);
+            s.set_u(j, s.nu_mean(j), 0.0);
         }
         for i in 0..bags.n_bags() {
             s.update_ystar(i);
         }
         s
+    }
+
+    /// Set q(U_ij) to location `mu`, shift `delta`, with its moments.
+    pub(crate) fn set_u(&mut self, j: usize, mu: f64, delta: f64) {
+        let (e, eu, ln_z) = u_moments(mu, delta);
+        self.mu_u[j] = mu;
+        self.delta[j] = delta;
+        self.e[j] = e;
+        self.eu[j] = eu;
+        self.ln_zu[j] = ln_z;
+    }
+
+    /// Set q(y*_i) to location `mu`, with its moments.
+    pub(crate) fn set_ystar(&mut self, i: usize, mu: f64) {
+        let (t, ln_z) = ystar_moments(mu, self.y[i]);
+        self.mu_star[i] = mu;
+        self.t[i] = t;
+        self.ln_zy[i] = ln_z;
     }
 
     /// V_α, V_a, V_b, V_c, V_d depend on the data and priors only (Hu
@@ -459,15 +496,11 @@ impl<'a> State<'a> {
         let (k, n, nb) = (self.m.len(), self.mu_u.len(), self.mu_star.len());
         debug_assert_eq!(x.len(), k + 2 * n + nb);
         self.m.copy_from_slice(&x[..k]);
-        self.mu_u.copy_from_slice(&x[k..k + n]);
-        self.delta.copy_from_slice(&x[k + n..k + 2 * n]);
-        self.mu_star.copy_from_slice(&x[k + 2 * n..]);
         for j in 0..n {
-            self.e[j] = e_from(self.mu_u[j], self.delta[j]);
-            self.eu[j] = eu_from(self.mu_u[j], self.e[j]);
+            self.set_u(j, x[k + j], x[k + n + j]);
         }
         for i in 0..nb {
-            self.t[i] = truncated_mean(self.mu_star[i], self.y[i]);
+            self.set_ystar(i, x[k + 2 * n + i]);
         }
         self.refresh_eta();
         for m in 0..2u8 {
@@ -518,9 +551,7 @@ impl<'a> State<'a> {
     /// V8: q(y*_i).
     pub(crate) fn update_ystar(&mut self, i: usize) {
         let [e0, e1] = self.es(i);
-        let mu = self.m[self.lay.alpha()] + e0 + e1;
-        self.mu_star[i] = mu;
-        self.t[i] = truncated_mean(mu, self.y[i]);
+        self.set_ystar(i, self.m[self.lay.alpha()] + e0 + e1);
     }
 
     /// V9–V10 (exact form): q(U_ij) of every instance of bag `i`, one after
@@ -545,12 +576,8 @@ impl<'a> State<'a> {
             let same = eta * (es[mi] - e_old * eta) + dot(&g, &s_minus);
             let cross = eta * es[1 - mi];
             let delta = (self.t[i] - alpha) * eta - same - cross - 0.5 * (eta * eta + xvx);
-            let mu_u = self.nu_mean(j);
-            let e_new = e_from(mu_u, delta);
-            self.mu_u[j] = mu_u;
-            self.delta[j] = delta;
-            self.e[j] = e_new;
-            self.eu[j] = eu_from(mu_u, e_new);
+            self.set_u(j, self.nu_mean(j), delta);
+            let e_new = self.e[j];
             let de = e_new - e_old;
             for (sk, xk) in s[mi].iter_mut().zip(x) {
                 *sk += de * xk;
@@ -581,8 +608,10 @@ impl<'a> State<'a> {
             e: self.e.clone(),
             eu: self.eu.clone(),
             eta: self.eta.clone(),
+            ln_zu: self.ln_zu.clone(),
             mu_star: self.mu_star.clone(),
             t: self.t.clone(),
+            ln_zy: self.ln_zy.clone(),
         }
     }
 
@@ -592,8 +621,10 @@ impl<'a> State<'a> {
         self.e.clone_from(&s.e);
         self.eu.clone_from(&s.eu);
         self.eta.clone_from(&s.eta);
+        self.ln_zu.clone_from(&s.ln_zu);
         self.mu_star.clone_from(&s.mu_star);
         self.t.clone_from(&s.t);
+        self.ln_zy.clone_from(&s.ln_zy);
     }
 
     /// Apply move `mv` with parameter `h` to the snapshot `base`: the
@@ -627,9 +658,7 @@ impl<'a> State<'a> {
                 }
                 for j in 0..self.bags.n_instances() {
                     if self.bags.modality[j] == m {
-                        self.mu_u[j] = self.nu_mean(j);
-                        self.e[j] = e_from(self.mu_u[j], self.delta[j]);
-                        self.eu[j] = eu_from(self.mu_u[j], self.e[j]);
+                        self.set_u(j, self.nu_mean(j), self.delta[j]);
                     }
                 }
             }
@@ -646,7 +675,8 @@ impl<'a> State<'a> {
     /// probit's scale). Each move is a one-dimensional search of the ELBO
     /// along such a direction (a parabola through three points, then
     /// halving), kept only if the ELBO rises; so the map stays monotone.
-    pub(crate) fn expansion_moves(&mut self) {
+    /// Returns the ELBO at the end.
+    pub(crate) fn expansion_moves(&mut self) -> f64 {
         let mut moves = vec![Move::OuterScale];
         for m in 0..2u8 {
             if self.bags.counts()[m as usize] > 0 {
@@ -654,9 +684,9 @@ impl<'a> State<'a> {
                 moves.push(Move::InnerShift(m));
             }
         }
+        let mut f0 = self.elbo();
         for mv in moves {
             let base = self.snapshot();
-            let f0 = self.elbo();
             let step = 0.05;
             self.apply_move(&base, mv, step);
             let fp = self.elbo();
@@ -687,10 +717,12 @@ impl<'a> State<'a> {
             }
             if best > f0 {
                 self.apply_move(&base, mv, h);
+                f0 = best;
             } else {
                 self.restore(&base);
             }
         }
+        f0
     }
 
     /// `p̂_i = Φ(m_α + Σ_j E[δ_ij] E[η_ij])`.
@@ -732,12 +764,7 @@ impl<'a> State<'a> {
             let fit =
                 ey2 - 2.0 * t * (alpha + es) + alpha * alpha + v_alpha + 2.0 * alpha * es + es2;
             let own = ey2 - 2.0 * t * mu + mu * mu;
-            let ln_z = if self.y[i] {
-                ln_norm_cdf(mu)
-            } else {
-                ln_norm_cdf(-mu)
-            };
-            total += -0.5 * fit + 0.5 * own + ln_z;
+            total += -0.5 * fit + 0.5 * own + self.ln_zy[i];
         }
         // Instances: E[ln N(U; ν, 1)] − E[ln q(U)].
         for j in 0..self.bags.n_instances() {
@@ -747,7 +774,7 @@ impl<'a> State<'a> {
             let enu2 = nu * nu + self.v[ia][(0, 0)] + self.q_inst[j];
             let (mu, dl, e, eu) = (self.mu_u[j], self.delta[j], self.e[j], self.eu[j]);
             let eu2 = 1.0 + mu * eu;
-            let ln_z = log_add_exp(dl + ln_norm_cdf(mu), ln_norm_cdf(-mu));
+            let ln_z = self.ln_zu[j];
             total += -0.5 * (eu2 - 2.0 * eu * nu + enu2) + 0.5 * (eu2 - 2.0 * eu * mu + mu * mu)
                 - dl * e
                 + ln_z;
@@ -830,12 +857,23 @@ struct SweepMap<'a> {
     sweeps: usize,
     warmup: usize,
     observer: Option<SharedObserver>,
+    /// The point the state is at (its last output), and its ELBO if known:
+    /// the executor usually evaluates the map where it just left off, and
+    /// reloading would recompute every local factor for nothing.
+    at: Vec<f64>,
+    at_elbo: Option<f64>,
 }
 
 impl MonotoneMap for SweepMap<'_> {
     fn eval(&mut self, x: &[f64]) -> Result<Iterate> {
-        self.state.load(x);
-        let objective = self.state.elbo();
+        let here = x == self.at.as_slice();
+        if !here {
+            self.state.load(x);
+        }
+        let objective = match (here, self.at_elbo) {
+            (true, Some(f)) => f,
+            _ => self.state.elbo(),
+        };
         if !objective.is_finite() {
             return Err(Error::Numerical(format!(
                 "the ELBO is {objective}; rescale the features (--standardise)"
@@ -844,13 +882,13 @@ impl MonotoneMap for SweepMap<'_> {
         let p0 = self.state.bag_p();
         self.state.sweep();
         self.sweeps += 1;
-        if self.expand && self.sweeps > self.warmup {
-            self.state.expansion_moves();
-        }
+        self.at_elbo = (self.expand && self.sweeps > self.warmup)
+            .then(|| self.state.expansion_moves());
         let p1 = self.state.bag_p();
         let gap = p0.iter().zip(&p1).map(|(a, b)| (a - b).abs()).sum::<f64>() / p0.len() as f64;
         observer::advance(self.observer.as_ref(), 1)?;
-        Ok(Iterate::new(self.state.pack(), objective, Some(gap)))
+        self.at = self.state.pack();
+        Ok(Iterate::new(self.at.clone(), objective, Some(gap)))
     }
 }
 
@@ -882,6 +920,8 @@ pub fn fit_vb_with(bags: &Bags, opts: &VbOptions, accelerate: bool) -> Result<Vb
             sweeps: 0,
             warmup: EXPANSION_WARMUP,
             observer: opts.observer.clone(),
+            at: Vec::new(),
+            at_elbo: None,
         };
         let settings = IterSettings {
             tol: opts.tol,
@@ -979,10 +1019,7 @@ mod tests {
         }
         for i in [0usize, 7, 23] {
             st.update_ystar(i);
-            check(&mut st, "y*", &|s, d| {
-                s.mu_star[i] += d;
-                s.t[i] = truncated_mean(s.mu_star[i], s.y[i]);
-            });
+            check(&mut st, "y*", &|s, d| s.set_ystar(i, s.mu_star[i] + d));
             st.update_instances(i);
             let b = bags.bags[i].clone();
             // The last instance of the bag was updated last: its factor is
@@ -990,13 +1027,12 @@ mod tests {
             let j = b.end - 1;
             for field in 0..2 {
                 check(&mut st, "q(U)", &|s, d| {
+                    let (mu, dl) = (s.mu_u[j], s.delta[j]);
                     if field == 0 {
-                        s.mu_u[j] += d;
+                        s.set_u(j, mu + d, dl);
                     } else {
-                        s.delta[j] += d;
+                        s.set_u(j, mu, dl + d);
                     }
-                    s.e[j] = e_from(s.mu_u[j], s.delta[j]);
-                    s.eu[j] = eu_from(s.mu_u[j], s.e[j]);
                 });
             }
         }

@@ -12,6 +12,11 @@ use rand_distr::{Distribution, Exp1, StandardNormal};
 
 const LN_SQRT_2PI: f64 = 0.918_938_533_204_672_8;
 
+/// `ln φ(x)`, the log standard normal density.
+pub fn ln_norm_pdf(x: f64) -> f64 {
+    -0.5 * x * x - LN_SQRT_2PI
+}
+
 /// Standard normal density.
 pub fn norm_pdf(x: f64) -> f64 {
     (-0.5 * x * x - LN_SQRT_2PI).exp()
@@ -40,6 +45,28 @@ pub fn ln_norm_cdf(x: f64) -> f64 {
         let r = 1.0 / (x * x);
         let series = 1.0 - r * (1.0 - r * (3.0 - r * (15.0 - 105.0 * r)));
         -0.5 * x * x - LN_SQRT_2PI - (-x).ln() + series.ln()
+    }
+}
+
+/// `(ln Φ(x), ln Φ(−x))` with one `erfc`: the tail side is computed
+/// directly (or by the series of [`ln_norm_cdf`] beyond 37 sds) and the
+/// other as `ln(1 − tail)`. The variational updates of probit models need
+/// both for every latent variable on every sweep.
+pub fn ln_norm_cdf_pair(x: f64) -> (f64, f64) {
+    // `tail` = Φ(−|x|), the smaller of the two.
+    let t = -x.abs();
+    let (ln_tail, other) = if t > -37.0 {
+        let q = norm_cdf(t);
+        (q.ln(), (-q).ln_1p())
+    } else {
+        // Φ(t) < 1e-299: ln(1 − Φ(t)) = −Φ(t) to double precision.
+        let l = ln_norm_cdf(t);
+        (l, -l.exp())
+    };
+    if x >= 0.0 {
+        (other, ln_tail)
+    } else {
+        (ln_tail, other)
     }
 }
 
@@ -120,6 +147,17 @@ mod tests {
             assert!(mills(x).is_finite() && ln_norm_cdf(x).is_finite(), "{x}");
         }
         assert!((mills(-1e4) - 1e4).abs() < 1e-3);
+    }
+
+    #[test]
+    fn the_paired_log_cdf_matches_two_single_calls() {
+        for x in [-400.0, -38.0, -37.0, -8.0, -1.0, -1e-9, 0.0, 1e-9, 0.5, 3.0, 9.0, 40.0] {
+            let (p, m) = ln_norm_cdf_pair(x);
+            let (p1, m1) = (ln_norm_cdf(x), ln_norm_cdf(-x));
+            for (a, b) in [(p, p1), (m, m1)] {
+                assert!((a - b).abs() <= 1e-14 * b.abs().max(1e-300) + 1e-300, "{x}: {a} vs {b}");
+            }
+        }
     }
 
     #[test]
