@@ -166,6 +166,19 @@ impl Bags {
         &self.features[self.offset[j]..self.offset[j] + w]
     }
 
+    /// Where instance `j`'s features sit in the instances' concatenated
+    /// features (so that per-instance vectors of the same widths can share
+    /// the layout).
+    pub(crate) fn feature_span(&self, j: usize) -> std::ops::Range<usize> {
+        let w = self.width(self.modality[j]);
+        self.offset[j]..self.offset[j] + w
+    }
+
+    /// Length of the instances' concatenated features.
+    pub(crate) fn feature_len(&self) -> usize {
+        self.features.len()
+    }
+
     /// Append a bag; `instances` are `(modality, features, row, primary)`.
     /// Checks widths, finiteness and non-emptiness (in-memory callers get
     /// [`Error::Data`]; the readers check first and name the line).

@@ -29,9 +29,11 @@ use crate::infer::rng::stream;
 use crate::numerics::fixed_point::{Executor, IterSettings, Iterate, MonotoneMap};
 use crate::numerics::linalg::Cholesky;
 use crate::numerics::probit::{ln_norm_cdf, ln_norm_cdf_pair, ln_norm_pdf, norm_cdf};
+use crate::numerics::{chunked_map, chunked_sum};
 use crate::observer::{self, SharedObserver};
 use nalgebra::{DMatrix, DVector};
 use rand_distr::{Distribution, StandardNormal};
+use rayon::prelude::*;
 
 /// Settings of [`fit_vb`].
 #[derive(Clone)]
@@ -149,6 +151,8 @@ pub(crate) struct State<'a> {
     eu: Vec<f64>,
     eta: Vec<f64>,
     ln_zu: Vec<f64>,
+    /// E[ν_ij] at the current means of (a, b) or (c, d).
+    nu: Vec<f64>,
     /// q(y*_i): location μ*_i; derived mean t_i and log normaliser.
     pub(crate) mu_star: Vec<f64>,
     t: Vec<f64>,
@@ -159,6 +163,9 @@ pub(crate) struct State<'a> {
     /// O(d) per instance.
     q_bag: Vec<f64>,
     q_inst: Vec<f64>,
+    /// `V x_ij` with the instance's bag-level covariance (V_β or V_γ), in
+    /// the features' layout: the δ/U step needs it for every instance.
+    w_bag: Vec<f64>,
 }
 
 /// The means and local factors a move changes (covariances stay).
@@ -169,6 +176,7 @@ struct Snapshot {
     eu: Vec<f64>,
     eta: Vec<f64>,
     ln_zu: Vec<f64>,
+    nu: Vec<f64>,
     mu_star: Vec<f64>,
     t: Vec<f64>,
     ln_zy: Vec<f64>,
@@ -185,6 +193,10 @@ enum Move {
     InnerShift(u8),
 }
 
+/// Bags per parallel work item (instances: 16 times as many). Fixed, so
+/// that sums come out the same whatever the number of threads.
+const BAG_CHUNK: usize = 256;
+
 const ALPHA: usize = 0;
 const BETA: usize = 1;
 const GAMMA: usize = 2;
@@ -199,18 +211,23 @@ fn dot(a: &[f64], b: &[f64]) -> f64 {
 
 /// `V x` for a symmetric `V` and a slice `x`.
 fn mat_vec(v: &DMatrix<f64>, x: &[f64]) -> Vec<f64> {
+    let mut out = vec![0.0; x.len()];
+    mat_vec_into(v, x, &mut out);
+    out
+}
+
+/// `out = V x` (column-major `V`, columns scaled and added).
+fn mat_vec_into(v: &DMatrix<f64>, x: &[f64], out: &mut [f64]) {
     let n = x.len();
-    let mut out = vec![0.0; n];
-    for c in 0..n {
-        let xc = x[c];
+    out.iter_mut().for_each(|o| *o = 0.0);
+    let data = v.as_slice();
+    for (c, &xc) in x.iter().enumerate() {
         if xc != 0.0 {
-            let col = v.column(c);
-            for r in 0..n {
-                out[r] += col[r] * xc;
+            for (o, vr) in out.iter_mut().zip(&data[c * n..(c + 1) * n]) {
+                *o += vr * xc;
             }
         }
     }
-    out
 }
 
 fn quad(v: &DMatrix<f64>, x: &[f64]) -> f64 {
@@ -226,7 +243,11 @@ fn u_moments(mu: f64, delta: f64) -> (f64, f64, f64) {
     let a = delta + lp - lm;
     let t = (-a.abs()).exp();
     // σ(a) and softplus(a) from the same exp(−|a|).
-    let e = if a >= 0.0 { 1.0 / (1.0 + t) } else { t / (1.0 + t) };
+    let e = if a >= 0.0 {
+        1.0 / (1.0 + t)
+    } else {
+        t / (1.0 + t)
+    };
     let ln_z = lm + a.max(0.0) + t.ln_1p();
     let lphi = ln_norm_pdf(mu);
     // Inverse Mills ratios φ(μ)/Φ(±μ).
@@ -239,6 +260,108 @@ fn ystar_moments(mu: f64, y: bool) -> (f64, f64) {
     let s = if y { 1.0 } else { -1.0 };
     let ln_z = ln_norm_cdf(s * mu);
     (mu + s * (ln_norm_pdf(mu) - ln_z).exp(), ln_z)
+}
+
+/// Cut `v` at `cuts` (ascending, the first its start, the last its end).
+fn split_at_cuts<'v, T>(mut v: &'v mut [T], cuts: &[usize]) -> Vec<&'v mut [T]> {
+    let mut out = Vec::with_capacity(cuts.len().saturating_sub(1));
+    if let Some(&first) = cuts.first() {
+        v = &mut std::mem::take(&mut v)[first..];
+    }
+    for w in cuts.windows(2) {
+        let (head, tail) = std::mem::take(&mut v).split_at_mut(w[1] - w[0]);
+        out.push(head);
+        v = tail;
+    }
+    out
+}
+
+/// Where instance `j`'s features start (the end of all for `j = n`).
+fn feat_cuts_start(bags: &Bags, j: usize) -> usize {
+    if j < bags.n_instances() {
+        bags.feature_span(j).start
+    } else {
+        bags.feature_len()
+    }
+}
+
+/// What the local steps (V8–V10) of a bag read.
+struct Shared<'s> {
+    bags: &'s Bags,
+    y: &'s [bool],
+    alpha: f64,
+    eta: &'s [f64],
+    nu: &'s [f64],
+    q_bag: &'s [f64],
+    w_bag: &'s [f64],
+    widths: [usize; 2],
+}
+
+/// The local factors of a run of bags, which the local steps write
+/// (instance slices start at instance `inst0`, bag slices at `bags.start`).
+struct LocalsMut<'s> {
+    bags: std::ops::Range<usize>,
+    inst0: usize,
+    mu_u: &'s mut [f64],
+    delta: &'s mut [f64],
+    e: &'s mut [f64],
+    eu: &'s mut [f64],
+    ln_zu: &'s mut [f64],
+    mu_star: &'s mut [f64],
+    t: &'s mut [f64],
+    ln_zy: &'s mut [f64],
+}
+
+impl Shared<'_> {
+    /// V8, then V9–V10 instance by instance, for each bag of `run`.
+    fn steps(&self, run: &mut LocalsMut) {
+        let mut s = [vec![0.0; self.widths[0]], vec![0.0; self.widths[1]]];
+        for i in run.bags.clone() {
+            let b = &self.bags.bags[i];
+            let (o, bi) = (run.inst0, i - run.bags.start);
+            s.iter_mut()
+                .for_each(|v| v.iter_mut().for_each(|x| *x = 0.0));
+            let mut es = [0.0; 2];
+            for j in b.start..b.end {
+                let mi = self.bags.modality[j] as usize;
+                let ej = run.e[j - o];
+                es[mi] += ej * self.eta[j];
+                for (sk, xk) in s[mi].iter_mut().zip(self.bags.features(j)) {
+                    *sk += ej * xk;
+                }
+            }
+            // V8: q(y*_i).
+            let mu = self.alpha + es[0] + es[1];
+            let (ti, lz) = ystar_moments(mu, self.y[i]);
+            (run.mu_star[bi], run.t[bi], run.ln_zy[bi]) = (mu, ti, lz);
+            // V9–V10.
+            for j in b.start..b.end {
+                let mi = self.bags.modality[j] as usize;
+                let x = self.bags.features(j);
+                let g = &self.w_bag[self.bags.feature_span(j)];
+                let xvx = self.q_bag[j];
+                let eta = self.eta[j];
+                let e_old = run.e[j - o];
+                // Σ_{j'≠j} E[δ_ij'] E[η_ij η_ij'] within the modality
+                // (E[ββᵀ] = m mᵀ + V: x Vᵀ(s − e_old x) = g·s − e_old xᵀVx)
+                // and across modalities (independent factors).
+                let same = eta * (es[mi] - e_old * eta) + dot(g, &s[mi]) - e_old * xvx;
+                let cross = eta * es[1 - mi];
+                let delta = (ti - self.alpha) * eta - same - cross - 0.5 * (eta * eta + xvx);
+                let (e_new, eu, lz) = u_moments(self.nu[j], delta);
+                run.mu_u[j - o] = self.nu[j];
+                run.delta[j - o] = delta;
+                run.e[j - o] = e_new;
+                run.eu[j - o] = eu;
+                run.ln_zu[j - o] = lz;
+                let de = e_new - e_old;
+                for (sk, xk) in s[mi].iter_mut().zip(x) {
+                    *sk += de * xk;
+                }
+                es[mi] += de * eta;
+            }
+        }
+    }
 }
 
 impl<'a> State<'a> {
@@ -268,11 +391,13 @@ impl<'a> State<'a> {
             eu: vec![0.0; n_inst],
             eta: vec![0.0; n_inst],
             ln_zu: vec![0.0; n_inst],
+            nu: vec![0.0; n_inst],
             mu_star: vec![0.0; bags.n_bags()],
             t: vec![0.0; bags.n_bags()],
             ln_zy: vec![0.0; bags.n_bags()],
             q_bag: vec![0.0; n_inst],
             q_inst: vec![0.0; n_inst],
+            w_bag: vec![0.0; bags.feature_len()],
         };
         s.constant_covariances();
         for m in 0..2u8 {
@@ -282,8 +407,10 @@ impl<'a> State<'a> {
         // Locals consistent with the starting means: q(U) at its prior
         // location (Δ = 0), q(y*) at the implied bag predictor.
         s.refresh_eta();
+        s.refresh_nu(0);
+        s.refresh_nu(1);
         for j in 0..n_inst {
-            s.set_u(j, s.nu_mean(j), 0.0);
+            s.set_u(j, s.nu[j], 0.0);
         }
         for i in 0..bags.n_bags() {
             s.update_ystar(i);
@@ -347,16 +474,43 @@ impl<'a> State<'a> {
         if self.v[vi].nrows() == 0 {
             return;
         }
-        let out = if bag_level {
-            &mut self.q_bag
-        } else {
-            &mut self.q_inst
-        };
-        for j in 0..self.bags.n_instances() {
-            if self.bags.modality[j] == m {
-                out[j] = quad(&self.v[vi], self.bags.features(j));
+        if !bag_level {
+            for j in 0..self.bags.n_instances() {
+                if self.bags.modality[j] == m {
+                    self.q_inst[j] = quad(&self.v[vi], self.bags.features(j));
+                }
             }
+            return;
         }
+        // V x and xᵀV x of every instance, in parallel over runs of bags.
+        let bags = self.bags;
+        let n = bags.n_instances();
+        let inst_cuts: Vec<usize> = (0..bags.n_bags())
+            .step_by(BAG_CHUNK)
+            .map(|i| bags.bags[i].start)
+            .chain(std::iter::once(n))
+            .collect();
+        let feat_cuts: Vec<usize> = inst_cuts
+            .iter()
+            .map(|&j| feat_cuts_start(bags, j))
+            .collect();
+        let v = &self.v[vi];
+        split_at_cuts(&mut self.w_bag, &feat_cuts)
+            .into_par_iter()
+            .zip(split_at_cuts(&mut self.q_bag, &inst_cuts))
+            .zip(inst_cuts.par_windows(2))
+            .for_each(|((w, q), r)| {
+                let f0 = feat_cuts_start(bags, r[0]);
+                for j in r[0]..r[1] {
+                    if bags.modality[j] == m {
+                        let span = bags.feature_span(j);
+                        let wj = &mut w[span.start - f0..span.end - f0];
+                        let x = bags.features(j);
+                        mat_vec_into(v, x, wj);
+                        q[j - r[0]] = dot(wj, x);
+                    }
+                }
+            });
     }
 
     fn block(&self, m: u8) -> (std::ops::Range<usize>, usize) {
@@ -367,10 +521,15 @@ impl<'a> State<'a> {
         }
     }
 
-    fn nu_mean(&self, j: usize) -> f64 {
-        let m = self.bags.modality[j];
-        self.m[self.lay.inst_intercept(m)]
-            + dot(self.bags.features(j), &self.m[self.lay.inst_slopes(m)])
+    /// Recompute E[ν_ij] of modality `m`'s instances from the means.
+    pub(crate) fn refresh_nu(&mut self, m: u8) {
+        let a = self.m[self.lay.inst_intercept(m)];
+        let slopes = &self.m[self.lay.inst_slopes(m)];
+        for j in 0..self.bags.n_instances() {
+            if self.bags.modality[j] == m {
+                self.nu[j] = a + dot(self.bags.features(j), slopes);
+            }
+        }
     }
 
     fn refresh_eta(&mut self) {
@@ -390,20 +549,6 @@ impl<'a> State<'a> {
         out
     }
 
-    /// `s_i^m = Σ_{j ∈ m} E[δ_ij] x_ij`.
-    fn s(&self, i: usize, m: u8) -> Vec<f64> {
-        let b = &self.bags.bags[i];
-        let mut s = vec![0.0; self.bags.width(m)];
-        for j in b.start..b.end {
-            if self.bags.modality[j] == m {
-                for (sk, xk) in s.iter_mut().zip(self.bags.features(j)) {
-                    *sk += self.e[j] * xk;
-                }
-            }
-        }
-        s
-    }
-
     /// V1: q(α).
     pub(crate) fn update_alpha(&mut self) {
         let v = self.v[ALPHA][(0, 0)];
@@ -420,40 +565,57 @@ impl<'a> State<'a> {
     /// `X_iᵀE[l_i l_iᵀ]X_i = s sᵀ + Σ_j v_ij x_ijᵀ x_ij`).
     fn bag_slope_system(&self, m: u8) -> (DMatrix<f64>, DVector<f64>) {
         let d = self.bags.width(m);
-        let mut p = DMatrix::from_diagonal_element(d, d, 1.0 / self.pri.slope_var);
-        let mut rhs = DVector::zeros(d);
-        let alpha = self.m[self.lay.alpha()];
-        let mut s = vec![0.0; d];
-        for i in 0..self.bags.n_bags() {
-            let b = &self.bags.bags[i];
-            s.iter_mut().for_each(|v| *v = 0.0);
-            let mut other = 0.0;
-            for j in b.start..b.end {
-                if self.bags.modality[j] != m {
-                    other += self.e[j] * self.eta[j];
-                    continue;
-                }
-                let x = self.bags.features(j);
-                let ej = self.e[j];
-                for (sk, xk) in s.iter_mut().zip(x) {
-                    *sk += ej * xk;
-                }
-                let vj = ej * (1.0 - ej);
-                if vj == 0.0 {
-                    continue;
-                }
-                for c in 0..d {
-                    let xc = vj * x[c];
-                    for r in c..d {
-                        p[(r, c)] += xc * x[r];
-                    }
+        // The lower triangle accumulates row-major in a flat buffer (rank-one
+        // updates over every instance: the inner loop runs over contiguous
+        // memory and vectorises), per run of bags in parallel; the runs'
+        // sums are added in order.
+        let rank_one = |acc: &mut [f64], w: f64, x: &[f64]| {
+            for (r, &xr) in x.iter().enumerate() {
+                let wr = w * xr;
+                for (a, &xc) in acc[r * d..r * d + r + 1].iter_mut().zip(x) {
+                    *a += wr * xc;
                 }
             }
-            let w = self.t[i] - alpha - other;
-            for c in 0..d {
-                rhs[c] += w * s[c];
-                for r in c..d {
-                    p[(r, c)] += s[r] * s[c];
+        };
+        let alpha = self.m[self.lay.alpha()];
+        let part = |bags: std::ops::Range<usize>| -> (Vec<f64>, Vec<f64>) {
+            let mut acc = vec![0.0; d * d];
+            let mut rhs = vec![0.0; d];
+            let mut s = vec![0.0; d];
+            for i in bags {
+                let b = &self.bags.bags[i];
+                s.iter_mut().for_each(|v| *v = 0.0);
+                let mut other = 0.0;
+                for j in b.start..b.end {
+                    if self.bags.modality[j] != m {
+                        other += self.e[j] * self.eta[j];
+                        continue;
+                    }
+                    let x = self.bags.features(j);
+                    let ej = self.e[j];
+                    for (sk, xk) in s.iter_mut().zip(x) {
+                        *sk += ej * xk;
+                    }
+                    let vj = ej * (1.0 - ej);
+                    if vj != 0.0 {
+                        rank_one(&mut acc, vj, x);
+                    }
+                }
+                let w = self.t[i] - alpha - other;
+                for (r, sc) in rhs.iter_mut().zip(&s) {
+                    *r += w * sc;
+                }
+                rank_one(&mut acc, 1.0, &s);
+            }
+            (acc, rhs)
+        };
+        let mut p = DMatrix::from_diagonal_element(d, d, 1.0 / self.pri.slope_var);
+        let mut rhs = DVector::zeros(d);
+        for (acc, r) in chunked_map(self.bags.n_bags(), BAG_CHUNK, part) {
+            for row in 0..d {
+                rhs[row] += r[row];
+                for c in 0..=row {
+                    p[(row, c)] += acc[row * d + c];
                 }
             }
         }
@@ -496,6 +658,8 @@ impl<'a> State<'a> {
         let (k, n, nb) = (self.m.len(), self.mu_u.len(), self.mu_star.len());
         debug_assert_eq!(x.len(), k + 2 * n + nb);
         self.m.copy_from_slice(&x[..k]);
+        self.refresh_nu(0);
+        self.refresh_nu(1);
         for j in 0..n {
             self.set_u(j, x[k + j], x[k + n + j]);
         }
@@ -523,7 +687,13 @@ impl<'a> State<'a> {
                 r += self.eu[j] - dot(self.bags.features(j), &self.m[slopes.clone()]);
             }
         }
-        self.m[k] = self.v[if m == 0 { A } else { C }][(0, 0)] * r;
+        let shift = self.v[if m == 0 { A } else { C }][(0, 0)] * r - self.m[k];
+        self.m[k] += shift;
+        for j in 0..self.bags.n_instances() {
+            if self.bags.modality[j] == m {
+                self.nu[j] += shift;
+            }
+        }
     }
 
     /// V5/V7: q(b) (m = 0) or q(d) (m = 1); the covariance is constant.
@@ -546,6 +716,7 @@ impl<'a> State<'a> {
         }
         let mean = mat_vec(&self.v[if m == 0 { B } else { D }], &rhs);
         self.m[range].copy_from_slice(&mean);
+        self.refresh_nu(m);
     }
 
     /// V8: q(y*_i).
@@ -554,36 +725,80 @@ impl<'a> State<'a> {
         self.set_ystar(i, self.m[self.lay.alpha()] + e0 + e1);
     }
 
-    /// V9–V10 (exact form): q(U_ij) of every instance of bag `i`, one after
-    /// another with the bag's running sums kept current.
-    pub(crate) fn update_instances(&mut self, i: usize) {
-        let b = self.bags.bags[i].clone();
-        let mut s = [self.s(i, 0), self.s(i, 1)];
-        let mut es = self.es(i);
-        let alpha = self.m[self.lay.alpha()];
-        for j in b.start..b.end {
-            let m = self.bags.modality[j];
-            let mi = m as usize;
-            let (_, vi) = self.block(m);
-            let x = self.bags.features(j);
-            let g = mat_vec(&self.v[vi], x);
-            let xvx = dot(&g, x);
-            let eta = self.eta[j];
-            let e_old = self.e[j];
-            // Σ_{j'≠j} E[δ_ij'] E[η_ij η_ij'] within the modality (E[ββᵀ] =
-            // m mᵀ + V) and across modalities (independent factors).
-            let s_minus: Vec<f64> = s[mi].iter().zip(x).map(|(a, b)| a - e_old * b).collect();
-            let same = eta * (es[mi] - e_old * eta) + dot(&g, &s_minus);
-            let cross = eta * es[1 - mi];
-            let delta = (self.t[i] - alpha) * eta - same - cross - 0.5 * (eta * eta + xvx);
-            self.set_u(j, self.nu_mean(j), delta);
-            let e_new = self.e[j];
-            let de = e_new - e_old;
-            for (sk, xk) in s[mi].iter_mut().zip(x) {
-                *sk += de * xk;
+    /// V8 and V9–V10 (exact form) for bag `i`: q(y*_i), then q(U_ij) of
+    /// every instance of the bag one after another with the bag's running
+    /// sums kept current.
+    #[cfg(test)]
+    pub(crate) fn update_bag(&mut self, i: usize) {
+        self.local_steps(i..i + 1);
+    }
+
+    /// [`State::update_bag`] for every bag in `bags`, in parallel over
+    /// fixed runs of [`BAG_CHUNK`] bags (bags are independent given the
+    /// global factors, so the result does not depend on the threads).
+    fn local_steps(&mut self, bags: std::ops::Range<usize>) {
+        let State {
+            bags: data,
+            y,
+            lay,
+            m,
+            mu_u,
+            delta,
+            e,
+            eu,
+            eta,
+            ln_zu,
+            nu,
+            mu_star,
+            t,
+            ln_zy,
+            q_bag,
+            w_bag,
+            ..
+        } = self;
+        let sh = Shared {
+            bags: data,
+            y,
+            alpha: m[lay.alpha()],
+            eta,
+            nu,
+            q_bag,
+            w_bag,
+            widths: [lay.d0, lay.d1],
+        };
+        let bag_cuts: Vec<usize> = (bags.start..bags.end)
+            .step_by(BAG_CHUNK)
+            .chain(std::iter::once(bags.end))
+            .collect();
+        let inst_at = |i: usize| {
+            if i < data.n_bags() {
+                data.bags[i].start
+            } else {
+                data.n_instances()
             }
-            es[mi] += de * eta;
+        };
+        let inst_cuts: Vec<usize> = bag_cuts.iter().map(|&i| inst_at(i)).collect();
+        let mut it =
+            [mu_u, delta, e, eu, ln_zu].map(|v| split_at_cuts(&mut v[..], &inst_cuts).into_iter());
+        let mut ib = [mu_star, t, ln_zy].map(|v| split_at_cuts(&mut v[..], &bag_cuts).into_iter());
+        let mut runs = Vec::new();
+        for k in 0..bag_cuts.len() - 1 {
+            let [mu_u, delta, e, eu, ln_zu] = it.each_mut().map(|i| i.next().expect("cut"));
+            let [mu_star, t, ln_zy] = ib.each_mut().map(|i| i.next().expect("cut"));
+            runs.push(LocalsMut {
+                bags: bag_cuts[k]..bag_cuts[k + 1],
+                inst0: inst_cuts[k],
+                mu_u,
+                delta,
+                e,
+                eu,
+                ln_zu,
+                mu_star,
+                t,
+                ln_zy,
+            });
         }
+        runs.into_par_iter().for_each(|mut run| sh.steps(&mut run));
     }
 
     /// One sweep: V1–V7, then per bag V8 and V9–V10.
@@ -595,10 +810,7 @@ impl<'a> State<'a> {
         self.update_inst_slopes(0);
         self.update_inst_intercept(1);
         self.update_inst_slopes(1);
-        for i in 0..self.bags.n_bags() {
-            self.update_ystar(i);
-            self.update_instances(i);
-        }
+        self.local_steps(0..self.bags.n_bags());
     }
 
     fn snapshot(&self) -> Snapshot {
@@ -609,6 +821,7 @@ impl<'a> State<'a> {
             eu: self.eu.clone(),
             eta: self.eta.clone(),
             ln_zu: self.ln_zu.clone(),
+            nu: self.nu.clone(),
             mu_star: self.mu_star.clone(),
             t: self.t.clone(),
             ln_zy: self.ln_zy.clone(),
@@ -622,6 +835,7 @@ impl<'a> State<'a> {
         self.eu.clone_from(&s.eu);
         self.eta.clone_from(&s.eta);
         self.ln_zu.clone_from(&s.ln_zu);
+        self.nu.clone_from(&s.nu);
         self.mu_star.clone_from(&s.mu_star);
         self.t.clone_from(&s.t);
         self.ln_zy.clone_from(&s.ln_zy);
@@ -656,16 +870,59 @@ impl<'a> State<'a> {
                 } else {
                     self.m[k] += h;
                 }
-                for j in 0..self.bags.n_instances() {
-                    if self.bags.modality[j] == m {
-                        self.set_u(j, self.nu_mean(j), self.delta[j]);
-                    }
-                }
+                // E[ν] is affine in the move: scaled or shifted; q(U)
+                // follows (elementwise, so in parallel with the same bits).
+                let (scale, shift) = if matches!(mv, Move::InnerScale(_)) {
+                    (h.exp(), 0.0)
+                } else {
+                    (1.0, h)
+                };
+                let modality = &self.bags.modality;
+                (
+                    self.nu.par_iter_mut(),
+                    self.mu_u.par_iter_mut(),
+                    self.e.par_iter_mut(),
+                    self.eu.par_iter_mut(),
+                    self.ln_zu.par_iter_mut(),
+                    self.delta.par_iter(),
+                    modality.par_iter(),
+                )
+                    .into_par_iter()
+                    .with_min_len(BAG_CHUNK * 16)
+                    .for_each(|(nu, mu, e, eu, lz, &dl, &mj)| {
+                        if mj == m {
+                            *nu = *nu * scale + shift;
+                            *mu = *nu;
+                            (*e, *eu, *lz) = u_moments(*nu, dl);
+                        }
+                    });
             }
         }
-        for i in 0..self.bags.n_bags() {
-            self.update_ystar(i);
-        }
+        self.update_ystar_all();
+    }
+
+    /// V8 for every bag (in parallel: each bag on its own).
+    pub(crate) fn update_ystar_all(&mut self) {
+        let alpha = self.m[self.lay.alpha()];
+        let (bags, y, e, eta) = (self.bags, &self.y, &self.e, &self.eta);
+        (
+            self.mu_star.par_iter_mut(),
+            self.t.par_iter_mut(),
+            self.ln_zy.par_iter_mut(),
+        )
+            .into_par_iter()
+            .enumerate()
+            .with_min_len(BAG_CHUNK)
+            .for_each(|(i, (ms, ti, lz))| {
+                let b = &bags.bags[i];
+                let mut es = [0.0; 2];
+                for j in b.start..b.end {
+                    es[bags.modality[j] as usize] += e[j] * eta[j];
+                }
+                let mu = alpha + es[0] + es[1];
+                *ms = mu;
+                (*ti, *lz) = ystar_moments(mu, y[i]);
+            });
     }
 
     /// Parameter-expansion moves (in the spirit of Qi & Jaakkola 2006's
@@ -695,6 +952,8 @@ impl<'a> State<'a> {
             let curv = (fp - 2.0 * f0 + fm) / (step * step);
             let grad = (fp - fm) / (2.0 * step);
             let (mut h, mut best) = if fp >= fm { (step, fp) } else { (-step, fm) };
+            // Where the state is now (the last point evaluated).
+            let mut at = -step;
             let mut cand = if curv < 0.0 { -grad / curv } else { 4.0 * h };
             let limit = if matches!(mv, Move::InnerShift(_)) {
                 3.0
@@ -707,6 +966,7 @@ impl<'a> State<'a> {
                     break;
                 }
                 self.apply_move(&base, mv, cand);
+                at = cand;
                 let f = self.elbo();
                 if f.is_finite() && f > best {
                     h = cand;
@@ -716,7 +976,9 @@ impl<'a> State<'a> {
                 cand *= 0.5;
             }
             if best > f0 {
-                self.apply_move(&base, mv, h);
+                if at != h {
+                    self.apply_move(&base, mv, h);
+                }
                 f0 = best;
             } else {
                 self.restore(&base);
@@ -741,44 +1003,61 @@ impl<'a> State<'a> {
         let lay = self.lay;
         let alpha = self.m[lay.alpha()];
         let v_alpha = self.v[ALPHA][(0, 0)];
-        let mut total = 0.0;
         // Bags: E[ln N(y*; α + S, 1)] − E[ln q(y*)] (ln p(y | y*) = 0 on
         // q's support).
-        for (i, b) in self.bags.bags.iter().enumerate() {
-            let [e0, e1] = self.es(i);
-            let es = e0 + e1;
-            let mut es2 = (e0 + e1) * (e0 + e1);
-            for m in 0..2u8 {
-                let (_, vi) = self.block(m);
-                let s = self.s(i, m);
-                if !s.is_empty() {
-                    es2 += quad(&self.v[vi], &s);
+        let bag_terms = |range: std::ops::Range<usize>| -> f64 {
+            let mut total = 0.0;
+            let mut s = [vec![0.0; self.lay.d0], vec![0.0; self.lay.d1]];
+            let mut vs = [vec![0.0; self.lay.d0], vec![0.0; self.lay.d1]];
+            for i in range {
+                let b = &self.bags.bags[i];
+                s.iter_mut()
+                    .for_each(|v| v.iter_mut().for_each(|x| *x = 0.0));
+                let (mut es, mut var) = (0.0, 0.0);
+                for j in b.start..b.end {
+                    let (e, eta) = (self.e[j], self.eta[j]);
+                    es += e * eta;
+                    var += e * (1.0 - e) * (eta * eta + self.q_bag[j]);
+                    let sm = &mut s[self.bags.modality[j] as usize];
+                    for (sk, xk) in sm.iter_mut().zip(self.bags.features(j)) {
+                        *sk += e * xk;
+                    }
                 }
+                let mut es2 = es * es + var;
+                for m in 0..2usize {
+                    if !s[m].is_empty() {
+                        mat_vec_into(&self.v[[BETA, GAMMA][m]], &s[m], &mut vs[m]);
+                        es2 += dot(&vs[m], &s[m]);
+                    }
+                }
+                let (mu, t) = (self.mu_star[i], self.t[i]);
+                let ey2 = 1.0 + mu * t;
+                let fit =
+                    ey2 - 2.0 * t * (alpha + es) + alpha * alpha + v_alpha + 2.0 * alpha * es + es2;
+                let own = ey2 - 2.0 * t * mu + mu * mu;
+                total += -0.5 * fit + 0.5 * own + self.ln_zy[i];
             }
-            for j in b.start..b.end {
-                let v = self.e[j] * (1.0 - self.e[j]);
-                es2 += v * (self.eta[j] * self.eta[j] + self.q_bag[j]);
-            }
-            let (mu, t) = (self.mu_star[i], self.t[i]);
-            let ey2 = 1.0 + mu * t;
-            let fit =
-                ey2 - 2.0 * t * (alpha + es) + alpha * alpha + v_alpha + 2.0 * alpha * es + es2;
-            let own = ey2 - 2.0 * t * mu + mu * mu;
-            total += -0.5 * fit + 0.5 * own + self.ln_zy[i];
-        }
+            total
+        };
         // Instances: E[ln N(U; ν, 1)] − E[ln q(U)].
-        for j in 0..self.bags.n_instances() {
-            let m = self.bags.modality[j];
-            let ia = if m == 0 { A } else { C };
-            let nu = self.nu_mean(j);
-            let enu2 = nu * nu + self.v[ia][(0, 0)] + self.q_inst[j];
-            let (mu, dl, e, eu) = (self.mu_u[j], self.delta[j], self.e[j], self.eu[j]);
-            let eu2 = 1.0 + mu * eu;
-            let ln_z = self.ln_zu[j];
-            total += -0.5 * (eu2 - 2.0 * eu * nu + enu2) + 0.5 * (eu2 - 2.0 * eu * mu + mu * mu)
-                - dl * e
-                + ln_z;
-        }
+        let (va, vc) = (self.v[A][(0, 0)], self.v[C][(0, 0)]);
+        let instance_terms = |range: std::ops::Range<usize>| -> f64 {
+            let mut total = 0.0;
+            for j in range {
+                let v_int = if self.bags.modality[j] == 0 { va } else { vc };
+                let nu = self.nu[j];
+                let enu2 = nu * nu + v_int + self.q_inst[j];
+                let (mu, dl, e, eu) = (self.mu_u[j], self.delta[j], self.e[j], self.eu[j]);
+                let eu2 = 1.0 + mu * eu;
+                total += -0.5 * (eu2 - 2.0 * eu * nu + enu2)
+                    + 0.5 * (eu2 - 2.0 * eu * mu + mu * mu)
+                    - dl * e
+                    + self.ln_zu[j];
+            }
+            total
+        };
+        let mut total = chunked_sum(self.bags.n_bags(), BAG_CHUNK, bag_terms)
+            + chunked_sum(self.bags.n_instances(), BAG_CHUNK * 16, instance_terms);
         // Gaussian factors against their priors: E[ln p(θ_block)] + H(q).
         let ranges = [
             lay.alpha()..lay.alpha() + 1,
@@ -882,8 +1161,8 @@ impl MonotoneMap for SweepMap<'_> {
         let p0 = self.state.bag_p();
         self.state.sweep();
         self.sweeps += 1;
-        self.at_elbo = (self.expand && self.sweeps > self.warmup)
-            .then(|| self.state.expansion_moves());
+        self.at_elbo =
+            (self.expand && self.sweeps > self.warmup).then(|| self.state.expansion_moves());
         let p1 = self.state.bag_p();
         let gap = p0.iter().zip(&p1).map(|(a, b)| (a - b).abs()).sum::<f64>() / p0.len() as f64;
         observer::advance(self.observer.as_ref(), 1)?;
@@ -1011,16 +1290,22 @@ mod tests {
             }
             st.update_inst_intercept(m);
             let k = st.lay.inst_intercept(m);
-            check(&mut st, "inst intercept", &|s, d| s.m[k] += d);
+            check(&mut st, "inst intercept", &|s, d| {
+                s.m[k] += d;
+                s.refresh_nu(m);
+            });
             st.update_inst_slopes(m);
             for k in st.lay.inst_slopes(m) {
-                check(&mut st, "inst slope", &|s, d| s.m[k] += d);
+                check(&mut st, "inst slope", &|s, d| {
+                    s.m[k] += d;
+                    s.refresh_nu(m);
+                });
             }
         }
         for i in [0usize, 7, 23] {
             st.update_ystar(i);
             check(&mut st, "y*", &|s, d| s.set_ystar(i, s.mu_star[i] + d));
-            st.update_instances(i);
+            st.update_bag(i);
             let b = bags.bags[i].clone();
             // The last instance of the bag was updated last: its factor is
             // optimal given all others.
@@ -1036,6 +1321,37 @@ mod tests {
                 });
             }
         }
+    }
+
+    /// Parallel work is cut by bag count, not by threads: one thread and
+    /// four give the same fit to the last bit (600 bags: three runs of
+    /// bags and the moves' parallel passes all in play).
+    #[test]
+    fn the_fit_does_not_depend_on_the_number_of_threads() {
+        let design = MilDesign {
+            bags: 600,
+            instances: 5,
+            ratio: 2.0,
+            features: 3,
+            ..MilDesign::default()
+        };
+        let bags = simulate_bags(&design, 5).unwrap();
+        let opts = VbOptions {
+            max_iter: 70,
+            ..VbOptions::default()
+        };
+        let run = |threads: usize| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap()
+                .install(|| fit_vb(&bags, &opts).unwrap())
+        };
+        let (a, b) = (run(1), run(4));
+        assert!(a.iterations > EXPANSION_WARMUP);
+        assert_eq!(a.mean, b.mean);
+        assert_eq!(a.primary, b.primary);
+        assert_eq!(a.elbo, b.elbo);
     }
 
     /// On 20 simulated problems (Hu 2024 §2.3's design, small): plain

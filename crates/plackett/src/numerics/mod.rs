@@ -9,6 +9,31 @@ pub mod slice;
 pub mod special;
 pub mod squarem;
 
+/// `Σ_k f(range_k)` over `0..n` cut into ranges of `chunk`, the ranges
+/// evaluated in parallel and their results added in order: the same bits
+/// whatever the number of threads (the cut depends on `n` only).
+pub fn chunked_sum<F>(n: usize, chunk: usize, f: F) -> f64
+where
+    F: Fn(std::ops::Range<usize>) -> f64 + Sync,
+{
+    chunked_map(n, chunk, f).iter().sum()
+}
+
+/// `f` of each range of `0..n` cut into ranges of `chunk` (the last may be
+/// shorter), evaluated in parallel, in order.
+pub fn chunked_map<T, F>(n: usize, chunk: usize, f: F) -> Vec<T>
+where
+    T: Send,
+    F: Fn(std::ops::Range<usize>) -> T + Sync,
+{
+    use rayon::prelude::*;
+    let chunk = chunk.max(1);
+    (0..n.div_ceil(chunk))
+        .into_par_iter()
+        .map(|c| f(c * chunk..((c + 1) * chunk).min(n)))
+        .collect()
+}
+
 /// Stable `log(Σ exp(x_i))`; `-inf` for an empty slice.
 pub fn log_sum_exp(xs: &[f64]) -> f64 {
     let m = xs.iter().copied().fold(f64::NEG_INFINITY, f64::max);

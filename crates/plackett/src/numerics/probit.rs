@@ -151,11 +151,16 @@ mod tests {
 
     #[test]
     fn the_paired_log_cdf_matches_two_single_calls() {
-        for x in [-400.0, -38.0, -37.0, -8.0, -1.0, -1e-9, 0.0, 1e-9, 0.5, 3.0, 9.0, 40.0] {
+        for x in [
+            -400.0, -38.0, -37.0, -8.0, -1.0, -1e-9, 0.0, 1e-9, 0.5, 3.0, 9.0, 40.0,
+        ] {
             let (p, m) = ln_norm_cdf_pair(x);
             let (p1, m1) = (ln_norm_cdf(x), ln_norm_cdf(-x));
             for (a, b) in [(p, p1), (m, m1)] {
-                assert!((a - b).abs() <= 1e-14 * b.abs().max(1e-300) + 1e-300, "{x}: {a} vs {b}");
+                assert!(
+                    (a - b).abs() <= 1e-14 * b.abs().max(1e-300) + 1e-300,
+                    "{x}: {a} vs {b}"
+                );
             }
         }
     }
