@@ -1,4 +1,4 @@
-//! `plackett mil fit|predict|simulate|cv`: multiple-instance classification
+//! `plackett mil fit|predict|simulate|cv|study`: multiple-instance classification
 //! with two modalities (vMMIC, Hu 2024 ch. 2, and its Gibbs gold standard).
 
 use anyhow::{Result, bail};
@@ -25,6 +25,10 @@ pub enum MilCommand {
     Simulate(SimulateArgs),
     /// Repeated k-fold cross-validation: bag AUROC.
     Cv(Box<CvArgs>),
+    /// Hu 2024 §2.3's simulation study (Figs. 2.2–2.4): factors varied one
+    /// at a time around the basic setting, replicated, with held-out bag
+    /// AUROC, primary-instance AUROC and fitting time for every method
+    Study(Box<StudyArgs>),
 }
 
 /// Engine options shared by fit and cv.
@@ -70,12 +74,17 @@ pub struct EngineArgs {
 
 impl EngineArgs {
     fn engine(&self) -> Result<MilEngine> {
+        self.engine_named(&self.engine)
+    }
+
+    /// The engine `name` (`vb` or `gibbs`) with these settings.
+    fn engine_named(&self, name: &str) -> Result<MilEngine> {
         let priors = MilPriors {
             intercept_var: self.intercept_var,
             slope_var: self.slope_var,
         }
         .check()?;
-        Ok(match self.engine.as_str() {
+        Ok(match name {
             "gibbs" => MilEngine::Gibbs(MilGibbsOptions {
                 priors,
                 mcmc: McmcSettings {
@@ -203,12 +212,44 @@ pub struct CvArgs {
 }
 
 /// Run `plackett mil …`.
+#[derive(Args, Debug)]
+pub struct StudyArgs {
+    /// Factors to vary, comma-separated: basic, bags (n = 250 … 16000),
+    /// instances (m = 10 … 40), ratio (r = 1 … 4), ppi1 (0.1 … 0.85), or all
+    #[arg(long, default_value = "basic")]
+    pub factors: String,
+    /// Methods, comma-separated: vmmic, gibbs, milr, si-mean, si-max
+    #[arg(long, default_value = "vmmic,milr,si-mean,si-max")]
+    pub methods: String,
+    /// Replicate training sets per setting (Hu 2024 used 50)
+    #[arg(long, default_value_t = 20)]
+    pub replicates: usize,
+    /// Test bags per replicate
+    #[arg(long, default_value_t = 300)]
+    pub test_bags: usize,
+    /// Skip settings with more training bags than this
+    #[arg(long, default_value_t = 16000)]
+    pub max_bags: usize,
+    /// Monte Carlo draws per test bag for the model's predictive probabilities
+    #[arg(long, default_value_t = 200)]
+    pub draws: usize,
+    /// Engine settings (priors, tolerances, Gibbs draws, seed); --engine is ignored
+    #[command(flatten)]
+    pub engine: EngineArgs,
+    /// Write study.json, study.csv and one SVG per factor and figure here
+    #[arg(long, value_name = "DIR")]
+    pub out_dir: Option<String>,
+    #[arg(long, default_value = "table", value_parser = ["table", "json"])]
+    pub output: String,
+}
+
 pub fn run(c: &MilCommand) -> Result<()> {
     match c {
         MilCommand::Fit(a) => run_fit(a),
         MilCommand::Predict(a) => run_predict(a),
         MilCommand::Simulate(a) => run_simulate(a),
         MilCommand::Cv(a) => run_cv(a),
+        MilCommand::Study(a) => run_study_cmd(a),
     }
 }
 
@@ -458,6 +499,204 @@ fn run_cv(a: &CvArgs) -> Result<()> {
                     cv.mean_auroc,
                     cv.sd_auroc,
                     plackett::stats::mean(&cv.accuracy)
+                );
+            }
+            t
+        }
+    };
+    crate::emit(&text)
+}
+
+fn run_study_cmd(a: &StudyArgs) -> Result<()> {
+    use plackett::mil::study::{Factor, StudyOptions, run_study};
+    let mut factors = Vec::new();
+    for f in a
+        .factors
+        .split(',')
+        .map(str::trim)
+        .filter(|f| !f.is_empty())
+    {
+        if f == "all" {
+            factors.extend([
+                Factor::Basic,
+                Factor::Bags,
+                Factor::Instances,
+                Factor::Ratio,
+                Factor::Ppi1,
+            ]);
+        } else {
+            factors.push(Factor::parse(f).ok_or_else(|| {
+                anyhow::anyhow!(
+                    "--factors: unknown factor '{}' (expected basic, bags, instances, ratio, ppi1 or all)",
+                    short_name(f, 40)
+                )
+            })?);
+        }
+    }
+    if factors.is_empty() {
+        bail!("--factors: name at least one factor");
+    }
+    let priors = MilPriors {
+        intercept_var: a.engine.intercept_var,
+        slope_var: a.engine.slope_var,
+    }
+    .check()?;
+    let mut methods = Vec::new();
+    for m in a
+        .methods
+        .split(',')
+        .map(str::trim)
+        .filter(|m| !m.is_empty())
+    {
+        methods.push(match m {
+            "vmmic" => MilMethod::Model(a.engine.engine_named("vb")?),
+            "gibbs" => MilMethod::Model(a.engine.engine_named("gibbs")?),
+            other => match Baseline::ALL.into_iter().find(|b| b.name() == other) {
+                Some(b) => MilMethod::Baseline(b, priors),
+                None => bail!(
+                    "--methods: unknown method '{}' (expected vmmic, gibbs, milr, si-mean, si-max)",
+                    short_name(other, 40)
+                ),
+            },
+        });
+    }
+    if methods.is_empty() {
+        bail!("--methods: name at least one method");
+    }
+    if a.draws == 0 || a.draws > 1_000_000 {
+        bail!("--draws: between 1 and 1,000,000");
+    }
+    let opts = StudyOptions {
+        factors,
+        replicates: a.replicates,
+        test_bags: a.test_bags,
+        max_bags: a.max_bags,
+        predict_draws: a.draws,
+        seed: a.engine.seed,
+    };
+    let n_settings = plackett::mil::study::settings(&opts).len();
+    let progress = crate::progress::Progress::new(
+        (n_settings
+            .saturating_mul(a.replicates)
+            .saturating_mul(methods.len())) as u64,
+        "simulation study (fits)",
+    );
+    let cells = run_study(&opts, &methods, Some(&progress.observer()));
+    progress.finish();
+    let cells = cells?;
+    let level = |c: &plackett::mil::StudyCell| c.level.map_or("-".to_string(), |l| format!("{l}"));
+    let mut csv = String::from(
+        "factor,level,method,replicates,bag_auroc,bag_auroc_sd,primary_auroc,seconds\n",
+    );
+    for c in &cells {
+        let _ = writeln!(
+            csv,
+            "{},{},{},{},{:.4},{:.4},{:.4},{:.3}",
+            c.factor,
+            c.level.map_or(String::new(), |l| format!("{l}")),
+            c.method,
+            c.bag_auroc.len(),
+            c.mean_bag_auroc,
+            c.sd_bag_auroc,
+            c.mean_primary_auroc,
+            c.mean_seconds
+        );
+    }
+    let doc = json!({
+        "replicates": a.replicates,
+        "test_bags": a.test_bags,
+        "seed": a.engine.seed,
+        "cells": cells,
+    });
+    if let Some(dir) = &a.out_dir {
+        let mut files: Vec<(String, Vec<u8>)> = vec![
+            (
+                format!("{dir}/study.json"),
+                (serde_json::to_string_pretty(&doc)? + "\n").into_bytes(),
+            ),
+            (format!("{dir}/study.csv"), csv.clone().into_bytes()),
+        ];
+        for f in &opts.factors {
+            if *f == Factor::Basic {
+                continue;
+            }
+            let names: Vec<String> = methods.iter().map(|m| m.name().to_string()).collect();
+            let series =
+                |get: &dyn Fn(&plackett::mil::StudyCell) -> f64| -> Vec<(String, Vec<(f64, f64)>)> {
+                    names
+                        .iter()
+                        .map(|n| {
+                            let pts = cells
+                                .iter()
+                                .filter(|c| c.factor == f.name() && &c.method == n)
+                                .map(|c| (c.level.unwrap_or(f64::NAN), get(c)))
+                                .collect();
+                            (n.clone(), pts)
+                        })
+                        .collect()
+                };
+            let x_label = match f {
+                Factor::Bags => "training bags n (log scale)",
+                Factor::Instances => "instances per bag m",
+                Factor::Ratio => "modality ratio r",
+                _ => "mean proportion of primary instances in modality 1",
+            };
+            let log_x = *f == Factor::Bags;
+            let charts = [
+                (
+                    "bag_auroc",
+                    series(&|c| c.mean_bag_auroc),
+                    "held-out bag AUROC (Hu 2024, Fig. 2.2)",
+                ),
+                (
+                    "time",
+                    series(&|c| c.mean_seconds.max(1e-6).log2()),
+                    "log2 seconds to fit (Hu 2024, Fig. 2.3)",
+                ),
+                (
+                    "primary_auroc",
+                    series(&|c| c.mean_primary_auroc),
+                    "primary-instance AUROC (Hu 2024, Fig. 2.4)",
+                ),
+            ];
+            for (stem, s, y_label) in charts {
+                let svg = plackett::report::charts::xy(&s, x_label, y_label, log_x, None);
+                files.push((format!("{dir}/{stem}_{}.svg", f.name()), svg.into_bytes()));
+            }
+        }
+        std::fs::create_dir_all(dir).map_err(|e| anyhow::anyhow!("{dir}: {e}"))?;
+        let refs: Vec<(&str, &[u8])> = files
+            .iter()
+            .map(|(p, b)| (p.as_str(), b.as_slice()))
+            .collect();
+        write_all_atomic(&refs)?;
+    }
+    let text = match a.output.as_str() {
+        "json" => serde_json::to_string_pretty(&doc)? + "\n",
+        _ => {
+            let mut t = format!(
+                "Simulation study (Hu 2024, §2.3): {} replicates per setting, {} test bags each; means over replicates\n{:<10} {:>7} {:<8} {:>10} {:>7} {:>14} {:>9}\n",
+                a.replicates,
+                a.test_bags,
+                "factor",
+                "level",
+                "method",
+                "bag AUROC",
+                "sd",
+                "primary AUROC",
+                "seconds"
+            );
+            for c in &cells {
+                let _ = writeln!(
+                    t,
+                    "{:<10} {:>7} {:<8} {:>10.4} {:>7.4} {:>14.4} {:>9.2}",
+                    c.factor,
+                    level(c),
+                    c.method,
+                    c.mean_bag_auroc,
+                    c.sd_bag_auroc,
+                    c.mean_primary_auroc,
+                    c.mean_seconds
                 );
             }
             t

@@ -322,6 +322,23 @@ fn every_numeric_option_survives_edge_values() {
             &["--folds", "--repeats"],
         ),
         (
+            owned(&[
+                "mil",
+                "study",
+                "--factors",
+                "bags",
+                "--max-bags",
+                "250",
+                "--replicates",
+                "1",
+                "--test-bags",
+                "30",
+                "--methods",
+                "si-mean",
+            ]),
+            &["--replicates", "--test-bags", "--draws"],
+        ),
+        (
             kw(&[]),
             &[
                 "--min-count",

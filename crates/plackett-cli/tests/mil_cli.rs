@@ -388,3 +388,67 @@ fn fit_report_shows_roc_coefficients_and_a_bags_instances() {
     );
     assert!(!page.exists());
 }
+
+/// `mil study` (Hu 2024 §2.3, Figs. 2.2–2.4): one small setting end to end
+/// — the table's cells, the files of `--out-dir` (JSON, CSV and one SVG per
+/// figure for a varied factor) — and one-line refusals of bad options.
+#[test]
+fn study_runs_a_setting_and_writes_its_figures() {
+    let dir = tmpdir("mil_study");
+    let out_dir = dir.join("study");
+    let out = bin()
+        .args([
+            "mil",
+            "study",
+            "--factors",
+            "bags",
+            "--max-bags",
+            "250",
+            "--replicates",
+            "1",
+            "--test-bags",
+            "60",
+            "--methods",
+            "vmmic,si-mean",
+            "--output",
+            "json",
+            "--out-dir",
+        ])
+        .arg(&out_dir)
+        .output()
+        .unwrap();
+    let doc = json(&out);
+    let cells = doc["cells"].as_array().unwrap();
+    assert_eq!(cells.len(), 2, "{doc}");
+    for c in cells {
+        assert_eq!(c["factor"], "bags");
+        assert_eq!(c["level"], 250.0);
+        let auc = c["mean_bag_auroc"].as_f64().unwrap();
+        assert!((0.0..=1.0).contains(&auc), "{c}");
+        assert!(c["mean_primary_auroc"].as_f64().unwrap().is_finite());
+    }
+    let vmmic = cells.iter().find(|c| c["method"] == "vmmic").unwrap();
+    assert!(vmmic["mean_bag_auroc"].as_f64().unwrap() > 0.7, "{vmmic}");
+    for f in [
+        "study.json",
+        "study.csv",
+        "bag_auroc_bags.svg",
+        "time_bags.svg",
+        "primary_auroc_bags.svg",
+    ] {
+        let p = out_dir.join(f);
+        let text = std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{f}: {e}"));
+        assert!(!text.is_empty(), "{f}");
+    }
+    let csv = std::fs::read_to_string(out_dir.join("study.csv")).unwrap();
+    assert!(csv.starts_with("factor,level,method,replicates,bag_auroc,"));
+    for (bad, needle) in [
+        (["--factors", "speed"], "speed"),
+        (["--methods", "svm"], "svm"),
+        (["--replicates", "0"], "replicates"),
+        (["--max-bags", "10"], "at most 10 training bags"),
+    ] {
+        let out = bin().args(["mil", "study"]).args(bad).output().unwrap();
+        fails(&out, needle);
+    }
+}

@@ -110,9 +110,9 @@ pub fn fit_model(bags: &Bags, engine: &MilEngine) -> Result<(MilModel, MilFitInf
 /// Baselines in cross-validation stop when their objective changes by less
 /// than this, relatively (MILR's EM crawls on wide data such as Musk's 166
 /// features; scores settle long before).
-const BASELINE_TOL: f64 = 1e-7;
+pub(crate) const BASELINE_TOL: f64 = 1e-7;
 /// and after at most this many EM iterations / Newton steps.
-const BASELINE_MAX_ITER: usize = 300;
+pub(crate) const BASELINE_MAX_ITER: usize = 300;
 
 /// A method `cross_validate` compares: one of the model's engines or a
 /// baseline.

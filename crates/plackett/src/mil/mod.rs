@@ -17,11 +17,13 @@ pub use baselines::{Baseline, BaselineFit, fit_baseline};
 pub mod gibbs;
 pub mod params;
 pub mod simulate;
+pub mod study;
 pub mod vb;
 
 pub use gibbs::{MilGibbsFit, MilGibbsOptions, fit_gibbs};
 pub use params::{Layout, MilPriors};
 pub use simulate::{MilDesign, simulate_bags, simulate_with};
+pub use study::{Factor, StudyCell, StudyOptions, run_study};
 pub use vb::{VbFit, VbOptions, fit_vb};
 pub mod cv;
 pub mod model;
