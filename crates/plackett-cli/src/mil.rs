@@ -508,61 +508,22 @@ fn run_cv(a: &CvArgs) -> Result<()> {
 }
 
 fn run_study_cmd(a: &StudyArgs) -> Result<()> {
-    use plackett::mil::study::{Factor, StudyOptions, run_study};
-    let mut factors = Vec::new();
-    for f in a
-        .factors
-        .split(',')
-        .map(str::trim)
-        .filter(|f| !f.is_empty())
-    {
-        if f == "all" {
-            factors.extend([
-                Factor::Basic,
-                Factor::Bags,
-                Factor::Instances,
-                Factor::Ratio,
-                Factor::Ppi1,
-            ]);
-        } else {
-            factors.push(Factor::parse(f).ok_or_else(|| {
-                anyhow::anyhow!(
-                    "--factors: unknown factor '{}' (expected basic, bags, instances, ratio, ppi1 or all)",
-                    short_name(f, 40)
-                )
-            })?);
-        }
-    }
-    if factors.is_empty() {
-        bail!("--factors: name at least one factor");
-    }
+    use plackett::mil::study::{
+        Factor, StudyOptions, parse_factors, parse_methods, run_study, study_csv, study_document,
+    };
+    let factors = parse_factors(&a.factors)?;
     let priors = MilPriors {
         intercept_var: a.engine.intercept_var,
         slope_var: a.engine.slope_var,
     }
     .check()?;
-    let mut methods = Vec::new();
-    for m in a
-        .methods
-        .split(',')
-        .map(str::trim)
-        .filter(|m| !m.is_empty())
-    {
-        methods.push(match m {
-            "vmmic" => MilMethod::Model(a.engine.engine_named("vb")?),
-            "gibbs" => MilMethod::Model(a.engine.engine_named("gibbs")?),
-            other => match Baseline::ALL.into_iter().find(|b| b.name() == other) {
-                Some(b) => MilMethod::Baseline(b, priors),
-                None => bail!(
-                    "--methods: unknown method '{}' (expected vmmic, gibbs, milr, si-mean, si-max)",
-                    short_name(other, 40)
-                ),
-            },
-        });
-    }
-    if methods.is_empty() {
-        bail!("--methods: name at least one method");
-    }
+    let (MilEngine::Vb(vb), MilEngine::Gibbs(gibbs)) = (
+        a.engine.engine_named("vb")?,
+        a.engine.engine_named("gibbs")?,
+    ) else {
+        unreachable!("engine_named gives the engine asked for")
+    };
+    let methods = parse_methods(&a.methods, &vb, &gibbs, priors)?;
     if a.draws == 0 || a.draws > 1_000_000 {
         bail!("--draws: between 1 and 1,000,000");
     }
@@ -585,29 +546,8 @@ fn run_study_cmd(a: &StudyArgs) -> Result<()> {
     progress.finish();
     let cells = cells?;
     let level = |c: &plackett::mil::StudyCell| c.level.map_or("-".to_string(), |l| format!("{l}"));
-    let mut csv = String::from(
-        "factor,level,method,replicates,bag_auroc,bag_auroc_sd,primary_auroc,seconds\n",
-    );
-    for c in &cells {
-        let _ = writeln!(
-            csv,
-            "{},{},{},{},{:.4},{:.4},{:.4},{:.3}",
-            c.factor,
-            c.level.map_or(String::new(), |l| format!("{l}")),
-            c.method,
-            c.bag_auroc.len(),
-            c.mean_bag_auroc,
-            c.sd_bag_auroc,
-            c.mean_primary_auroc,
-            c.mean_seconds
-        );
-    }
-    let doc = json!({
-        "replicates": a.replicates,
-        "test_bags": a.test_bags,
-        "seed": a.engine.seed,
-        "cells": cells,
-    });
+    let csv = study_csv(&cells);
+    let doc = study_document(&opts, &cells);
     if let Some(dir) = &a.out_dir {
         let mut files: Vec<(String, Vec<u8>)> = vec![
             (

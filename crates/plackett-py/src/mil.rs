@@ -302,3 +302,80 @@ pub fn mil_fit(
     })
     .map_err(err)
 }
+
+/// Hu 2024 §2.3's simulation study (`plackett mil study`): the study's
+/// JSON document, equal to the command line's `--output json`.
+#[pyfunction]
+#[pyo3(signature = (*, factors = "basic", methods = "vmmic,milr,si-mean,si-max",
+    replicates = 20, test_bags = 300, max_bags = 16000, draws = 200,
+    intercept_var = 16.0, slope_var = 4.0, tol = 1e-4, max_iter = 5000, starts = 1,
+    samples = 1000, burn_in = 1000, thin = 1, chains = 4, seed = 1))]
+#[allow(clippy::too_many_arguments)]
+pub fn mil_study(
+    py: Python<'_>,
+    factors: &str,
+    methods: &str,
+    replicates: usize,
+    test_bags: usize,
+    max_bags: usize,
+    draws: usize,
+    intercept_var: f64,
+    slope_var: f64,
+    tol: f64,
+    max_iter: usize,
+    starts: usize,
+    samples: usize,
+    burn_in: usize,
+    thin: usize,
+    chains: usize,
+    seed: u64,
+) -> PyResult<String> {
+    use plackett::mil::study::{
+        StudyOptions, parse_factors, parse_methods, run_study, study_document,
+    };
+    let priors = MilPriors {
+        intercept_var,
+        slope_var,
+    }
+    .check()
+    .map_err(err)?;
+    let vb = VbOptions {
+        priors,
+        tol,
+        max_iter,
+        starts,
+        seed,
+        observer: None,
+    };
+    let gibbs = MilGibbsOptions {
+        priors,
+        mcmc: plackett::infer::mcmc::McmcSettings {
+            samples,
+            burn_in,
+            thin,
+            chains,
+            seed,
+        }
+        .check()
+        .map_err(err)?,
+        observer: None,
+    };
+    if draws == 0 || draws > 1_000_000 {
+        return Err(PyValueError::new_err(
+            "draws: between 1 and 1,000,000".to_string(),
+        ));
+    }
+    let opts = StudyOptions {
+        factors: parse_factors(factors).map_err(err)?,
+        replicates,
+        test_bags,
+        max_bags,
+        predict_draws: draws,
+        seed,
+    };
+    let methods = parse_methods(methods, &vb, &gibbs, priors).map_err(err)?;
+    let cells = py
+        .detach(move || run_study(&opts, &methods, None).map(|c| (opts, c)))
+        .map_err(err)?;
+    pretty(&study_document(&cells.0, &cells.1))
+}

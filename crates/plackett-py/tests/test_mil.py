@@ -86,3 +86,32 @@ def test_frames_pickling_and_bad_input(bags):
         plackett.mil_fit(str(bad))
     with pytest.raises(ValueError, match="intercept_var"):
         plackett.mil_fit(path, intercept_var=-1.0)
+
+
+def test_study_equals_the_cli_and_refuses_bad_options():
+    """plackett.mil_study is `plackett mil study` (Hu 2024 §2.3): the same
+    cells to the last digit but the timings; one-line ValueErrors."""
+    args = dict(factors="bags", max_bags=250, replicates=1, test_bags=40, methods="vmmic,si-mean,milr")
+    study = plackett.mil_study(**args)
+    out = cli("mil", "study", "--factors", "bags", "--max-bags", "250", "--replicates", "1",
+              "--test-bags", "40", "--methods", "vmmic,si-mean,milr", "--output", "json")
+
+    def strip(doc):
+        for c in doc["cells"]:
+            c.pop("seconds")
+            c.pop("mean_seconds")
+        return doc
+
+    assert strip(json.loads(study.to_json())) == strip(json.loads(out))
+    assert [c["method"] for c in study.cells] == ["vmmic", "si-mean", "milr"]
+    assert study.cells[0]["level"] == 250.0
+    frame = study.to_frame()
+    assert list(frame["method"]) == ["vmmic", "si-mean", "milr"]
+    for bad, needle in [
+        (dict(factors="speed"), "speed"),
+        (dict(methods="svm"), "svm"),
+        (dict(replicates=0), "replicates"),
+        (dict(max_bags=10), "10 training bags"),
+    ]:
+        with pytest.raises(ValueError, match=needle):
+            plackett.mil_study(**bad)

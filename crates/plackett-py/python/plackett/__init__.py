@@ -53,6 +53,8 @@ __all__ = [
     "load_mil_model",
     "load_model",
     "mil_fit",
+    "mil_study",
+    "MilStudy",
     "read_orderings",
     "selectors",
     "rankings",
@@ -736,6 +738,50 @@ def load_mil_model(path: str) -> MilModel:
     ``model.predict(data)`` scores new bags as ``plackett mil predict``."""
     with open(path, encoding="utf-8") as f:
         return _plackett.mil_model_from_json(str(path), f.read())
+
+
+class MilStudy:
+    """The simulation study of Hu 2024 §2.3 (``plackett mil study``): per
+    setting (``factor``, ``level``) and method, the held-out bag AUROC of
+    every replicate (Fig. 2.2), the primary-instance AUROC (Fig. 2.4) and
+    the seconds to fit (Fig. 2.3), with their means."""
+
+    def __init__(self, document: str):
+        self._json = document
+        doc = json.loads(document)
+        self.replicates: int = doc["replicates"]
+        self.test_bags: int = doc["test_bags"]
+        self.seed: int = doc["seed"]
+        self.cells: list = doc["cells"]
+
+    def to_json(self) -> str:
+        """The document ``plackett mil study --output json`` prints."""
+        return self._json
+
+    def to_frame(self):
+        """One row per setting and method with the means (needs pandas)."""
+        import pandas as pd
+
+        cols = ["factor", "level", "method", "mean_bag_auroc", "sd_bag_auroc",
+                "mean_primary_auroc", "mean_seconds"]
+        return pd.DataFrame([{k: c[k] for k in cols} for c in self.cells], columns=cols)
+
+    def __repr__(self) -> str:
+        return f"MilStudy({len(self.cells)} cells, {self.replicates} replicates)"
+
+
+def mil_study(*, factors: str = "basic", methods: str = "vmmic,milr,si-mean,si-max",
+              **options: Any) -> MilStudy:
+    """Hu 2024 §2.3's simulation study (Figs. 2.2–2.4), as ``plackett mil study``.
+
+    ``factors``: comma-separated ``basic``, ``bags``, ``instances``,
+    ``ratio``, ``ppi1`` or ``all``; ``methods``: comma-separated ``vmmic``,
+    ``gibbs``, ``milr``, ``si-mean``, ``si-max``. Other options as the
+    command's flags with ``_`` for ``-``: ``replicates`` (20),
+    ``test_bags`` (300), ``max_bags``, ``draws``, ``seed`` and the engine
+    settings of :func:`mil_fit`. See docs/mil.md.
+    """
+    return MilStudy(_plackett.mil_study(factors=factors, methods=methods, **options))
 
 
 from ._classifier import PLClassifier  # noqa: E402

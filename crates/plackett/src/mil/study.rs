@@ -270,6 +270,106 @@ pub fn run_study(
     Ok(cells)
 }
 
+/// Factors from a comma-separated list of [`Factor::name`]s or `all`
+/// (the command line's and Python's `factors`).
+pub fn parse_factors(list: &str) -> Result<Vec<Factor>> {
+    let mut out = Vec::new();
+    for f in list.split(',').map(str::trim).filter(|f| !f.is_empty()) {
+        if f == "all" {
+            out.extend([
+                Factor::Basic,
+                Factor::Bags,
+                Factor::Instances,
+                Factor::Ratio,
+                Factor::Ppi1,
+            ]);
+        } else {
+            out.push(Factor::parse(f).ok_or_else(|| {
+                Error::param(
+                    "factors",
+                    format!(
+                        "unknown factor '{}' (expected basic, bags, instances, ratio, ppi1 or all)",
+                        crate::io::output::short_name(f, 40)
+                    ),
+                )
+            })?);
+        }
+    }
+    if out.is_empty() {
+        return Err(Error::param("factors", "name at least one factor"));
+    }
+    Ok(out)
+}
+
+/// Methods from a comma-separated list (`vmmic`, `gibbs`, `milr`,
+/// `si-mean`, `si-max`): the model's engines with these settings, the
+/// baselines penalised by `priors`.
+pub fn parse_methods(
+    list: &str,
+    vb: &super::VbOptions,
+    gibbs: &super::MilGibbsOptions,
+    priors: super::MilPriors,
+) -> Result<Vec<MilMethod>> {
+    use super::{Baseline, MilEngine};
+    let mut out = Vec::new();
+    for m in list.split(',').map(str::trim).filter(|m| !m.is_empty()) {
+        out.push(match m {
+            "vmmic" => MilMethod::Model(MilEngine::Vb(vb.clone())),
+            "gibbs" => MilMethod::Model(MilEngine::Gibbs(gibbs.clone())),
+            other => match Baseline::ALL.into_iter().find(|b| b.name() == other) {
+                Some(b) => MilMethod::Baseline(b, priors),
+                None => {
+                    return Err(Error::param(
+                        "methods",
+                        format!(
+                            "unknown method '{}' (expected vmmic, gibbs, milr, si-mean, si-max)",
+                            crate::io::output::short_name(other, 40)
+                        ),
+                    ));
+                }
+            },
+        });
+    }
+    if out.is_empty() {
+        return Err(Error::param("methods", "name at least one method"));
+    }
+    Ok(out)
+}
+
+/// The study's JSON document (the command line's `--output json` and
+/// `study.json`, Python's `to_json()`).
+pub fn study_document(opts: &StudyOptions, cells: &[StudyCell]) -> serde_json::Value {
+    serde_json::json!({
+        "replicates": opts.replicates,
+        "test_bags": opts.test_bags,
+        "seed": opts.seed,
+        "cells": cells,
+    })
+}
+
+/// One CSV row per setting and method: means over replicates.
+pub fn study_csv(cells: &[StudyCell]) -> String {
+    use std::fmt::Write as _;
+    let mut csv = String::from(
+        "factor,level,method,replicates,bag_auroc,bag_auroc_sd,primary_auroc,seconds\n",
+    );
+    for c in cells {
+        let _ = writeln!(
+            csv,
+            "{},{},{},{},{:.4},{:.4},{:.4},{:.3}",
+            c.factor,
+            c.level.map_or(String::new(), |l| format!("{l}")),
+            c.method,
+            c.bag_auroc.len(),
+            c.mean_bag_auroc,
+            c.sd_bag_auroc,
+            c.mean_primary_auroc,
+            c.mean_seconds
+        );
+    }
+    csv
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -287,5 +387,8 @@ mod tests {
         assert_eq!(Factor::Instances.design(30.0).instances, 30);
         assert_eq!(Factor::parse("ratio"), Some(Factor::Ratio));
         assert_eq!(Factor::parse("r"), None);
+        assert_eq!(parse_factors("all").unwrap().len(), 5);
+        assert!(parse_factors("basic, speed").is_err());
+        assert!(parse_factors(" , ").is_err());
     }
 }
