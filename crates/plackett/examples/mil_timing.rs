@@ -5,8 +5,10 @@
 //! timed; each line is one whole `fit_vb` run at the default settings.
 //!
 //! ```text
-//! cargo run --release --example mil_timing [-- 500 4000 16000 100000]
+//! cargo run --release --example mil_timing [-- 500 4000 16000 100000] [-- --plot FILE.svg]
 //! ```
+//!
+//! `--plot FILE.svg` also draws seconds against bags on log–log axes.
 //!
 //! Prints bags, instances, sweeps, seconds, final ELBO, training bag
 //! AUROC, primary-instance AUROC (against the simulated truth) and the
@@ -28,10 +30,17 @@ fn peak_rss_mb() -> f64 {
 }
 
 fn main() {
-    let sizes: Vec<usize> = std::env::args()
-        .skip(1)
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let plot = args
+        .iter()
+        .position(|a| a == "--plot")
+        .map(|i| args.get(i + 1).expect("--plot FILE.svg").clone());
+    let sizes: Vec<usize> = args
+        .iter()
+        .filter(|a| a.parse::<usize>().is_ok())
         .map(|a| a.parse().expect("bag counts"))
         .collect();
+    let mut points = Vec::new();
     let sizes = if sizes.is_empty() {
         vec![500, 1000, 2000, 4000, 16000]
     } else {
@@ -47,6 +56,7 @@ fn main() {
         let t = Instant::now();
         let fit = fit_vb(&bags, &VbOptions::default()).expect("fit");
         let secs = t.elapsed().as_secs_f64();
+        points.push((n as f64, secs.log10()));
         let y = bags.labels("sim").expect("labels");
         let truth = bags.primary.clone().expect("simulated truth");
         println!(
@@ -58,5 +68,15 @@ fn main() {
             auc(&fit.primary, &truth),
             peak_rss_mb()
         );
+    }
+    if let Some(path) = plot {
+        let svg = plackett::report::charts::xy(
+            &[("vMMIC, default settings".to_string(), points)],
+            "training bags (log10)",
+            "log10 seconds to fit",
+            true,
+            None,
+        );
+        std::fs::write(&path, svg).expect("write the plot");
     }
 }
