@@ -5,11 +5,9 @@ use anyhow::{Result, bail};
 use clap::{Args, Subcommand};
 use plackett::infer::mcmc::McmcSettings;
 use plackett::io::output::{short_name, write_all_atomic};
-use plackett::mil::gibbs::MilGibbsOptions;
-use plackett::mil::vb::VbOptions;
 use plackett::mil::{
-    Baseline, MilDesign, MilEngine, MilMethod, MilModel, MilPriors, cross_validate_methods,
-    fit_model_with, read_bags, simulate_bags,
+    Baseline, MilDesign, MilEngine, MilEngineSettings, MilMethod, MilModel, MilPriors,
+    cross_validate_methods, fit_model_with, read_bags, simulate_bags,
 };
 use serde_json::json;
 use std::fmt::Write as _;
@@ -74,38 +72,27 @@ pub struct EngineArgs {
 
 impl EngineArgs {
     fn engine(&self) -> Result<MilEngine> {
-        self.engine_named(&self.engine)
+        Ok(self.settings().engine(&self.engine)?)
     }
 
-    /// The engine `name` (`vb` or `gibbs`) with these settings.
-    fn engine_named(&self, name: &str) -> Result<MilEngine> {
-        let priors = MilPriors {
-            intercept_var: self.intercept_var,
-            slope_var: self.slope_var,
-        }
-        .check()?;
-        Ok(match name {
-            "gibbs" => MilEngine::Gibbs(MilGibbsOptions {
-                priors,
-                mcmc: McmcSettings {
-                    samples: self.samples,
-                    burn_in: self.burn_in,
-                    thin: self.thin,
-                    chains: self.chains,
-                    seed: self.seed,
-                }
-                .check()?,
-                observer: None,
-            }),
-            _ => MilEngine::Vb(VbOptions {
-                priors,
-                tol: self.tol,
-                max_iter: self.max_iter,
-                starts: self.starts,
+    /// Both engines' settings from these flags.
+    fn settings(&self) -> MilEngineSettings {
+        MilEngineSettings {
+            priors: MilPriors {
+                intercept_var: self.intercept_var,
+                slope_var: self.slope_var,
+            },
+            tol: self.tol,
+            max_iter: self.max_iter,
+            starts: self.starts,
+            mcmc: McmcSettings {
+                samples: self.samples,
+                burn_in: self.burn_in,
+                thin: self.thin,
+                chains: self.chains,
                 seed: self.seed,
-                observer: None,
-            }),
-        })
+            },
+        }
     }
 }
 
@@ -512,18 +499,7 @@ fn run_study_cmd(a: &StudyArgs) -> Result<()> {
         Factor, StudyOptions, parse_factors, parse_methods, run_study, study_csv, study_document,
     };
     let factors = parse_factors(&a.factors)?;
-    let priors = MilPriors {
-        intercept_var: a.engine.intercept_var,
-        slope_var: a.engine.slope_var,
-    }
-    .check()?;
-    let (MilEngine::Vb(vb), MilEngine::Gibbs(gibbs)) = (
-        a.engine.engine_named("vb")?,
-        a.engine.engine_named("gibbs")?,
-    ) else {
-        unreachable!("engine_named gives the engine asked for")
-    };
-    let methods = parse_methods(&a.methods, &vb, &gibbs, priors)?;
+    let methods = parse_methods(&a.methods, &a.engine.settings())?;
     if a.draws == 0 || a.draws > 1_000_000 {
         bail!("--draws: between 1 and 1,000,000");
     }
@@ -535,9 +511,9 @@ fn run_study_cmd(a: &StudyArgs) -> Result<()> {
         predict_draws: a.draws,
         seed: a.engine.seed,
     };
-    let n_settings = plackett::mil::study::settings(&opts).len();
+    let designs = plackett::mil::study::distinct_designs(&opts);
     let progress = crate::progress::Progress::new(
-        (n_settings
+        (designs
             .saturating_mul(a.replicates)
             .saturating_mul(methods.len())) as u64,
         "simulation study (fits)",

@@ -9,8 +9,7 @@ use numpy::{IntoPyArray, PyArray1};
 use plackett::mil::bags::{read_bags_csv, read_bags_json};
 use plackett::mil::summary::{fit_aurocs, fit_document, fit_notes, predict_document};
 use plackett::mil::{
-    BagPrediction, Bags, MilEngine, MilGibbsOptions, MilModel, MilPriors, VbOptions,
-    fit_model_with, read_bags,
+    BagPrediction, Bags, MilEngineSettings, MilModel, MilPriors, fit_model_with, read_bags,
 };
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -222,6 +221,35 @@ impl MilFit {
 /// Fit vMMIC (`engine="vb"`) or its Gibbs gold standard (`"gibbs"`) to the
 /// bags of `source` (a file, or long-CSV/JSON text named `source`).
 /// Keyword arguments as `plackett mil fit`'s flags.
+/// Both engines' settings from the keyword options (`mcmc`: samples,
+/// burn-in, thinning, chains).
+fn settings(
+    intercept_var: f64,
+    slope_var: f64,
+    tol: f64,
+    max_iter: usize,
+    starts: usize,
+    [samples, burn_in, thin, chains]: [usize; 4],
+    seed: u64,
+) -> MilEngineSettings {
+    MilEngineSettings {
+        priors: MilPriors {
+            intercept_var,
+            slope_var,
+        },
+        tol,
+        max_iter,
+        starts,
+        mcmc: plackett::infer::mcmc::McmcSettings {
+            samples,
+            burn_in,
+            thin,
+            chains,
+            seed,
+        },
+    }
+}
+
 #[pyfunction]
 #[pyo3(signature = (source, text = None, *, engine = "vb", standardise = false,
     intercept_var = 16.0, slope_var = 4.0, tol = 1e-4, max_iter = 5000, starts = 1,
@@ -244,40 +272,17 @@ pub fn mil_fit(
     chains: usize,
     seed: u64,
 ) -> PyResult<MilFit> {
-    let priors = MilPriors {
+    let engine = settings(
         intercept_var,
         slope_var,
-    }
-    .check()
+        tol,
+        max_iter,
+        starts,
+        [samples, burn_in, thin, chains],
+        seed,
+    )
+    .engine(engine)
     .map_err(err)?;
-    let engine = match engine {
-        "vb" => MilEngine::Vb(VbOptions {
-            priors,
-            tol,
-            max_iter,
-            starts,
-            seed,
-            observer: None,
-        }),
-        "gibbs" => MilEngine::Gibbs(MilGibbsOptions {
-            priors,
-            mcmc: plackett::infer::mcmc::McmcSettings {
-                samples,
-                burn_in,
-                thin,
-                chains,
-                seed,
-            }
-            .check()
-            .map_err(err)?,
-            observer: None,
-        }),
-        other => {
-            return Err(PyValueError::new_err(format!(
-                "engine: expected \"vb\" or \"gibbs\", got {other:?}"
-            )));
-        }
-    };
     let source = source.to_string();
     py.detach(move || {
         let bags = bags_of(&source, text.as_deref())?;
@@ -333,33 +338,6 @@ pub fn mil_study(
     use plackett::mil::study::{
         StudyOptions, parse_factors, parse_methods, run_study, study_document,
     };
-    let priors = MilPriors {
-        intercept_var,
-        slope_var,
-    }
-    .check()
-    .map_err(err)?;
-    let vb = VbOptions {
-        priors,
-        tol,
-        max_iter,
-        starts,
-        seed,
-        observer: None,
-    };
-    let gibbs = MilGibbsOptions {
-        priors,
-        mcmc: plackett::infer::mcmc::McmcSettings {
-            samples,
-            burn_in,
-            thin,
-            chains,
-            seed,
-        }
-        .check()
-        .map_err(err)?,
-        observer: None,
-    };
     if draws == 0 || draws > 1_000_000 {
         return Err(PyValueError::new_err(
             "draws: between 1 and 1,000,000".to_string(),
@@ -373,7 +351,16 @@ pub fn mil_study(
         predict_draws: draws,
         seed,
     };
-    let methods = parse_methods(methods, &vb, &gibbs, priors).map_err(err)?;
+    let engines = settings(
+        intercept_var,
+        slope_var,
+        tol,
+        max_iter,
+        starts,
+        [samples, burn_in, thin, chains],
+        seed,
+    );
+    let methods = parse_methods(methods, &engines).map_err(err)?;
     let cells = py
         .detach(move || run_study(&opts, &methods, None).map(|c| (opts, c)))
         .map_err(err)?;

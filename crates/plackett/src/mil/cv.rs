@@ -22,6 +22,61 @@ pub enum MilEngine {
     Gibbs(MilGibbsOptions),
 }
 
+/// Both engines' settings as one flat set (the command line's and
+/// Python's options): priors, VB's stopping rule and starts, the
+/// sampler's draws; one seed.
+#[derive(Debug, Clone, Copy)]
+pub struct MilEngineSettings {
+    /// Priors (checked by [`MilEngineSettings::vb`] and `gibbs`).
+    pub priors: MilPriors,
+    /// VB: stopping tolerance.
+    pub tol: f64,
+    /// VB: sweep cap.
+    pub max_iter: usize,
+    /// VB: random starts.
+    pub starts: usize,
+    /// Gibbs: draws, burn-in, thinning, chains, and the seed of both.
+    pub mcmc: crate::infer::mcmc::McmcSettings,
+}
+
+impl MilEngineSettings {
+    /// vMMIC's options.
+    pub fn vb(&self) -> Result<VbOptions> {
+        Ok(VbOptions {
+            priors: self.priors.check()?,
+            tol: self.tol,
+            max_iter: self.max_iter,
+            starts: self.starts,
+            seed: self.mcmc.seed,
+            observer: None,
+        })
+    }
+
+    /// The Gibbs sampler's options.
+    pub fn gibbs(&self) -> Result<MilGibbsOptions> {
+        Ok(MilGibbsOptions {
+            priors: self.priors.check()?,
+            mcmc: self.mcmc.check()?,
+            observer: None,
+        })
+    }
+
+    /// The engine `name`: `vb` or `gibbs`.
+    pub fn engine(&self, name: &str) -> Result<MilEngine> {
+        match name {
+            "vb" => Ok(MilEngine::Vb(self.vb()?)),
+            "gibbs" => Ok(MilEngine::Gibbs(self.gibbs()?)),
+            other => Err(Error::param(
+                "engine",
+                format!(
+                    "expected \"vb\" or \"gibbs\", got {:?}",
+                    crate::io::output::short_name(other, 40)
+                ),
+            )),
+        }
+    }
+}
+
 /// What a fit returns besides the model: convergence facts for reports.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct MilFitInfo {

@@ -29,7 +29,7 @@ pub mod cv;
 pub mod model;
 pub mod summary;
 pub use cv::{
-    MilCv, MilEngine, MilFitInfo, MilMethod, cross_validate, cross_validate_methods, fit_model,
-    fit_model_with,
+    MilCv, MilEngine, MilEngineSettings, MilFitInfo, MilMethod, cross_validate,
+    cross_validate_methods, fit_model, fit_model_with,
 };
 pub use model::{BagPrediction, MIL_MODEL_FORMAT, MilModel};

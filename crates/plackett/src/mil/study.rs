@@ -158,6 +158,19 @@ pub fn settings(opts: &StudyOptions) -> Vec<(Factor, f64)> {
     out
 }
 
+/// How many distinct designs the settings cover (each is run once; the
+/// number of fits is this × replicates × methods).
+pub fn distinct_designs(opts: &StudyOptions) -> usize {
+    let mut seen: Vec<MilDesign> = Vec::new();
+    for (f, level) in settings(opts) {
+        let d = f.design(level);
+        if !seen.contains(&d) {
+            seen.push(d);
+        }
+    }
+    seen.len()
+}
+
 /// Fit `method` on `train`, score `test`: (bag scores, instance scores).
 fn fit_scores(
     method: &MilMethod,
@@ -213,43 +226,20 @@ pub fn run_study(
         ));
     }
     let mut cells = Vec::new();
+    // A design's data depend on the design and the replicate only, not on
+    // which factor it was reached through (the basic setting is a level of
+    // every factor): each distinct design is run once.
+    let mut done: Vec<(MilDesign, Vec<[Vec<f64>; 3]>)> = Vec::new();
     for &(factor, level) in &sets {
         let design = factor.design(level);
-        let mut rows: Vec<[Vec<f64>; 3]> = vec![Default::default(); methods.len()];
-        for r in 0..opts.replicates {
-            // A design's data depend on the design and the replicate only,
-            // not on which factor it was reached through.
-            let key = [
-                0x5354_5544,
-                design.bags as u64,
-                design.instances as u64,
-                design.ratio.to_bits(),
-                design.ppi1.to_bits(),
-                r as u64,
-            ];
-            let mut rng = stream(opts.seed, &key);
-            let (s_train, s_test, s_pred): (u64, u64, u64) =
-                (rng.random(), rng.random(), rng.random());
-            let train = simulate_bags(&design, s_train)?;
-            let test = simulate_bags(
-                &MilDesign {
-                    bags: opts.test_bags,
-                    ..design
-                },
-                s_test,
-            )?;
-            let y = test.labels("test")?;
-            let truth = test.primary.clone().expect("simulated δ");
-            for (k, m) in methods.iter().enumerate() {
-                let t = std::time::Instant::now();
-                let (bag, inst) = fit_scores(m, &train, &test, opts.predict_draws, s_pred)?;
-                let secs = t.elapsed().as_secs_f64();
-                rows[k][0].push(auc(&bag, &y));
-                rows[k][1].push(auc(&inst, &truth));
-                rows[k][2].push(secs);
-                crate::observer::advance(observer, 1)?;
+        let rows = match done.iter().find(|(d, _)| *d == design) {
+            Some((_, rows)) => rows.clone(),
+            None => {
+                let rows = run_design(&design, opts, methods, observer)?;
+                done.push((design, rows.clone()));
+                rows
             }
-        }
+        };
         for (m, [bag_auroc, primary_auroc, seconds]) in methods.iter().zip(rows) {
             let (mean_bag_auroc, sd_bag_auroc) = crate::stats::mean_sd(&bag_auroc);
             let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
@@ -268,6 +258,49 @@ pub fn run_study(
         }
     }
     Ok(cells)
+}
+
+/// Every replicate of one design: per method, (bag AUROCs, primary-instance
+/// AUROCs, seconds).
+fn run_design(
+    design: &MilDesign,
+    opts: &StudyOptions,
+    methods: &[MilMethod],
+    observer: Option<&crate::observer::SharedObserver>,
+) -> Result<Vec<[Vec<f64>; 3]>> {
+    let mut rows: Vec<[Vec<f64>; 3]> = vec![Default::default(); methods.len()];
+    for r in 0..opts.replicates {
+        let key = [
+            0x5354_5544,
+            design.bags as u64,
+            design.instances as u64,
+            design.ratio.to_bits(),
+            design.ppi1.to_bits(),
+            r as u64,
+        ];
+        let mut rng = stream(opts.seed, &key);
+        let (s_train, s_test, s_pred): (u64, u64, u64) = (rng.random(), rng.random(), rng.random());
+        let train = simulate_bags(design, s_train)?;
+        let test = simulate_bags(
+            &MilDesign {
+                bags: opts.test_bags,
+                ..*design
+            },
+            s_test,
+        )?;
+        let y = test.labels("test")?;
+        let truth = test.primary.clone().expect("simulated δ");
+        for (k, m) in methods.iter().enumerate() {
+            let t = std::time::Instant::now();
+            let (bag, inst) = fit_scores(m, &train, &test, opts.predict_draws, s_pred)?;
+            let secs = t.elapsed().as_secs_f64();
+            rows[k][0].push(auc(&bag, &y));
+            rows[k][1].push(auc(&inst, &truth));
+            rows[k][2].push(secs);
+            crate::observer::advance(observer, 1)?;
+        }
+    }
+    Ok(rows)
 }
 
 /// Factors from a comma-separated list of [`Factor::name`]s or `all`
@@ -303,21 +336,16 @@ pub fn parse_factors(list: &str) -> Result<Vec<Factor>> {
 
 /// Methods from a comma-separated list (`vmmic`, `gibbs`, `milr`,
 /// `si-mean`, `si-max`): the model's engines with these settings, the
-/// baselines penalised by `priors`.
-pub fn parse_methods(
-    list: &str,
-    vb: &super::VbOptions,
-    gibbs: &super::MilGibbsOptions,
-    priors: super::MilPriors,
-) -> Result<Vec<MilMethod>> {
-    use super::{Baseline, MilEngine};
+/// baselines penalised by the same priors.
+pub fn parse_methods(list: &str, engines: &super::MilEngineSettings) -> Result<Vec<MilMethod>> {
+    use super::Baseline;
     let mut out = Vec::new();
     for m in list.split(',').map(str::trim).filter(|m| !m.is_empty()) {
         out.push(match m {
-            "vmmic" => MilMethod::Model(MilEngine::Vb(vb.clone())),
-            "gibbs" => MilMethod::Model(MilEngine::Gibbs(gibbs.clone())),
+            "vmmic" => MilMethod::Model(engines.engine("vb")?),
+            "gibbs" => MilMethod::Model(engines.engine("gibbs")?),
             other => match Baseline::ALL.into_iter().find(|b| b.name() == other) {
-                Some(b) => MilMethod::Baseline(b, priors),
+                Some(b) => MilMethod::Baseline(b, engines.priors.check()?),
                 None => {
                     return Err(Error::param(
                         "methods",
@@ -383,6 +411,8 @@ mod tests {
         };
         let s = settings(&opts);
         assert_eq!(s.len(), 1 + 3 + 4);
+        // n = 500 and PPI̅₁ = 0.35 are the basic design.
+        assert_eq!(distinct_designs(&opts), 1 + 2 + 3);
         assert_eq!(Factor::Ppi1.design(0.85).ppi1, 0.85);
         assert_eq!(Factor::Instances.design(30.0).instances, 30);
         assert_eq!(Factor::parse("ratio"), Some(Factor::Ratio));

@@ -276,6 +276,22 @@ fn split_at_cuts<'v, T>(mut v: &'v mut [T], cuts: &[usize]) -> Vec<&'v mut [T]> 
     out
 }
 
+/// The parallel runs over `range` of bags: the bag indices where each run
+/// of [`BAG_CHUNK`] bags starts, then `range.end`; and the instance index
+/// where each starts, then the end of the last run's instances. The cut
+/// depends on the data only, never on the threads.
+fn run_cuts(bags: &Bags, range: std::ops::Range<usize>) -> (Vec<usize>, Vec<usize>) {
+    let bag_cuts: Vec<usize> = (range.start..range.end)
+        .step_by(BAG_CHUNK)
+        .chain(std::iter::once(range.end))
+        .collect();
+    let inst_cuts = bag_cuts
+        .iter()
+        .map(|&i| bags.bags.get(i).map_or(bags.n_instances(), |b| b.start))
+        .collect();
+    (bag_cuts, inst_cuts)
+}
+
 /// Where instance `j`'s features start (the end of all for `j = n`).
 fn feat_cuts_start(bags: &Bags, j: usize) -> usize {
     if j < bags.n_instances() {
@@ -412,9 +428,7 @@ impl<'a> State<'a> {
         for j in 0..n_inst {
             s.set_u(j, s.nu[j], 0.0);
         }
-        for i in 0..bags.n_bags() {
-            s.update_ystar(i);
-        }
+        s.update_ystar_all();
         s
     }
 
@@ -484,12 +498,7 @@ impl<'a> State<'a> {
         }
         // V x and xᵀV x of every instance, in parallel over runs of bags.
         let bags = self.bags;
-        let n = bags.n_instances();
-        let inst_cuts: Vec<usize> = (0..bags.n_bags())
-            .step_by(BAG_CHUNK)
-            .map(|i| bags.bags[i].start)
-            .chain(std::iter::once(n))
-            .collect();
+        let (_, inst_cuts) = run_cuts(bags, 0..bags.n_bags());
         let feat_cuts: Vec<usize> = inst_cuts
             .iter()
             .map(|&j| feat_cuts_start(bags, j))
@@ -720,6 +729,7 @@ impl<'a> State<'a> {
     }
 
     /// V8: q(y*_i).
+    #[cfg(test)]
     pub(crate) fn update_ystar(&mut self, i: usize) {
         let [e0, e1] = self.es(i);
         self.set_ystar(i, self.m[self.lay.alpha()] + e0 + e1);
@@ -766,18 +776,7 @@ impl<'a> State<'a> {
             w_bag,
             widths: [lay.d0, lay.d1],
         };
-        let bag_cuts: Vec<usize> = (bags.start..bags.end)
-            .step_by(BAG_CHUNK)
-            .chain(std::iter::once(bags.end))
-            .collect();
-        let inst_at = |i: usize| {
-            if i < data.n_bags() {
-                data.bags[i].start
-            } else {
-                data.n_instances()
-            }
-        };
-        let inst_cuts: Vec<usize> = bag_cuts.iter().map(|&i| inst_at(i)).collect();
+        let (bag_cuts, inst_cuts) = run_cuts(data, bags);
         let mut it =
             [mu_u, delta, e, eu, ln_zu].map(|v| split_at_cuts(&mut v[..], &inst_cuts).into_iter());
         let mut ib = [mu_star, t, ln_zy].map(|v| split_at_cuts(&mut v[..], &bag_cuts).into_iter());
