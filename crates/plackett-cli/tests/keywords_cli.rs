@@ -295,6 +295,17 @@ fn evaluate_prints_the_dissertation_layout() {
     let v = json(&out);
     assert_eq!(v["documents"], 6);
     assert_eq!(v["k"], 3);
+    // The fixed keys: one flat row per method and γ.
+    let results = v["results"].as_array().unwrap();
+    assert_eq!(results.len(), 6 * 5);
+    assert_eq!(results[0]["method"], "vbss");
+    assert_eq!(results[0]["gamma"], 0.05);
+    assert_eq!(results[0]["k"], 3);
+    assert_eq!(results[0]["forced"], true);
+    assert_eq!(results[1]["method"], "ss");
+    assert_eq!(results[4]["method"], "tfidf");
+    assert_eq!(results[5]["gamma"], 0.1);
+    assert_eq!(results[7]["f"], v["cells"][1][2]["f"]);
     let cells = v["cells"].as_array().unwrap();
     assert_eq!(cells.len(), 6);
     for row in cells {

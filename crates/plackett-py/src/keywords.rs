@@ -7,7 +7,7 @@ use plackett::infer::mcmc::McmcSettings;
 use plackett::keywords::{
     AlphaModel, PriorScale, Probability, ThetaUpdate, VbssGibbsOptions, VbssOptions,
 };
-use plackett_text::{Engine, ExtractOptions, Input, Pipeline, extract};
+use plackett_text::{Engine, ExtractOptions, Input, Pipeline, WordFilter, extract};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
@@ -30,7 +30,7 @@ fn choice<T: Copy>(name: &str, v: &str, options: &[(&str, T)]) -> PyResult<T> {
 #[pyfunction]
 #[pyo3(signature = (document, known, *, tokens = false, gamma = 0.2, engine = "vb",
     probability = "latent", prior_scale = "code", theta_update = "block", alpha = "shared",
-    window = 2, self_loops = false, damping = 0.85, min_count = 0, tau = 0.1, sigma_a2 = 10.0,
+    window = 2, self_loops = false, damping = 0.85, min_count = 0, word_filter = "pos", tau = 0.1, sigma_a2 = 10.0,
     sigma_b2 = 10.0, tol = 1e-10, max_iter = 2000, samples = 2000, burn_in = 1000, chains = 4,
     seed = 1))]
 #[allow(clippy::too_many_arguments)]
@@ -49,6 +49,7 @@ pub fn extract_keywords(
     self_loops: bool,
     damping: f64,
     min_count: usize,
+    word_filter: &str,
     tau: f64,
     sigma_a2: f64,
     sigma_b2: f64,
@@ -111,6 +112,15 @@ pub fn extract_keywords(
         source: "document".into(),
         pipeline: Pipeline {
             min_count_exclusive: min_count,
+            filter: choice(
+                "word_filter",
+                word_filter,
+                &[
+                    ("pos", WordFilter::PartOfSpeech),
+                    ("stopwords", WordFilter::StopWords),
+                    ("none", WordFilter::None),
+                ],
+            )?,
             ..Default::default()
         },
         window,

@@ -38,6 +38,21 @@ def test_extract_matches_the_cli():
     assert (known["p_latent"] == 1.0).all() and known["selected"].all()
 
 
+def test_word_filter_matches_the_cli():
+    text = open(DOC, encoding="utf-8").read()
+    for f in ("stopwords", "none"):
+        r = plackett.extract_keywords(text, KNOWN, word_filter=f)
+        cli = _cli("keywords", "extract", DOC, "--known", KNOWN, "--word-filter", f, "--output", "json")
+        assert r.candidates == cli["candidates"]
+        assert list(r.words["word"]) == [w["word"] for w in cli["words"]]
+    # The part-of-speech filter (default) keeps fewer words than none.
+    assert plackett.extract_keywords(text, KNOWN).candidates < plackett.extract_keywords(
+        text, KNOWN, word_filter="none"
+    ).candidates
+    with pytest.raises(ValueError, match="word_filter"):
+        plackett.extract_keywords(text, KNOWN, word_filter="nouns")
+
+
 def test_known_as_list_and_tokens_input():
     r = plackett.extract_keywords("a b c a d b e c a f g b", ["a", "b"], tokens=True)
     assert set(r.selected) >= {"a", "b"}

@@ -1,5 +1,6 @@
 //! Document → candidate-word sequence (Hu 2024, §1.2.1).
 
+use super::pos::BrillTagger;
 use super::stopwords::is_filtered;
 use std::collections::HashMap;
 use std::sync::OnceLock;
@@ -15,11 +16,39 @@ pub fn stem(word: &str) -> String {
     stemmer().stem(word)
 }
 
+/// Which words can be candidates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WordFilter {
+    /// Nouns, verbs and adjectives by the part-of-speech tagger (the
+    /// authors' udpipe filter; `pos`), words it does not know kept as
+    /// nouns.
+    PartOfSpeech,
+    /// Every word but closed-class (function) words and "-ly" adverbs (the
+    /// fallback; `stopwords`).
+    StopWords,
+    /// Every word (`none`).
+    None,
+}
+
+impl std::str::FromStr for WordFilter {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "pos" => Ok(WordFilter::PartOfSpeech),
+            "stopwords" => Ok(WordFilter::StopWords),
+            "none" => Ok(WordFilter::None),
+            _ => Err(format!(
+                "unknown word filter '{s}' (expected pos, stopwords or none)"
+            )),
+        }
+    }
+}
+
 /// Front-end settings.
 #[derive(Debug, Clone)]
 pub struct Pipeline {
-    /// Drop closed-class words.
-    pub stop_words: bool,
+    /// Which words can be candidates.
+    pub filter: WordFilter,
     /// Keep only stems occurring more than this many times (the authors
     /// used 2 for full papers and 0 for abstracts).
     pub min_count_exclusive: usize,
@@ -30,7 +59,7 @@ pub struct Pipeline {
 impl Default for Pipeline {
     fn default() -> Self {
         Pipeline {
-            stop_words: true,
+            filter: WordFilter::PartOfSpeech,
             min_count_exclusive: 0,
             letters_only: true,
         }
@@ -41,7 +70,11 @@ impl Default for Pipeline {
 /// punctuation separate words; a dash between two letters or digits stays
 /// inside its word (Hu 2024, §1.2.1, as the authors' code).
 pub fn words(text: &str) -> Vec<String> {
-    let lower = text.to_lowercase();
+    cased_words(&text.to_lowercase())
+}
+
+/// [`words`] without lower-casing (the tagger reads capitals).
+fn cased_words(lower: &str) -> Vec<String> {
     // Unicode word boundaries split `a-b` into `a`, `-`, `b`; a dash that
     // touches a word on both sides is joined back.
     let mut joined: Vec<String> = Vec::new();
@@ -74,13 +107,60 @@ pub fn words(text: &str) -> Vec<String> {
     joined
 }
 
+/// The words of each sentence (sentences end at `.`, `!` or `?` before a
+/// space or line break, and at blank lines): the tagger reads its context
+/// within a sentence.
+pub fn sentences(text: &str) -> Vec<Vec<String>> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let b = text.as_bytes();
+    for i in 0..b.len() {
+        let end_mark = matches!(b[i], b'.' | b'!' | b'?')
+            && b.get(i + 1).is_none_or(|c| c.is_ascii_whitespace());
+        let blank = b[i] == b'\n' && b.get(i + 1) == Some(&b'\n');
+        if end_mark || blank {
+            out.push(cased_words(&text[start..=i]));
+            start = i + 1;
+        }
+    }
+    out.push(cased_words(&text[start..]));
+    out.retain(|s| !s.is_empty());
+    out
+}
+
 impl Pipeline {
+    /// The words of `text` that pass the word filter, in text order.
+    pub fn filtered_words(&self, text: &str) -> Vec<String> {
+        let kept: Vec<String> = match self.filter {
+            WordFilter::PartOfSpeech => {
+                let tagger = BrillTagger::english();
+                sentences(text)
+                    .into_iter()
+                    .flat_map(|s| {
+                        let keep = tagger.keep(&s);
+                        s.into_iter()
+                            .zip(keep)
+                            .filter(|(_, k)| *k)
+                            .map(|(w, _)| w.to_lowercase())
+                    })
+                    .collect()
+            }
+            WordFilter::StopWords => words(text)
+                .into_iter()
+                .filter(|w| !is_filtered(w))
+                .collect(),
+            WordFilter::None => words(text),
+        };
+        kept.into_iter()
+            .filter(|w| !self.letters_only || w.chars().any(char::is_alphabetic))
+            .collect()
+    }
+
     /// The candidate stems of `text`, in text order.
     pub fn candidates(&self, text: &str) -> Vec<String> {
-        let mut toks: Vec<String> = words(text)
+        let mut toks: Vec<String> = self
+            .filtered_words(text)
             .into_iter()
-            .filter(|w| !self.letters_only || w.chars().any(char::is_alphabetic))
-            .filter(|w| !(self.stop_words && is_filtered(w)))
             .map(|w| stem(&w))
             .filter(|s| !s.is_empty())
             .collect();
@@ -116,6 +196,19 @@ mod tests {
     use super::*;
 
     #[test]
+    fn sentences_end_at_full_stops_and_blank_lines() {
+        assert_eq!(
+            sentences("A grid. It scales!\n\nNew part e.g. here 3.5 x"),
+            vec![
+                vec!["A", "grid"],
+                vec!["It", "scales"],
+                vec!["New", "part", "e.g"],
+                vec!["here", "3.5", "x"]
+            ]
+        );
+    }
+
+    #[test]
     fn porter_stems_as_the_authors_candidates() {
         // Stems seen in the authors' SemEval-2010 candidate files.
         for (w, s) in [
@@ -137,10 +230,19 @@ mod tests {
             vec!["peer-to-peer", "grids", "qos-based", "uddi", "x", "y"]
         );
         let p = Pipeline::default();
-        // "are" stays a candidate, as in the authors' udpipe output (their
-        // tagger reads it as a verb); "the", "of", "in" and the year go.
+        // "the", "of", "in" and the year go; "are" is an auxiliary.
         assert_eq!(
             p.candidates("The services of the grid are scalable in 2024."),
+            vec!["servic", "grid", "scalabl"]
+        );
+        // The function-word fallback keeps "are" (udpipe reads it as a verb
+        // in some of the authors' output).
+        let f = Pipeline {
+            filter: WordFilter::StopWords,
+            ..Default::default()
+        };
+        assert_eq!(
+            f.candidates("The services of the grid are scalable in 2024."),
             vec!["servic", "grid", "ar", "scalabl"]
         );
     }

@@ -96,5 +96,5 @@ fn our_front_end_against_the_authors_candidates() {
         jac[jac.len() - 1]
     );
     // Measured (docs/keywords.md); a regression guard, not a target.
-    assert!(mean > 0.8, "{mean}");
+    assert!(mean > 0.84, "{mean}");
 }

@@ -679,7 +679,7 @@ def extract_keywords(
     """Keyword probabilities of a document given a few known keywords.
 
     ``document``: the text (run through the front-end: normalisation,
-    function-word filter, Porter stemming) or, with ``tokens=True``, the
+    part-of-speech filter, Porter stemming) or, with ``tokens=True``, the
     candidate sequence separated by white space. ``known``: keywords or
     keyphrases (a list, or one comma-separated string), stemmed like the
     text. ``engine``: "vb" (VBSS) or "gibbs" (the exact posterior of the
@@ -687,7 +687,7 @@ def extract_keywords(
     argument with ``_`` for ``-``: ``probability`` ("latent", "plugin",
     "predictive"), ``prior_scale`` ("code", "dissertation"),
     ``theta_update``, ``alpha``, ``window``, ``self_loops``, ``damping``,
-    ``min_count``, ``tau``, ``sigma_a2``, ``sigma_b2``, ``tol``,
+    ``min_count``, ``word_filter`` ("pos", "stopwords", "none"), ``tau``, ``sigma_a2``, ``sigma_b2``, ``tol``,
     ``max_iter``, ``samples``, ``burn_in``, ``chains``, ``seed``.
     See docs/keywords.md.
     """

@@ -80,6 +80,19 @@ impl Method {
         }
     }
 
+    /// The CLI spelling and the `method` key of the JSON results.
+    pub fn key(self) -> &'static str {
+        match self {
+            Method::Vbss => "vbss",
+            Method::Ss => "ss",
+            Method::TextRank => "textrank",
+            Method::PositionRank => "positionrank",
+            Method::TfIdf => "tfidf",
+            Method::Bss => "bss",
+            Method::External(_) => "external",
+        }
+    }
+
     /// Parse a CLI spelling.
     pub fn parse(s: &str) -> Option<Method> {
         match s.to_ascii_lowercase().as_str() {
@@ -181,9 +194,37 @@ pub struct Cell {
     pub realised_fdr: f64,
 }
 
+/// One method at one γ, flat (the `results` of `keywords evaluate --output
+/// json`).
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ResultRow {
+    /// `vbss`, `ss`, `textrank`, `positionrank`, `tfidf`, `bss`, or the
+    /// name of external scores.
+    pub method: String,
+    /// FDR level γ.
+    pub gamma: f64,
+    /// Known keywords per document.
+    pub k: usize,
+    /// Pooled precision.
+    pub precision: f64,
+    /// Pooled recall.
+    pub recall: f64,
+    /// Pooled F.
+    pub f: f64,
+    /// Whether the run forced the known keywords into the cut methods'
+    /// selections (VBSS and BSS select by their own FDR rule either way).
+    pub forced: bool,
+    /// `1 − precision`.
+    pub realised_fdr: f64,
+    /// Words selected over the corpus.
+    pub selected: usize,
+}
+
 /// The comparison table.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct EvalTable {
+    /// Every cell as one flat row (method × γ).
+    pub results: Vec<ResultRow>,
     /// Documents kept (≥ `min_keywords` ground-truth keywords among the
     /// candidates) and given.
     pub documents: usize,
@@ -502,6 +543,27 @@ pub fn evaluate_observed(
         .map(|mi| docs.iter().map(|d| d.seconds[mi]).sum())
         .collect();
     Ok(EvalTable {
+        results: opts
+            .gammas
+            .iter()
+            .zip(&cells)
+            .flat_map(|(&gamma, row)| {
+                methods.iter().zip(row).map(move |(m, c)| ResultRow {
+                    method: match m {
+                        Method::External(e) => opts.external[*e].name.clone(),
+                        m => m.key().to_string(),
+                    },
+                    gamma,
+                    k: opts.k,
+                    precision: c.precision,
+                    recall: c.recall,
+                    f: c.f,
+                    forced: opts.forced,
+                    realised_fdr: c.realised_fdr,
+                    selected: c.selected,
+                })
+            })
+            .collect(),
         documents: docs.len(),
         documents_given: corpus.documents.len(),
         candidates,
