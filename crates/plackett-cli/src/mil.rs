@@ -6,7 +6,7 @@ use clap::{Args, Subcommand};
 use plackett::infer::mcmc::McmcSettings;
 use plackett::io::output::{short_name, write_all_atomic};
 use plackett::mil::{
-    Baseline, MilDesign, MilEngine, MilEngineSettings, MilMethod, MilModel, MilPriors,
+    Baseline, MilDesign, MilEngine, MilEngineSettings, MilMethod, MilModel, MilPriors, Preprocess,
     cross_validate_methods, fit_model_with, read_bags, simulate_bags,
 };
 use serde_json::json;
@@ -68,9 +68,21 @@ pub struct EngineArgs {
     /// Z-score every feature on the training bags first (the model file keeps the scaling and applies it to new bags; coefficients are then per sd). Use it for features on large or mixed scales (e.g. Musk's).
     #[arg(long)]
     pub standardise: bool,
+    /// Replace each modality's features by their leading K principal components (fitted on the training bags after z-scoring, whitened; the model file keeps the projection and applies it to new bags). vMMIC needs it on wide features: on Musk 1 (166 features) it fails without and is the best method with 10 (docs/mil.md).
+    #[arg(long, value_name = "K")]
+    pub components: Option<usize>,
 }
 
 impl EngineArgs {
+    /// The preprocessing these flags ask for.
+    fn prep(&self) -> Preprocess {
+        match (self.components, self.standardise) {
+            (Some(k), _) => Preprocess::Components(k),
+            (None, true) => Preprocess::Standardise,
+            (None, false) => Preprocess::None,
+        }
+    }
+
     fn engine(&self) -> Result<MilEngine> {
         Ok(self.settings().engine(&self.engine)?)
     }
@@ -267,7 +279,7 @@ fn run_fit(a: &FitArgs) -> Result<()> {
         _ => None,
     };
     let start = std::time::Instant::now();
-    let fitted = fit_model_with(&bags, &engine, a.engine.standardise);
+    let fitted = fit_model_with(&bags, &engine, a.engine.prep());
     drop(progress);
     let (model, info) = fitted?;
     let seconds = start.elapsed().as_secs_f64();
@@ -453,7 +465,7 @@ fn run_cv(a: &CvArgs) -> Result<()> {
     let cvs = cross_validate_methods(
         &bags,
         &methods,
-        a.engine.standardise,
+        a.engine.prep(),
         a.folds,
         a.repeats,
         a.draws,

@@ -263,7 +263,52 @@ fn cv_with_baselines_on_the_same_folds() {
 /// (every feature × 1000 + 5, refitted) equal the original's.
 #[test]
 fn standardised_fits_are_invariant_to_feature_units() {
-    let dir = tmpdir("mil_standardise");
+    invariant_to_feature_units("mil_standardise", &["--standardise"], &|m| {
+        assert!(m["scaling"]["mean"][0].is_array());
+    });
+}
+
+/// `--components K` keeps the training projection (z-scores, then the
+/// leading principal components) in the model file, names the coefficients
+/// by component, reads new bags by their original features, and is as
+/// invariant to feature units as `--standardise`.
+#[test]
+fn principal_component_fits_project_new_bags_alike() {
+    invariant_to_feature_units("mil_components", &["--components", "3"], &|m| {
+        assert!(m["scaling"].is_null());
+        let c = &m["components"];
+        assert_eq!(c["loadings"][0].as_array().unwrap().len(), 3);
+        assert_eq!(c["loadings"][1].as_array().unwrap().len(), 3);
+        assert_eq!(c["input_names"][0].as_array().unwrap().len(), 4);
+        assert_eq!(
+            m["feature_names"][0],
+            serde_json::json!(["pc1", "pc2", "pc3"])
+        );
+        let names: Vec<&str> = m["parameters"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["name"].as_str().unwrap())
+            .collect();
+        assert!(names.contains(&"beta[pc1]"), "{names:?}");
+        let share = c["explained"][0].as_f64().unwrap();
+        assert!(share > 0.0 && share <= 1.0 + 1e-12, "{share}");
+    });
+    // K = 0 is refused, nothing written.
+    let dir = tmpdir("mil_components0");
+    let data = simulate(&dir, 20);
+    let model = dir.join("m.json");
+    let out = bin()
+        .args(["mil", "fit", &data, "--components", "0", "--out"])
+        .arg(&model)
+        .output()
+        .unwrap();
+    fails(&out, "components");
+    assert!(!model.exists());
+}
+
+fn invariant_to_feature_units(tag: &str, flags: &[&str], check: &dyn Fn(&serde_json::Value)) {
+    let dir = tmpdir(tag);
     let data = simulate(&dir, 80);
     let text = std::fs::read_to_string(&data).unwrap();
     let mut lines = text.lines();
@@ -292,21 +337,16 @@ fn standardised_fits_are_invariant_to_feature_units() {
     ] {
         let model = dir.join(name);
         let out = bin()
-            .args([
-                "mil",
-                "fit",
-                file,
-                "--standardise",
-                "--allow-nonconvergence",
-                "--out",
-            ])
+            .args(["mil", "fit", file])
+            .args(flags)
+            .args(["--allow-nonconvergence", "--out"])
             .arg(&model)
             .output()
             .unwrap();
         assert_ok(&out);
         let m: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(&model).unwrap()).unwrap();
-        assert!(m["scaling"]["mean"][0].is_array());
+        check(&m);
         let out = bin()
             .args(["mil", "predict"])
             .arg(&model)

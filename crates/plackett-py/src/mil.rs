@@ -9,7 +9,8 @@ use numpy::{IntoPyArray, PyArray1};
 use plackett::mil::bags::{read_bags_csv, read_bags_json};
 use plackett::mil::summary::{fit_aurocs, fit_document, fit_notes, predict_document};
 use plackett::mil::{
-    BagPrediction, Bags, MilEngineSettings, MilModel, MilPriors, fit_model_with, read_bags,
+    BagPrediction, Bags, MilEngineSettings, MilModel, MilPriors, Preprocess, fit_model_with,
+    read_bags,
 };
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -252,7 +253,7 @@ fn settings(
 
 #[pyfunction]
 #[pyo3(signature = (source, text = None, *, engine = "vb", standardise = false,
-    intercept_var = 16.0, slope_var = 4.0, tol = 1e-4, max_iter = 5000, starts = 1,
+    components = None, intercept_var = 16.0, slope_var = 4.0, tol = 1e-4, max_iter = 5000, starts = 1,
     samples = 1000, burn_in = 1000, thin = 1, chains = 4, seed = 1))]
 #[allow(clippy::too_many_arguments)]
 pub fn mil_fit(
@@ -261,6 +262,7 @@ pub fn mil_fit(
     text: Option<String>,
     engine: &str,
     standardise: bool,
+    components: Option<usize>,
     intercept_var: f64,
     slope_var: f64,
     tol: f64,
@@ -288,7 +290,12 @@ pub fn mil_fit(
         let bags = bags_of(&source, text.as_deref())?;
         bags.labels(&source)?;
         let start = std::time::Instant::now();
-        let (model, info) = fit_model_with(&bags, &engine, standardise)?;
+        let prep = match (components, standardise) {
+            (Some(k), _) => Preprocess::Components(k),
+            (None, true) => Preprocess::Standardise,
+            (None, false) => Preprocess::None,
+        };
+        let (model, info) = fit_model_with(&bags, &engine, prep)?;
         let seconds = start.elapsed().as_secs_f64();
         let pred = model.predict(&bags, 500, seed)?;
         let notes: Vec<String> = fit_notes(&info)

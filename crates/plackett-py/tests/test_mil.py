@@ -38,11 +38,12 @@ def _comparable(doc):
 
 @pytest.mark.parametrize("engine,extra", [
     ("vb", {}),
+    ("vb", {"components": 2}),
     ("gibbs", {"samples": 150, "burn_in": 100, "chains": 2}),
 ])
 def test_fit_and_predict_equal_the_cli(bags, engine, extra):
     d, path = bags
-    model_file = d / f"{engine}.json"
+    model_file = d / f"{engine}{len(extra)}.json"
     flags = [f"--{k.replace('_', '-')}={v}" for k, v in extra.items()]
     want = json.loads(cli("mil", "fit", path, "--engine", engine, *flags, "--seed", "2",
                           "--out", str(model_file), "--output", "json"))

@@ -722,8 +722,9 @@ def mil_fit(data: Any, *, engine: str = "vb", **options: Any) -> MilFit:
     ``engine``: "vb" (vMMIC's coordinate ascent) or "gibbs" (the exact
     posterior of the same two-level probit model, the gold standard).
     Options as ``plackett mil fit``'s flags with ``_`` for ``-``:
-    ``standardise``, ``intercept_var``, ``slope_var``, ``tol``,
-    ``max_iter``, ``starts``, ``samples``, ``burn_in``, ``thin``,
+    ``standardise``, ``components`` (reduce each modality to its leading
+    principal components; vMMIC needs it on wide features such as Musk's),
+    ``intercept_var``, ``slope_var``, ``tol``, ``max_iter``, ``starts``, ``samples``, ``burn_in``, ``thin``,
     ``chains``, ``seed``. The result has ``p`` (training bag
     probabilities), ``primary`` (each instance's posterior probability of
     being primary), ``model()`` (for ``predict``) and ``to_json()`` (the

@@ -102,21 +102,62 @@ pub struct MilFitInfo {
     pub primary: Vec<f64>,
 }
 
-/// Fit `bags` with `engine`, after z-scoring the features if `standardise`
-/// (the model then carries the scaling and applies it to new bags; the
-/// reported instance probabilities are unaffected, the coefficients are
-/// per training sd).
+/// What is done to the features before a fit: fitted on the training bags
+/// only, kept in the model file and applied to new bags alike.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Preprocess {
+    /// Nothing.
+    #[default]
+    None,
+    /// Z-scores (`--standardise`): the coefficients are then per training
+    /// sd; the instance probabilities are unaffected.
+    Standardise,
+    /// Z-scores, then each modality's leading `k` principal components,
+    /// whitened (`--components k`; [`super::components`]): what mean-field
+    /// vMMIC needs on wide features.
+    Components(usize),
+}
+
+/// A fitted [`Preprocess`].
+enum Transform {
+    Scale(super::bags::Scaling),
+    Project(super::components::Components),
+}
+
+impl Transform {
+    fn fit(train: &Bags, prep: Preprocess) -> Result<Option<Transform>> {
+        Ok(match prep {
+            Preprocess::None => None,
+            Preprocess::Standardise => Some(Transform::Scale(train.scaling())),
+            Preprocess::Components(k) => Some(Transform::Project(
+                super::components::Components::fit(train, k)?,
+            )),
+        })
+    }
+
+    fn apply(&self, bags: &Bags) -> Result<Bags> {
+        match self {
+            Transform::Scale(s) => bags.scaled(s),
+            Transform::Project(c) => c.apply(bags),
+        }
+    }
+}
+
+/// Fit `bags` with `engine` after the preprocessing `prep`, which the model
+/// keeps and applies to new bags.
 pub fn fit_model_with(
     bags: &Bags,
     engine: &MilEngine,
-    standardise: bool,
+    prep: Preprocess,
 ) -> Result<(MilModel, MilFitInfo)> {
-    if !standardise {
+    let Some(t) = Transform::fit(bags, prep)? else {
         return fit_model(bags, engine);
+    };
+    let (mut model, info) = fit_model(&t.apply(bags)?, engine)?;
+    match t {
+        Transform::Scale(s) => model.scaling = Some(s),
+        Transform::Project(c) => model.components = Some(c),
     }
-    let scaling = bags.scaling();
-    let (mut model, info) = fit_model(&bags.scaled(&scaling)?, engine)?;
-    model.scaling = Some(scaling);
     Ok((model, info))
 }
 
@@ -197,35 +238,31 @@ impl MilMethod {
         &self,
         train: &Bags,
         test: &Bags,
-        standardise: bool,
+        prep: Preprocess,
         draws: usize,
         seed: u64,
     ) -> Result<Vec<f64>> {
         match self {
             MilMethod::Model(engine) => {
-                let (model, _) = fit_model_with(train, engine, standardise)?;
+                let (model, _) = fit_model_with(train, engine, prep)?;
                 Ok(model
                     .predict(test, draws, seed)?
                     .into_iter()
                     .map(|b| b.p)
                     .collect())
             }
-            MilMethod::Baseline(b, priors) => {
-                if standardise {
-                    let sc = train.scaling();
-                    fit_baseline(
-                        &train.scaled(&sc)?,
-                        *b,
-                        priors,
-                        BASELINE_TOL,
-                        BASELINE_MAX_ITER,
-                    )?
-                    .bag_scores(&test.scaled(&sc)?)
-                } else {
-                    fit_baseline(train, *b, priors, BASELINE_TOL, BASELINE_MAX_ITER)?
-                        .bag_scores(test)
-                }
-            }
+            MilMethod::Baseline(b, priors) => match Transform::fit(train, prep)? {
+                Some(t) => fit_baseline(
+                    &t.apply(train)?,
+                    *b,
+                    priors,
+                    BASELINE_TOL,
+                    BASELINE_MAX_ITER,
+                )?
+                .bag_scores(&t.apply(test)?),
+                None => fit_baseline(train, *b, priors, BASELINE_TOL, BASELINE_MAX_ITER)?
+                    .bag_scores(test),
+            },
         }
     }
 }
@@ -260,7 +297,7 @@ pub fn cross_validate(
     let mut out = cross_validate_methods(
         bags,
         &[MilMethod::Model(engine.clone())],
-        false,
+        Preprocess::None,
         folds,
         repeats,
         predict_draws,
@@ -273,14 +310,14 @@ pub fn cross_validate(
 /// Repeated `folds`-fold cross-validation of several methods on the same
 /// folds (bags shuffled by `seed` and the repeat, folds stratified by
 /// label); a method's AUROC pools the held-out scores of all folds of a
-/// repeat. With `standardise`, each training fold's z-score scaling is
+/// repeat. The preprocessing `prep` is fitted on each training fold and
 /// applied to it and to its held-out fold. `observer` is told of every
 /// finished (repeat, fold, method) fit (progress bars) and may cancel.
 #[allow(clippy::too_many_arguments)]
 pub fn cross_validate_methods(
     bags: &Bags,
     methods: &[MilMethod],
-    standardise: bool,
+    prep: Preprocess,
     folds: usize,
     repeats: usize,
     predict_draws: usize,
@@ -324,13 +361,8 @@ pub fn cross_validate_methods(
             let test: Vec<usize> = (0..bags.n_bags()).filter(|&i| fold_of[i] == f).collect();
             let (tr, te) = (bags.subset(&train), bags.subset(&test));
             for (k, m) in methods.iter().enumerate() {
-                let scores = m.fit_score(
-                    &tr,
-                    &te,
-                    standardise,
-                    predict_draws,
-                    seed ^ (r * folds + f) as u64,
-                )?;
+                let scores =
+                    m.fit_score(&tr, &te, prep, predict_draws, seed ^ (r * folds + f) as u64)?;
                 for (i, s) in test.iter().zip(scores) {
                     p[k][*i] = s;
                 }

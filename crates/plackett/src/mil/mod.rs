@@ -11,9 +11,11 @@
 
 pub mod bags;
 pub mod baselines;
+pub mod components;
 
 pub use bags::{Bag, Bags, Scaling, read_bags};
 pub use baselines::{Baseline, BaselineFit, fit_baseline};
+pub use components::Components;
 pub mod gibbs;
 pub mod params;
 pub mod simulate;
@@ -29,7 +31,7 @@ pub mod cv;
 pub mod model;
 pub mod summary;
 pub use cv::{
-    MilCv, MilEngine, MilEngineSettings, MilFitInfo, MilMethod, cross_validate,
+    MilCv, MilEngine, MilEngineSettings, MilFitInfo, MilMethod, Preprocess, cross_validate,
     cross_validate_methods, fit_model, fit_model_with,
 };
 pub use model::{BagPrediction, MIL_MODEL_FORMAT, MilModel};

@@ -11,6 +11,7 @@
 //! alongside as `p_plugin`.
 
 use super::bags::{Bags, Scaling};
+use super::components::Components;
 use super::gibbs::MilGibbsFit;
 use super::params::{Layout, MilPriors, predictors};
 use super::vb::VbFit;
@@ -70,6 +71,11 @@ pub struct MilModel {
     /// are per training sd.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scaling: Option<Scaling>,
+    /// The principal-component projection applied to the training
+    /// features before the fit (`--components`); new bags are projected
+    /// alike, and the coefficients are per component.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub components: Option<Components>,
 }
 
 /// A bag's prediction.
@@ -144,6 +150,7 @@ impl MilModel {
             ),
             draws: None,
             scaling: None,
+            components: None,
         }
     }
 
@@ -166,6 +173,7 @@ impl MilModel {
             covariances: None,
             draws: Some(rows.into_iter().step_by(step).collect()),
             scaling: None,
+            components: None,
         }
     }
 
@@ -281,18 +289,23 @@ impl MilModel {
 
     /// Check that `bags` has this model's features.
     pub fn check_bags(&self, bags: &Bags, path: &str) -> Result<()> {
+        // A projected model reads the features it was projected from.
+        let names = match &self.components {
+            Some(c) => &c.input_names,
+            None => &self.feature_names,
+        };
         for m in 0..2 {
             // New bags may lack a modality altogether (text-only reviews
             // for a text-and-image model); what they have must match.
             let absent = bags.feature_names[m].is_empty() && !bags.modality.contains(&(m as u8));
-            if !absent && bags.feature_names[m] != self.feature_names[m] {
+            if !absent && bags.feature_names[m] != names[m] {
                 return Err(Error::input(
                     path,
                     Some(1),
                     format!(
                         "modality {m} features {:?} differ from the model's {:?}",
                         crate::io::output::short_name(&bags.feature_names[m].join(","), 120),
-                        crate::io::output::short_name(&self.feature_names[m].join(","), 120)
+                        crate::io::output::short_name(&names[m].join(","), 120)
                     ),
                 ));
             }
@@ -307,12 +320,16 @@ impl MilModel {
             return Err(Error::param("draws", "between 1 and 1,000,000"));
         }
         let scaled;
-        let bags = match &self.scaling {
-            Some(s) => {
+        let bags = match (&self.scaling, &self.components) {
+            (_, Some(c)) => {
+                scaled = c.apply(bags)?;
+                &scaled
+            }
+            (Some(s), None) => {
                 scaled = bags.scaled(s)?;
                 &scaled
             }
-            None => bags,
+            (None, None) => bags,
         };
         let lay = self.layout;
         let thetas = self.parameter_draws(draws, seed)?;

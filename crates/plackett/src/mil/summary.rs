@@ -32,7 +32,8 @@ pub fn fit_notes(info: &MilFitInfo) -> Vec<String> {
             notes.push(
                 "vb: no instance is primary (every probability below 0.001): a degenerate \
                  mean-field optimum, common with many features per instance (docs/mil.md, \
-                 Musk); the bag probabilities carry no signal — use `engine=gibbs`"
+                 Musk); the bag probabilities carry no signal — reduce the features \
+                 (`components`, e.g. 10) or use `engine=gibbs`"
                     .into(),
             );
         }
