@@ -232,7 +232,7 @@ pub struct StudyArgs {
     /// Monte Carlo draws per test bag for the model's predictive probabilities
     #[arg(long, default_value_t = 200)]
     pub draws: usize,
-    /// Engine settings (priors, tolerances, Gibbs draws, seed); --engine is ignored
+    /// Engine settings (priors, tolerances, Gibbs draws, seed); --methods chooses the engines (--engine is ignored; --standardise and --components are refused)
     #[command(flatten)]
     pub engine: EngineArgs,
     /// Write study.json, study.csv and one SVG per factor and figure here
@@ -510,6 +510,13 @@ fn run_study_cmd(a: &StudyArgs) -> Result<()> {
     use plackett::mil::study::{
         Factor, StudyOptions, parse_factors, parse_methods, run_study, study_csv, study_document,
     };
+    if a.engine.prep() != Preprocess::None {
+        // The design's features are standard normal already, and the
+        // primary-instance AUROC reads the simulated features directly.
+        bail!(
+            "invalid option --standardise/--components: mil study fits the simulated features as they are (standard normal by design)"
+        );
+    }
     let factors = parse_factors(&a.factors)?;
     let methods = parse_methods(&a.methods, &a.engine.settings())?;
     if a.draws == 0 || a.draws > 1_000_000 {

@@ -434,6 +434,15 @@ fn fit_report_shows_roc_coefficients_and_a_bags_instances() {
 /// figure for a varied factor) — and one-line refusals of bad options.
 #[test]
 fn study_runs_a_setting_and_writes_its_figures() {
+    // Preprocessing flags shared with fit/cv are refused, not ignored.
+    for flags in [&["--standardise"][..], &["--components", "3"][..]] {
+        let out = bin()
+            .args(["mil", "study", "--replicates", "1"])
+            .args(flags)
+            .output()
+            .unwrap();
+        fails(&out, "--standardise/--components");
+    }
     let dir = tmpdir("mil_study");
     let out_dir = dir.join("study");
     let out = bin()
