@@ -76,11 +76,7 @@ pub struct EngineArgs {
 impl EngineArgs {
     /// The preprocessing these flags ask for.
     fn prep(&self) -> Preprocess {
-        match (self.components, self.standardise) {
-            (Some(k), _) => Preprocess::Components(k),
-            (None, true) => Preprocess::Standardise,
-            (None, false) => Preprocess::None,
-        }
+        Preprocess::from_options(self.standardise, self.components)
     }
 
     fn engine(&self) -> Result<MilEngine> {

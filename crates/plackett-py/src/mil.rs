@@ -290,11 +290,7 @@ pub fn mil_fit(
         let bags = bags_of(&source, text.as_deref())?;
         bags.labels(&source)?;
         let start = std::time::Instant::now();
-        let prep = match (components, standardise) {
-            (Some(k), _) => Preprocess::Components(k),
-            (None, true) => Preprocess::Standardise,
-            (None, false) => Preprocess::None,
-        };
+        let prep = Preprocess::from_options(standardise, components);
         let (model, info) = fit_model_with(&bags, &engine, prep)?;
         let seconds = start.elapsed().as_secs_f64();
         let pred = model.predict(&bags, 500, seed)?;

@@ -118,6 +118,18 @@ pub enum Preprocess {
     Components(usize),
 }
 
+impl Preprocess {
+    /// From the front ends' two options: `components` wins (it z-scores
+    /// first anyway).
+    pub fn from_options(standardise: bool, components: Option<usize>) -> Preprocess {
+        match (components, standardise) {
+            (Some(k), _) => Preprocess::Components(k),
+            (None, true) => Preprocess::Standardise,
+            (None, false) => Preprocess::None,
+        }
+    }
+}
+
 /// A fitted [`Preprocess`].
 enum Transform {
     Scale(super::bags::Scaling),
