@@ -5,9 +5,13 @@
 use crate::err;
 use plackett::infer::mcmc::McmcSettings;
 use plackett::keywords::{
-    AlphaModel, PriorScale, Probability, ThetaUpdate, VbssGibbsOptions, VbssOptions,
+    AlphaModel, BssOptions, EvalOptions, Method, PriorScale, Probability, ThetaUpdate,
+    VbssGibbsOptions, VbssOptions, evaluate,
 };
-use plackett_text::{Engine, ExtractOptions, Input, Pipeline, WordFilter, extract};
+use plackett_text::{
+    Engine, ExtractOptions, Input, Pipeline, WordFilter, extract, read_candidate_corpus,
+    read_corpus,
+};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
@@ -60,32 +64,13 @@ pub fn extract_keywords(
     chains: usize,
     seed: u64,
 ) -> PyResult<String> {
-    let alpha = choice(
-        "alpha",
+    let alpha = alpha_of(alpha)?;
+    let vb = vbss_options(
         alpha,
-        &[
-            ("shared", AlphaModel::Shared),
-            ("per-word", AlphaModel::PerWord),
-        ],
-    )?;
-    let vb = VbssOptions {
-        tau,
-        sigma_a2,
-        sigma_b2,
-        alpha,
-        alpha_init: 0.6,
-        theta_update: choice(
-            "theta_update",
-            theta_update,
-            &[
-                ("block", ThetaUpdate::Block),
-                ("coordinate", ThetaUpdate::Coordinate),
-                ("published", ThetaUpdate::Published),
-            ],
-        )?,
-        tol,
+        theta_update,
+        [tau, sigma_a2, sigma_b2, tol],
         max_iter,
-    };
+    )?;
     let engine = match engine {
         "vb" => Engine::Vb(vb),
         "gibbs" => Engine::Gibbs(VbssGibbsOptions {
@@ -112,38 +97,14 @@ pub fn extract_keywords(
         source: "document".into(),
         pipeline: Pipeline {
             min_count_exclusive: min_count,
-            filter: choice(
-                "word_filter",
-                word_filter,
-                &[
-                    ("pos", WordFilter::PartOfSpeech),
-                    ("stopwords", WordFilter::StopWords),
-                    ("none", WordFilter::None),
-                ],
-            )?,
+            filter: word_filter_of(word_filter)?,
             ..Default::default()
         },
         window,
         self_loops,
         damping,
-        scale: choice(
-            "prior_scale",
-            prior_scale,
-            &[
-                ("code", PriorScale::Code),
-                ("dissertation", PriorScale::Dissertation),
-            ],
-        )?,
-        probability: choice(
-            "probability",
-            probability,
-            &[
-                ("latent", Probability::Latent),
-                ("plugin", Probability::Plugin),
-                ("predictive", Probability::Predictive),
-                ("forced", Probability::Forced),
-            ],
-        )?,
+        scale: prior_scale_of(prior_scale)?,
+        probability: probability_of(probability)?,
         gamma,
         engine,
     };
@@ -152,4 +113,172 @@ pub fn extract_keywords(
         .detach(move || extract(&doc, &known, &opts))
         .map_err(err)?;
     serde_json::to_string(&ex).map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
+fn alpha_of(alpha: &str) -> PyResult<AlphaModel> {
+    choice(
+        "alpha",
+        alpha,
+        &[
+            ("shared", AlphaModel::Shared),
+            ("per-word", AlphaModel::PerWord),
+        ],
+    )
+}
+
+/// VBSS's settings; `[tau, sigma_a2, sigma_b2, tol]`.
+fn vbss_options(
+    alpha: AlphaModel,
+    theta_update: &str,
+    [tau, sigma_a2, sigma_b2, tol]: [f64; 4],
+    max_iter: usize,
+) -> PyResult<VbssOptions> {
+    Ok(VbssOptions {
+        tau,
+        sigma_a2,
+        sigma_b2,
+        alpha,
+        alpha_init: 0.6,
+        theta_update: choice(
+            "theta_update",
+            theta_update,
+            &[
+                ("block", ThetaUpdate::Block),
+                ("coordinate", ThetaUpdate::Coordinate),
+                ("published", ThetaUpdate::Published),
+            ],
+        )?,
+        tol,
+        max_iter,
+    })
+}
+
+fn word_filter_of(f: &str) -> PyResult<WordFilter> {
+    choice(
+        "word_filter",
+        f,
+        &[
+            ("pos", WordFilter::PartOfSpeech),
+            ("stopwords", WordFilter::StopWords),
+            ("none", WordFilter::None),
+        ],
+    )
+}
+
+fn prior_scale_of(s: &str) -> PyResult<PriorScale> {
+    choice(
+        "prior_scale",
+        s,
+        &[
+            ("code", PriorScale::Code),
+            ("dissertation", PriorScale::Dissertation),
+        ],
+    )
+}
+
+fn probability_of(p: &str) -> PyResult<Probability> {
+    choice(
+        "probability",
+        p,
+        &[
+            ("latent", Probability::Latent),
+            ("plugin", Probability::Plugin),
+            ("predictive", Probability::Predictive),
+            ("forced", Probability::Forced),
+        ],
+    )
+}
+
+/// Hu 2024 §1.4's evaluation protocol on a corpus in the `docsutf8/` +
+/// `keys/` layout; JSON as `plackett keywords evaluate --output json`.
+#[pyfunction]
+#[pyo3(signature = (corpus, *, candidates = None, known_count = 5,
+    gamma = vec![0.05, 0.1, 0.15, 0.2, 0.25, 0.3],
+    methods = "ss,textrank,positionrank,tfidf", forced = true, min_count = 2,
+    word_filter = "pos", min_keywords = 11, window = 2, self_loops = false, damping = 0.85,
+    prior_scale = "code", probability = "latent", theta_update = "block", alpha = "shared",
+    tau = 0.1, sigma_a2 = 10.0, sigma_b2 = 10.0, tol = 1e-10, max_iter = 2000,
+    bss_iterations = 50_000, bss_burn_in = 2_000, seed = 1))]
+#[allow(clippy::too_many_arguments)]
+pub fn evaluate_keywords(
+    py: Python<'_>,
+    corpus: &str,
+    candidates: Option<String>,
+    known_count: usize,
+    gamma: Vec<f64>,
+    methods: &str,
+    forced: bool,
+    min_count: usize,
+    word_filter: &str,
+    min_keywords: usize,
+    window: usize,
+    self_loops: bool,
+    damping: f64,
+    prior_scale: &str,
+    probability: &str,
+    theta_update: &str,
+    alpha: &str,
+    tau: f64,
+    sigma_a2: f64,
+    sigma_b2: f64,
+    tol: f64,
+    max_iter: usize,
+    bss_iterations: usize,
+    bss_burn_in: usize,
+    seed: u64,
+) -> PyResult<String> {
+    let methods = methods
+        .split(',')
+        .map(str::trim)
+        .filter(|m| !m.is_empty())
+        .map(|m| {
+            Method::parse(m).ok_or_else(|| {
+                PyValueError::new_err(format!(
+                    "invalid option methods: unknown method `{m}` (vbss, ss, textrank, positionrank, tfidf, bss)"
+                ))
+            })
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    let opts = EvalOptions {
+        k: known_count,
+        min_keywords,
+        gammas: gamma,
+        window,
+        self_loops,
+        damping,
+        scale: prior_scale_of(prior_scale)?,
+        vbss: vbss_options(
+            alpha_of(alpha)?,
+            theta_update,
+            [tau, sigma_a2, sigma_b2, tol],
+            max_iter,
+        )?,
+        probability: probability_of(probability)?,
+        forced,
+        methods,
+        seed,
+        bss: BssOptions {
+            damping,
+            iterations: bss_iterations,
+            burn_in: bss_burn_in,
+            seed,
+        },
+        external: Vec::new(),
+    };
+    let pipe = Pipeline {
+        min_count_exclusive: min_count,
+        filter: word_filter_of(word_filter)?,
+        ..Default::default()
+    };
+    let dir = std::path::PathBuf::from(corpus);
+    let table = py
+        .detach(move || {
+            let c = match &candidates {
+                Some(c) => read_candidate_corpus(&dir, std::path::Path::new(c), &pipe)?,
+                None => read_corpus(&dir, &pipe)?,
+            };
+            evaluate(&c, &opts)
+        })
+        .map_err(err)?;
+    serde_json::to_string(&table).map_err(|e| PyValueError::new_err(e.to_string()))
 }

@@ -81,3 +81,50 @@ def test_bad_input_raises():
         plackett.extract_keywords("alpha beta", 3)
     with pytest.raises(ValueError, match="nothing to infer"):
         plackett.extract_keywords("alpha beta", "alpha, beta")
+
+
+def _corpus(root):
+    """A synthetic corpus in the docsutf8/ + keys/ layout: each document
+    repeats a core of topic words (its keywords) among filler words."""
+    (root / "docsutf8").mkdir(parents=True)
+    (root / "keys").mkdir()
+    fillers = ["result", "method", "paper", "section", "value", "case", "figure", "table",
+               "work", "study", "time", "set", "number", "order", "part", "form"]
+    for d in range(6):
+        topic = [f"topic{d}x{k}" for k in range(14)]
+        text = "".join(
+            f"{topic[(s * 3) % 14]} {fillers[(s * 5 + d) % 16]} {topic[(s * 7 + 1) % 14]} "
+            f"{fillers[(s * 11 + 3) % 16]} {topic[(s + 2) % 14]}. "
+            for s in range(40)
+        )
+        (root / "docsutf8" / f"d{d}.txt").write_text(text)
+        (root / "keys" / f"d{d}.key").write_text("\n".join(topic))
+    return root
+
+
+def test_evaluate_matches_the_cli(tmp_path):
+    c = _corpus(tmp_path / "corpus")
+    cli = _cli("keywords", "evaluate", str(c), "--min-count", "0", "--known-count", "3",
+               "--gamma", "0.1,0.3", "--output", "json")
+    r = plackett.evaluate_keywords(c, min_count=0, known_count=3, gamma=[0.1, 0.3])
+    assert r.documents == cli["documents"] == 6
+    assert r.k == 3
+    # Everything but the wall-clock fields is the CLI's document.
+    doc = json.loads(r.to_json())
+    for key in ("results", "cells", "rates", "labels", "candidates", "keywords", "forced", "gammas"):
+        assert doc[key] == cli[key], key
+    assert list(r.results["method"][:5]) == ["vbss", "ss", "textrank", "positionrank", "tfidf"]
+    assert r.results.shape[0] == 2 * 5
+    # Options reach the protocol: not forcing known keywords changes the cut methods.
+    nf = plackett.evaluate_keywords(c, min_count=0, known_count=3, gamma=0.3, forced=False,
+                                    methods=["ss"])
+    assert list(nf.results["method"]) == ["vbss", "ss"] and not nf.results["forced"].any()
+
+
+def test_evaluate_bad_input_raises(tmp_path):
+    with pytest.raises(ValueError, match="methods"):
+        plackett.evaluate_keywords(_corpus(tmp_path / "c"), methods="magic")
+    with pytest.raises(ValueError):
+        plackett.evaluate_keywords(tmp_path / "missing")
+    with pytest.raises(TypeError):
+        plackett.evaluate_keywords(42)

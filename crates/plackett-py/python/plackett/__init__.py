@@ -47,6 +47,8 @@ __all__ = [
     "aggregate",
     "evaluate",
     "extract_keywords",
+    "evaluate_keywords",
+    "KeywordEvaluation",
     "fit",
     "fit_adherence",
     "fit_mixture",
@@ -701,6 +703,70 @@ def extract_keywords(
         raise TypeError("known: expected a list of keywords or a comma-separated str")
     return KeywordResult(
         _plackett.extract_keywords(document, known, tokens=tokens, gamma=gamma, engine=engine, **options)
+    )
+
+
+class KeywordEvaluation:
+    """Hu 2024 §1.4's evaluation of keyword extraction on a corpus
+    (``plackett keywords evaluate``).
+
+    ``results``: one row per method and FDR level γ (a pandas DataFrame
+    when pandas is installed, else a list of dicts) with ``method``,
+    ``gamma``, ``k``, ``precision``, ``recall``, ``f``, ``forced``,
+    ``realised_fdr``, ``selected`` (pooled over the documents);
+    ``documents`` (kept), ``candidates``, ``keywords``; ``to_json()`` (the
+    CLI's ``--output json`` document without its wall-clock fields).
+    """
+
+    def __init__(self, payload: str):
+        self._json = payload
+        d = json.loads(payload)
+        self.documents: int = d["documents"]
+        self.candidates: int = d["candidates"]
+        self.keywords: int = d["keywords"]
+        self.k: int = d["k"]
+        try:
+            import pandas as pd
+
+            self.results = pd.DataFrame(d["results"])
+        except ImportError:  # pragma: no cover - pandas is optional
+            self.results = d["results"]
+
+    def to_json(self) -> str:
+        return self._json
+
+    def __repr__(self) -> str:
+        return f"KeywordEvaluation({self.documents} documents, {self.candidates} candidates, k={self.k})"
+
+
+def evaluate_keywords(corpus: Any, *, candidates: Any = None, **options: Any) -> KeywordEvaluation:
+    """Evaluate VBSS and its baselines on a keyphrase corpus (Hu 2024 §1.4).
+
+    ``corpus``: a folder with ``docsutf8/<id>.txt`` and ``keys/<id>.key``
+    (SemEval-2010, Inspec and most keyphrase sets use this layout);
+    ``candidates``: a folder of pre-computed candidate sequences (``docs/``
+    + ``map.tsv``) instead of the front-end. Options as ``plackett keywords
+    evaluate``'s flags with ``_`` for ``-``: ``known_count`` (5),
+    ``gamma`` (a list of FDR levels), ``methods`` (comma-separated, besides
+    VBSS: ``ss``, ``textrank``, ``positionrank``, ``tfidf``, ``bss``),
+    ``forced`` (True: known keywords forced into the cut methods'
+    selections, Table 1.5), ``min_count``, ``word_filter``,
+    ``min_keywords``, ``seed`` and the model options of
+    ``extract_keywords``. See docs/keywords.md.
+    """
+    if not isinstance(corpus, (str, os.PathLike)):
+        raise TypeError("corpus: expected a folder path")
+    if candidates is not None and not isinstance(candidates, (str, os.PathLike)):
+        raise TypeError("candidates: expected a folder path")
+    if "gamma" in options:
+        g = options["gamma"]
+        options["gamma"] = [float(x) for x in ([g] if isinstance(g, (int, float)) else g)]
+    if isinstance(options.get("methods"), (list, tuple)):
+        options["methods"] = ",".join(options["methods"])
+    return KeywordEvaluation(
+        _plackett.evaluate_keywords(
+            str(corpus), candidates=None if candidates is None else str(candidates), **options
+        )
     )
 
 
