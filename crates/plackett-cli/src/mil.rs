@@ -307,6 +307,19 @@ fn run_fit(a: &FitArgs) -> Result<()> {
                 counts[0],
                 counts[1]
             );
+            if let Some(c) = &model.components {
+                for m in 0..2 {
+                    if !c.loadings[m].is_empty() {
+                        let _ = writeln!(
+                            s,
+                            "modality {m}: {} principal components of {} features ({:.1}% of their standardised variance); coefficients are per component",
+                            c.loadings[m].len(),
+                            c.input_names[m].len(),
+                            100.0 * c.explained[m]
+                        );
+                    }
+                }
+            }
             if let (Some(it), Some(c), Some(e)) = (info.iterations, info.converged, info.elbo) {
                 let _ = writeln!(s, "sweeps {it}, converged {c}, ELBO {e:.4}");
             }

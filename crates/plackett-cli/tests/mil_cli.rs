@@ -294,6 +294,41 @@ fn principal_component_fits_project_new_bags_alike() {
         let share = c["explained"][0].as_f64().unwrap();
         assert!(share > 0.0 && share <= 1.0 + 1e-12, "{share}");
     });
+    // The fit says what its coefficients refer to.
+    let dir = tmpdir("mil_components_doc");
+    let data = simulate(&dir, 30);
+    let out = bin()
+        .args([
+            "mil",
+            "fit",
+            &data,
+            "--components",
+            "2",
+            "--allow-nonconvergence",
+            "--output",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    assert_ok(&out);
+    let v = json(&out);
+    assert_eq!(v["components"]["kept"], serde_json::json!([2, 2]));
+    assert_eq!(v["components"]["of"], serde_json::json!([4, 4]));
+    let out = bin()
+        .args([
+            "mil",
+            "fit",
+            &data,
+            "--components",
+            "2",
+            "--allow-nonconvergence",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&out.stdout)
+            .contains("modality 0: 2 principal components of 4 features")
+    );
     // K = 0 is refused, nothing written.
     let dir = tmpdir("mil_components0");
     let data = simulate(&dir, 20);

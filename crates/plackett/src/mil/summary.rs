@@ -85,8 +85,17 @@ pub fn fit_document(
         })
         .collect();
     let counts = bags.counts();
+    // With `--components`, what the coefficients refer to.
+    let components = model.components.as_ref().map(|c| {
+        json!({
+            "kept": [c.loadings[0].len(), c.loadings[1].len()],
+            "of": [c.input_names[0].len(), c.input_names[1].len()],
+            "explained": c.explained,
+        })
+    });
     json!({
         "notes": notes,
+        "components": components,
         "engine": info.engine,
         "bags": bags.n_bags(),
         "instances": [counts[0], counts[1]],
