@@ -443,7 +443,7 @@ fn run_evaluate(a: &EvaluateArgs) -> Result<()> {
         )
     });
     let text = if a.output == "json" {
-        let mut v = serde_json::to_value(&table)?;
+        let mut v = table.document();
         v["seconds_reading"] = json!(read_s);
         v["seconds_wall"] = json!(eval_s);
         serde_json::to_string_pretty(&v)? + "\n"

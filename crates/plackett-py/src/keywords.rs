@@ -280,5 +280,5 @@ pub fn evaluate_keywords(
             evaluate(&c, &opts)
         })
         .map_err(err)?;
-    serde_json::to_string(&table).map_err(|e| PyValueError::new_err(e.to_string()))
+    serde_json::to_string(&table.document()).map_err(|e| PyValueError::new_err(e.to_string()))
 }

@@ -134,14 +134,12 @@ impl Pipeline {
         let kept: Vec<String> = match self.filter {
             WordFilter::PartOfSpeech => {
                 let tagger = BrillTagger::english();
-                sentences(text)
+                // Lower-cased once: the tagger reads words case-insensitively.
+                sentences(&text.to_lowercase())
                     .into_iter()
                     .flat_map(|s| {
                         let keep = tagger.keep(&s);
-                        s.into_iter()
-                            .zip(keep)
-                            .filter(|(_, k)| *k)
-                            .map(|(w, _)| w.to_lowercase())
+                        s.into_iter().zip(keep).filter(|(_, k)| *k).map(|(w, _)| w)
                     })
                     .collect()
             }

@@ -77,6 +77,16 @@ enum Criterion {
     },
 }
 
+/// `w` in lower case, borrowed when it already is (the front-end passes
+/// lower-cased text).
+fn lower(w: &str) -> std::borrow::Cow<'_, str> {
+    if w.chars().any(char::is_uppercase) {
+        std::borrow::Cow::Owned(w.to_lowercase())
+    } else {
+        std::borrow::Cow::Borrowed(w)
+    }
+}
+
 fn offset(i: usize, r: isize) -> Option<usize> {
     i.checked_add_signed(r)
 }
@@ -149,7 +159,7 @@ impl BrillTagger {
     pub fn tag(&self, words: &[String]) -> Vec<Option<Upos>> {
         let mut tags: Vec<Option<Upos>> = words
             .iter()
-            .map(|w| self.base.mapping.get(w.to_lowercase().as_str()).copied())
+            .map(|w| self.base.mapping.get(lower(w).as_ref()).copied())
             .collect();
         // Each patch sweeps the sentence left to right and sees the tags it
         // has already changed, as in training.
@@ -180,7 +190,7 @@ impl BrillTagger {
             .zip(words)
             .map(|(t, w)| match t {
                 Some(t) => matches!(t, Upos::NOUN | Upos::PROPN | Upos::VERB | Upos::ADJ),
-                None => w.chars().any(char::is_alphabetic) && !is_filtered(&w.to_lowercase()),
+                None => w.chars().any(char::is_alphabetic) && !is_filtered(&lower(w)),
             })
             .collect()
     }

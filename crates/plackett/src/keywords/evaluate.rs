@@ -223,8 +223,6 @@ pub struct ResultRow {
 /// The comparison table.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct EvalTable {
-    /// Every cell as one flat row (method × γ).
-    pub results: Vec<ResultRow>,
     /// Documents kept (≥ `min_keywords` ground-truth keywords among the
     /// candidates) and given.
     pub documents: usize,
@@ -543,27 +541,6 @@ pub fn evaluate_observed(
         .map(|mi| docs.iter().map(|d| d.seconds[mi]).sum())
         .collect();
     Ok(EvalTable {
-        results: opts
-            .gammas
-            .iter()
-            .zip(&cells)
-            .flat_map(|(&gamma, row)| {
-                methods.iter().zip(row).map(move |(m, c)| ResultRow {
-                    method: match m {
-                        Method::External(e) => opts.external[*e].name.clone(),
-                        m => m.key().to_string(),
-                    },
-                    gamma,
-                    k: opts.k,
-                    precision: c.precision,
-                    recall: c.recall,
-                    f: c.f,
-                    forced: opts.forced,
-                    realised_fdr: c.realised_fdr,
-                    selected: c.selected,
-                })
-            })
-            .collect(),
         documents: docs.len(),
         documents_given: corpus.documents.len(),
         candidates,
@@ -596,6 +573,44 @@ pub fn evaluate_observed(
 }
 
 impl EvalTable {
+    /// Every cell as one flat row, γ by γ and method by method (the
+    /// `results` of [`EvalTable::document`]).
+    pub fn results(&self) -> Vec<ResultRow> {
+        self.gammas
+            .iter()
+            .zip(&self.cells)
+            .flat_map(|(&gamma, row)| {
+                self.methods
+                    .iter()
+                    .zip(&self.labels)
+                    .zip(row)
+                    .map(move |((m, label), c)| ResultRow {
+                        // An external method's label is its name.
+                        method: match m {
+                            Method::External(_) => label.clone(),
+                            m => m.key().to_string(),
+                        },
+                        gamma,
+                        k: self.k,
+                        precision: c.precision,
+                        recall: c.recall,
+                        f: c.f,
+                        forced: self.forced,
+                        realised_fdr: c.realised_fdr,
+                        selected: c.selected,
+                    })
+            })
+            .collect()
+    }
+
+    /// The JSON document of `keywords evaluate --output json` (CLI and
+    /// Python): the table's fields and its flat `results` rows.
+    pub fn document(&self) -> serde_json::Value {
+        let mut v = serde_json::to_value(self).expect("the table has string keys only");
+        v["results"] = serde_json::to_value(self.results()).expect("rows have string keys only");
+        v
+    }
+
     /// The dissertation's layout (Hu 2024, Table 1.5): one block per
     /// measure, rows γ, columns methods; then selections and timing.
     pub fn render(&self) -> String {

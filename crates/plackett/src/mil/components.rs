@@ -104,18 +104,35 @@ impl Components {
     /// `bags` with each instance's features replaced by its component
     /// scores (labels, rows and the truth of δ kept).
     pub fn apply(&self, bags: &Bags) -> Result<Bags> {
-        let z = bags.scaled(&self.scaling)?;
+        for m in 0..2u8 {
+            let want = self.input_names[m as usize].len();
+            if bags.counts()[m as usize] > 0 && bags.width(m) != want {
+                return Err(Error::Data(format!(
+                    "modality {m} has {} features, the projection {want}",
+                    bags.width(m)
+                )));
+            }
+        }
         let mut out = Bags::new([self.names(0), self.names(1)]);
+        let mut z = Vec::new();
         for bag in &bags.bags {
             let instances = (bag.start..bag.end)
                 .map(|j| {
-                    let m = z.modality[j];
-                    let x = z.features(j);
-                    let f = self.loadings[m as usize]
+                    let m = bags.modality[j] as usize;
+                    // z-scores, then the loadings: one pass, no scaled copy.
+                    z.clear();
+                    z.extend(
+                        bags.features(j)
+                            .iter()
+                            .zip(&self.scaling.mean[m])
+                            .zip(&self.scaling.sd[m])
+                            .map(|((x, a), sd)| (x - a) / sd),
+                    );
+                    let f = self.loadings[m]
                         .iter()
-                        .map(|w| w.iter().zip(x).map(|(a, b)| a * b).sum())
+                        .map(|w| w.iter().zip(&z).map(|(a, b)| a * b).sum())
                         .collect();
-                    (m, f, z.row[j], z.primary.as_ref().map(|p| p[j]))
+                    (m as u8, f, bags.row[j], bags.primary.as_ref().map(|p| p[j]))
                 })
                 .collect();
             out.push_bag(bag.name.clone(), bag.label, instances)?;
