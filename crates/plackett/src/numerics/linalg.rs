@@ -151,6 +151,37 @@ pub fn mat_vec(a: &DMatrix<f64>, x: &[f64], transpose: bool) -> Vec<f64> {
     out
 }
 
+/// `out = A X` for a `d × d` matrix `A` and `X` stored as columns of
+/// length `d` one after another (column-major `d × n`, `n = x.len() / d`):
+/// many short matrix–vector products as one product through faer's SIMD
+/// kernel, single-threaded so that callers parallelise over fixed blocks.
+pub fn mat_mul_cols(a: &DMatrix<f64>, x: &[f64], out: &mut [f64]) {
+    let d = a.nrows();
+    assert!(d > 0 && a.ncols() == d && x.len().is_multiple_of(d) && out.len() == x.len());
+    let n = x.len() / d;
+    let xv = MatRef::from_column_major_slice(x, d, n);
+    let dst = faer::MatMut::from_column_major_slice_mut(out, d, n);
+    faer::linalg::matmul::matmul(dst, faer::Accum::Replace, view(a), xv, 1.0, faer::Par::Seq);
+}
+
+/// `acc += Z Zᵀ` (`d × d`, column-major, both triangles) for `Z` stored as
+/// columns of length `d` one after another: a sum of rank-one terms as one
+/// product, single-threaded.
+pub fn add_gram_cols(z: &[f64], d: usize, acc: &mut [f64]) {
+    assert!(d > 0 && z.len().is_multiple_of(d) && acc.len() == d * d);
+    let n = z.len() / d;
+    let zv = MatRef::from_column_major_slice(z, d, n);
+    let dst = faer::MatMut::from_column_major_slice_mut(acc, d, d);
+    faer::linalg::matmul::matmul(
+        dst,
+        faer::Accum::Add,
+        zv,
+        zv.transpose(),
+        1.0,
+        faer::Par::Seq,
+    );
+}
+
 /// Eigendecomposition of a symmetric matrix (the lower triangle is read):
 /// `A = V diag(λ) Vᵀ`, eigenvalues in non-decreasing order.
 pub struct SymmetricEigen {
@@ -182,6 +213,29 @@ mod tests {
     fn spd(n: usize) -> DMatrix<f64> {
         let b = DMatrix::from_fn(n, n, |i, j| ((i * 7 + j * 13) % 11) as f64 / 11.0 - 0.4);
         &b * b.transpose() + DMatrix::identity(n, n) * 0.5
+    }
+
+    #[test]
+    fn column_products_match_nalgebra() {
+        let a = spd(4);
+        let x: Vec<f64> = (0..12).map(|i| (i as f64 * 0.37).sin()).collect();
+        let mut out = vec![0.0; 12];
+        mat_mul_cols(&a, &x, &mut out);
+        let want = &a * DMatrix::from_column_slice(4, 3, &x);
+        assert!(
+            out.iter()
+                .zip(want.iter())
+                .all(|(u, v)| (u - v).abs() < 1e-12)
+        );
+        let mut acc = vec![1.0; 16];
+        add_gram_cols(&x, 4, &mut acc);
+        let z = DMatrix::from_column_slice(4, 3, &x);
+        let want = &z * z.transpose() + DMatrix::from_element(4, 4, 1.0);
+        assert!(
+            acc.iter()
+                .zip(want.iter())
+                .all(|(u, v)| (u - v).abs() < 1e-12)
+        );
     }
 
     #[test]
