@@ -8,7 +8,7 @@ use super::bss::{BssOptions, fit_bss};
 use super::fdr::{bayesian_fdr_select, top_by_score};
 use super::graph::WordGraph;
 use super::prior::{PriorScale, ThetaPrior};
-use super::scores::{position_rank, text_rank, tf_idf};
+use super::scores::{position_rank_given, text_rank_given, tf_idf};
 use super::vbss::{Probability, VbssOptions, fit_vbss};
 use crate::error::{Error, Result};
 use crate::infer::rng::stream;
@@ -457,8 +457,8 @@ pub fn evaluate_observed(
                     }
                     // SS is VBSS's prior mean.
                     Method::Ss => prior.theta0.clone(),
-                    Method::TextRank => text_rank(&g, opts.damping)?,
-                    Method::PositionRank => position_rank(&g, opts.damping)?,
+                    Method::TextRank => text_rank_given(&prior, &g, opts.damping)?,
+                    Method::PositionRank => position_rank_given(&prior, &g, opts.damping)?,
                     Method::TfIdf => {
                         let dfo: Vec<usize> = g
                             .words

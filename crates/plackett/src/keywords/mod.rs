@@ -28,5 +28,7 @@ pub use fdr::{bayesian_fdr_select, top_by_score};
 pub use gibbs::{VbssGibbsFit, VbssGibbsOptions, fit_gibbs};
 pub use graph::WordGraph;
 pub use prior::{PriorScale, ThetaPrior};
-pub use scores::{position_rank, single_rank_ss, text_rank, tf_idf};
+pub use scores::{
+    position_rank, position_rank_given, single_rank_ss, text_rank, text_rank_given, tf_idf,
+};
 pub use vbss::{AlphaModel, Probability, ThetaUpdate, VbssFit, VbssOptions, fit_vbss};

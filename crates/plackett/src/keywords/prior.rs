@@ -46,6 +46,11 @@ pub struct ThetaPrior {
     pub p_diag: Vec<f64>,
     /// `ln det U`.
     pub ln_det_u: f64,
+    /// `Some(d)` for the SS prior of a graph with damping `d`
+    /// ([`ThetaPrior::from_graph`]): then `P = B²` with `B = I − dQ`, and
+    /// the eigenvectors also solve systems in `B` (the PageRank baselines
+    /// reuse them).
+    pub graph_damping: Option<f64>,
 }
 
 impl ThetaPrior {
@@ -94,7 +99,9 @@ impl ThetaPrior {
         }
         let theta0: Vec<f64> = (&v * coef).iter().copied().collect();
         let p: Vec<f64> = lambda.iter().map(|l| l * l).collect();
-        Ok(Self::assemble(theta0, v, p))
+        let mut prior = Self::assemble(theta0, v, p);
+        prior.graph_damping = Some(damping);
+        Ok(prior)
     }
 
     /// A prior with any mean and SPD shape `U` (a user's own importance
@@ -143,7 +150,19 @@ impl ThetaPrior {
             u_diag,
             p_diag,
             ln_det_u,
+            graph_damping: None,
         }
+    }
+
+    /// `B⁻¹ x` for the SS prior of a graph (`B = I − dQ = V diag(√p) Vᵀ`):
+    /// two O(n²) products; `None` for a prior not built from a graph.
+    pub fn solve_b(&self, x: &[f64]) -> Option<Vec<f64>> {
+        self.graph_damping?;
+        let mut c = self.rotate(x);
+        for (ck, pk) in c.iter_mut().zip(&self.precision_eigenvalues) {
+            *ck /= pk.sqrt();
+        }
+        Some(self.unrotate(&c))
     }
 
     /// Dimension `n`.

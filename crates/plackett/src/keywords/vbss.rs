@@ -199,10 +199,12 @@ impl VbssFit {
     }
 }
 
-/// `ln Φ(±m)` and the inverse Mills ratios `φ(m)/Φ(±m)` from one pair of
-/// `erfc` calls and one `exp` where both tails are representable (|m| ≤
-/// 30), else from the asymptotic forms of `numerics::probit`: the `q(z)`
-/// step needs all four for every word in every sweep.
+/// `ln Φ(±m)` and the inverse Mills ratios `φ(m)/Φ(±m)` from one `erfc`
+/// (the smaller tail `Φ(−|m|)`, the larger as its complement, exact to
+/// rounding because it is at least 1/2) and one `exp` where both tails are
+/// representable (|m| ≤ 30), else from the asymptotic forms of
+/// `numerics::probit`: the `q(z)` step needs all four for every word in
+/// every sweep.
 struct Tails {
     ln_pos: f64,
     ln_neg: f64,
@@ -213,8 +215,12 @@ struct Tails {
 impl Tails {
     fn at(m: f64) -> Tails {
         if m.abs() <= 30.0 {
-            let pp = norm_cdf(m);
-            let pn = norm_cdf(-m);
+            let small = norm_cdf(-m.abs());
+            let (pp, pn) = if m >= 0.0 {
+                (1.0 - small, small)
+            } else {
+                (small, 1.0 - small)
+            };
             let phi = crate::numerics::probit::norm_pdf(m);
             // ln Φ near 1 through ln(1 − Φ(−m)) without cancellation.
             let ln = |p: f64, q: f64| if p > 0.5 { (-q).ln_1p() } else { p.ln() };
@@ -564,11 +570,17 @@ impl<'a> State<'a> {
             at += 2;
         }
         self.refresh_e_ln_alpha();
+        // Vᵀμ_θ is kept when μ_θ is the one it belongs to (the executor
+        // mostly evaluates the map where it just left off): one O(n²)
+        // product of three saved.
+        let same_mean = self.mu_rot.is_some() && self.mu_t == x[at..at + n];
         self.mu_t.copy_from_slice(&x[at..at + n]);
         at += n;
         if self.o.theta_update == ThetaUpdate::Block {
             self.set_block(x[at].exp(), x[at + 1].exp());
-            self.mu_rot = Some(self.prior.rotate(&self.mu_t));
+            if !same_mean {
+                self.mu_rot = Some(self.prior.rotate(&self.mu_t));
+            }
         } else {
             self.mu_rot = None;
             for (s, v) in self.s_t.iter_mut().zip(&x[at..at + n]) {
@@ -754,6 +766,10 @@ pub(crate) fn check_labels_y(y: &[bool]) -> Result<()> {
 /// the next, so SQUAREM (Varadhan & Roland 2008) can extrapolate under it.
 struct SweepMap<'a> {
     state: State<'a>,
+    /// The last image and the plug-in `p̂` there: the executor mostly
+    /// evaluates the map where it just left off.
+    at: Vec<f64>,
+    p_at: Vec<f64>,
 }
 
 impl MonotoneMap for SweepMap<'_> {
@@ -764,7 +780,12 @@ impl MonotoneMap for SweepMap<'_> {
         if !objective.is_finite() {
             return Err(Error::Numerical(format!("the ELBO became {objective}")));
         }
-        let p0 = self.state.plugin();
+        // p̂ reads μ_a, μ_b, μ_θ, which `load` copies unchanged.
+        let p0 = if x == self.at.as_slice() {
+            std::mem::take(&mut self.p_at)
+        } else {
+            self.state.plugin()
+        };
         self.state.update_theta();
         self.state.update_a();
         self.state.update_b();
@@ -772,7 +793,9 @@ impl MonotoneMap for SweepMap<'_> {
         self.state.update_alpha();
         let p1 = self.state.plugin();
         let gap = p0.iter().zip(&p1).map(|(a, b)| (a - b).abs()).sum::<f64>() / p0.len() as f64;
-        Ok(Iterate::new(self.state.pack(), objective, Some(gap)))
+        self.at = self.state.pack();
+        self.p_at = p1;
+        Ok(Iterate::new(self.at.clone(), objective, Some(gap)))
     }
 }
 
@@ -824,7 +847,11 @@ pub fn fit_vbss_with(
     // One plain sweep first: the initial state has no q(θ) variances.
     st.sweep();
     let x0 = st.pack();
-    let mut map = SweepMap { state: st };
+    let mut map = SweepMap {
+        state: st,
+        at: Vec::new(),
+        p_at: Vec::new(),
+    };
     let settings = IterSettings {
         tol: opts.tol,
         max_iter: opts.max_iter.saturating_sub(1).max(1),
