@@ -297,34 +297,26 @@ fn principal_component_fits_project_new_bags_alike() {
     // The fit says what its coefficients refer to.
     let dir = tmpdir("mil_components_doc");
     let data = simulate(&dir, 30);
-    let out = bin()
-        .args([
-            "mil",
-            "fit",
-            &data,
-            "--components",
-            "2",
-            "--allow-nonconvergence",
-            "--output",
-            "json",
-        ])
-        .output()
-        .unwrap();
+    let fit = |extra: &[&str]| {
+        bin()
+            .args([
+                "mil",
+                "fit",
+                &data,
+                "--components",
+                "2",
+                "--allow-nonconvergence",
+            ])
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let out = fit(&["--output", "json"]);
     assert_ok(&out);
     let v = json(&out);
     assert_eq!(v["components"]["kept"], serde_json::json!([2, 2]));
     assert_eq!(v["components"]["of"], serde_json::json!([4, 4]));
-    let out = bin()
-        .args([
-            "mil",
-            "fit",
-            &data,
-            "--components",
-            "2",
-            "--allow-nonconvergence",
-        ])
-        .output()
-        .unwrap();
+    let out = fit(&[]);
     assert!(
         String::from_utf8_lossy(&out.stdout)
             .contains("modality 0: 2 principal components of 4 features")

@@ -628,6 +628,15 @@ def evaluate(
     return json.loads(text)
 
 
+def _rows(rows: list):
+    """A list of dicts as a pandas DataFrame when pandas is installed, else as is."""
+    try:
+        import pandas as pd
+    except ImportError:  # pragma: no cover - pandas is optional
+        return rows
+    return pd.DataFrame(rows)
+
+
 class KeywordResult:
     """Keyword probabilities of one document (VBSS, Hu 2024 ch. 1).
 
@@ -652,12 +661,7 @@ class KeywordResult:
         self.fit: dict = d["fit"]
         self.converged: bool = d["converged"]
         self.notes: list = d["notes"]
-        try:
-            import pandas as pd
-
-            self.words = pd.DataFrame(d["words"])
-        except ImportError:  # pragma: no cover - pandas is optional
-            self.words = d["words"]
+        self.words = _rows(d["words"])
 
     def to_json(self) -> str:
         return self._json
@@ -725,12 +729,7 @@ class KeywordEvaluation:
         self.candidates: int = d["candidates"]
         self.keywords: int = d["keywords"]
         self.k: int = d["k"]
-        try:
-            import pandas as pd
-
-            self.results = pd.DataFrame(d["results"])
-        except ImportError:  # pragma: no cover - pandas is optional
-            self.results = d["results"]
+        self.results = _rows(d["results"])
 
     def to_json(self) -> str:
         return self._json
