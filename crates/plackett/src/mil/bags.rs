@@ -58,10 +58,13 @@ pub struct Bags {
     pub row: Vec<usize>,
     /// Per instance: the true primary indicator δ, if the file has one.
     pub primary: Option<Vec<bool>>,
-    /// Per instance: the start of its features in `features` (its own
-    /// modality's width long).
+    /// Per instance: the start of its features in its modality's block of
+    /// `features` (its modality's width long).
     offset: Vec<usize>,
-    features: Vec<f64>,
+    /// Each modality's features, instance after instance in instance
+    /// order: the instances of a modality in any run of bags are one
+    /// contiguous column-major block (dense kernels read it in place).
+    features: [Vec<f64>; 2],
 }
 
 /// Per-feature centring and scaling of each modality (z-scores computed on
@@ -87,7 +90,7 @@ impl Bags {
             row: Vec::new(),
             primary: None,
             offset: Vec::new(),
-            features: Vec::new(),
+            features: [Vec::new(), Vec::new()],
         }
     }
 
@@ -152,7 +155,7 @@ impl Bags {
         for j in 0..self.n_instances() {
             let m = self.modality[j] as usize;
             let w = self.width(m as u8);
-            let f = &mut out.features[self.offset[j]..self.offset[j] + w];
+            let f = &mut out.features[m][self.offset[j]..self.offset[j] + w];
             for ((x, a), sd) in f.iter_mut().zip(&s.mean[m]).zip(&s.sd[m]) {
                 *x = (*x - a) / sd;
             }
@@ -161,22 +164,37 @@ impl Bags {
     }
 
     /// Features of instance `j` (its own modality's).
+    #[inline]
     pub fn features(&self, j: usize) -> &[f64] {
-        let w = self.width(self.modality[j]);
-        &self.features[self.offset[j]..self.offset[j] + w]
+        let m = self.modality[j];
+        let w = self.width(m);
+        &self.features[m as usize][self.offset[j]..self.offset[j] + w]
     }
 
-    /// Where instance `j`'s features sit in the instances' concatenated
-    /// features (so that per-instance vectors of the same widths can share
-    /// the layout).
+    /// Where instance `j`'s features sit in its modality's block (so that
+    /// per-instance vectors of the same widths can share the layout).
+    #[inline]
     pub(crate) fn feature_span(&self, j: usize) -> std::ops::Range<usize> {
         let w = self.width(self.modality[j]);
         self.offset[j]..self.offset[j] + w
     }
 
-    /// Length of the instances' concatenated features.
-    pub(crate) fn feature_len(&self) -> usize {
-        self.features.len()
+    /// Length of modality `m`'s block of features.
+    pub(crate) fn feature_len(&self, m: u8) -> usize {
+        self.features[m as usize].len()
+    }
+
+    /// Modality `m`'s whole block of features (`d_m × n_m`, column-major).
+    pub(crate) fn block(&self, m: u8) -> &[f64] {
+        &self.features[m as usize]
+    }
+
+    /// Where modality `m`'s instances from `j` on start in its block (the
+    /// block's length if there are none).
+    pub(crate) fn block_start(&self, m: u8, j: usize) -> usize {
+        (j..self.n_instances())
+            .find(|&k| self.modality[k] == m)
+            .map_or(self.features[m as usize].len(), |k| self.offset[k])
     }
 
     /// Append a bag; `instances` are `(modality, features, row, primary)`.
@@ -215,8 +233,8 @@ impl Bags {
             }
             self.modality.push(m);
             self.row.push(row);
-            self.offset.push(self.features.len());
-            self.features.extend(f);
+            self.offset.push(self.features[m as usize].len());
+            self.features[m as usize].extend(f);
             if let (Some(v), Some(p)) = (self.primary.as_mut(), p) {
                 v.push(p);
             }
@@ -241,8 +259,9 @@ impl Bags {
             for j in bag.start..bag.end {
                 out.modality.push(self.modality[j]);
                 out.row.push(self.row[j]);
-                out.offset.push(out.features.len());
-                out.features.extend_from_slice(self.features(j));
+                let m = self.modality[j] as usize;
+                out.offset.push(out.features[m].len());
+                out.features[m].extend_from_slice(self.features(j));
                 if let (Some(o), Some(p)) = (out.primary.as_mut(), self.primary.as_ref()) {
                     o.push(p[j]);
                 }
