@@ -523,8 +523,7 @@ impl<'a> State<'a> {
         // Locals consistent with the starting means: q(U) at its prior
         // location (Δ = 0), q(y*) at the implied bag predictor.
         s.refresh_eta();
-        s.refresh_nu(0);
-        s.refresh_nu(1);
+        s.refresh_nu(None);
         for j in 0..n_inst {
             s.set_u(j, s.nu[j], 0.0);
         }
@@ -633,18 +632,19 @@ impl<'a> State<'a> {
         }
     }
 
-    /// Recompute E[ν_ij] of modality `m`'s instances from the means.
-    pub(crate) fn refresh_nu(&mut self, m: u8) {
-        let a = self.m[self.lay.inst_intercept(m)];
-        let slopes = &self.m[self.lay.inst_slopes(m)];
-        let bags = self.bags;
+    /// Recompute E[ν_ij] of modality `only`'s instances (both if `None`) from
+    /// the means.
+    pub(crate) fn refresh_nu(&mut self, only: Option<u8>) {
+        let (bags, lay, means) = (self.bags, self.lay, &self.m);
         self.nu
             .par_iter_mut()
             .enumerate()
             .with_min_len(INSTANCE_CHUNK)
             .for_each(|(j, nu)| {
-                if bags.modality[j] == m {
-                    *nu = a + dot(bags.features(j), slopes);
+                let m = bags.modality[j];
+                if only.is_none_or(|o| o == m) {
+                    *nu = means[lay.inst_intercept(m)]
+                        + dot(bags.features(j), &means[lay.inst_slopes(m)]);
                 }
             });
     }
@@ -875,16 +875,7 @@ impl<'a> State<'a> {
                 self.m[range].copy_from_slice(&mean);
             }
         }
-        let (lay, means) = (self.lay, &self.m);
-        self.nu
-            .par_iter_mut()
-            .enumerate()
-            .with_min_len(INSTANCE_CHUNK)
-            .for_each(|(j, nu)| {
-                let m = bags.modality[j];
-                *nu = means[lay.inst_intercept(m)]
-                    + dot(bags.features(j), &means[lay.inst_slopes(m)]);
-            });
+        self.refresh_nu(None);
     }
 
     /// V4/V6: q(a) (m = 0) or q(c) (m = 1).
@@ -938,7 +929,7 @@ impl<'a> State<'a> {
         }
         let mean = mat_vec(&self.v[if m == 0 { B } else { D }], &rhs);
         self.m[range].copy_from_slice(&mean);
-        self.refresh_nu(m);
+        self.refresh_nu(Some(m));
     }
 
     /// V8: q(y*_i).
@@ -1784,13 +1775,13 @@ mod tests {
             let k = st.lay.inst_intercept(m);
             check(&mut st, "inst intercept", &|s, d| {
                 s.m[k] += d;
-                s.refresh_nu(m);
+                s.refresh_nu(Some(m));
             });
             st.update_inst_slopes(m);
             for k in st.lay.inst_slopes(m) {
                 check(&mut st, "inst slope", &|s, d| {
                     s.m[k] += d;
-                    s.refresh_nu(m);
+                    s.refresh_nu(Some(m));
                 });
             }
         }
