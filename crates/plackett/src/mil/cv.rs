@@ -48,6 +48,7 @@ impl MilEngineSettings {
             max_iter: self.max_iter,
             starts: self.starts,
             seed: self.mcmc.seed,
+            init: None,
             observer: None,
         })
     }
