@@ -139,6 +139,89 @@ fn gibbs_engine_writes_a_model_that_predicts() {
     assert_eq!(csv.lines().count(), 1 + 60 * 8);
 }
 
+/// `mil fit --init MODEL.json` starts vMMIC at a saved model's means (here
+/// a short Gibbs fit's) and says so; a start for the sampler, with other
+/// preprocessing, for other features or from a missing file is refused.
+#[test]
+fn vb_warm_starts_from_a_model_file() {
+    let dir = tmpdir("mil_init");
+    let data = simulate(&dir, 60);
+    let gibbs = dir.join("g.json");
+    let fit = |extra: &[&str]| {
+        bin()
+            .args(["mil", "fit", &data, "--output", "json"])
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let g = gibbs.to_str().unwrap();
+    let out = fit(&[
+        "--engine",
+        "gibbs",
+        "--samples",
+        "50",
+        "--burn-in",
+        "50",
+        "--chains",
+        "2",
+        "--out",
+        g,
+    ]);
+    assert_ok(&out);
+    let warm = dir.join("warm.json");
+    let out = fit(&[
+        "--init",
+        g,
+        "--allow-nonconvergence",
+        "--out",
+        warm.to_str().unwrap(),
+    ]);
+    let doc = json(&out);
+    assert_eq!(doc["fit"]["engine"], "vb");
+    assert!(doc["fit"]["elbo"].as_f64().unwrap().is_finite());
+    let notes = doc["notes"].to_string();
+    assert!(notes.contains("--init"), "{notes}");
+    assert!(warm.is_file());
+
+    let refused = dir.join("refused.json");
+    let r = refused.to_str().unwrap();
+    fails(
+        &fit(&["--init", g, "--engine", "gibbs", "--out", r]),
+        "--init",
+    );
+    fails(
+        &fit(&["--init", g, "--standardise", "--out", r]),
+        "--standardise",
+    );
+    fails(
+        &fit(&["--init", "no/such/model.json", "--out", r]),
+        "no/such/model.json",
+    );
+    let other = dir.join("other.csv");
+    let out = bin()
+        .args([
+            "mil",
+            "simulate",
+            "--bags",
+            "20",
+            "--features",
+            "3",
+            "--out",
+        ])
+        .arg(&other)
+        .output()
+        .unwrap();
+    assert_ok(&out);
+    let out = bin()
+        .args(["mil", "fit"])
+        .arg(&other)
+        .args(["--init", g, "--out", r])
+        .output()
+        .unwrap();
+    fails(&out, "features");
+    assert!(!refused.exists());
+}
+
 #[test]
 fn bad_bags_exit_2_naming_file_and_line() {
     let dir = tmpdir("mil_bad");
