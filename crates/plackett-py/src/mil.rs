@@ -9,8 +9,8 @@ use numpy::{IntoPyArray, PyArray1};
 use plackett::mil::bags::{read_bags_csv, read_bags_json};
 use plackett::mil::summary::{fit_aurocs, fit_document, fit_notes, predict_document};
 use plackett::mil::{
-    BagPrediction, Bags, MilEngineSettings, MilModel, MilPriors, Preprocess, fit_model_with,
-    read_bags,
+    BagPrediction, Bags, MilEngineSettings, MilModel, MilPriors, Preprocess, fit_model_warm,
+    fit_model_with, read_bags,
 };
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -254,7 +254,7 @@ fn settings(
 #[pyfunction]
 #[pyo3(signature = (source, text = None, *, engine = "vb", standardise = false,
     components = None, intercept_var = 16.0, slope_var = 4.0, tol = 1e-4, max_iter = 5000, starts = 1,
-    samples = 1000, burn_in = 1000, thin = 1, chains = 4, seed = 1))]
+    samples = 1000, burn_in = 1000, thin = 1, chains = 4, seed = 1, init = None))]
 #[allow(clippy::too_many_arguments)]
 pub fn mil_fit(
     py: Python<'_>,
@@ -273,7 +273,10 @@ pub fn mil_fit(
     thin: usize,
     chains: usize,
     seed: u64,
+    init: Option<PyRef<'_, PyMilModel>>,
 ) -> PyResult<MilFit> {
+    // A warm start (`mil fit --init`): the model's coefficient means.
+    let warm = init.map(|m| m.model.clone());
     let engine = settings(
         intercept_var,
         slope_var,
@@ -291,13 +294,19 @@ pub fn mil_fit(
         bags.labels(&source)?;
         let start = std::time::Instant::now();
         let prep = Preprocess::from_options(standardise, components);
-        let (model, info) = fit_model_with(&bags, &engine, prep)?;
+        let (model, info) = match &warm {
+            Some(m) => fit_model_warm(&bags, &engine, prep, m, &source)?,
+            None => fit_model_with(&bags, &engine, prep)?,
+        };
         let seconds = start.elapsed().as_secs_f64();
         let pred = model.predict(&bags, 500, seed)?;
-        let notes: Vec<String> = fit_notes(&info)
+        let mut notes: Vec<String> = fit_notes(&info)
             .iter()
             .map(|n| plackett::error::render_params(n, plackett::error::ParamStyle::Python))
             .collect();
+        if warm.is_some() {
+            notes.push("vb started at the coefficient means of the init model".into());
+        }
         let aurocs = fit_aurocs(&bags, &info, &pred);
         let doc = fit_document(&bags, &model, &info, &pred, &notes, aurocs, seconds);
         Ok(MilFit {

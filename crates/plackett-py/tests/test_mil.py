@@ -65,6 +65,28 @@ def test_fit_and_predict_equal_the_cli(bags, engine, extra):
     assert fit.converged
 
 
+def test_warm_start_equals_the_cli(bags):
+    """``init=`` is ``mil fit --init``: the same fit from a Gibbs model's
+    means; refused for the sampler and for other preprocessing."""
+    d, path = bags
+    gibbs_file = d / "warm_gibbs.json"
+    cli("mil", "fit", path, "--engine", "gibbs", "--samples", "60", "--burn-in", "60",
+        "--chains", "2", "--out", str(gibbs_file))
+    start = plackett.load_mil_model(str(gibbs_file))
+    want = json.loads(cli("mil", "fit", path, "--init", str(gibbs_file), "--seed", "2",
+                          "--allow-nonconvergence", "--output", "json"))
+    fit = plackett.mil_fit(path, seed=2, init=start)
+    got = json.loads(fit.to_json())
+    assert _comparable(got) == _comparable(want)
+    assert any("init" in n for n in got["notes"])
+    with pytest.raises(ValueError, match="init"):
+        plackett.mil_fit(path, engine="gibbs", init=start)
+    with pytest.raises(ValueError, match="standardise"):
+        plackett.mil_fit(path, standardise=True, init=start)
+    with pytest.raises(TypeError):
+        plackett.mil_fit(path, init="not a model")
+
+
 def test_frames_pickling_and_bad_input(bags):
     pd = pytest.importorskip("pandas")
     d, path = bags
