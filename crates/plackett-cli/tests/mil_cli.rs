@@ -100,28 +100,27 @@ fn fit_then_predict_follows_the_contract() {
     assert_eq!(again, pred);
 }
 
+/// A short sampler run: enough to write a model file, not to mix.
+const SHORT_GIBBS: [&str; 8] = [
+    "--engine",
+    "gibbs",
+    "--samples",
+    "50",
+    "--burn-in",
+    "50",
+    "--chains",
+    "2",
+];
+
 #[test]
 fn gibbs_engine_writes_a_model_that_predicts() {
     let dir = tmpdir("mil_gibbs");
     let data = simulate(&dir, 60);
     let model = dir.join("g.json");
     let out = bin()
-        .args([
-            "mil",
-            "fit",
-            &data,
-            "--engine",
-            "gibbs",
-            "--samples",
-            "50",
-            "--burn-in",
-            "50",
-            "--chains",
-            "2",
-            "--output",
-            "json",
-            "--out",
-        ])
+        .args(["mil", "fit", &data])
+        .args(SHORT_GIBBS)
+        .args(["--output", "json", "--out"])
         .arg(&model)
         .output()
         .unwrap();
@@ -155,18 +154,7 @@ fn vb_warm_starts_from_a_model_file() {
             .unwrap()
     };
     let g = gibbs.to_str().unwrap();
-    let out = fit(&[
-        "--engine",
-        "gibbs",
-        "--samples",
-        "50",
-        "--burn-in",
-        "50",
-        "--chains",
-        "2",
-        "--out",
-        g,
-    ]);
+    let out = fit(&[&SHORT_GIBBS[..], &["--out", g]].concat());
     assert_ok(&out);
     let warm = dir.join("warm.json");
     let out = fit(&[
