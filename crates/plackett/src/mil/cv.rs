@@ -195,23 +195,23 @@ pub fn fit_model_warm(
         ));
     };
     start.check_bags(bags, path)?;
-    let kind = |p: Preprocess| match p {
+    // Only the kind matters: a start is a start, but one in other units
+    // (raw against z-scores or components) is a user's mistake.
+    let this = match prep {
         Preprocess::None => "no preprocessing",
         Preprocess::Standardise => "`standardise`",
         Preprocess::Components(_) => "`components`",
     };
     let had = match (&start.components, &start.scaling) {
-        (Some(c), _) => Preprocess::Components(c.loadings.iter().map(Vec::len).max().unwrap_or(0)),
-        (None, Some(_)) => Preprocess::Standardise,
-        (None, None) => Preprocess::None,
+        (Some(_), _) => "`components`",
+        (None, Some(_)) => "`standardise`",
+        (None, None) => "no preprocessing",
     };
-    if std::mem::discriminant(&had) != std::mem::discriminant(&prep) {
+    if had != this {
         return Err(Error::param(
             "init",
             format!(
-                "the starting model was fitted with {}, this fit uses {}: its coefficients are in other units",
-                kind(had),
-                kind(prep)
+                "the starting model was fitted with {had}, this fit uses {this}: its coefficients are in other units"
             ),
         ));
     }

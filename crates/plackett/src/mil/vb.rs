@@ -1572,11 +1572,11 @@ pub fn fit_vb_with(bags: &Bags, opts: &VbOptions, accelerate: bool) -> Result<Vb
     let mut best: Option<VbFit> = None;
     let mut start_elbos = Vec::new();
     for s in 0..opts.starts {
-        let x0 = match (&opts.init, s) {
+        let means = match (&opts.init, s) {
             (Some(x), 0) => x.clone(),
             _ => start(&layout, opts.seed, s),
         };
-        let state = State::new(bags, y.clone(), opts.priors, &x0);
+        let state = State::new(bags, y.clone(), opts.priors, &means);
         let x0 = state.pack();
         let mut map = SweepMap {
             state,
