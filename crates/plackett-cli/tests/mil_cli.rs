@@ -5,21 +5,23 @@ mod common;
 use common::{assert_ok, bin, fails, json, tmpdir};
 
 fn simulate(dir: &std::path::Path, bags: usize) -> String {
-    let f = dir.join("sim.csv");
+    simulate_sized(dir, "sim.csv", bags, 8, 4)
+}
+
+/// `mil simulate` into `dir/name`: bags of `instances` instances with
+/// `features` features per modality.
+fn simulate_sized(
+    dir: &std::path::Path,
+    name: &str,
+    bags: usize,
+    instances: usize,
+    features: usize,
+) -> String {
+    let f = dir.join(name);
     let out = bin()
-        .args([
-            "mil",
-            "simulate",
-            "--bags",
-            &bags.to_string(),
-            "--instances",
-            "8",
-            "--features",
-            "4",
-            "--seed",
-            "5",
-            "--out",
-        ])
+        .args(["mil", "simulate", "--bags", &bags.to_string()])
+        .args(["--instances", &instances.to_string()])
+        .args(["--features", &features.to_string(), "--seed", "5", "--out"])
         .arg(&f)
         .output()
         .unwrap();
@@ -598,4 +600,49 @@ fn study_runs_a_setting_and_writes_its_figures() {
         let out = bin().args(["mil", "study"]).args(bad).output().unwrap();
         fails(&out, needle);
     }
+}
+
+#[test]
+fn vb_starts_from_the_prior_means_or_the_moments() {
+    let dir = tmpdir("mil_vb_start");
+    let narrow = simulate(&dir, 60);
+    let wide = &simulate_sized(&dir, "wide.csv", 30, 4, 50);
+    let fit = |data: &str, extra: &[&str]| {
+        bin()
+            .args([
+                "mil",
+                "fit",
+                data,
+                "--output",
+                "json",
+                "--allow-nonconvergence",
+            ])
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let doc = json(&fit(&narrow, &[]));
+    assert_eq!(doc["fit"]["vb_start"], "prior");
+    // 4 + 4 features: 28 pooled moments.
+    let model = dir.join("moments.json");
+    let doc = json(&fit(
+        &narrow,
+        &["--vb-start", "moments", "--out", model.to_str().unwrap()],
+    ));
+    assert_eq!(doc["fit"]["vb_start"], "moments");
+    assert!(model.is_file());
+    // 50 + 50 features: 2,650 pooled moments, refused before anything is
+    // written; the prior start still fits them.
+    let refused = dir.join("refused.json");
+    fails(
+        &fit(
+            wide,
+            &["--vb-start", "moments", "--out", refused.to_str().unwrap()],
+        ),
+        "--components",
+    );
+    assert!(!refused.exists());
+    let doc = json(&fit(wide, &["--max-iter", "20"]));
+    assert_eq!(doc["fit"]["vb_start"], "prior");
+    fails(&fit(&narrow, &["--vb-start", "random"]), "--vb-start");
 }

@@ -9,8 +9,8 @@ use numpy::{IntoPyArray, PyArray1};
 use plackett::mil::bags::{read_bags_csv, read_bags_json};
 use plackett::mil::summary::{fit_aurocs, fit_document, fit_notes, predict_document};
 use plackett::mil::{
-    BagPrediction, Bags, MilEngineSettings, MilModel, MilPriors, Preprocess, fit_model_warm,
-    fit_model_with, read_bags,
+    BagPrediction, Bags, MilEngineSettings, MilModel, MilPriors, Preprocess, VbStart,
+    fit_model_warm, fit_model_with, read_bags,
 };
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -230,10 +230,11 @@ fn settings(
     tol: f64,
     max_iter: usize,
     starts: usize,
+    vb_start: &str,
     [samples, burn_in, thin, chains]: [usize; 4],
     seed: u64,
-) -> MilEngineSettings {
-    MilEngineSettings {
+) -> PyResult<MilEngineSettings> {
+    Ok(MilEngineSettings {
         priors: MilPriors {
             intercept_var,
             slope_var,
@@ -241,6 +242,7 @@ fn settings(
         tol,
         max_iter,
         starts,
+        vb_start: VbStart::parse(vb_start).map_err(err)?,
         mcmc: plackett::infer::mcmc::McmcSettings {
             samples,
             burn_in,
@@ -248,13 +250,13 @@ fn settings(
             chains,
             seed,
         },
-    }
+    })
 }
 
 #[pyfunction]
 #[pyo3(signature = (source, text = None, *, engine = "vb", standardise = false,
     components = None, intercept_var = 16.0, slope_var = 4.0, tol = 1e-4, max_iter = 5000, starts = 1,
-    samples = 1000, burn_in = 1000, thin = 1, chains = 4, seed = 1, init = None))]
+    vb_start = "prior", samples = 1000, burn_in = 1000, thin = 1, chains = 4, seed = 1, init = None))]
 #[allow(clippy::too_many_arguments)]
 pub fn mil_fit(
     py: Python<'_>,
@@ -268,6 +270,7 @@ pub fn mil_fit(
     tol: f64,
     max_iter: usize,
     starts: usize,
+    vb_start: &str,
     samples: usize,
     burn_in: usize,
     thin: usize,
@@ -283,9 +286,10 @@ pub fn mil_fit(
         tol,
         max_iter,
         starts,
+        vb_start,
         [samples, burn_in, thin, chains],
         seed,
-    )
+    )?
     .engine(engine)
     .map_err(err)?;
     let source = source.to_string();
@@ -326,7 +330,7 @@ pub fn mil_fit(
 #[pyo3(signature = (*, factors = "basic", methods = "vmmic,milr,si-mean,si-max",
     replicates = 20, test_bags = 300, max_bags = 16000, draws = 200,
     intercept_var = 16.0, slope_var = 4.0, tol = 1e-4, max_iter = 5000, starts = 1,
-    samples = 1000, burn_in = 1000, thin = 1, chains = 4, seed = 1))]
+    vb_start = "prior", samples = 1000, burn_in = 1000, thin = 1, chains = 4, seed = 1))]
 #[allow(clippy::too_many_arguments)]
 pub fn mil_study(
     py: Python<'_>,
@@ -341,6 +345,7 @@ pub fn mil_study(
     tol: f64,
     max_iter: usize,
     starts: usize,
+    vb_start: &str,
     samples: usize,
     burn_in: usize,
     thin: usize,
@@ -369,9 +374,10 @@ pub fn mil_study(
         tol,
         max_iter,
         starts,
+        vb_start,
         [samples, burn_in, thin, chains],
         seed,
-    );
+    )?;
     let methods = parse_methods(methods, &engines).map_err(err)?;
     let cells = py
         .detach(move || run_study(&opts, &methods, None).map(|c| (opts, c)))

@@ -39,6 +39,7 @@ def _comparable(doc):
 @pytest.mark.parametrize("engine,extra", [
     ("vb", {}),
     ("vb", {"components": 2}),
+    ("vb", {"vb_start": "moments"}),
     ("gibbs", {"samples": 150, "burn_in": 100, "chains": 2}),
 ])
 def test_fit_and_predict_equal_the_cli(bags, engine, extra):
@@ -109,6 +110,8 @@ def test_frames_pickling_and_bad_input(bags):
         plackett.mil_fit(str(bad))
     with pytest.raises(ValueError, match="intercept_var"):
         plackett.mil_fit(path, intercept_var=-1.0)
+    with pytest.raises(ValueError, match="vb_start"):
+        plackett.mil_fit(path, vb_start="random")
 
 
 def test_study_equals_the_cli_and_refuses_bad_options():

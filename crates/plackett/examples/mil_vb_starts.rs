@@ -1,9 +1,10 @@
 //! Where vMMIC's gap to the Gibbs sampler on Hu 2024 §2.3's basic setting
 //! comes from: the optimiser's starting point or the mean-field objective?
 //! Per replicate (training and test sets simulated from the design): VB
-//! from its default start (the prior means), VB started at the
+//! from its default start (the prior means), VB from the method-of-moments
+//! start (`plackett::mil::moments`), VB started at the
 //! simulation's true coefficients (what the authors' reference code did,
-//! Hu 2024's vMMIC repository), the Gibbs sampler (4 chains × (1,000
+//! Hu 2024's vMMIC repository) and from either half of them, the Gibbs sampler (4 chains × (1,000
 //! burn-in + 1,000 kept) sweeps), and VB started at the sampler's
 //! posterior mean; each VB optimum's ELBO and every fit's held-out bag and
 //! primary-instance AUROC (docs/mil.md, "vMMIC against the Gibbs
@@ -16,7 +17,8 @@
 use plackett::eval::metrics::auc;
 use plackett::infer::mcmc::McmcSettings;
 use plackett::mil::{
-    MilDesign, MilGibbsOptions, MilModel, MilPriors, VbOptions, fit_gibbs, fit_vb, simulate_bags,
+    MilDesign, MilGibbsOptions, MilModel, MilPriors, VbOptions, VbStart, fit_gibbs, fit_vb,
+    simulate_bags,
 };
 use std::collections::BTreeMap;
 
@@ -31,9 +33,9 @@ fn main() {
     };
     let priors = MilPriors::default();
     println!(
-        "m = {instances}; per replicate: start, ELBO at the optimum, bag AUROC, primary-instance AUROC"
+        "m = {instances}; per replicate: start, ELBO at the optimum, bag AUROC, primary-instance AUROC, |b|, cos(b, true b)"
     );
-    let mut means = BTreeMap::<&str, [f64; 2]>::new();
+    let mut means = BTreeMap::<&str, [f64; 4]>::new();
     for r in 0..reps {
         let train = simulate_bags(&design, 1000 + r).expect("simulate");
         let test_design = MilDesign {
@@ -42,6 +44,8 @@ fn main() {
         };
         let test = simulate_bags(&test_design, 2000 + r).expect("simulate");
         let y = test.labels("test").expect("labels");
+        let layout = plackett::mil::Layout::of(&train);
+        let theta = design.truth();
         let truth = test.primary.clone().expect("simulated δ");
         let score = |model: &MilModel| {
             let pred = model.predict(&test, 200, 7).expect("predict");
@@ -50,29 +54,61 @@ fn main() {
                 .iter()
                 .flat_map(|b| b.instances.iter().map(|i| i.p_primary))
                 .collect();
-            [auc(&p, &y), auc(&inst, &truth)]
+            // The instance slopes b of the majority modality: their length
+            // and their cosine with the truth (docs/mil.md: the poorer
+            // optima have b twice too long and turned away from the truth).
+            let mean = model.mean();
+            let b = &mean[layout.b()];
+            let tb = &theta[layout.b()];
+            let norm = |v: &[f64]| v.iter().map(|x| x * x).sum::<f64>().sqrt();
+            let cos = b.iter().zip(tb).map(|(u, v)| u * v).sum::<f64>() / (norm(b) * norm(tb));
+            [auc(&p, &y), auc(&inst, &truth), norm(b), cos]
         };
-        let mut report = |name: &'static str, elbo: Option<f64>, s: [f64; 2]| {
+        let mut report = |name: &'static str, elbo: Option<f64>, s: [f64; 4]| {
             let elbo = elbo.map_or("-".to_string(), |e| format!("{e:.2}"));
-            println!("{r}\t{name}\t{elbo}\t{:.4}\t{:.4}", s[0], s[1]);
+            println!(
+                "{r}\t{name}\t{elbo}\t{:.4}\t{:.4}\t{:.2}\t{:.3}",
+                s[0], s[1], s[2], s[3]
+            );
             let e = means.entry(name).or_default();
-            e[0] += s[0] / reps as f64;
-            e[1] += s[1] / reps as f64;
+            for (m, v) in e.iter_mut().zip(s) {
+                *m += v / reps as f64;
+            }
         };
-        let vb = |init: Option<Vec<f64>>| {
+        let vb_from = |init: Option<Vec<f64>>, start: VbStart| {
             let opts = VbOptions {
                 priors,
                 init,
+                start,
                 ..VbOptions::default()
             };
             let fit = fit_vb(&train, &opts).expect("vb");
             let elbo = *fit.elbo.last().expect("elbo");
             (Some(elbo), score(&MilModel::from_vb(&fit, &train, priors)))
         };
+        let vb = |init: Option<Vec<f64>>| vb_from(init, VbStart::Prior);
         let (e, s) = vb(None);
-        report("vb (default start)", e, s);
-        let (e, s) = vb(Some(design.truth()));
+        report("vb from the prior means (default)", e, s);
+        let (e, s) = vb_from(None, VbStart::Moments);
+        report("vb, moment start (--vb-start moments)", e, s);
+        let (e, s) = vb(Some(theta.clone()));
         report("vb from the true coefficients", e, s);
+        // Half the truth: which half of the start matters?
+        let split = |inner: bool| -> Vec<f64> {
+            (0..theta.len())
+                .map(|k| {
+                    if (k >= layout.a()) == inner {
+                        theta[k]
+                    } else {
+                        0.0
+                    }
+                })
+                .collect()
+        };
+        let (e, s) = vb(Some(split(true)));
+        report("vb from the true instance level (bag level 0)", e, s);
+        let (e, s) = vb(Some(split(false)));
+        report("vb from the true bag level (instance level 0)", e, s);
         if !with_gibbs {
             continue;
         }
@@ -94,9 +130,19 @@ fn main() {
         let (e, s) = vb(Some(gm.mean()));
         report("vb from the Gibbs posterior mean", e, s);
     }
-    println!("\nmeans over {reps} replicates: start, bag AUROC, primary-instance AUROC");
+    println!(
+        "\nmeans over {reps} replicates: start, bag AUROC, primary-instance AUROC, |b| (true {:.2}), cos(b, true b)",
+        {
+            let t = design.truth();
+            let l = plackett::mil::Layout {
+                d0: design.features,
+                d1: design.features,
+            };
+            t[l.b()].iter().map(|x| x * x).sum::<f64>().sqrt()
+        }
+    );
     for (k, v) in means {
-        println!("{k}\t{:.4}\t{:.4}", v[0], v[1]);
+        println!("{k}\t{:.4}\t{:.4}\t{:.2}\t{:.3}", v[0], v[1], v[2], v[3]);
     }
     println!(
         "best attainable bag AUROC (the true model's P(y = 1 | x), 20,000 bags): {:.4}",

@@ -789,11 +789,14 @@ def mil_fit(data: Any, *, engine: str = "vb", **options: Any) -> MilFit:
     Options as ``plackett mil fit``'s flags with ``_`` for ``-``:
     ``standardise``, ``components`` (reduce each modality to its leading
     principal components; vMMIC needs it on wide features such as Musk's),
-    ``intercept_var``, ``slope_var``, ``tol``, ``max_iter``, ``starts``, ``samples``, ``burn_in``, ``thin``,
-    ``chains``, ``seed``; ``init``: a ``MilModel`` (e.g. a Gibbs fit's
-    ``model()``) whose coefficient means start vMMIC's coordinate ascent
-    (``--init``; on Hu 2024's simulation design a start at the sampler's
-    means reaches the sampler's bag AUROC, the default start does not).
+    ``intercept_var``, ``slope_var``, ``tol``, ``max_iter``, ``starts``,
+    ``vb_start`` ("prior", the default, or "moments": the method-of-moments
+    start of the instance slopes, ``--vb-start``),
+    ``samples``, ``burn_in``, ``thin``, ``chains``, ``seed``; ``init``: a
+    ``MilModel`` (e.g. a Gibbs fit's ``model()``) whose coefficient means
+    start vMMIC's coordinate ascent (``--init``; on Hu 2024's simulation
+    design a start at the sampler's means reaches the sampler's bag AUROC,
+    the default start does not).
     The result has ``p`` (training bag
     probabilities), ``primary`` (each instance's posterior probability of
     being primary), ``model()`` (for ``predict``) and ``to_json()`` (the

@@ -35,6 +35,8 @@ pub struct MilEngineSettings {
     pub max_iter: usize,
     /// VB: random starts.
     pub starts: usize,
+    /// VB: where the first start is.
+    pub vb_start: super::vb::VbStart,
     /// Gibbs: draws, burn-in, thinning, chains, and the seed of both.
     pub mcmc: crate::infer::mcmc::McmcSettings,
 }
@@ -49,6 +51,7 @@ impl MilEngineSettings {
             starts: self.starts,
             seed: self.mcmc.seed,
             init: None,
+            start: self.vb_start,
             observer: None,
         })
     }
@@ -92,6 +95,9 @@ pub struct MilFitInfo {
     /// VB: the final ELBO.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub elbo: Option<f64>,
+    /// VB: where coordinate ascent started (`init`, `prior`, `moments`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vb_start: Option<String>,
     /// Gibbs: the largest split-R̂ over θ.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_rhat: Option<f64>,
@@ -232,6 +238,7 @@ pub fn fit_model(bags: &Bags, engine: &MilEngine) -> Result<(MilModel, MilFitInf
                 iterations: Some(f.iterations),
                 converged: Some(f.converged),
                 elbo: f.elbo.last().copied(),
+                vb_start: Some(f.started_from.to_string()),
                 max_rhat: None,
                 min_ess: None,
                 primary: f.primary.clone(),
@@ -245,6 +252,7 @@ pub fn fit_model(bags: &Bags, engine: &MilEngine) -> Result<(MilModel, MilFitInf
                 iterations: None,
                 converged: None,
                 elbo: None,
+                vb_start: None,
                 max_rhat: Some(
                     f.diagnostics
                         .iter()
