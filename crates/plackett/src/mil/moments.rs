@@ -27,10 +27,10 @@ use super::params::Layout;
 use crate::numerics::linalg::Cholesky;
 use nalgebra::{DMatrix, DVector};
 
-/// Pooled features per modality above which the start is not computed
-/// (`d + d(d+1)/2` of them: 20 features give 230): the regression would
-/// need far more bags than a study has. Reduce wide features first
-/// (`--components`).
+/// Pooled features, both modalities together (`d + d(d+1)/2` per
+/// modality: 20 features give 230), above which the start is not
+/// computed: the regression would need far more bags than a study has.
+/// Reduce wide features first (`--components`).
 pub const MAX_POOLED: usize = 2_000;
 
 /// Ridge on the pooled moments, relative to the mean diagonal of their

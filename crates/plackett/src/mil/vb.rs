@@ -1613,14 +1613,19 @@ pub fn fit_vb_with(bags: &Bags, opts: &VbOptions, accelerate: bool) -> Result<Vb
         (None, VbStart::Prior) => (start(&layout, opts.seed, 0), "prior"),
         (None, VbStart::Moments) => {
             let x = super::moments::moment_start(bags).ok_or_else(|| {
-                Error::param(
-                    "vb_start",
+                let pooled = super::moments::pooled_features(bags);
+                let why = if pooled > super::moments::MAX_POOLED {
                     format!(
-                        "the moment start needs at most 2,000 pooled features (d + d(d+1)/2 \
-                         per modality, here {}); reduce the features first (`components`)",
-                        super::moments::pooled_features(bags)
-                    ),
-                )
+                        "the moment start needs at most {} pooled features (d + d(d+1)/2 per \
+                         modality, here {pooled}); reduce the features first (`components`)",
+                        super::moments::MAX_POOLED
+                    )
+                } else {
+                    "the moment start's regression has no finite solution on these bags; \
+                     start at the prior means (`vb_start` prior)"
+                        .to_string()
+                };
+                Error::param("vb_start", why)
             })?;
             (x, "moments")
         }
