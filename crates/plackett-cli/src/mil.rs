@@ -300,15 +300,10 @@ fn run_fit(a: &FitArgs) -> Result<()> {
     let (model, info) = fitted?;
     let seconds = start.elapsed().as_secs_f64();
     let pred = model.predict(&bags, 500, a.engine.seed)?;
-    let mut notes: Vec<String> = plackett::mil::summary::fit_notes(&info)
+    let notes: Vec<String> = plackett::mil::summary::fit_notes(&info)
         .iter()
         .map(|n| crate::cli_text(n))
         .collect();
-    if let Some(path) = &a.init {
-        notes.push(format!(
-            "vb started at the coefficient means of {path} (--init)"
-        ));
-    }
     let (train_auc, primary_auc) = plackett::mil::summary::fit_aurocs(&bags, &info, &pred);
     let summary = plackett::mil::summary::fit_document(
         &bags,

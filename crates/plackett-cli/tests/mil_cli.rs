@@ -187,24 +187,9 @@ fn vb_warm_starts_from_a_model_file() {
         &fit(&["--init", "no/such/model.json", "--out", r]),
         "no/such/model.json",
     );
-    let other = dir.join("other.csv");
+    let other = simulate_sized(&dir, "other.csv", 20, 8, 3);
     let out = bin()
-        .args([
-            "mil",
-            "simulate",
-            "--bags",
-            "20",
-            "--features",
-            "3",
-            "--out",
-        ])
-        .arg(&other)
-        .output()
-        .unwrap();
-    assert_ok(&out);
-    let out = bin()
-        .args(["mil", "fit"])
-        .arg(&other)
+        .args(["mil", "fit", &other])
         .args(["--init", g, "--out", r])
         .output()
         .unwrap();

@@ -304,13 +304,10 @@ pub fn mil_fit(
         };
         let seconds = start.elapsed().as_secs_f64();
         let pred = model.predict(&bags, 500, seed)?;
-        let mut notes: Vec<String> = fit_notes(&info)
+        let notes: Vec<String> = fit_notes(&info)
             .iter()
             .map(|n| plackett::error::render_params(n, plackett::error::ParamStyle::Python))
             .collect();
-        if warm.is_some() {
-            notes.push("vb started at the coefficient means of the init model".into());
-        }
         let aurocs = fit_aurocs(&bags, &info, &pred);
         let doc = fit_document(&bags, &model, &info, &pred, &notes, aurocs, seconds);
         Ok(MilFit {

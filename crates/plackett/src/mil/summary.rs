@@ -22,6 +22,9 @@ pub fn fit_notes(info: &MilFitInfo) -> Vec<String> {
              longer (`burn_in`, `samples`, `thin`) before reading coefficients or intervals"
         ));
     }
+    if info.vb_start.as_deref() == Some("init") {
+        notes.push("vb started at the coefficient means of the `init` model".into());
+    }
     if info.engine == "vb" {
         notes.push(
             "vb: mean-field sds are too small and coefficient means can be far from the \
