@@ -53,6 +53,9 @@ pub struct ModelArgs {
     /// One probability α of a keyword going unobserved (the dissertation's experiments) or one per word.
     #[arg(long, default_value = "shared", value_parser = ["shared", "per-word"])]
     pub alpha: String,
+    /// Initial E[α], the share of keywords expected to be unobserved (Hu 2024: "typically between 0.5 and 0.7").
+    #[arg(long, default_value_t = 0.6)]
+    pub alpha_init: f64,
     /// θ update: block (exact, full-covariance q(θ); ELBO never falls), coordinate (exact mean-field), published (Hu 2024 §1.3.3, marginal prior variances).
     #[arg(long, default_value = "block", value_parser = ["block", "coordinate", "published"])]
     pub theta_update: String,
@@ -74,7 +77,7 @@ impl ModelArgs {
             sigma_a2: self.sigma_a2,
             sigma_b2: self.sigma_b2,
             alpha: self.alpha_model(),
-            alpha_init: 0.6,
+            alpha_init: self.alpha_init,
             theta_update: match self.theta_update.as_str() {
                 "coordinate" => ThetaUpdate::Coordinate,
                 "published" => ThetaUpdate::Published,
@@ -190,7 +193,7 @@ pub struct EvaluateArgs {
     /// FDR levels, comma-separated.
     #[arg(long, default_value = "0.05,0.1,0.15,0.2,0.25,0.3")]
     pub gamma: String,
-    /// Methods besides VBSS, comma-separated (ss, textrank, positionrank, tfidf, and bss: Wang et al. 2023's MCMC, slow).
+    /// Methods besides VBSS, comma-separated (ss, textrank, positionrank, tfidf; bss: Wang et al. 2023's MCMC, slow; vbss-code: VBSS as Hu 2024's published code computes it, for reproducing the dissertation's tables: docs/keywords.md).
     #[arg(long, default_value = "ss,textrank,positionrank,tfidf")]
     pub methods: String,
     /// Do not force the known keywords into the cuts of the other methods (Hu 2024 Table 1.4 instead of Table 1.5).
@@ -201,6 +204,12 @@ pub struct EvaluateArgs {
     /// Seed of the known-keyword draws.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Independent draws of the k known keywords per document, pooled in the table (the first draw is the same for any count).
+    #[arg(long, default_value_t = 1)]
+    pub draws: usize,
+    /// Which method's own FDR selections set the other methods' cut rate r(γ): vbss, or vbss-code or bss when among --methods (Hu 2024's tables take it from the authors' code, i.e. vbss-code).
+    #[arg(long, default_value = "vbss", value_parser = ["vbss", "vbss-code", "bss"])]
+    pub rates_from: String,
     /// bss: MCMC iterations per document (Wang et al. 2023's code: 50,000).
     #[arg(long, default_value_t = 50_000)]
     pub bss_iterations: usize,
@@ -376,7 +385,7 @@ fn run_evaluate(a: &EvaluateArgs) -> Result<()> {
         match Method::parse(m.trim()) {
             Some(x) => methods.push(x),
             None => bail!(
-                "invalid option `--methods`: unknown method `{}` (vbss, ss, textrank, positionrank, tfidf, bss)",
+                "invalid option `--methods`: unknown method `{}` (vbss, ss, textrank, positionrank, tfidf, bss, vbss-code)",
                 m.trim()
             ),
         }
@@ -394,6 +403,8 @@ fn run_evaluate(a: &EvaluateArgs) -> Result<()> {
         forced: !a.not_forced,
         methods,
         seed: a.seed,
+        draws: a.draws,
+        rates_from: Method::parse(&a.rates_from).expect("clap checked the spelling"),
         bss: plackett::keywords::BssOptions {
             damping: a.model.damping,
             iterations: a.bss_iterations,
@@ -423,7 +434,10 @@ fn run_evaluate(a: &EvaluateArgs) -> Result<()> {
     };
     let read_s = start.elapsed().as_secs_f64();
     let t = std::time::Instant::now();
-    let progress = crate::progress::Progress::new(corpus.documents.len() as u64, "documents");
+    let progress = crate::progress::Progress::new(
+        (corpus.documents.len() * a.draws.max(1)) as u64,
+        "documents",
+    );
     let table = evaluate_observed(&corpus, &opts, Some(&progress.observer()));
     progress.finish();
     let table = table?;

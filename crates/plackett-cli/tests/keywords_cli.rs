@@ -337,3 +337,88 @@ fn evaluate_prints_the_dissertation_layout() {
         .unwrap();
     fails(&out, "--min-keywords");
 }
+
+#[test]
+fn evaluate_pools_draws_and_takes_rates_from_the_authors_code() {
+    let dir = tmpdir("kw_draws");
+    let c = corpus(&dir);
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "keywords",
+            "evaluate",
+            &c,
+            "--min-count",
+            "0",
+            "--known-count",
+            "3",
+            "--output",
+            "json",
+        ];
+        args.extend_from_slice(extra);
+        let out = bin().args(&args).output().unwrap();
+        json(&out)
+    };
+    let one = run(&[]);
+    let three = run(&["--draws", "3"]);
+    assert_eq!(one["draws"], 1);
+    assert_eq!(three["draws"], 3);
+    assert_eq!(three["documents"], one["documents"]);
+    // VBSS always keeps its known keywords: 3 per document per draw.
+    let docs = three["documents"].as_u64().unwrap();
+    for row in three["cells"].as_array().unwrap() {
+        assert_eq!(row[0]["observed_recovered"].as_u64().unwrap(), 3 * 3 * docs);
+        for c in row.as_array().unwrap() {
+            assert!(c["f_sd"].as_f64().unwrap() >= 0.0);
+        }
+    }
+    // The first draw is the single-draw run: pooling can only add.
+    for (r1, r3) in one["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(three["cells"].as_array().unwrap())
+    {
+        for (a, b) in r1.as_array().unwrap().iter().zip(b_iter(r3)) {
+            assert!(b["selected"].as_u64().unwrap() >= a["selected"].as_u64().unwrap());
+        }
+    }
+    // vbss-code sets the cut rates when asked to.
+    let code = run(&["--methods", "ss,vbss-code", "--rates-from", "vbss-code"]);
+    assert_eq!(code["rates_from"], "vbss-code");
+    let labels: Vec<&str> = code["labels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    let ci = labels.iter().position(|l| *l == "VBSS-code").unwrap();
+    let cand = code["candidates"].as_f64().unwrap();
+    for (gi, row) in code["cells"].as_array().unwrap().iter().enumerate() {
+        let rate = code["rates"][gi].as_f64().unwrap();
+        assert!((rate * cand - row[ci]["selected"].as_f64().unwrap()).abs() < 1e-6);
+    }
+    assert!(
+        code["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["method"] == "vbss-code")
+    );
+    // Bad combinations: one line, exit 2.
+    for bad in [
+        vec!["--rates-from", "vbss-code"],
+        vec!["--rates-from", "ss"],
+        vec!["--draws", "0"],
+    ] {
+        let mut args = vec!["keywords", "evaluate", &c, "--min-count", "0"];
+        args.extend(bad.iter().copied());
+        let out = bin().args(&args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{bad:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.trim().lines().count() <= 3, "{bad:?}: {err}");
+    }
+}
+
+fn b_iter(v: &serde_json::Value) -> impl Iterator<Item = &serde_json::Value> {
+    v.as_array().unwrap().iter()
+}

@@ -36,7 +36,7 @@ fn choice<T: Copy>(name: &str, v: &str, options: &[(&str, T)]) -> PyResult<T> {
     probability = "latent", prior_scale = "code", theta_update = "block", alpha = "shared",
     window = 2, self_loops = false, damping = 0.85, min_count = 0, word_filter = "pos", tau = 0.1, sigma_a2 = 10.0,
     sigma_b2 = 10.0, tol = 1e-10, max_iter = 2000, samples = 2000, burn_in = 1000, chains = 4,
-    seed = 1))]
+    seed = 1, alpha_init = 0.6))]
 #[allow(clippy::too_many_arguments)]
 pub fn extract_keywords(
     py: Python<'_>,
@@ -63,12 +63,13 @@ pub fn extract_keywords(
     burn_in: usize,
     chains: usize,
     seed: u64,
+    alpha_init: f64,
 ) -> PyResult<String> {
     let alpha = alpha_of(alpha)?;
     let vb = vbss_options(
         alpha,
         theta_update,
-        [tau, sigma_a2, sigma_b2, tol],
+        [tau, sigma_a2, sigma_b2, tol, alpha_init],
         max_iter,
     )?;
     let engine = match engine {
@@ -126,11 +127,11 @@ fn alpha_of(alpha: &str) -> PyResult<AlphaModel> {
     )
 }
 
-/// VBSS's settings; `[tau, sigma_a2, sigma_b2, tol]`.
+/// VBSS's settings; `[tau, sigma_a2, sigma_b2, tol, alpha_init]`.
 fn vbss_options(
     alpha: AlphaModel,
     theta_update: &str,
-    [tau, sigma_a2, sigma_b2, tol]: [f64; 4],
+    [tau, sigma_a2, sigma_b2, tol, alpha_init]: [f64; 5],
     max_iter: usize,
 ) -> PyResult<VbssOptions> {
     Ok(VbssOptions {
@@ -138,7 +139,7 @@ fn vbss_options(
         sigma_a2,
         sigma_b2,
         alpha,
-        alpha_init: 0.6,
+        alpha_init,
         theta_update: choice(
             "theta_update",
             theta_update,
@@ -198,7 +199,7 @@ fn probability_of(p: &str) -> PyResult<Probability> {
     word_filter = "pos", min_keywords = 11, window = 2, self_loops = false, damping = 0.85,
     prior_scale = "code", probability = "latent", theta_update = "block", alpha = "shared",
     tau = 0.1, sigma_a2 = 10.0, sigma_b2 = 10.0, tol = 1e-10, max_iter = 2000,
-    bss_iterations = 50_000, bss_burn_in = 2_000, seed = 1))]
+    bss_iterations = 50_000, bss_burn_in = 2_000, seed = 1, draws = 1, rates_from = "vbss", alpha_init = 0.6))]
 #[allow(clippy::too_many_arguments)]
 pub fn evaluate_keywords(
     py: Python<'_>,
@@ -226,6 +227,9 @@ pub fn evaluate_keywords(
     bss_iterations: usize,
     bss_burn_in: usize,
     seed: u64,
+    draws: usize,
+    rates_from: &str,
+    alpha_init: f64,
 ) -> PyResult<String> {
     let methods = methods
         .split(',')
@@ -234,7 +238,7 @@ pub fn evaluate_keywords(
         .map(|m| {
             Method::parse(m).ok_or_else(|| {
                 PyValueError::new_err(format!(
-                    "invalid option methods: unknown method `{m}` (vbss, ss, textrank, positionrank, tfidf, bss)"
+                    "invalid option methods: unknown method `{m}` (vbss, ss, textrank, positionrank, tfidf, bss, vbss-code)"
                 ))
             })
         })
@@ -250,13 +254,23 @@ pub fn evaluate_keywords(
         vbss: vbss_options(
             alpha_of(alpha)?,
             theta_update,
-            [tau, sigma_a2, sigma_b2, tol],
+            [tau, sigma_a2, sigma_b2, tol, alpha_init],
             max_iter,
         )?,
         probability: probability_of(probability)?,
         forced,
         methods,
         seed,
+        draws,
+        rates_from: choice(
+            "rates_from",
+            rates_from,
+            &[
+                ("vbss", Method::Vbss),
+                ("vbss-code", Method::VbssCode),
+                ("bss", Method::Bss),
+            ],
+        )?,
         bss: BssOptions {
             damping,
             iterations: bss_iterations,

@@ -128,3 +128,24 @@ def test_evaluate_bad_input_raises(tmp_path):
         plackett.evaluate_keywords(tmp_path / "missing")
     with pytest.raises(TypeError):
         plackett.evaluate_keywords(42)
+
+
+def test_evaluate_draws_and_the_authors_code_match_the_cli(tmp_path):
+    c = _corpus(tmp_path / "corpus")
+    cli = _cli("keywords", "evaluate", str(c), "--min-count", "0", "--known-count", "3",
+               "--gamma", "0.1,0.3", "--methods", "ss,vbss-code", "--rates-from", "vbss-code",
+               "--draws", "2", "--alpha-init", "0.7", "--output", "json")
+    r = plackett.evaluate_keywords(c, min_count=0, known_count=3, gamma=[0.1, 0.3],
+                                   methods=["ss", "vbss-code"], rates_from="vbss-code", draws=2,
+                                   alpha_init=0.7)
+    doc = json.loads(r.to_json())
+    for key in ("results", "cells", "rates", "labels", "draws", "rates_from"):
+        assert doc[key] == cli[key], key
+    assert doc["draws"] == 2 and doc["rates_from"] == "vbss-code"
+    assert list(r.results["method"][:3]) == ["vbss", "ss", "vbss-code"]
+    with pytest.raises(ValueError, match="rates_from"):
+        plackett.evaluate_keywords(c, min_count=0, rates_from="ss")
+    with pytest.raises(ValueError, match="draws"):
+        plackett.evaluate_keywords(c, min_count=0, draws=0)
+    with pytest.raises(ValueError, match="alpha_init"):
+        plackett.evaluate_keywords(c, min_count=0, alpha_init=1.5)

@@ -98,3 +98,96 @@ fn our_front_end_against_the_authors_candidates() {
     // Measured (docs/keywords.md); a regression guard, not a target.
     assert!(mean > 0.84, "{mean}");
 }
+
+/// Hu 2024 Table 1.5 (SemEval-2010, k = 5, known keywords forced into the
+/// cut methods), γ = 0.05 … 0.3.
+const TABLE_1_5_VBSS_P: [f64; 6] = [1.0, 0.979, 0.939, 0.908, 0.835, 0.749];
+const TABLE_1_5_VBSS_R: [f64; 6] = [0.24, 0.28, 0.315, 0.351, 0.401, 0.463];
+const TABLE_1_5_VBSS_F: [f64; 6] = [0.387, 0.434, 0.472, 0.506, 0.541, 0.573];
+const TABLE_1_5_SS_F: [f64; 6] = [0.401, 0.431, 0.467, 0.498, 0.533, 0.563];
+const TABLE_1_5_TR_F: [f64; 6] = [0.398, 0.422, 0.448, 0.471, 0.497, 0.517];
+
+/// The dissertation's VBSS numbers are those of its authors' code (stale
+/// unlabelled `E[z]`, swapped slope and intercept in the θ step), not of
+/// its stated updates: `vbss-code` on the authors' candidates, with the cut
+/// methods' rates set by it and 10 draws of the known keywords pooled,
+/// lands within 0.03 of Table 1.5 in precision and F at every γ, and so do
+/// SS and TextRank (docs/keywords.md).
+#[test]
+fn the_authors_code_reproduces_table_1_5() {
+    use plackett::keywords::{EvalOptions, Method, evaluate};
+    let Some(d) = data() else { return };
+    let c = read_candidate_corpus(
+        &d.join("semeval2010"),
+        &d.join("semeval2010-vbss-candidates"),
+        &Pipeline::default(),
+    )
+    .unwrap();
+    let opts = EvalOptions {
+        methods: vec![
+            Method::Ss,
+            Method::TextRank,
+            Method::TfIdf,
+            Method::VbssCode,
+        ],
+        rates_from: Method::VbssCode,
+        // The protocol: averaged over 10 draws of the known keywords.
+        draws: 10,
+        ..Default::default()
+    };
+    let t = evaluate(&c, &opts).unwrap();
+    assert_eq!(t.documents, 237);
+    assert_eq!(t.vbss_code_not_converged, 0);
+    let col = |m: Method| t.methods.iter().position(|x| *x == m).unwrap();
+    let (code, ss, tr, tfidf) = (
+        col(Method::VbssCode),
+        col(Method::Ss),
+        col(Method::TextRank),
+        col(Method::TfIdf),
+    );
+    for (gi, g) in t.gammas.iter().enumerate() {
+        let row = &t.cells[gi];
+        let v = &row[code];
+        eprintln!(
+            "γ = {g}: VBSS-code P/R/F {:.3}/{:.3}/{:.3} (Hu 2024 {}/{}/{}), SS F {:.3} ({}), TR F {:.3} ({})",
+            v.precision,
+            v.recall,
+            v.f,
+            TABLE_1_5_VBSS_P[gi],
+            TABLE_1_5_VBSS_R[gi],
+            TABLE_1_5_VBSS_F[gi],
+            row[ss].f,
+            TABLE_1_5_SS_F[gi],
+            row[tr].f,
+            TABLE_1_5_TR_F[gi]
+        );
+        assert!(
+            (v.precision - TABLE_1_5_VBSS_P[gi]).abs() <= 0.03,
+            "precision at γ = {g}"
+        );
+        assert!((v.f - TABLE_1_5_VBSS_F[gi]).abs() <= 0.03, "F at γ = {g}");
+        // Recall: within 0.03 up to γ = 0.25; at γ = 0.3 it falls 0.032–0.033
+        // short (the dissertation's ground truth holds 3% more keywords per
+        // paper and its VBSS selects 14% more words there; docs/keywords.md).
+        if *g < 0.29 {
+            assert!(
+                (v.recall - TABLE_1_5_VBSS_R[gi]).abs() <= 0.03,
+                "recall at γ = {g}"
+            );
+        }
+        assert!(
+            (row[ss].f - TABLE_1_5_SS_F[gi]).abs() <= 0.03,
+            "SS F at γ = {g}"
+        );
+        assert!(
+            (row[tr].f - TABLE_1_5_TR_F[gi]).abs() <= 0.03,
+            "TR F at γ = {g}"
+        );
+        if *g >= 0.1 {
+            assert!(
+                v.f > row[tr].f && v.f > row[tfidf].f,
+                "VBSS-code F above TR and TF-IDF at γ = {g}"
+            );
+        }
+    }
+}

@@ -747,10 +747,12 @@ def evaluate_keywords(corpus: Any, *, candidates: Any = None, **options: Any) ->
     + ``map.tsv``) instead of the front-end. Options as ``plackett keywords
     evaluate``'s flags with ``_`` for ``-``: ``known_count`` (5),
     ``gamma`` (a list of FDR levels), ``methods`` (comma-separated, besides
-    VBSS: ``ss``, ``textrank``, ``positionrank``, ``tfidf``, ``bss``),
+    VBSS: ``ss``, ``textrank``, ``positionrank``, ``tfidf``, ``bss``, and
+    ``vbss-code``, VBSS as Hu 2024's published code computes it),
     ``forced`` (True: known keywords forced into the cut methods'
     selections, Table 1.5), ``min_count``, ``word_filter``,
-    ``min_keywords``, ``seed`` and the model options of
+    ``min_keywords``, ``seed``, ``draws`` (independent draws of the known
+    keywords per document, pooled; 1) and the model options of
     ``extract_keywords``. See docs/keywords.md.
     """
     if not isinstance(corpus, (str, os.PathLike)):

@@ -10,6 +10,7 @@ use super::graph::WordGraph;
 use super::prior::{PriorScale, ThetaPrior};
 use super::scores::{position_rank_given, text_rank_given, tf_idf};
 use super::vbss::{Probability, VbssOptions, fit_vbss};
+use super::vbss_code::fit_vbss_code;
 use crate::error::{Error, Result};
 use crate::infer::rng::stream;
 use rand::seq::SliceRandom;
@@ -53,6 +54,9 @@ pub enum Method {
     /// BSS (Wang et al. 2023) with its own FDR selection (slow: 50,000
     /// MCMC iterations per document by default).
     Bss,
+    /// VBSS as its authors' published code computes it, with their FDR
+    /// convention (reproduction only: see [`super::vbss_code`]).
+    VbssCode,
     /// Scores computed elsewhere ([`EvalOptions::external`], by index).
     External(usize),
 }
@@ -76,6 +80,7 @@ impl Method {
             Method::PositionRank => "PosR",
             Method::TfIdf => "TF-IDF",
             Method::Bss => "BSS",
+            Method::VbssCode => "VBSS-code",
             Method::External(_) => "external",
         }
     }
@@ -89,6 +94,7 @@ impl Method {
             Method::PositionRank => "positionrank",
             Method::TfIdf => "tfidf",
             Method::Bss => "bss",
+            Method::VbssCode => "vbss-code",
             Method::External(_) => "external",
         }
     }
@@ -102,6 +108,7 @@ impl Method {
             "positionrank" | "posr" => Some(Method::PositionRank),
             "tfidf" | "tf-idf" => Some(Method::TfIdf),
             "bss" => Some(Method::Bss),
+            "vbss-code" => Some(Method::VbssCode),
             _ => None,
         }
     }
@@ -135,6 +142,15 @@ pub struct EvalOptions {
     pub methods: Vec<Method>,
     /// Seed of the known-keyword draws.
     pub seed: u64,
+    /// Independent draws of the known keywords per document; the table
+    /// pools documents and draws (Hu 2024 averages over repeated draws).
+    /// The first draw is the same for every count.
+    pub draws: usize,
+    /// The method whose own FDR selection sets the cut methods' rate
+    /// `r(γ)`: VBSS (default), or `vbss-code` or `bss` when among the
+    /// methods (Hu 2024's tables take the rate from its own VBSS runs, i.e.
+    /// from its code).
+    pub rates_from: Method,
     /// BSS settings (when [`Method::Bss`] is among the methods).
     pub bss: BssOptions,
     /// Methods run elsewhere (e.g. YAKE from Python), evaluated as cut
@@ -169,6 +185,8 @@ impl Default for EvalOptions {
             forced: true,
             methods: Method::ALL.to_vec(),
             seed: 1,
+            draws: 1,
+            rates_from: Method::Vbss,
             bss: BssOptions::default(),
             external: Vec::new(),
         }
@@ -192,6 +210,8 @@ pub struct Cell {
     pub f: f64,
     /// `1 − precision`.
     pub realised_fdr: f64,
+    /// Standard deviation of F over the draws (0 for one draw).
+    pub f_sd: f64,
 }
 
 /// One method at one γ, flat (the `results` of `keywords evaluate --output
@@ -234,10 +254,16 @@ pub struct EvalTable {
     pub keywords: usize,
     /// Known keywords per document.
     pub k: usize,
+    /// Draws of the known keywords per document (documents, candidates
+    /// and keywords count one draw; the cells pool all).
+    pub draws: usize,
     /// FDR levels.
     pub gammas: Vec<f64>,
-    /// Overall VBSS selection rate `r(γ)`.
+    /// Overall selection rate `r(γ)` of [`EvalTable::rates_from`] (mean
+    /// over draws).
     pub rates: Vec<f64>,
+    /// The method whose selections set `r(γ)`.
+    pub rates_from: Method,
     /// Methods, in column order.
     pub methods: Vec<Method>,
     /// Column headings.
@@ -246,8 +272,10 @@ pub struct EvalTable {
     pub cells: Vec<Vec<Cell>>,
     /// Seconds per method over the corpus (summed over documents).
     pub seconds: Vec<f64>,
-    /// Documents where VBSS stopped at its iteration limit.
+    /// Document draws where VBSS stopped at its iteration limit.
     pub vbss_not_converged: usize,
+    /// Document draws where `vbss-code` stopped at its iteration limit.
+    pub vbss_code_not_converged: usize,
     /// Whether the cut methods had the known keywords forced in.
     pub forced: bool,
     /// VBSS per document: candidates, seconds, map evaluations.
@@ -301,6 +329,39 @@ struct DocResult {
     rankings: Vec<Vec<usize>>,
     seconds: Vec<f64>,
     converged: bool,
+    code_converged: bool,
+}
+
+/// The words method `mi` selects in one document at level `gi`: its own
+/// FDR set, or the top `round(n·r)` of its ranking (known keywords first
+/// when `forced`).
+fn chosen_words(d: &DocResult, mi: usize, gi: usize, r: f64, forced: bool) -> Vec<usize> {
+    if let Some(own) = &d.own_sel[mi] {
+        return own[gi].clone();
+    }
+    let c = (d.n as f64 * r).round() as usize;
+    if forced {
+        let extra = c.saturating_sub(d.observed.len());
+        let mut s = d.observed.clone();
+        s.extend(
+            d.rankings[mi]
+                .iter()
+                .filter(|i| !d.observed.contains(i))
+                .take(extra),
+        );
+        s
+    } else {
+        d.rankings[mi][..c.min(d.n)].to_vec()
+    }
+}
+
+/// Sample standard deviation (0 for fewer than two values).
+fn sd(x: &[f64]) -> f64 {
+    if x.len() < 2 {
+        return 0.0;
+    }
+    let m = x.iter().sum::<f64>() / x.len() as f64;
+    (x.iter().map(|v| (v - m).powi(2)).sum::<f64>() / (x.len() - 1) as f64).sqrt()
 }
 
 fn cell(selected: usize, tp: usize, obs: usize, truth: usize) -> Cell {
@@ -316,6 +377,7 @@ fn cell(selected: usize, tp: usize, obs: usize, truth: usize) -> Cell {
         0.0
     };
     Cell {
+        f_sd: 0.0,
         selected,
         true_positives: tp,
         observed_recovered: obs,
@@ -351,6 +413,9 @@ pub fn evaluate_observed(
             ),
         ));
     }
+    if opts.draws == 0 {
+        return Err(Error::param("draws", "must be at least 1"));
+    }
     if opts.gammas.is_empty() || opts.gammas.iter().any(|g| !(*g > 0.0 && *g < 1.0)) {
         return Err(Error::param(
             "gamma",
@@ -364,6 +429,29 @@ pub fn evaluate_observed(
         }
     }
     methods.extend((0..opts.external.len()).map(Method::External));
+    let rate_index = match opts.rates_from {
+        Method::Vbss | Method::VbssCode | Method::Bss => methods
+            .iter()
+            .position(|m| *m == opts.rates_from)
+            .ok_or_else(|| {
+                Error::param(
+                    "rates_from",
+                    format!(
+                        "`{}` sets the selection rates but is not among the methods",
+                        opts.rates_from.key()
+                    ),
+                )
+            })?,
+        m => {
+            return Err(Error::param(
+                "rates_from",
+                format!(
+                    "`{}` has no FDR selection of its own to set the rates (vbss, vbss-code or bss)",
+                    m.key()
+                ),
+            ));
+        }
+    };
     // Document frequencies over the whole corpus (TF-IDF, leave-one-out).
     let vocab: Vec<HashSet<&str>> = corpus
         .documents
@@ -376,11 +464,13 @@ pub fn evaluate_observed(
             *df.entry(w).or_default() += 1;
         }
     }
-    let results: Vec<Result<Option<DocResult>>> = corpus
-        .documents
+    let jobs: Vec<(usize, usize)> = (0..opts.draws)
+        .flat_map(|t| (0..corpus.documents.len()).map(move |di| (t, di)))
+        .collect();
+    let results: Vec<Result<Option<(usize, DocResult)>>> = jobs
         .par_iter()
-        .enumerate()
-        .map(|(di, doc)| {
+        .map(|&(draw, di)| {
+            let doc = &corpus.documents[di];
             crate::observer::advance(observer, 1)?;
             let g = WordGraph::from_tokens(&doc.tokens, opts.window, opts.self_loops)
                 .map_err(|e| Error::Data(format!("document {}: {e}", doc.id)))?;
@@ -395,7 +485,13 @@ pub fn evaluate_observed(
             if truth.len() < opts.min_keywords {
                 return Ok(None);
             }
-            let mut rng = stream(opts.seed, &[0x4b57, di as u64]);
+            // Draw 0 keeps the single-draw stream, so its table is the
+            // same whatever the number of draws.
+            let mut rng = if draw == 0 {
+                stream(opts.seed, &[0x4b57, di as u64])
+            } else {
+                stream(opts.seed, &[0x4b57, di as u64, draw as u64])
+            };
             let mut pool = truth.clone();
             pool.shuffle(&mut rng);
             let mut observed: Vec<usize> = pool[..opts.k].to_vec();
@@ -412,6 +508,7 @@ pub fn evaluate_observed(
                 .map_err(|e| Error::Data(format!("document {}: {e}", doc.id)))?;
             let p = fit.probabilities(opts.probability);
             let mut own_sel: Vec<Option<Vec<Vec<usize>>>> = vec![None; methods.len()];
+            let mut code_converged = true;
             own_sel[0] = Some(
                 opts.gammas
                     .iter()
@@ -455,6 +552,18 @@ pub fn evaluate_observed(
                         );
                         p
                     }
+                    Method::VbssCode => {
+                        let f = fit_vbss_code(&prior, &y, &opts.vbss)
+                            .map_err(|e| Error::Data(format!("document {}: {e}", doc.id)))?;
+                        code_converged = f.converged;
+                        own_sel[mi] = Some(
+                            opts.gammas
+                                .iter()
+                                .map(|&gm| bayesian_fdr_select(&f.p_forced, gm))
+                                .collect(),
+                        );
+                        f.p_forced
+                    }
                     // SS is VBSS's prior mean.
                     Method::Ss => prior.theta0.clone(),
                     Method::TextRank => text_rank_given(&prior, &g, opts.damping)?,
@@ -471,70 +580,76 @@ pub fn evaluate_observed(
                 rankings[mi] = top_by_score(&score, score.len());
                 seconds[mi] = t.elapsed().as_secs_f64();
             }
-            Ok(Some(DocResult {
-                id: doc.id.clone(),
-                iterations: fit.iterations,
-                n: g.len(),
-                truth: truth.into_iter().collect(),
-                observed,
-                own_sel,
-                rankings,
-                seconds,
-                converged: fit.converged,
-            }))
+            Ok(Some((
+                draw,
+                DocResult {
+                    id: doc.id.clone(),
+                    iterations: fit.iterations,
+                    n: g.len(),
+                    truth: truth.into_iter().collect(),
+                    observed,
+                    own_sel,
+                    rankings,
+                    seconds,
+                    converged: fit.converged,
+                    code_converged,
+                },
+            )))
         })
         .collect();
-    let mut docs = Vec::new();
+    let mut by_draw: Vec<Vec<DocResult>> = (0..opts.draws).map(|_| Vec::new()).collect();
     for r in results {
-        if let Some(d) = r? {
-            docs.push(d);
+        if let Some((t, d)) = r? {
+            by_draw[t].push(d);
         }
     }
-    if docs.is_empty() {
+    if by_draw[0].is_empty() {
         return Err(Error::Data(format!(
             "no document has at least {} ground-truth keywords among its candidates",
             opts.min_keywords
         )));
     }
+    // Which documents are kept does not depend on the draw.
+    let docs = &by_draw[0];
     let candidates: usize = docs.iter().map(|d| d.n).sum();
     let keywords: usize = docs.iter().map(|d| d.truth.len()).sum();
     let mut rates = Vec::new();
     let mut cells = Vec::new();
-    for (gi, _) in opts.gammas.iter().enumerate() {
-        let total: usize = docs
-            .iter()
-            .map(|d| d.own_sel[0].as_ref().expect("VBSS")[gi].len())
-            .sum();
-        let r = total as f64 / candidates as f64;
-        rates.push(r);
-        let mut row = Vec::new();
-        for (mi, _) in methods.iter().enumerate() {
-            let (mut sel, mut tp, mut obs) = (0, 0, 0);
-            for d in &docs {
-                let chosen: Vec<usize> = if let Some(own) = &d.own_sel[mi] {
-                    own[gi].clone()
-                } else {
-                    let c = (d.n as f64 * r).round() as usize;
-                    if opts.forced {
-                        let extra = c.saturating_sub(d.observed.len());
-                        let mut s = d.observed.clone();
-                        s.extend(
-                            d.rankings[mi]
-                                .iter()
-                                .filter(|i| !d.observed.contains(i))
-                                .take(extra),
-                        );
-                        s
-                    } else {
-                        d.rankings[mi][..c.min(d.n)].to_vec()
-                    }
-                };
-                sel += chosen.len();
-                tp += chosen.iter().filter(|i| d.truth.contains(i)).count();
-                obs += chosen.iter().filter(|i| d.observed.contains(i)).count();
+    for gi in 0..opts.gammas.len() {
+        let mut rate = 0.0;
+        // Per method: pooled counts and the F of each draw.
+        let mut pooled = vec![(0usize, 0usize, 0usize); methods.len()];
+        let mut fs = vec![Vec::new(); methods.len()];
+        for draw_docs in &by_draw {
+            let total: usize = draw_docs
+                .iter()
+                .map(|d| d.own_sel[rate_index].as_ref().expect("own selection")[gi].len())
+                .sum();
+            let r = total as f64 / candidates as f64;
+            rate += r / opts.draws as f64;
+            for mi in 0..methods.len() {
+                let (mut sel, mut tp, mut obs) = (0, 0, 0);
+                for d in draw_docs {
+                    let chosen = chosen_words(d, mi, gi, r, opts.forced);
+                    sel += chosen.len();
+                    tp += chosen.iter().filter(|i| d.truth.contains(i)).count();
+                    obs += chosen.iter().filter(|i| d.observed.contains(i)).count();
+                }
+                fs[mi].push(cell(sel, tp, obs, keywords).f);
+                let p = &mut pooled[mi];
+                *p = (p.0 + sel, p.1 + tp, p.2 + obs);
             }
-            row.push(cell(sel, tp, obs, keywords));
         }
+        rates.push(rate);
+        let row = pooled
+            .iter()
+            .zip(&fs)
+            .map(|(&(sel, tp, obs), f)| {
+                let mut c = cell(sel, tp, obs, keywords * opts.draws);
+                c.f_sd = sd(f);
+                c
+            })
+            .collect();
         cells.push(row);
     }
     let seconds = (0..methods.len())
@@ -546,6 +661,8 @@ pub fn evaluate_observed(
         candidates,
         keywords,
         k: opts.k,
+        draws: opts.draws,
+        rates_from: opts.rates_from,
         gammas: opts.gammas.clone(),
         rates,
         labels: methods
@@ -558,7 +675,12 @@ pub fn evaluate_observed(
         methods,
         cells,
         seconds,
-        vbss_not_converged: docs.iter().filter(|d| !d.converged).count(),
+        vbss_not_converged: by_draw.iter().flatten().filter(|d| !d.converged).count(),
+        vbss_code_not_converged: by_draw
+            .iter()
+            .flatten()
+            .filter(|d| !d.code_converged)
+            .count(),
         forced: opts.forced,
         per_document: docs
             .iter()
@@ -616,12 +738,20 @@ impl EvalTable {
     pub fn render(&self) -> String {
         let mut s = String::new();
         s.push_str(&format!(
-            "{} documents of {} kept (≥ keywords among candidates), {} candidates, {} keywords, k = {} known per document{}\n",
+            "{} documents of {} kept (≥ keywords among candidates), {} candidates, {} keywords, k = {} known per document{}{}\n",
             self.documents,
             self.documents_given,
             self.candidates,
             self.keywords,
             self.k,
+            if self.draws > 1 {
+                format!(
+                    "; {} draws of the known keywords, pooled (counts are totals over the draws)",
+                    self.draws
+                )
+            } else {
+                String::new()
+            },
             if self.forced {
                 "; known keywords forced into the other methods' cuts"
             } else {
@@ -648,6 +778,13 @@ impl EvalTable {
                 c.observed_recovered.to_string()
             }),
         ];
+        let mut blocks = blocks.to_vec();
+        if self.draws > 1 {
+            blocks.insert(
+                3,
+                ("F-measure: sd over the draws", |c| format!("{:.3}", c.f_sd)),
+            );
+        }
         for (title, get) in blocks {
             head(&mut s, title);
             for (gi, g) in self.gammas.iter().enumerate() {
@@ -658,7 +795,10 @@ impl EvalTable {
                 s.push('\n');
             }
         }
-        s.push_str("\nSelection rate r(γ) set by VBSS:");
+        s.push_str(&format!(
+            "\nSelection rate r(γ) set by {}:",
+            self.rates_from.label()
+        ));
         for (g, r) in self.gammas.iter().zip(&self.rates) {
             s.push_str(&format!(" {g}: {:.4}", r));
         }
@@ -675,6 +815,12 @@ impl EvalTable {
             s.push_str(&format!(
                 "note: VBSS reached its iteration limit on {} documents\n",
                 self.vbss_not_converged
+            ));
+        }
+        if self.vbss_code_not_converged > 0 {
+            s.push_str(&format!(
+                "note: VBSS-code reached its iteration limit on {} documents\n",
+                self.vbss_code_not_converged
             ));
         }
         s

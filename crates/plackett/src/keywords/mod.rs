@@ -18,6 +18,7 @@ pub mod graph;
 pub mod prior;
 pub mod scores;
 pub mod vbss;
+pub mod vbss_code;
 
 pub use bss::{BssFit, BssOptions, fit_bss};
 pub use evaluate::{
@@ -32,3 +33,4 @@ pub use scores::{
     position_rank, position_rank_given, single_rank_ss, text_rank, text_rank_given, tf_idf,
 };
 pub use vbss::{AlphaModel, Probability, ThetaUpdate, VbssFit, VbssOptions, fit_vbss};
+pub use vbss_code::{VbssCodeFit, fit_vbss_code};
