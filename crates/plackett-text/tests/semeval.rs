@@ -21,6 +21,16 @@ fn data() -> Option<PathBuf> {
     }
 }
 
+/// SemEval-2010 with the dissertation authors' own candidate sequences.
+fn authors_candidates(d: &Path) -> plackett::keywords::Corpus {
+    read_candidate_corpus(
+        &d.join("semeval2010"),
+        &d.join("semeval2010-vbss-candidates"),
+        &Pipeline::default(),
+    )
+    .unwrap()
+}
+
 /// R's type-7 quantile of sorted data.
 fn q7(x: &[f64], p: f64) -> f64 {
     let h = (x.len() - 1) as f64 * p;
@@ -31,12 +41,7 @@ fn q7(x: &[f64], p: f64) -> f64 {
 #[test]
 fn the_authors_candidates_reproduce_table_1_1() {
     let Some(d) = data() else { return };
-    let c = read_candidate_corpus(
-        &d.join("semeval2010"),
-        &d.join("semeval2010-vbss-candidates"),
-        &Pipeline::default(),
-    )
-    .unwrap();
+    let c = authors_candidates(&d);
     assert_eq!(c.documents.len(), 239);
     let mut n: Vec<f64> = c
         .documents
@@ -117,12 +122,7 @@ const TABLE_1_5_TR_F: [f64; 6] = [0.398, 0.422, 0.448, 0.471, 0.497, 0.517];
 fn the_authors_code_reproduces_table_1_5() {
     use plackett::keywords::{EvalOptions, Method, evaluate};
     let Some(d) = data() else { return };
-    let c = read_candidate_corpus(
-        &d.join("semeval2010"),
-        &d.join("semeval2010-vbss-candidates"),
-        &Pipeline::default(),
-    )
-    .unwrap();
+    let c = authors_candidates(&d);
     let opts = EvalOptions {
         methods: vec![
             Method::Ss,

@@ -733,6 +733,15 @@ impl EvalTable {
         v
     }
 
+    /// " (counting each draw)" when documents were drawn more than once.
+    fn draws_note(&self) -> &'static str {
+        if self.draws > 1 {
+            " (counting each draw)"
+        } else {
+            ""
+        }
+    }
+
     /// The dissertation's layout (Hu 2024, Table 1.5): one block per
     /// measure, rows γ, columns methods; then selections and timing.
     pub fn render(&self) -> String {
@@ -813,14 +822,16 @@ impl EvalTable {
         ));
         if self.vbss_not_converged > 0 {
             s.push_str(&format!(
-                "note: VBSS reached its iteration limit on {} documents\n",
-                self.vbss_not_converged
+                "note: VBSS reached its iteration limit on {} documents{}\n",
+                self.vbss_not_converged,
+                self.draws_note()
             ));
         }
         if self.vbss_code_not_converged > 0 {
             s.push_str(&format!(
-                "note: VBSS-code reached its iteration limit on {} documents\n",
-                self.vbss_code_not_converged
+                "note: VBSS-code reached its iteration limit on {} documents{}\n",
+                self.vbss_code_not_converged,
+                self.draws_note()
             ));
         }
         s
