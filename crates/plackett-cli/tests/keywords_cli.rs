@@ -404,11 +404,33 @@ fn evaluate_pools_draws_and_takes_rates_from_the_authors_code() {
             .iter()
             .any(|r| r["method"] == "vbss-code")
     );
+    // Without VBSS: the same cells for the other methods (the rates come
+    // from vbss-code either way), VBSS's column and timing gone.
+    let alone = run(&[
+        "--methods",
+        "ss,vbss-code",
+        "--rates-from",
+        "vbss-code",
+        "--no-vbss",
+    ]);
+    assert_eq!(alone["labels"], serde_json::json!(["SS", "VBSS-code"]));
+    for (a, b) in alone["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(code["cells"].as_array().unwrap())
+    {
+        assert_eq!(a[0], b[1]);
+        assert_eq!(a[1], b[2]);
+    }
+    assert_eq!(alone["per_document"].as_array().unwrap().len(), 0);
     // Bad combinations: one line, exit 2.
     for bad in [
         vec!["--rates-from", "vbss-code"],
         vec!["--rates-from", "ss"],
         vec!["--draws", "0"],
+        vec!["--no-vbss"],
+        vec!["--no-vbss", "--methods", "vbss,ss", "--rates-from", "bss"],
     ] {
         let mut args = vec!["keywords", "evaluate", &c, "--min-count", "0"];
         args.extend(bad.iter().copied());
@@ -421,4 +443,36 @@ fn evaluate_pools_draws_and_takes_rates_from_the_authors_code() {
 
 fn b_iter(v: &serde_json::Value) -> impl Iterator<Item = &serde_json::Value> {
     v.as_array().unwrap().iter()
+}
+
+/// Documents run in parallel and their draws in turn: the table is the same
+/// on one thread and on two.
+#[test]
+fn evaluate_does_not_depend_on_the_thread_count() {
+    let dir = tmpdir("kw_threads");
+    let c = corpus(&dir);
+    let run = |threads: &str| {
+        let out = bin()
+            .env("RAYON_NUM_THREADS", threads)
+            .args([
+                "keywords",
+                "evaluate",
+                &c,
+                "--min-count",
+                "0",
+                "--known-count",
+                "3",
+                "--methods",
+                "ss,textrank,vbss-code",
+                "--draws",
+                "3",
+                "--output",
+                "json",
+            ])
+            .output()
+            .unwrap();
+        let v = json(&out);
+        (v["cells"].clone(), v["rates"].clone())
+    };
+    assert_eq!(run("1"), run("2"));
 }

@@ -199,7 +199,7 @@ fn probability_of(p: &str) -> PyResult<Probability> {
     word_filter = "pos", min_keywords = 11, window = 2, self_loops = false, damping = 0.85,
     prior_scale = "code", probability = "latent", theta_update = "block", alpha = "shared",
     tau = 0.1, sigma_a2 = 10.0, sigma_b2 = 10.0, tol = 1e-10, max_iter = 2000,
-    bss_iterations = 50_000, bss_burn_in = 2_000, seed = 1, draws = 1, rates_from = "vbss", alpha_init = 0.6))]
+    bss_iterations = 50_000, bss_burn_in = 2_000, seed = 1, draws = 1, rates_from = "vbss", alpha_init = 0.6, no_vbss = false))]
 #[allow(clippy::too_many_arguments)]
 pub fn evaluate_keywords(
     py: Python<'_>,
@@ -230,6 +230,7 @@ pub fn evaluate_keywords(
     draws: usize,
     rates_from: &str,
     alpha_init: f64,
+    no_vbss: bool,
 ) -> PyResult<String> {
     let methods = methods
         .split(',')
@@ -261,6 +262,7 @@ pub fn evaluate_keywords(
         forced,
         methods,
         seed,
+        no_vbss,
         draws,
         rates_from: choice(
             "rates_from",

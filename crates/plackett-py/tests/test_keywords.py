@@ -143,6 +143,13 @@ def test_evaluate_draws_and_the_authors_code_match_the_cli(tmp_path):
         assert doc[key] == cli[key], key
     assert doc["draws"] == 2 and doc["rates_from"] == "vbss-code"
     assert list(r.results["method"][:3]) == ["vbss", "ss", "vbss-code"]
+    alone = plackett.evaluate_keywords(c, min_count=0, known_count=3, gamma=[0.1, 0.3],
+                                       methods=["ss", "vbss-code"], rates_from="vbss-code",
+                                       draws=2, alpha_init=0.7, no_vbss=True)
+    assert list(alone.results["method"].unique()) == ["ss", "vbss-code"]
+    assert json.loads(alone.to_json())["cells"] == [row[1:] for row in cli["cells"]]
+    with pytest.raises(ValueError, match="rates"):
+        plackett.evaluate_keywords(c, min_count=0, no_vbss=True)
     with pytest.raises(ValueError, match="rates_from"):
         plackett.evaluate_keywords(c, min_count=0, rates_from="ss")
     with pytest.raises(ValueError, match="draws"):

@@ -752,7 +752,9 @@ def evaluate_keywords(corpus: Any, *, candidates: Any = None, **options: Any) ->
     ``forced`` (True: known keywords forced into the cut methods'
     selections, Table 1.5), ``min_count``, ``word_filter``,
     ``min_keywords``, ``seed``, ``draws`` (independent draws of the known
-    keywords per document, pooled; 1) and the model options of
+    keywords per document, pooled; 1), ``rates_from`` (``"vbss"``,
+    ``"vbss-code"`` or ``"bss"``: whose selections set the cut methods'
+    rates), ``no_vbss`` (leave VBSS out) and the model options of
     ``extract_keywords``. See docs/keywords.md.
     """
     if not isinstance(corpus, (str, os.PathLike)):

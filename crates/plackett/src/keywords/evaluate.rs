@@ -138,8 +138,12 @@ pub struct EvalOptions {
     pub probability: Probability,
     /// Force the known keywords into the cut of the other methods.
     pub forced: bool,
-    /// Methods besides VBSS (which always runs: it sets the rates).
+    /// Methods besides VBSS (which runs unless `no_vbss`).
     pub methods: Vec<Method>,
+    /// Leave VBSS out (another method must then set the rates,
+    /// `rates_from`): e.g. to reproduce the authors' code alone, at a
+    /// twentieth of the cost.
+    pub no_vbss: bool,
     /// Seed of the known-keyword draws.
     pub seed: u64,
     /// Independent draws of the known keywords per document; the table
@@ -185,6 +189,7 @@ impl Default for EvalOptions {
             forced: true,
             methods: Method::ALL.to_vec(),
             seed: 1,
+            no_vbss: false,
             draws: 1,
             rates_from: Method::Vbss,
             bss: BssOptions::default(),
@@ -320,7 +325,8 @@ impl EvalTable {
 
 struct DocResult {
     id: String,
-    iterations: usize,
+    /// VBSS's map evaluations and convergence, when it ran.
+    vbss_run: Option<(usize, bool)>,
     n: usize,
     truth: HashSet<usize>,
     observed: Vec<usize>,
@@ -328,7 +334,6 @@ struct DocResult {
     own_sel: Vec<Option<Vec<Vec<usize>>>>,
     rankings: Vec<Vec<usize>>,
     seconds: Vec<f64>,
-    converged: bool,
     code_converged: bool,
 }
 
@@ -422,13 +427,29 @@ pub fn evaluate_observed(
             "each level must lie strictly between 0 and 1",
         ));
     }
-    let mut methods = vec![Method::Vbss];
+    if opts.no_vbss && opts.methods.contains(&Method::Vbss) {
+        return Err(Error::param(
+            "methods",
+            "VBSS is both listed and left out (`no_vbss`)",
+        ));
+    }
+    let mut methods = if opts.no_vbss {
+        Vec::new()
+    } else {
+        vec![Method::Vbss]
+    };
     for m in &opts.methods {
         if !methods.contains(m) && !matches!(m, Method::External(_)) {
             methods.push(*m);
         }
     }
     methods.extend((0..opts.external.len()).map(Method::External));
+    if methods.is_empty() {
+        return Err(Error::param(
+            "methods",
+            "nothing to evaluate: VBSS is left out and no other method is given",
+        ));
+    }
     let rate_index = match opts.rates_from {
         Method::Vbss | Method::VbssCode | Method::Bss => methods
             .iter()
@@ -437,7 +458,7 @@ pub fn evaluate_observed(
                 Error::param(
                     "rates_from",
                     format!(
-                        "`{}` sets the selection rates but is not among the methods",
+                        "the selection rates come from {}, which is not among the methods",
                         opts.rates_from.key()
                     ),
                 )
@@ -446,7 +467,7 @@ pub fn evaluate_observed(
             return Err(Error::param(
                 "rates_from",
                 format!(
-                    "`{}` has no FDR selection of its own to set the rates (vbss, vbss-code or bss)",
+                    "{} has no FDR selection of its own to set the rates (vbss, vbss-code or bss)",
                     m.key()
                 ),
             ));
@@ -464,14 +485,14 @@ pub fn evaluate_observed(
             *df.entry(w).or_default() += 1;
         }
     }
-    let jobs: Vec<(usize, usize)> = (0..opts.draws)
-        .flat_map(|t| (0..corpus.documents.len()).map(move |di| (t, di)))
-        .collect();
-    let results: Vec<Result<Option<(usize, DocResult)>>> = jobs
+    // Documents in parallel, their draws in turn: the prior's
+    // eigendecomposition does not depend on the known keywords, so later
+    // draws reuse it.
+    let results: Vec<Result<Vec<(usize, DocResult)>>> = corpus
+        .documents
         .par_iter()
-        .map(|&(draw, di)| {
-            let doc = &corpus.documents[di];
-            crate::observer::advance(observer, 1)?;
+        .enumerate()
+        .map(|(di, doc)| {
             let g = WordGraph::from_tokens(&doc.tokens, opts.window, opts.self_loops)
                 .map_err(|e| Error::Data(format!("document {}: {e}", doc.id)))?;
             let mut truth: Vec<usize> = doc
@@ -483,123 +504,146 @@ pub fn evaluate_observed(
                 .collect();
             truth.sort_unstable();
             if truth.len() < opts.min_keywords {
-                return Ok(None);
+                crate::observer::advance(observer, opts.draws)?;
+                return Ok(Vec::new());
             }
-            // Draw 0 keeps the single-draw stream, so its table is the
-            // same whatever the number of draws.
-            let mut rng = if draw == 0 {
-                stream(opts.seed, &[0x4b57, di as u64])
-            } else {
-                stream(opts.seed, &[0x4b57, di as u64, draw as u64])
-            };
-            let mut pool = truth.clone();
-            pool.shuffle(&mut rng);
-            let mut observed: Vec<usize> = pool[..opts.k].to_vec();
-            observed.sort_unstable();
-            let mut y = vec![false; g.len()];
-            for &i in &observed {
-                y[i] = true;
-            }
-            let mut seconds = vec![0.0; methods.len()];
-            let mut rankings = vec![Vec::new(); methods.len()];
-            let t = Instant::now();
-            let prior = ThetaPrior::from_graph(&g, &y, opts.damping, opts.scale)?;
-            let fit = fit_vbss(&prior, &y, &opts.vbss)
-                .map_err(|e| Error::Data(format!("document {}: {e}", doc.id)))?;
-            let p = fit.probabilities(opts.probability);
-            let mut own_sel: Vec<Option<Vec<Vec<usize>>>> = vec![None; methods.len()];
-            let mut code_converged = true;
-            own_sel[0] = Some(
-                opts.gammas
-                    .iter()
-                    .map(|&gm| bayesian_fdr_select(p, gm))
-                    .collect(),
-            );
-            seconds[0] = t.elapsed().as_secs_f64();
-            for (mi, m) in methods.iter().enumerate().skip(1) {
-                let t = Instant::now();
-                let score = match m {
-                    Method::Vbss => unreachable!(),
-                    Method::External(e) => {
-                        let ext = &opts.external[*e];
-                        let sc = ext.scores.get(&doc.id);
-                        g.words
-                            .iter()
-                            .map(|w| {
-                                sc.and_then(|m| m.get(w))
-                                    .copied()
-                                    .unwrap_or(f64::NEG_INFINITY)
-                            })
-                            .collect()
-                    }
-                    Method::Bss => {
-                        let o = BssOptions {
-                            seed: opts.bss.seed ^ (di as u64).wrapping_mul(0x9E37_79B9),
-                            ..opts.bss
-                        };
-                        let f = fit_bss(&g, &y, &o)
-                            .map_err(|e| Error::Data(format!("document {}: {e}", doc.id)))?;
-                        // The authors' rule: known keywords forced to 1.
-                        let mut p = f.p_median;
-                        for &i in &observed {
-                            p[i] = 1.0;
-                        }
-                        own_sel[mi] = Some(
-                            opts.gammas
-                                .iter()
-                                .map(|&gm| bayesian_fdr_select(&p, gm))
-                                .collect(),
-                        );
-                        p
-                    }
-                    Method::VbssCode => {
-                        let f = fit_vbss_code(&prior, &y, &opts.vbss)
-                            .map_err(|e| Error::Data(format!("document {}: {e}", doc.id)))?;
-                        code_converged = f.converged;
-                        own_sel[mi] = Some(
-                            opts.gammas
-                                .iter()
-                                .map(|&gm| bayesian_fdr_select(&f.p_forced, gm))
-                                .collect(),
-                        );
-                        f.p_forced
-                    }
-                    // SS is VBSS's prior mean.
-                    Method::Ss => prior.theta0.clone(),
-                    Method::TextRank => text_rank_given(&prior, &g, opts.damping)?,
-                    Method::PositionRank => position_rank_given(&prior, &g, opts.damping)?,
-                    Method::TfIdf => {
-                        let dfo: Vec<usize> = g
-                            .words
-                            .iter()
-                            .map(|w| df.get(w.as_str()).copied().unwrap_or(1) - 1)
-                            .collect();
-                        tf_idf(&g, &dfo, corpus.documents.len() - 1)
-                    }
+            let mut base: Option<ThetaPrior> = None;
+            let mut out = Vec::with_capacity(opts.draws);
+            for draw in 0..opts.draws {
+                crate::observer::advance(observer, 1)?;
+                // Draw 0 keeps the single-draw stream, so its table is the
+                // same whatever the number of draws.
+                let mut rng = if draw == 0 {
+                    stream(opts.seed, &[0x4b57, di as u64])
+                } else {
+                    stream(opts.seed, &[0x4b57, di as u64, draw as u64])
                 };
-                rankings[mi] = top_by_score(&score, score.len());
-                seconds[mi] = t.elapsed().as_secs_f64();
+                let mut pool = truth.clone();
+                pool.shuffle(&mut rng);
+                let mut observed: Vec<usize> = pool[..opts.k].to_vec();
+                observed.sort_unstable();
+                let mut y = vec![false; g.len()];
+                for &i in &observed {
+                    y[i] = true;
+                }
+                let mut seconds = vec![0.0; methods.len()];
+                let mut rankings = vec![Vec::new(); methods.len()];
+                let t = Instant::now();
+                let prior = match &base {
+                    None => ThetaPrior::from_graph(&g, &y, opts.damping, opts.scale)?,
+                    Some(b) => b.with_labels(&y, opts.scale)?,
+                };
+                // VBSS's time includes the prior's eigendecomposition (the
+                // other methods reuse it).
+                let prior_seconds = t.elapsed().as_secs_f64();
+                let mut own_sel: Vec<Option<Vec<Vec<usize>>>> = vec![None; methods.len()];
+                let mut code_converged = true;
+                let mut vbss_run = None;
+                for (mi, m) in methods.iter().enumerate() {
+                    let t = Instant::now();
+                    let score = match m {
+                        Method::Vbss => {
+                            let fit = fit_vbss(&prior, &y, &opts.vbss)
+                                .map_err(|e| Error::Data(format!("document {}: {e}", doc.id)))?;
+                            let p = fit.probabilities(opts.probability);
+                            own_sel[mi] = Some(
+                                opts.gammas
+                                    .iter()
+                                    .map(|&gm| bayesian_fdr_select(p, gm))
+                                    .collect(),
+                            );
+                            vbss_run = Some((fit.iterations, fit.converged));
+                            p.to_vec()
+                        }
+                        Method::External(e) => {
+                            let ext = &opts.external[*e];
+                            let sc = ext.scores.get(&doc.id);
+                            g.words
+                                .iter()
+                                .map(|w| {
+                                    sc.and_then(|m| m.get(w))
+                                        .copied()
+                                        .unwrap_or(f64::NEG_INFINITY)
+                                })
+                                .collect()
+                        }
+                        Method::Bss => {
+                            let o = BssOptions {
+                                seed: opts.bss.seed ^ (di as u64).wrapping_mul(0x9E37_79B9),
+                                ..opts.bss
+                            };
+                            let f = fit_bss(&g, &y, &o)
+                                .map_err(|e| Error::Data(format!("document {}: {e}", doc.id)))?;
+                            // The authors' rule: known keywords forced to 1.
+                            let mut p = f.p_median;
+                            for &i in &observed {
+                                p[i] = 1.0;
+                            }
+                            own_sel[mi] = Some(
+                                opts.gammas
+                                    .iter()
+                                    .map(|&gm| bayesian_fdr_select(&p, gm))
+                                    .collect(),
+                            );
+                            p
+                        }
+                        Method::VbssCode => {
+                            let f = fit_vbss_code(&prior, &y, &opts.vbss)
+                                .map_err(|e| Error::Data(format!("document {}: {e}", doc.id)))?;
+                            code_converged = f.converged;
+                            own_sel[mi] = Some(
+                                opts.gammas
+                                    .iter()
+                                    .map(|&gm| bayesian_fdr_select(&f.p_forced, gm))
+                                    .collect(),
+                            );
+                            f.p_forced
+                        }
+                        // SS is VBSS's prior mean.
+                        Method::Ss => prior.theta0.clone(),
+                        Method::TextRank => text_rank_given(&prior, &g, opts.damping)?,
+                        Method::PositionRank => position_rank_given(&prior, &g, opts.damping)?,
+                        Method::TfIdf => {
+                            let dfo: Vec<usize> = g
+                                .words
+                                .iter()
+                                .map(|w| df.get(w.as_str()).copied().unwrap_or(1) - 1)
+                                .collect();
+                            tf_idf(&g, &dfo, corpus.documents.len() - 1)
+                        }
+                    };
+                    rankings[mi] = top_by_score(&score, score.len());
+                    seconds[mi] = t.elapsed().as_secs_f64()
+                        + if *m == Method::Vbss {
+                            prior_seconds
+                        } else {
+                            0.0
+                        };
+                }
+                out.push((
+                    draw,
+                    DocResult {
+                        id: doc.id.clone(),
+                        vbss_run,
+                        n: g.len(),
+                        truth: truth.iter().copied().collect(),
+                        observed,
+                        own_sel,
+                        rankings,
+                        seconds,
+                        code_converged,
+                    },
+                ));
+                if base.is_none() {
+                    base = Some(prior);
+                }
             }
-            Ok(Some((
-                draw,
-                DocResult {
-                    id: doc.id.clone(),
-                    iterations: fit.iterations,
-                    n: g.len(),
-                    truth: truth.into_iter().collect(),
-                    observed,
-                    own_sel,
-                    rankings,
-                    seconds,
-                    converged: fit.converged,
-                    code_converged,
-                },
-            )))
+            Ok(out)
         })
         .collect();
     let mut by_draw: Vec<Vec<DocResult>> = (0..opts.draws).map(|_| Vec::new()).collect();
     for r in results {
-        if let Some((t, d)) = r? {
+        for (t, d) in r? {
             by_draw[t].push(d);
         }
     }
@@ -675,7 +719,11 @@ pub fn evaluate_observed(
         methods,
         cells,
         seconds,
-        vbss_not_converged: by_draw.iter().flatten().filter(|d| !d.converged).count(),
+        vbss_not_converged: by_draw
+            .iter()
+            .flatten()
+            .filter(|d| d.vbss_run.is_some_and(|(_, c)| !c))
+            .count(),
         vbss_code_not_converged: by_draw
             .iter()
             .flatten()
@@ -684,11 +732,14 @@ pub fn evaluate_observed(
         forced: opts.forced,
         per_document: docs
             .iter()
-            .map(|d| DocTiming {
-                id: d.id.clone(),
-                n: d.n,
-                seconds: d.seconds[0],
-                iterations: d.iterations,
+            .filter_map(|d| {
+                let (iterations, _) = d.vbss_run?;
+                Some(DocTiming {
+                    id: d.id.clone(),
+                    n: d.n,
+                    seconds: d.seconds[0],
+                    iterations,
+                })
             })
             .collect(),
     })
@@ -815,11 +866,14 @@ impl EvalTable {
         for (m, t) in self.labels.iter().zip(&self.seconds) {
             s.push_str(&format!(" {} {:.3}", m, t));
         }
-        s.push_str(&format!(
-            "\nVBSS time per document grows as n^{:.2} (least squares on log–log over {} documents)\n",
-            self.time_exponent(),
-            self.per_document.len()
-        ));
+        s.push('\n');
+        if !self.per_document.is_empty() {
+            s.push_str(&format!(
+                "VBSS time per document grows as n^{:.2} (least squares on log–log over {} documents)\n",
+                self.time_exponent(),
+                self.per_document.len()
+            ));
+        }
         if self.vbss_not_converged > 0 {
             s.push_str(&format!(
                 "note: VBSS reached its iteration limit on {} documents{}\n",
