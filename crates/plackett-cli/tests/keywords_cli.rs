@@ -342,22 +342,7 @@ fn evaluate_prints_the_dissertation_layout() {
 fn evaluate_pools_draws_and_takes_rates_from_the_authors_code() {
     let dir = tmpdir("kw_draws");
     let c = corpus(&dir);
-    let run = |extra: &[&str]| {
-        let mut args = vec![
-            "keywords",
-            "evaluate",
-            &c,
-            "--min-count",
-            "0",
-            "--known-count",
-            "3",
-            "--output",
-            "json",
-        ];
-        args.extend_from_slice(extra);
-        let out = bin().args(&args).output().unwrap();
-        json(&out)
-    };
+    let run = |extra: &[&str]| evaluate_json(&c, "2", extra);
     let one = run(&[]);
     let three = run(&["--draws", "3"]);
     assert_eq!(one["draws"], 1);
@@ -378,7 +363,7 @@ fn evaluate_pools_draws_and_takes_rates_from_the_authors_code() {
         .iter()
         .zip(three["cells"].as_array().unwrap())
     {
-        for (a, b) in r1.as_array().unwrap().iter().zip(b_iter(r3)) {
+        for (a, b) in r1.as_array().unwrap().iter().zip(r3.as_array().unwrap()) {
             assert!(b["selected"].as_u64().unwrap() >= a["selected"].as_u64().unwrap());
         }
     }
@@ -441,8 +426,27 @@ fn evaluate_pools_draws_and_takes_rates_from_the_authors_code() {
     }
 }
 
-fn b_iter(v: &serde_json::Value) -> impl Iterator<Item = &serde_json::Value> {
-    v.as_array().unwrap().iter()
+/// `keywords evaluate` on a test corpus (no frequency filter, 3 known
+/// keywords) on `threads` threads, as JSON.
+fn evaluate_json(corpus: &str, threads: &str, extra: &[&str]) -> serde_json::Value {
+    let mut args = vec![
+        "keywords",
+        "evaluate",
+        corpus,
+        "--min-count",
+        "0",
+        "--known-count",
+        "3",
+        "--output",
+        "json",
+    ];
+    args.extend_from_slice(extra);
+    let out = bin()
+        .env("RAYON_NUM_THREADS", threads)
+        .args(&args)
+        .output()
+        .unwrap();
+    json(&out)
 }
 
 /// Documents run in parallel and their draws in turn: the table is the same
@@ -452,26 +456,11 @@ fn evaluate_does_not_depend_on_the_thread_count() {
     let dir = tmpdir("kw_threads");
     let c = corpus(&dir);
     let run = |threads: &str| {
-        let out = bin()
-            .env("RAYON_NUM_THREADS", threads)
-            .args([
-                "keywords",
-                "evaluate",
-                &c,
-                "--min-count",
-                "0",
-                "--known-count",
-                "3",
-                "--methods",
-                "ss,textrank,vbss-code",
-                "--draws",
-                "3",
-                "--output",
-                "json",
-            ])
-            .output()
-            .unwrap();
-        let v = json(&out);
+        let v = evaluate_json(
+            &c,
+            threads,
+            &["--methods", "ss,textrank,vbss-code", "--draws", "3"],
+        );
         (v["cells"].clone(), v["rates"].clone())
     };
     assert_eq!(run("1"), run("2"));
