@@ -5,7 +5,7 @@
 //! forced in, and precision, recall and F pooled over the corpus.
 
 use super::bss::{BssOptions, fit_bss};
-use super::fdr::{bayesian_fdr_select, top_by_score};
+use super::fdr::{bayesian_fdr_select, forced, top_by_score};
 use super::graph::WordGraph;
 use super::prior::{PriorScale, ThetaPrior};
 use super::scores::{position_rank_given, text_rank_given, tf_idf};
@@ -575,10 +575,7 @@ pub fn evaluate_observed(
                             let f = fit_bss(&g, &y, &o)
                                 .map_err(|e| Error::Data(format!("document {}: {e}", doc.id)))?;
                             // The authors' rule: known keywords forced to 1.
-                            let mut p = f.p_median;
-                            for &i in &observed {
-                                p[i] = 1.0;
-                            }
+                            let p = forced(&f.p_median, &y);
                             own_sel[mi] = Some(
                                 opts.gammas
                                     .iter()
@@ -612,7 +609,10 @@ pub fn evaluate_observed(
                             tf_idf(&g, &dfo, corpus.documents.len() - 1)
                         }
                     };
-                    rankings[mi] = top_by_score(&score, score.len());
+                    // Methods with their own FDR selection are not cut by rank.
+                    if own_sel[mi].is_none() {
+                        rankings[mi] = top_by_score(&score, score.len());
+                    }
                     seconds[mi] = t.elapsed().as_secs_f64()
                         + if *m == Method::Vbss {
                             prior_seconds

@@ -1,6 +1,16 @@
 //! Selecting keywords from posterior probabilities: Bayesian FDR control
 //! (Newton et al. 2004; Hu 2024, §1.3.4) and fixed-size top-k cuts.
 
+/// The authors' convention before selection (Hu 2024's and Wang et al.
+/// 2023's code): every known keyword's probability set to 1, the others
+/// kept.
+pub fn forced(p: &[f64], known: &[bool]) -> Vec<f64> {
+    p.iter()
+        .zip(known)
+        .map(|(&v, &k)| if k { 1.0 } else { v })
+        .collect()
+}
+
 /// Indices of the words kept by Bayesian FDR control at level `gamma`.
 ///
 /// `FDR̂(h) = Σ_i (1 − p_i) 1(p_i ≥ h) / Σ_i 1(p_i ≥ h)` is evaluated at

@@ -25,7 +25,7 @@ pub use evaluate::{
     Corpus, DocTiming, Document, EvalOptions, EvalTable, ExternalScores, Method, evaluate,
     evaluate_observed,
 };
-pub use fdr::{bayesian_fdr_select, top_by_score};
+pub use fdr::{bayesian_fdr_select, forced, top_by_score};
 pub use gibbs::{VbssGibbsFit, VbssGibbsOptions, fit_gibbs};
 pub use graph::WordGraph;
 pub use prior::{PriorScale, ThetaPrior};

@@ -710,6 +710,7 @@ impl<'a> State<'a> {
                 latent.push(crate::numerics::sigmoid(lo));
             }
         }
+        let p_plugin = self.plugin();
         VbssFit {
             theta_mean: self.mu_t.clone(),
             theta_sd: s_t.iter().map(|s| s.sqrt()).collect(),
@@ -717,10 +718,8 @@ impl<'a> State<'a> {
             b: (self.mu_b, self.s_b.sqrt()),
             sigma2: (self.a_sig, self.b_sig),
             alpha: self.alpha.clone(),
-            p_plugin: self.plugin(),
-            p_forced: (0..self.n)
-                .map(|i| if self.y[i] { 1.0 } else { norm_cdf(self.m(i)) })
-                .collect(),
+            p_forced: super::fdr::forced(&p_plugin, self.y),
+            p_plugin,
             p_predictive,
             p_latent: latent,
             elbo,

@@ -35,7 +35,7 @@
 use super::prior::ThetaPrior;
 use super::vbss::{VbssOptions, check_labels};
 use crate::error::{Error, Result};
-use crate::numerics::probit::{mills, norm_cdf};
+use crate::numerics::probit::{ln_norm_cdf_pair, norm_cdf, truncated_mean};
 use crate::numerics::sigmoid;
 use crate::numerics::special::digamma;
 
@@ -60,10 +60,9 @@ pub struct VbssCodeFit {
 /// `E[z]` of `N(m, 1)` under `q(z) ∝ [1(z ≤ 0) + w 1(z > 0)] φ(z − m)`,
 /// `w = exp(E[ln α])` (an unlabelled word), through its log-odds.
 fn two_piece_mean(m: f64, ln_w: f64) -> f64 {
-    let pi = sigmoid(
-        ln_w + crate::numerics::probit::ln_norm_cdf(m) - crate::numerics::probit::ln_norm_cdf(-m),
-    );
-    (1.0 - pi) * (m - mills(-m)) + pi * (m + mills(m))
+    let (ln_pos, ln_neg) = ln_norm_cdf_pair(m);
+    let pi = sigmoid(ln_w + ln_pos - ln_neg);
+    (1.0 - pi) * truncated_mean(m, false) + pi * truncated_mean(m, true)
 }
 
 /// Runs the reference code's iteration (see the module documentation) on
@@ -91,7 +90,11 @@ pub fn fit_vbss_code(prior: &ThetaPrior, y: &[bool], opts: &VbssOptions) -> Resu
     let mut ez: Vec<f64> = (0..n)
         .map(|i| {
             let m = mu_a + mu_b * mu_t[i];
-            if y[i] { m + mills(m) } else { ez0[i] }
+            if y[i] {
+                truncated_mean(m, true)
+            } else {
+                ez0[i]
+            }
         })
         .collect();
     let mut last = vec![0.5; n];
@@ -131,7 +134,13 @@ pub fn fit_vbss_code(prior: &ThetaPrior, y: &[bool], opts: &VbssOptions) -> Resu
         let kappa_new = (opts.tau + nf / 2.0) / (opts.tau + g);
         // z: known keywords refreshed, unlabelled ones kept at the start.
         let ez_new: Vec<f64> = (0..n)
-            .map(|i| if y[i] { m[i] + mills(m[i]) } else { ez0[i] })
+            .map(|i| {
+                if y[i] {
+                    truncated_mean(m[i], true)
+                } else {
+                    ez0[i]
+                }
+            })
             .collect();
         let p: Vec<f64> = m.iter().map(|&v| norm_cdf(v)).collect();
         if p.iter().any(|v| !v.is_finite()) || !e_tt_new.is_finite() {
@@ -170,11 +179,7 @@ fn finish(
     iterations: usize,
     converged: bool,
 ) -> VbssCodeFit {
-    let p_forced = p
-        .iter()
-        .zip(y)
-        .map(|(&v, &k)| if k { 1.0 } else { v })
-        .collect();
+    let p_forced = super::fdr::forced(&p, y);
     VbssCodeFit {
         p_plugin: p,
         p_forced,
