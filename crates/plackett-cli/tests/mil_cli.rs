@@ -128,6 +128,21 @@ fn gibbs_engine_writes_a_model_that_predicts() {
         .unwrap();
     let fit = json(&out);
     assert!(fit["fit"]["max_rhat"].is_number());
+    assert_eq!(fit["fit"]["gibbs_start"], "marginal");
+    let dispersed = bin()
+        .args(["mil", "fit", &data])
+        .args(SHORT_GIBBS)
+        .args(["--gibbs-start", "dispersed", "--output", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(json(&dispersed)["fit"]["gibbs_start"], "dispersed");
+    let bad = bin()
+        .args(["mil", "fit", &data])
+        .args(SHORT_GIBBS)
+        .args(["--gibbs-start", "anywhere"])
+        .output()
+        .unwrap();
+    fails(&bad, "--gibbs-start");
     let out = bin()
         .args(["mil", "predict"])
         .arg(&model)
@@ -588,7 +603,7 @@ fn study_runs_a_setting_and_writes_its_figures() {
 }
 
 #[test]
-fn vb_starts_from_the_prior_means_or_the_moments() {
+fn vb_starts_from_the_marginal_mode_the_prior_means_or_the_moments() {
     let dir = tmpdir("mil_vb_start");
     let narrow = simulate(&dir, 60);
     let wide = &simulate_sized(&dir, "wide.csv", 30, 4, 50);
@@ -607,6 +622,8 @@ fn vb_starts_from_the_prior_means_or_the_moments() {
             .unwrap()
     };
     let doc = json(&fit(&narrow, &[]));
+    assert_eq!(doc["fit"]["vb_start"], "marginal");
+    let doc = json(&fit(&narrow, &["--vb-start", "prior"]));
     assert_eq!(doc["fit"]["vb_start"], "prior");
     // 4 + 4 features: 28 pooled moments.
     let model = dir.join("moments.json");
@@ -617,7 +634,7 @@ fn vb_starts_from_the_prior_means_or_the_moments() {
     assert_eq!(doc["fit"]["vb_start"], "moments");
     assert!(model.is_file());
     // 50 + 50 features: 2,650 pooled moments, refused before anything is
-    // written; the prior start still fits them.
+    // written; the marginal mode (the default) has no such limit.
     let refused = dir.join("refused.json");
     fails(
         &fit(
@@ -628,6 +645,6 @@ fn vb_starts_from_the_prior_means_or_the_moments() {
     );
     assert!(!refused.exists());
     let doc = json(&fit(wide, &["--max-iter", "20"]));
-    assert_eq!(doc["fit"]["vb_start"], "prior");
+    assert_eq!(doc["fit"]["vb_start"], "marginal");
     fails(&fit(&narrow, &["--vb-start", "random"]), "--vb-start");
 }

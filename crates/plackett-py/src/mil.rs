@@ -231,6 +231,7 @@ fn settings(
     max_iter: usize,
     starts: usize,
     vb_start: &str,
+    gibbs_start: &str,
     [samples, burn_in, thin, chains]: [usize; 4],
     seed: u64,
 ) -> PyResult<MilEngineSettings> {
@@ -243,6 +244,7 @@ fn settings(
         max_iter,
         starts,
         vb_start: VbStart::parse(vb_start).map_err(err)?,
+        gibbs_start: plackett::mil::GibbsStart::parse(gibbs_start).map_err(err)?,
         mcmc: plackett::infer::mcmc::McmcSettings {
             samples,
             burn_in,
@@ -256,7 +258,7 @@ fn settings(
 #[pyfunction]
 #[pyo3(signature = (source, text = None, *, engine = "vb", standardise = false,
     components = None, intercept_var = 16.0, slope_var = 4.0, tol = 1e-4, max_iter = 5000, starts = 1,
-    vb_start = "prior", samples = 1000, burn_in = 1000, thin = 1, chains = 4, seed = 1, init = None))]
+    vb_start = "marginal", gibbs_start = "marginal", samples = 1000, burn_in = 1000, thin = 1, chains = 4, seed = 1, init = None))]
 #[allow(clippy::too_many_arguments)]
 pub fn mil_fit(
     py: Python<'_>,
@@ -271,6 +273,7 @@ pub fn mil_fit(
     max_iter: usize,
     starts: usize,
     vb_start: &str,
+    gibbs_start: &str,
     samples: usize,
     burn_in: usize,
     thin: usize,
@@ -287,6 +290,7 @@ pub fn mil_fit(
         max_iter,
         starts,
         vb_start,
+        gibbs_start,
         [samples, burn_in, thin, chains],
         seed,
     )?
@@ -327,7 +331,7 @@ pub fn mil_fit(
 #[pyo3(signature = (*, factors = "basic", methods = "vmmic,milr,si-mean,si-max",
     replicates = 20, test_bags = 300, max_bags = 16000, draws = 200,
     intercept_var = 16.0, slope_var = 4.0, tol = 1e-4, max_iter = 5000, starts = 1,
-    vb_start = "prior", samples = 1000, burn_in = 1000, thin = 1, chains = 4, seed = 1))]
+    vb_start = "marginal", gibbs_start = "marginal", samples = 1000, burn_in = 1000, thin = 1, chains = 4, seed = 1))]
 #[allow(clippy::too_many_arguments)]
 pub fn mil_study(
     py: Python<'_>,
@@ -343,6 +347,7 @@ pub fn mil_study(
     max_iter: usize,
     starts: usize,
     vb_start: &str,
+    gibbs_start: &str,
     samples: usize,
     burn_in: usize,
     thin: usize,
@@ -372,6 +377,7 @@ pub fn mil_study(
         max_iter,
         starts,
         vb_start,
+        gibbs_start,
         [samples, burn_in, thin, chains],
         seed,
     )?;

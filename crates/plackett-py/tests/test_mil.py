@@ -40,7 +40,9 @@ def _comparable(doc):
     ("vb", {}),
     ("vb", {"components": 2}),
     ("vb", {"vb_start": "moments"}),
+    ("vb", {"vb_start": "prior"}),
     ("gibbs", {"samples": 150, "burn_in": 100, "chains": 2}),
+    ("gibbs", {"samples": 150, "burn_in": 100, "chains": 2, "gibbs_start": "dispersed"}),
 ])
 def test_fit_and_predict_equal_the_cli(bags, engine, extra):
     d, path = bags
@@ -112,6 +114,8 @@ def test_frames_pickling_and_bad_input(bags):
         plackett.mil_fit(path, intercept_var=-1.0)
     with pytest.raises(ValueError, match="vb_start"):
         plackett.mil_fit(path, vb_start="random")
+    with pytest.raises(ValueError, match="gibbs_start"):
+        plackett.mil_fit(path, engine="gibbs", gibbs_start="anywhere")
 
 
 def test_study_equals_the_cli_and_refuses_bad_options():

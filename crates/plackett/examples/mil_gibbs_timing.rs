@@ -31,6 +31,7 @@ fn main() {
             seed: 1,
         },
         observer: None,
+        ..MilGibbsOptions::default()
     };
     let t = Instant::now();
     let fit = fit_gibbs(&bags, &opts).expect("fit");

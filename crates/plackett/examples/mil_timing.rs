@@ -5,12 +5,13 @@
 //! timed; each line is one whole `fit_vb` run at the default settings.
 //!
 //! ```text
-//! cargo run --release --example mil_timing [-- 500 4000 16000 100000] [-- --plot FILE.svg] [-- --moments]
+//! cargo run --release --example mil_timing [-- 500 4000 16000 100000] [-- --plot FILE.svg] [-- --moments|--prior]
 //! ```
 //!
 //! `--plot FILE.svg` also draws seconds against bags on log–log axes;
 //! `--moments` starts from the method-of-moments direction
-//! (`--vb-start moments`) instead of the prior means.
+//! (`--vb-start moments`), `--prior` from the prior means, instead of the
+//! marginal mode (the default).
 //!
 //! Prints bags, instances, sweeps, seconds, final ELBO, training bag
 //! AUROC, primary-instance AUROC (against the simulated truth) and the
@@ -45,8 +46,10 @@ fn main() {
     let opts = VbOptions {
         start: if args.iter().any(|a| a == "--moments") {
             VbStart::Moments
-        } else {
+        } else if args.iter().any(|a| a == "--prior") {
             VbStart::Prior
+        } else {
+            VbStart::Marginal
         },
         ..VbOptions::default()
     };

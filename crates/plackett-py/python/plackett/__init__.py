@@ -794,13 +794,14 @@ def mil_fit(data: Any, *, engine: str = "vb", **options: Any) -> MilFit:
     ``standardise``, ``components`` (reduce each modality to its leading
     principal components; vMMIC needs it on wide features such as Musk's),
     ``intercept_var``, ``slope_var``, ``tol``, ``max_iter``, ``starts``,
-    ``vb_start`` ("prior", the default, or "moments": the method-of-moments
-    start of the instance slopes, ``--vb-start``),
+    ``vb_start`` ("marginal", the default: the mode of the bag labels'
+    approximate marginal posterior with the primary indicators integrated
+    out; "prior"; or "moments": the method-of-moments start of the
+    instance slopes; ``--vb-start``), ``gibbs_start`` ("marginal", the
+    default, or "dispersed"; ``--gibbs-start``),
     ``samples``, ``burn_in``, ``thin``, ``chains``, ``seed``; ``init``: a
     ``MilModel`` (e.g. a Gibbs fit's ``model()``) whose coefficient means
-    start vMMIC's coordinate ascent (``--init``; on Hu 2024's simulation
-    design a start at the sampler's means reaches the sampler's bag AUROC,
-    the default start does not).
+    start vMMIC's coordinate ascent (``--init``).
     The result has ``p`` (training bag
     probabilities), ``primary`` (each instance's posterior probability of
     being primary), ``model()`` (for ``predict``) and ``to_json()`` (the

@@ -37,6 +37,8 @@ pub struct MilEngineSettings {
     pub starts: usize,
     /// VB: where the first start is.
     pub vb_start: super::vb::VbStart,
+    /// Gibbs: where the chains start.
+    pub gibbs_start: super::gibbs::GibbsStart,
     /// Gibbs: draws, burn-in, thinning, chains, and the seed of both.
     pub mcmc: crate::infer::mcmc::McmcSettings,
 }
@@ -62,6 +64,8 @@ impl MilEngineSettings {
             priors: self.priors.check()?,
             mcmc: self.mcmc.check()?,
             observer: None,
+            init: None,
+            start: self.gibbs_start,
         })
     }
 
@@ -95,9 +99,13 @@ pub struct MilFitInfo {
     /// VB: the final ELBO.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub elbo: Option<f64>,
-    /// VB: where coordinate ascent started (`init`, `prior`, `moments`).
+    /// VB: where coordinate ascent started (`init`, `marginal`, `prior`,
+    /// `moments`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub vb_start: Option<String>,
+    /// Gibbs: where the chains started (`init`, `marginal`, `dispersed`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gibbs_start: Option<String>,
     /// Gibbs: the largest split-R̂ over θ.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_rhat: Option<f64>,
@@ -239,6 +247,7 @@ pub fn fit_model(bags: &Bags, engine: &MilEngine) -> Result<(MilModel, MilFitInf
                 converged: Some(f.converged),
                 elbo: f.elbo.last().copied(),
                 vb_start: Some(f.started_from.to_string()),
+                gibbs_start: None,
                 max_rhat: None,
                 min_ess: None,
                 primary: f.primary.clone(),
@@ -253,6 +262,7 @@ pub fn fit_model(bags: &Bags, engine: &MilEngine) -> Result<(MilModel, MilFitInf
                 converged: None,
                 elbo: None,
                 vb_start: None,
+                gibbs_start: Some(f.started_from.to_string()),
                 max_rhat: Some(
                     f.diagnostics
                         .iter()

@@ -34,6 +34,11 @@ use rand::RngExt;
 use rand_distr::{Distribution, StandardNormal};
 use rayon::prelude::*;
 
+/// Sd of each chain's jitter around a given start ([`MilGibbsOptions::init`]):
+/// the chains begin apart, so that R̂ can see whether they meet, but in the
+/// start's primary-instance configuration.
+const INIT_JITTER: f64 = 0.1;
+
 /// Settings of [`fit_gibbs`].
 #[derive(Clone)]
 pub struct MilGibbsOptions {
@@ -43,6 +48,46 @@ pub struct MilGibbsOptions {
     pub mcmc: McmcSettings,
     /// Told of finished sweeps; may cancel.
     pub observer: Option<SharedObserver>,
+    /// Where the chains start (θ in [`Layout`] order; each chain adds its
+    /// own jitter); `None`: as `start` says.
+    pub init: Option<Vec<f64>>,
+    /// Where the chains start when `init` is not given.
+    pub start: GibbsStart,
+}
+
+/// Where the Gibbs chains start.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum GibbsStart {
+    /// Around the mode of the bag labels' approximate marginal posterior
+    /// ([`super::marginal`]), each chain jittered by `N(0, 0.1²)`: the
+    /// chains do not cross between primary-instance configurations in
+    /// runs of practical length (docs/mil.md), so where they start decides
+    /// which one they describe, and this one classifies held-out bags and
+    /// ranks instances better (Hu 2024 §2.3's basic setting, 20 data sets:
+    /// bag AUROC 0.910 against 0.904 from dispersed starts, primary-instance
+    /// AUROC 0.921 against 0.827). Dispersed starts if the mode cannot be
+    /// found.
+    #[default]
+    Marginal,
+    /// Every coordinate drawn from `N(0, 0.5²)`, independently per chain.
+    Dispersed,
+}
+
+impl GibbsStart {
+    /// `marginal` or `dispersed` (the command line's `--gibbs-start`).
+    pub fn parse(name: &str) -> Result<GibbsStart> {
+        match name {
+            "marginal" => Ok(GibbsStart::Marginal),
+            "dispersed" => Ok(GibbsStart::Dispersed),
+            other => Err(Error::param(
+                "gibbs_start",
+                format!(
+                    "expected \"marginal\" or \"dispersed\", got {:?}",
+                    crate::io::output::short_name(other, 40)
+                ),
+            )),
+        }
+    }
 }
 
 impl std::fmt::Debug for MilGibbsOptions {
@@ -60,6 +105,8 @@ impl Default for MilGibbsOptions {
             priors: MilPriors::default(),
             mcmc: McmcSettings::new(2000, 2000, 4, 1),
             observer: None,
+            init: None,
+            start: GibbsStart::default(),
         }
     }
 }
@@ -76,6 +123,8 @@ pub struct MilGibbsFit {
     pub primary: Vec<f64>,
     /// Diagnostics of every coordinate of θ.
     pub diagnostics: Vec<ScalarDiagnostics>,
+    /// Where the chains started: `init`, `marginal` or `dispersed`.
+    pub started_from: &'static str,
 }
 
 impl MilGibbsFit {
@@ -164,13 +213,22 @@ fn dot(a: &[f64], b: &[f64]) -> f64 {
 }
 
 impl<'a> Chain<'a> {
-    fn new(bags: &'a Bags, y: &'a [bool], pri: MilPriors, rng: &mut Rng) -> Chain<'a> {
+    fn new(
+        bags: &'a Bags,
+        y: &'a [bool],
+        pri: MilPriors,
+        init: Option<&[f64]>,
+        rng: &mut Rng,
+    ) -> Chain<'a> {
         let lay = Layout::of(bags);
         let n = bags.n_instances();
         let theta: Vec<f64> = (0..lay.len())
-            .map(|_| {
+            .map(|k| {
                 let z: f64 = StandardNormal.sample(rng);
-                0.5 * z
+                match init {
+                    Some(x) => x[k] + INIT_JITTER * z,
+                    None => 0.5 * z,
+                }
             })
             .collect();
         let mut inst_precision = [DMatrix::zeros(0, 0), DMatrix::zeros(0, 0)];
@@ -394,11 +452,33 @@ pub fn fit_gibbs(bags: &Bags, opts: &MilGibbsOptions) -> Result<MilGibbsFit> {
     let mcmc = opts.mcmc.check()?;
     let y = bags.labels("data")?;
     let layout = Layout::of(bags);
+    let init = match (&opts.init, opts.start) {
+        (Some(x), _) => {
+            if x.len() != layout.len() || x.iter().any(|v| !v.is_finite()) {
+                return Err(Error::param(
+                    "init",
+                    format!(
+                        "need {} finite starting values, got {}",
+                        layout.len(),
+                        x.len()
+                    ),
+                ));
+            }
+            Some(x.clone())
+        }
+        (None, GibbsStart::Marginal) => super::marginal::marginal_mode(bags, &y, opts.priors),
+        (None, GibbsStart::Dispersed) => None,
+    };
+    let started_from = match (&opts.init, &init) {
+        (Some(_), _) => "init",
+        (None, Some(_)) => "marginal",
+        (None, None) => "dispersed",
+    };
     let chains: Vec<Result<(Vec<f64>, Vec<f64>)>> = (0..mcmc.chains)
         .into_par_iter()
         .map(|c| {
             let mut rng = stream(mcmc.seed, &[0x4d49_4c47, c as u64]);
-            let mut ch = Chain::new(bags, &y, opts.priors, &mut rng);
+            let mut ch = Chain::new(bags, &y, opts.priors, init.as_deref(), &mut rng);
             let mut draws = Vec::with_capacity(mcmc.samples * layout.len());
             for s in 0..mcmc.sweeps() {
                 let keep = mcmc.keeps(s);
@@ -427,6 +507,7 @@ pub fn fit_gibbs(bags: &Bags, opts: &MilGibbsOptions) -> Result<MilGibbsFit> {
         draws,
         primary,
         diagnostics: Vec::new(),
+        started_from,
     };
     let p = layout.len();
     fit.diagnostics = (0..p)

@@ -17,13 +17,14 @@ pub use bags::{Bag, Bags, Scaling, read_bags};
 pub use baselines::{Baseline, BaselineFit, fit_baseline};
 pub use components::Components;
 pub mod gibbs;
+pub mod marginal;
 pub mod moments;
 pub mod params;
 pub mod simulate;
 pub mod study;
 pub mod vb;
 
-pub use gibbs::{MilGibbsFit, MilGibbsOptions, fit_gibbs};
+pub use gibbs::{GibbsStart, MilGibbsFit, MilGibbsOptions, fit_gibbs};
 pub use params::{Layout, MilPriors};
 pub use simulate::{MilDesign, simulate_bags, simulate_with};
 pub use study::{Factor, StudyCell, StudyOptions, run_study};

@@ -34,9 +34,10 @@ pub fn fit_notes(info: &MilFitInfo) -> Vec<String> {
         if info.primary.iter().all(|&p| p < 1e-3) {
             notes.push(
                 "vb: no instance is primary (every probability below 0.001): a degenerate \
-                 mean-field optimum, common with many features per instance (docs/mil.md, \
-                 Musk); the bag probabilities carry no signal — reduce the features \
-                 (`components`, e.g. 10) or use `engine=gibbs`"
+                 mean-field optimum, common with many features per instance from the prior \
+                 means (docs/mil.md, Musk); the bag probabilities carry no signal — start at \
+                 the marginal mode (`vb_start` marginal, the default), reduce the features \
+                 (`components`) or use `engine=gibbs`"
                     .into(),
             );
         }

@@ -93,7 +93,6 @@ impl Default for VbOptions {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum VbStart {
     /// Every coefficient at its prior mean (zero).
-    #[default]
     Prior,
     /// The instance slopes along the method-of-moments direction of
     /// [`super::moments`], the rest at the prior means (an error on data
@@ -103,6 +102,14 @@ pub enum VbStart {
     /// primary-instance AUROC where the modalities are balanced, and the
     /// 16,000-bag fit takes half as long again (docs/mil.md).
     Moments,
+    /// Every coefficient at the mode of the bag labels' approximate
+    /// marginal posterior, the primary indicators integrated out
+    /// ([`super::marginal`]); the prior means if that mode cannot be found.
+    /// The default: on Hu 2024 §2.3's basic setting it raises the held-out
+    /// bag AUROC from 0.870 (prior means) to 0.908 and the primary-instance
+    /// AUROC from 0.896 to 0.937 (docs/mil.md).
+    #[default]
+    Marginal,
 }
 
 impl VbStart {
@@ -111,10 +118,11 @@ impl VbStart {
         match name {
             "prior" => Ok(VbStart::Prior),
             "moments" => Ok(VbStart::Moments),
+            "marginal" => Ok(VbStart::Marginal),
             other => Err(Error::param(
                 "vb_start",
                 format!(
-                    "expected \"prior\" or \"moments\", got {:?}",
+                    "expected \"marginal\", \"prior\" or \"moments\", got {:?}",
                     crate::io::output::short_name(other, 40)
                 ),
             )),
@@ -1629,6 +1637,10 @@ pub fn fit_vb_with(bags: &Bags, opts: &VbOptions, accelerate: bool) -> Result<Vb
             })?;
             (x, "moments")
         }
+        (None, VbStart::Marginal) => match super::marginal::marginal_mode(bags, &y, opts.priors) {
+            Some(x) => (x, "marginal"),
+            None => (start(&layout, opts.seed, 0), "prior"),
+        },
     };
     let mut best: Option<VbFit> = None;
     let mut start_elbos = Vec::new();
@@ -1912,8 +1924,8 @@ mod tests {
         let bags = simulate_bags(&design, 5).unwrap();
         // From the prior means the run lasts past the plain warm-up, so
         // that the expansion moves are in play; the moment start adds its
-        // regression.
-        for start in [VbStart::Prior, VbStart::Moments] {
+        // regression, the marginal mode its L-BFGS climb.
+        for start in [VbStart::Prior, VbStart::Moments, VbStart::Marginal] {
             let opts = VbOptions {
                 max_iter: 70,
                 start,
