@@ -335,17 +335,10 @@ impl BaselineFit {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mil::simulate::{MilDesign, simulate_bags};
+    use crate::mil::simulate::{MilDesign, simulate_bags, small_bags};
 
     fn data() -> Bags {
-        let design = MilDesign {
-            bags: 60,
-            instances: 5,
-            ratio: 2.0,
-            features: 3,
-            ..MilDesign::default()
-        };
-        simulate_bags(&design, 5).unwrap()
+        small_bags(60, 5)
     }
 
     /// Central-difference gradient of `f` at `w`.

@@ -243,17 +243,10 @@ pub fn marginal_mode(bags: &Bags, y: &[bool], priors: MilPriors) -> Option<Vec<f
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mil::simulate::{MilDesign, simulate_bags};
+    use crate::mil::simulate::small_bags;
 
     fn small() -> Bags {
-        let design = MilDesign {
-            bags: 60,
-            instances: 5,
-            ratio: 2.0,
-            features: 3,
-            ..MilDesign::default()
-        };
-        simulate_bags(&design, 3).unwrap()
+        small_bags(60, 3)
     }
 
     #[test]

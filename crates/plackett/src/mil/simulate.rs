@@ -113,6 +113,21 @@ impl MilDesign {
     }
 }
 
+/// A small two-modality data set for unit tests: `bags` bags of 5
+/// instances, 3 features per modality, twice as many instances of modality
+/// 0 as of modality 1.
+#[cfg(test)]
+pub(crate) fn small_bags(bags: usize, seed: u64) -> Bags {
+    let design = MilDesign {
+        bags,
+        instances: 5,
+        ratio: 2.0,
+        features: 3,
+        ..MilDesign::default()
+    };
+    simulate_bags(&design, seed).expect("simulate")
+}
+
 /// Simulate `design` with `seed` (bag `i` uses its own random stream, so
 /// the first `n` bags are the same whatever the total).
 pub fn simulate_bags(design: &MilDesign, seed: u64) -> Result<Bags> {

@@ -1701,17 +1701,10 @@ pub fn fit_vb_with(bags: &Bags, opts: &VbOptions, accelerate: bool) -> Result<Vb
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mil::simulate::{MilDesign, simulate_bags};
+    use crate::mil::simulate::{MilDesign, simulate_bags, small_bags};
 
     fn small() -> Bags {
-        let design = MilDesign {
-            bags: 40,
-            instances: 5,
-            ratio: 2.0,
-            features: 3,
-            ..MilDesign::default()
-        };
-        simulate_bags(&design, 11).unwrap()
+        small_bags(40, 11)
     }
 
     /// The fast moments of q(U) agree with the log-space ones over the
