@@ -45,12 +45,13 @@ pub struct VbOptions {
     pub tol: f64,
     /// Sweep cap.
     pub max_iter: usize,
-    /// Random starts (the first from the prior means); the highest ELBO wins.
+    /// Starts: the first as `init` or `start` says, the others drawn around
+    /// zero; the highest ELBO wins.
     pub starts: usize,
     /// Seed of the random starts.
     pub seed: u64,
     /// Coefficient means to start from (in [`Layout`] order) instead of
-    /// the prior means: a warm start, e.g. from an earlier fit or the
+    /// `start`: a warm start, e.g. from an earlier fit or the
     /// Gibbs sampler's posterior mean. The other random starts are drawn
     /// around zero as usual.
     pub init: Option<Vec<f64>>,
