@@ -136,10 +136,11 @@ pub struct FitArgs {
     /// The bag whose instances the report lists [default: the most probable bag].
     #[arg(long, value_name = "NAME", requires = "report")]
     pub report_bag: Option<String>,
-    /// vb: start coordinate ascent at this model file's coefficient means instead of the prior
-    /// means (a warm start; same features and preprocessing). Started at a Gibbs fit's means,
-    /// vMMIC reaches the sampler's bag AUROC on Hu 2024's simulation design, which its default
-    /// start does not (docs/mil.md).
+    /// Start at this model file's coefficient means instead of the engine's own start (a warm
+    /// start; same features and preprocessing): vb's coordinate ascent from there, or every
+    /// Gibbs chain jittered around it. The posterior is multimodal in which instances are
+    /// primary and neither engine crosses readily between such configurations, so the start
+    /// decides which one a fit describes (docs/mil.md).
     #[arg(long, value_name = "MODEL.json")]
     pub init: Option<String>,
 }

@@ -156,10 +156,11 @@ fn gibbs_engine_writes_a_model_that_predicts() {
 }
 
 /// `mil fit --init MODEL.json` starts vMMIC at a saved model's means (here
-/// a short Gibbs fit's) and says so; a start for the sampler, with other
-/// preprocessing, for other features or from a missing file is refused.
+/// a short Gibbs fit's), or the sampler's chains around them, and says so;
+/// a start with other preprocessing, for other features or from a missing
+/// file is refused.
 #[test]
-fn vb_warm_starts_from_a_model_file() {
+fn warm_starts_from_a_model_file() {
     let dir = tmpdir("mil_init");
     let data = simulate(&dir, 60);
     let gibbs = dir.join("g.json");
@@ -188,12 +189,14 @@ fn vb_warm_starts_from_a_model_file() {
     assert!(notes.contains("--init"), "{notes}");
     assert!(warm.is_file());
 
+    let out = fit(&[&SHORT_GIBBS[..], &["--init", g]].concat());
+    let doc = json(&out);
+    assert_eq!(doc["fit"]["engine"], "gibbs");
+    assert_eq!(doc["fit"]["gibbs_start"], "init", "{doc}");
+    assert!(doc["notes"].to_string().contains("--init"), "{doc}");
+
     let refused = dir.join("refused.json");
     let r = refused.to_str().unwrap();
-    fails(
-        &fit(&["--init", g, "--engine", "gibbs", "--out", r]),
-        "--init",
-    );
     fails(
         &fit(&["--init", g, "--standardise", "--out", r]),
         "--standardise",

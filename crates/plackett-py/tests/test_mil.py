@@ -70,7 +70,7 @@ def test_fit_and_predict_equal_the_cli(bags, engine, extra):
 
 def test_warm_start_equals_the_cli(bags):
     """``init=`` is ``mil fit --init``: the same fit from a Gibbs model's
-    means; refused for the sampler and for other preprocessing."""
+    means, for vMMIC and for the sampler; refused for other preprocessing."""
     d, path = bags
     gibbs_file = d / "warm_gibbs.json"
     cli("mil", "fit", path, "--engine", "gibbs", "--samples", "60", "--burn-in", "60",
@@ -82,8 +82,13 @@ def test_warm_start_equals_the_cli(bags):
     got = json.loads(fit.to_json())
     assert _comparable(got) == _comparable(want)
     assert any("init" in n for n in got["notes"])
-    with pytest.raises(ValueError, match="init"):
-        plackett.mil_fit(path, engine="gibbs", init=start)
+    short = dict(samples=40, burn_in=40, chains=2, seed=3)
+    want = json.loads(cli("mil", "fit", path, "--engine", "gibbs", "--init", str(gibbs_file),
+                          "--samples", "40", "--burn-in", "40", "--chains", "2", "--seed", "3",
+                          "--output", "json"))
+    got = json.loads(plackett.mil_fit(path, engine="gibbs", init=start, **short).to_json())
+    assert _comparable(got) == _comparable(want)
+    assert got["fit"]["gibbs_start"] == "init"
     with pytest.raises(ValueError, match="standardise"):
         plackett.mil_fit(path, standardise=True, init=start)
     with pytest.raises(TypeError):

@@ -801,7 +801,8 @@ def mil_fit(data: Any, *, engine: str = "vb", **options: Any) -> MilFit:
     default, or "dispersed"; ``--gibbs-start``),
     ``samples``, ``burn_in``, ``thin``, ``chains``, ``seed``; ``init``: a
     ``MilModel`` (e.g. a Gibbs fit's ``model()``) whose coefficient means
-    start vMMIC's coordinate ascent (``--init``).
+    start vMMIC's coordinate ascent, or around which every Gibbs chain
+    starts (``--init``).
     The result has ``p`` (training bag
     probabilities), ``primary`` (each instance's posterior probability of
     being primary), ``model()`` (for ``predict``) and ``to_json()`` (the

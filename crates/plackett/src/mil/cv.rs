@@ -188,13 +188,15 @@ pub fn fit_model_with(
     Ok((model, info))
 }
 
-/// [`fit_model_with`] with vMMIC's coordinate ascent started at `start`'s
-/// coefficient means instead of the prior means (a warm start,
-/// [`VbOptions::init`]): an earlier fit, or a Gibbs fit's posterior mean,
-/// from which coordinate ascent reaches better optima than from its
-/// default start on Hu 2024's simulation design (docs/mil.md). `start`
-/// must read the same features (`path` names the bags in errors) with the
-/// same kind of preprocessing; the vb engine only.
+/// [`fit_model_with`] started at `start`'s coefficient means instead of
+/// the engine's own start (a warm start): vMMIC's coordinate ascent from
+/// there ([`VbOptions::init`]), or every Gibbs chain jittered around it
+/// ([`MilGibbsOptions::init`]). The posterior is multimodal in the
+/// primary-instance configuration and neither engine crosses between
+/// configurations readily, so an earlier fit (e.g. the sampler's mean for
+/// vMMIC, or vMMIC's for the sampler) decides which one is described
+/// (docs/mil.md). `start` must read the same features (`path` names the
+/// bags in errors) with the same kind of preprocessing.
 pub fn fit_model_warm(
     bags: &Bags,
     engine: &MilEngine,
@@ -202,12 +204,6 @@ pub fn fit_model_warm(
     start: &MilModel,
     path: &str,
 ) -> Result<(MilModel, MilFitInfo)> {
-    let MilEngine::Vb(o) = engine else {
-        return Err(Error::param(
-            "init",
-            "a warm start applies to `engine=vb` (the sampler starts its chains itself)",
-        ));
-    };
     start.check_bags(bags, path)?;
     // Only the kind matters: a start is a start, but one in other units
     // (raw against z-scores or components) is a user's mistake.
@@ -229,10 +225,16 @@ pub fn fit_model_warm(
             ),
         ));
     }
-    let warm = MilEngine::Vb(VbOptions {
-        init: Some(start.mean()),
-        ..o.clone()
-    });
+    let warm = match engine {
+        MilEngine::Vb(o) => MilEngine::Vb(VbOptions {
+            init: Some(start.mean()),
+            ..o.clone()
+        }),
+        MilEngine::Gibbs(o) => MilEngine::Gibbs(MilGibbsOptions {
+            init: Some(start.mean()),
+            ..o.clone()
+        }),
+    };
     fit_model_with(bags, &warm, prep)
 }
 

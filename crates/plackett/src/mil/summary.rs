@@ -25,6 +25,9 @@ pub fn fit_notes(info: &MilFitInfo) -> Vec<String> {
     if info.vb_start.as_deref() == Some("init") {
         notes.push("vb started at the coefficient means of the `init` model".into());
     }
+    if info.gibbs_start.as_deref() == Some("init") {
+        notes.push("the Gibbs chains started around the coefficient means of the `init` model".into());
+    }
     if info.engine == "vb" {
         notes.push(
             "vb: mean-field sds are too small and coefficient means can be far from the \
