@@ -26,7 +26,9 @@ pub fn fit_notes(info: &MilFitInfo) -> Vec<String> {
         notes.push("vb started at the coefficient means of the `init` model".into());
     }
     if info.gibbs_start.as_deref() == Some("init") {
-        notes.push("the Gibbs chains started around the coefficient means of the `init` model".into());
+        notes.push(
+            "the Gibbs chains started around the coefficient means of the `init` model".into(),
+        );
     }
     if info.engine == "vb" {
         notes.push(
