@@ -39,12 +39,7 @@ fn blocks(l: &Layout) -> Vec<(&'static str, Vec<usize>)> {
 
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
-    let n = v.len();
-    if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        0.5 * (v[n / 2 - 1] + v[n / 2])
-    }
+    plackett::stats::quantile_sorted(&v, 0.5)
 }
 
 fn compare(name: &str, vb: &VbFit, g: &MilGibbsFit, layout: &Layout, acc: &mut [[f64; 7]]) {

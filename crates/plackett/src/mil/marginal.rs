@@ -147,6 +147,9 @@ fn subset(n: usize) -> Vec<usize> {
 }
 
 /// The problem as `argmin` sees it: minimise the negative log posterior.
+/// A point, the negative log posterior there and its gradient.
+type Evaluation = (Vec<f64>, f64, Vec<f64>);
+
 /// One pass over the bags gives the value and the gradient; `argmin` asks
 /// for them separately at the same point, so the last pass is kept.
 struct Negative<'a> {
@@ -154,7 +157,7 @@ struct Negative<'a> {
     y: &'a [bool],
     which: &'a [usize],
     priors: MilPriors,
-    last: std::sync::Mutex<Option<(Vec<f64>, f64, Vec<f64>)>>,
+    last: std::sync::Mutex<Option<Evaluation>>,
 }
 
 impl Negative<'_> {
