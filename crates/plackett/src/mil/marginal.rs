@@ -146,10 +146,10 @@ fn subset(n: usize) -> Vec<usize> {
     }
 }
 
-/// The problem as `argmin` sees it: minimise the negative log posterior.
 /// A point, the negative log posterior there and its gradient.
 type Evaluation = (Vec<f64>, f64, Vec<f64>);
 
+/// The problem as `argmin` sees it: minimise the negative log posterior.
 /// One pass over the bags gives the value and the gradient; `argmin` asks
 /// for them separately at the same point, so the last pass is kept.
 struct Negative<'a> {
