@@ -369,8 +369,12 @@ fn vb_and_the_sampler_agree_in_direction_not_in_scale() {
         held_out(MilModel::from_gibbs(&g, &train, priors)),
     );
     eprintln!("held-out bag AUROC: vb {av:.3}, gibbs {ag:.3}; instance correlation {r:.3}");
+    // One data set of 300 held-out bags: its AUROC varies by about 0.02
+    // between data sets, so agreement is asked to 0.03 here; the 0.01 of
+    // Hu 2024's comparison is the mean over 20 data sets (`mil study
+    // --methods vmmic,gibbs`, docs/mil.md).
     assert!(
-        (av - ag).abs() < 0.02,
+        (av - ag).abs() < 0.03,
         "held-out bag AUROC: vb {av}, gibbs {ag}"
     );
 }
