@@ -51,7 +51,7 @@ pub struct EngineArgs {
     /// vb: random starts (the highest ELBO wins).
     #[arg(long, default_value_t = 1)]
     pub starts: usize,
-    /// vb: where coordinate ascent starts. prior: every coefficient at its prior mean; moments: the instance slopes along a method-of-moments direction read from the bags' pooled first and second moments (at most 2,000 pooled features, d + d(d+1)/2 per modality). On Hu 2024's simulation design moments classifies bags better at every setting, ranks instances worse where the modalities are balanced, and is slower on 16,000 bags (docs/mil.md).
+    /// vb: where coordinate ascent starts. marginal: the mode of the bag labels' approximate marginal posterior with the primary indicators integrated out (the prior means if it cannot be found); prior: every coefficient at its prior mean; moments: the instance slopes along a method-of-moments direction read from the bags' pooled first and second moments (at most 2,000 pooled features, d + d(d+1)/2 per modality). On Hu 2024's simulation design marginal classifies bags and ranks instances best at every setting; on small low-dimensional sets compare prior in cross-validation (docs/mil.md).
     #[arg(long, default_value = "marginal", value_parser = ["marginal", "prior", "moments"])]
     pub vb_start: String,
     /// gibbs: where the chains start. marginal: around the mode of the bag labels' approximate marginal posterior (the primary indicators integrated out), each chain jittered; dispersed: every coefficient drawn from N(0, 0.5²). The chains do not cross between primary-instance configurations in runs of practical length, so the start decides which one they describe (docs/mil.md).

@@ -452,27 +452,18 @@ pub fn fit_gibbs(bags: &Bags, opts: &MilGibbsOptions) -> Result<MilGibbsFit> {
     let mcmc = opts.mcmc.check()?;
     let y = bags.labels("data")?;
     let layout = Layout::of(bags);
-    let init = match (&opts.init, opts.start) {
+    let (init, started_from) = match (&opts.init, opts.start) {
         (Some(x), _) => {
-            if x.len() != layout.len() || x.iter().any(|v| !v.is_finite()) {
-                return Err(Error::param(
-                    "init",
-                    format!(
-                        "need {} finite starting values, got {}",
-                        layout.len(),
-                        x.len()
-                    ),
-                ));
-            }
-            Some(x.clone())
+            layout.check_start(x)?;
+            (Some(x.clone()), "init")
         }
-        (None, GibbsStart::Marginal) => super::marginal::marginal_mode(bags, &y, opts.priors),
-        (None, GibbsStart::Dispersed) => None,
-    };
-    let started_from = match (&opts.init, &init) {
-        (Some(_), _) => "init",
-        (None, Some(_)) => "marginal",
-        (None, None) => "dispersed",
+        (None, GibbsStart::Marginal) => {
+            match super::marginal::marginal_mode(bags, &y, opts.priors) {
+                Some(x) => (Some(x), "marginal"),
+                None => (None, "dispersed"),
+            }
+        }
+        (None, GibbsStart::Dispersed) => (None, "dispersed"),
     };
     let chains: Vec<Result<(Vec<f64>, Vec<f64>)>> = (0..mcmc.chains)
         .into_par_iter()

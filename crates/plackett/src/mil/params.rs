@@ -76,6 +76,25 @@ impl Layout {
     pub fn inst_slopes(&self, m: u8) -> std::ops::Range<usize> {
         if m == 0 { self.b() } else { self.d() }
     }
+    /// Check a user's starting point θ (`init` of either engine): one
+    /// finite value per coefficient.
+    pub fn check_start(&self, x: &[f64]) -> Result<()> {
+        if x.len() != self.len() || x.iter().any(|v| !v.is_finite()) {
+            return Err(Error::param(
+                "init",
+                format!(
+                    "need {} finite starting values, got {}",
+                    self.len(),
+                    if x.len() == self.len() {
+                        "a non-finite one".to_string()
+                    } else {
+                        x.len().to_string()
+                    }
+                ),
+            ));
+        }
+        Ok(())
+    }
     /// Display name of parameter `k` given the feature names
     /// (`alpha`, `beta[f]`, `gamma[g]`, `a`, `b[f]`, `c`, `d[g]`).
     pub fn name(&self, k: usize, names: &[Vec<String>; 2]) -> String {

@@ -1605,17 +1605,8 @@ pub fn fit_vb_with(bags: &Bags, opts: &VbOptions, accelerate: bool) -> Result<Vb
         ));
     }
     let layout = Layout::of(bags);
-    if let Some(x) = &opts.init
-        && x.len() != layout.len()
-    {
-        return Err(Error::param(
-            "init",
-            format!(
-                "{} starting means for a model with {} coefficients",
-                x.len(),
-                layout.len()
-            ),
-        ));
+    if let Some(x) = &opts.init {
+        layout.check_start(x)?;
     }
     let (first, started_from) = match (&opts.init, opts.start) {
         (Some(x), _) => (x.clone(), "init"),
