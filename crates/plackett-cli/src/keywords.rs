@@ -129,9 +129,9 @@ pub struct ExtractArgs {
     #[arg(long, default_value = "pos", value_parser = ["pos", "stopwords", "none"])]
     pub word_filter: String,
 
-    /// FDR level γ of the selection.
-    #[arg(long, default_value_t = 0.2)]
-    pub gamma: f64,
+    /// FDR level γ of the selection: the largest set whose estimated FDR, the mean of 1 − p over it, stays below γ (Newton et al. 2004; Hu 2024 §1.3.5). --gamma is an alias.
+    #[arg(long, alias = "gamma", default_value_t = 0.2)]
+    pub fdr: f64,
     /// vb: VBSS; gibbs: the exact posterior of the same model by Albert–Chib Gibbs sampling (slower; the gold standard).
     #[arg(long, default_value = "vb", value_parser = ["vb", "gibbs"])]
     pub engine: String,
@@ -161,6 +161,9 @@ pub struct ExtractArgs {
     /// Exit 0 even if VBSS stopped at --max-iter.
     #[arg(long)]
     pub allow_nonconvergence: bool,
+    /// Write a self-contained HTML report: the candidates ranked by p as bars with the FDR cut and the known keywords marked, and the table.
+    #[arg(long, value_name = "FILE.html")]
+    pub report: Option<String>,
 }
 
 /// `plackett keywords evaluate`.
@@ -295,7 +298,7 @@ fn run_extract(a: &ExtractArgs) -> Result<()> {
         damping: a.model.damping,
         scale: a.model.scale(),
         probability: a.model.probability(),
-        gamma: a.gamma,
+        fdr: a.fdr,
         engine,
     };
     let text = read_text(&a.file)?;
@@ -319,16 +322,18 @@ fn run_extract(a: &ExtractArgs) -> Result<()> {
         }
         "csv" => {
             let mut s = String::from(
-                "word,rank,known,selected,p,p_plugin,p_predictive,p_latent,theta_mean,theta_sd,frequency\n",
+                "stem,words,rank,known,selected,p,sd,p_plugin,p_predictive,p_latent,theta_mean,theta_sd,frequency\n",
             );
-            for w in &ex.words {
+            for w in &ex.candidates {
                 s.push_str(&format!(
-                    "{},{},{},{},{},{},{},{},{},{},{}\n",
-                    plackett::io::output::csv_field(&w.word),
+                    "{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+                    plackett::io::output::csv_field(&w.stem),
+                    plackett::io::output::csv_field(&w.words.join(" ")),
                     w.rank,
                     u8::from(w.known),
                     u8::from(w.selected),
                     w.p,
+                    w.sd,
                     w.p_plugin,
                     w.p_predictive,
                     w.p_latent,
@@ -343,24 +348,26 @@ fn run_extract(a: &ExtractArgs) -> Result<()> {
             let mut s = format!(
                 "{}: {} candidate words, {} known; engine {}; {} selected at FDR γ = {} ({} probability)\n",
                 a.file,
-                ex.candidates,
+                ex.n_candidates,
                 ex.known,
                 a.engine,
                 ex.selected.len(),
-                ex.gamma,
+                ex.fdr,
                 ex.probability
             );
             s.push_str(&format!(
-                "{:>4}  {:<24} {:>6} {:>8} {:>9}\n",
-                "rank", "word", "known", "p", "selected"
+                "{:>4}  {:<16} {:<28} {:>6} {:>8} {:>7} {:>9}\n",
+                "rank", "stem", "words", "known", "p", "sd", "selected"
             ));
-            for w in ex.words.iter().take(a.top) {
+            for w in ex.candidates.iter().take(a.top) {
                 s.push_str(&format!(
-                    "{:>4}  {:<24} {:>6} {:>8.4} {:>9}\n",
+                    "{:>4}  {:<16} {:<28} {:>6} {:>8.4} {:>7.4} {:>9}\n",
                     w.rank,
-                    plackett::io::output::short_name(&w.word, 24),
+                    plackett::io::output::short_name(&w.stem, 16),
+                    plackett::io::output::short_name(&w.words.join(", "), 28),
                     if w.known { "yes" } else { "" },
                     w.p,
+                    w.sd,
                     if w.selected { "yes" } else { "" }
                 ));
             }
@@ -370,7 +377,22 @@ fn run_extract(a: &ExtractArgs) -> Result<()> {
             s
         }
     };
-    deliver(&a.out, &out)
+    // Nothing is written unless everything is ready: the report and the
+    // output file together, or neither.
+    let mut files: Vec<(&str, String)> = Vec::new();
+    if let Some(path) = &a.report {
+        let title = format!("plackett keywords extract: {}", a.file);
+        files.push((path, plackett_text::report::render(&title, &a.engine, &ex)));
+    }
+    if let Some(path) = &a.out {
+        files.push((path, out.clone()));
+    }
+    let refs: Vec<(&str, &[u8])> = files.iter().map(|(p, t)| (*p, t.as_bytes())).collect();
+    write_all_atomic(&refs)?;
+    match &a.out {
+        Some(_) => Ok(()),
+        None => crate::emit(&out),
+    }
 }
 
 fn run_evaluate(a: &EvaluateArgs) -> Result<()> {

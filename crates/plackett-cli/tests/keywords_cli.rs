@@ -46,11 +46,20 @@ fn extract_follows_its_json_contract_and_is_deterministic() {
     let out = run();
     let v = json(&out);
     assert_eq!(v["known"], 3, "{v}"); // rank, model, worth (stems)
-    let words = v["words"].as_array().unwrap();
-    assert_eq!(words.len(), v["candidates"].as_u64().unwrap() as usize);
+    // The contract: candidates [{stem, words, p, sd, selected,
+    // known}], fdr, iterations, elbo.
+    let words = v["candidates"].as_array().unwrap();
+    assert_eq!(words.len(), v["n_candidates"].as_u64().unwrap() as usize);
+    assert_eq!(v["fdr"], 0.2);
+    assert!(v["iterations"].as_u64().unwrap() > 0);
+    assert!(v["elbo"].as_f64().unwrap().is_finite());
+    assert_eq!(v["elbo"], v["fit"]["elbo"]);
     for w in words {
+        assert!(!w["words"].as_array().unwrap().is_empty(), "{w}");
+        let sd = w["sd"].as_f64().unwrap();
+        assert!((0.0..0.5).contains(&sd), "{w}");
         for k in [
-            "word",
+            "stem",
             "rank",
             "known",
             "selected",
@@ -75,6 +84,23 @@ fn extract_follows_its_json_contract_and_is_deterministic() {
     // Ranked by p, best first.
     let ps: Vec<f64> = words.iter().map(|w| w["p"].as_f64().unwrap()).collect();
     assert!(ps.windows(2).all(|w| w[0] >= w[1]));
+    // The selection is a top set of that ranking (the report draws its cut
+    // there).
+    let sel: Vec<bool> = words.iter().map(|w| w["selected"] == true).collect();
+    let k = sel.iter().filter(|&&s| s).count();
+    assert!(sel[..k].iter().all(|&s| s), "selection is not the top {k}");
+    // The surface forms of a stem: "ranking models" → rank ← ranking(s).
+    let rank = words.iter().find(|w| w["stem"] == "rank").unwrap();
+    let forms: Vec<&str> = rank["words"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_str().unwrap())
+        .collect();
+    assert!(
+        forms.contains(&"ranking") && forms.contains(&"rankings"),
+        "{forms:?}"
+    );
     assert_eq!(v["fit"]["converged"], true);
     // Same input, same output (seconds aside).
     let mut a = v.clone();
@@ -107,10 +133,10 @@ fn gibbs_agrees_with_vb_on_a_short_text() {
             .unwrap();
         let v = json(&out);
         let mut m = std::collections::HashMap::new();
-        for w in v["words"].as_array().unwrap() {
+        for w in v["candidates"].as_array().unwrap() {
             m.insert(
-                w["word"].as_str().unwrap().to_string(),
-                w["p_latent"].as_f64().unwrap(),
+                w["stem"].as_str().unwrap().to_string(),
+                (w["p_latent"].as_f64().unwrap(), w["sd"].as_f64().unwrap()),
             );
         }
         m
@@ -118,8 +144,12 @@ fn gibbs_agrees_with_vb_on_a_short_text() {
     let (vb, gs) = (get("vb"), get("gibbs"));
     let worst = vb
         .iter()
-        .map(|(k, p)| (p - gs[k]).abs())
+        .map(|(k, p)| (p.0 - gs[k].0).abs())
         .fold(0.0, f64::max);
+    // The posterior sd of Φ(a + bθ): VB's (mean-field) is smaller than the
+    // exact posterior's on average, but of the same order.
+    let ratio: f64 = vb.iter().map(|(k, p)| p.1 / gs[k].1).sum::<f64>() / vb.len() as f64;
+    assert!((0.2..1.5).contains(&ratio), "sd ratio VB/Gibbs {ratio}");
     // docs/keywords.md: with the default θ₀ = B⁻¹y, VB's P(y* = 1 | y) is
     // within 0.1 of the exact posterior's on real documents.
     assert!(worst < 0.1, "VB vs Gibbs P(y* = 1 | y) differ by {worst}");
@@ -140,8 +170,9 @@ fn a_users_own_graph() {
         .output()
         .unwrap();
     let v = json(&out);
-    assert_eq!(v["candidates"], 7);
-    assert_eq!(v["words"][0]["word"], "alpha");
+    assert_eq!(v["n_candidates"], 7);
+    assert_eq!(v["candidates"][0]["stem"], "alpha");
+    assert_eq!(v["candidates"][0]["words"], serde_json::json!(["alpha"]));
     let bad = write(&dir, "bad.csv", "alpha,beta,2\nbeta,gamma,-1\n");
     let out = bin()
         .args([
@@ -160,12 +191,43 @@ fn bad_input_is_refused_with_one_line() {
         .args(["keywords", "extract", &f, "--known", "zebra"])
         .output()
         .unwrap();
-    fails(&out, "no known keyword");
+    fails(
+        &out,
+        "doc.txt: known keyword \"zebra\" is not in the document",
+    );
+    // Each known keyword must be in the text, not just one of them.
     let out = bin()
-        .args(["keywords", "extract", &f, "--known", "rank", "--gamma", "0"])
+        .args(["keywords", "extract", &f, "--known", "ranking model, zebra"])
         .output()
         .unwrap();
-    fails(&out, "--gamma");
+    fails(&out, "known keyword \"zebra\" is not in the document");
+    // A keyphrase counts when one of its words is a candidate; the others
+    // are noted.
+    let out = bin()
+        .args(["keywords", "extract", &f, "--known", "worth, zebra model"])
+        .output()
+        .unwrap();
+    assert_ok(&out);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("not candidates (ignored): zebra"));
+    // No known keyword at all.
+    let out = bin()
+        .args(["keywords", "extract", &f, "--known", " , "])
+        .output()
+        .unwrap();
+    fails(&out, "no known keyword");
+    let out = bin()
+        .args(["keywords", "extract", &f, "--known", "rank", "--fdr", "0"])
+        .output()
+        .unwrap();
+    fails(&out, "--fdr");
+    // --gamma is an alias of --fdr.
+    let out = bin()
+        .args([
+            "keywords", "extract", &f, "--known", "rank", "--gamma", "1.5",
+        ])
+        .output()
+        .unwrap();
+    fails(&out, "--fdr");
     let out = bin()
         .args([
             "keywords",
@@ -218,7 +280,7 @@ fn bad_input_is_refused_with_one_line() {
         .arg(&target)
         .output()
         .unwrap();
-    fails(&out, "no known keyword");
+    fails(&out, "known keyword \"zebra\" is not in the document");
     assert!(!target.exists());
 }
 
@@ -464,4 +526,63 @@ fn evaluate_does_not_depend_on_the_thread_count() {
         (v["cells"].clone(), v["rates"].clone())
     };
     assert_eq!(run("1"), run("2"));
+}
+
+#[test]
+fn extract_report_draws_the_ranking_with_its_cut_and_writes_nothing_on_failure() {
+    let dir = tmpdir("kw_report");
+    let f = write(&dir, "doc.txt", TEXT);
+    let page = dir.join("kw.html");
+    let out_json = dir.join("kw.json");
+    let page_s = page.to_str().unwrap();
+    let json_s = out_json.to_str().unwrap();
+    let out = bin()
+        .args([
+            "keywords",
+            "extract",
+            &f,
+            "--known",
+            "ranking model, worth",
+            "--fdr",
+            "0.3",
+            "--report",
+            page_s,
+            "--output",
+            "json",
+            "--out",
+            json_s,
+        ])
+        .output()
+        .unwrap();
+    assert_ok(&out);
+    let html = std::fs::read_to_string(&page).unwrap();
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out_json).unwrap()).unwrap();
+    assert!(html.contains("<svg") && html.contains("</html>"));
+    // The chart's bars: known keywords orange, other selected words blue,
+    // the cut dashed in red; the table lists every candidate.
+    assert!(
+        html.contains("rgb(230,120,20)") || html.contains("#E67814"),
+        "no known-keyword bar"
+    );
+    assert!(html.contains("FDR level γ") && html.contains("0.3"));
+    assert_eq!(
+        html.matches("<tr><td>").count(),
+        v["candidates"].as_array().unwrap().len(),
+        "one table row per candidate"
+    );
+    for w in v["selected"].as_array().unwrap() {
+        assert!(html.contains(w.as_str().unwrap()));
+    }
+    // A failing run writes neither file.
+    std::fs::remove_file(&page).unwrap();
+    std::fs::remove_file(&out_json).unwrap();
+    let out = bin()
+        .args([
+            "keywords", "extract", &f, "--known", "zebra", "--report", page_s, "--out", json_s,
+        ])
+        .output()
+        .unwrap();
+    fails(&out, "is not in the document");
+    assert!(!page.exists() && !out_json.exists());
 }

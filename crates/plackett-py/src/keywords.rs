@@ -32,7 +32,7 @@ fn choice<T: Copy>(name: &str, v: &str, options: &[(&str, T)]) -> PyResult<T> {
 /// Score every candidate word of `document` given `known` keywords or
 /// keyphrases; JSON as `plackett keywords extract --output json`.
 #[pyfunction]
-#[pyo3(signature = (document, known, *, tokens = false, gamma = 0.2, engine = "vb",
+#[pyo3(signature = (document, known, *, tokens = false, fdr = 0.2, engine = "vb",
     probability = "latent", prior_scale = "code", theta_update = "block", alpha = "shared",
     window = 2, self_loops = false, damping = 0.85, min_count = 0, word_filter = "pos", tau = 0.1, sigma_a2 = 10.0,
     sigma_b2 = 10.0, tol = 1e-10, max_iter = 2000, samples = 2000, burn_in = 1000, chains = 4,
@@ -43,7 +43,7 @@ pub fn extract_keywords(
     document: &str,
     known: Vec<String>,
     tokens: bool,
-    gamma: f64,
+    fdr: f64,
     engine: &str,
     probability: &str,
     prior_scale: &str,
@@ -106,7 +106,7 @@ pub fn extract_keywords(
         damping,
         scale: prior_scale_of(prior_scale)?,
         probability: probability_of(probability)?,
-        gamma,
+        fdr,
         engine,
     };
     let doc = document.to_string();

@@ -25,17 +25,28 @@ def test_extract_matches_the_cli():
     text = open(DOC, encoding="utf-8").read()
     r = plackett.extract_keywords(text, KNOWN)
     cli = _cli("keywords", "extract", DOC, "--known", KNOWN, "--output", "json")
-    assert r.candidates == cli["candidates"]
+    assert r.n_candidates == cli["n_candidates"] == len(cli["candidates"])
     assert r.known == cli["known"] == 3
     assert r.selected == cli["selected"]
-    assert list(r.words["word"]) == [w["word"] for w in cli["words"]]
-    for a, b in zip(r.words["p"], [w["p"] for w in cli["words"]]):
-        assert a == b
-    assert r.fit["elbo"] == cli["fit"]["elbo"]
+    assert list(r.candidates["stem"]) == [w["stem"] for w in cli["candidates"]]
+    assert list(r.candidates["words"]) == [w["words"] for w in cli["candidates"]]
+    for key in ("p", "sd"):
+        for a, b in zip(r.candidates[key], [w[key] for w in cli["candidates"]]):
+            assert a == b
+    assert r.elbo == cli["elbo"] == cli["fit"]["elbo"]
+    assert r.iterations == cli["iterations"]
+    assert r.fdr == cli["fdr"] == 0.2
     assert r.converged
     # Known keywords have P(y* = 1 | y) = 1 and are selected.
-    known = r.words[r.words["known"]]
+    known = r.candidates[r.candidates["known"]]
     assert (known["p_latent"] == 1.0).all() and known["selected"].all()
+    # The FDR level: fdr, or its alias gamma, as the CLI's --fdr.
+    strict = plackett.extract_keywords(text, KNOWN, fdr=0.05)
+    cli = _cli("keywords", "extract", DOC, "--known", KNOWN, "--fdr", "0.05", "--output", "json")
+    assert strict.selected == cli["selected"] and strict.fdr == 0.05
+    assert plackett.extract_keywords(text, KNOWN, gamma=0.05).selected == strict.selected
+    with pytest.raises(TypeError, match="not both"):
+        plackett.extract_keywords(text, KNOWN, fdr=0.1, gamma=0.1)
 
 
 def test_word_filter_matches_the_cli():
@@ -43,12 +54,12 @@ def test_word_filter_matches_the_cli():
     for f in ("stopwords", "none"):
         r = plackett.extract_keywords(text, KNOWN, word_filter=f)
         cli = _cli("keywords", "extract", DOC, "--known", KNOWN, "--word-filter", f, "--output", "json")
-        assert r.candidates == cli["candidates"]
-        assert list(r.words["word"]) == [w["word"] for w in cli["words"]]
+        assert r.n_candidates == cli["n_candidates"]
+        assert list(r.candidates["stem"]) == [w["stem"] for w in cli["candidates"]]
     # The part-of-speech filter (default) keeps fewer words than none.
-    assert plackett.extract_keywords(text, KNOWN).candidates < plackett.extract_keywords(
+    assert plackett.extract_keywords(text, KNOWN).n_candidates < plackett.extract_keywords(
         text, KNOWN, word_filter="none"
-    ).candidates
+    ).n_candidates
     with pytest.raises(ValueError, match="word_filter"):
         plackett.extract_keywords(text, KNOWN, word_filter="nouns")
 
@@ -56,21 +67,27 @@ def test_word_filter_matches_the_cli():
 def test_known_as_list_and_tokens_input():
     r = plackett.extract_keywords("a b c a d b e c a f g b", ["a", "b"], tokens=True)
     assert set(r.selected) >= {"a", "b"}
-    assert r.words.shape[0] == r.candidates == 7
+    assert r.candidates.shape[0] == r.n_candidates == 7
+    # Tokens stand for themselves.
+    assert all(list(w) == [s] for s, w in zip(r.candidates["stem"], r.candidates["words"]))
 
 
 def test_gibbs_engine_and_options():
     text = open(DOC, encoding="utf-8").read()
     r = plackett.extract_keywords(text, KNOWN, engine="gibbs", samples=500, burn_in=300, chains=2)
     assert r.fit["engine"] == "gibbs"
+    assert r.elbo is None and r.iterations == 300 + 500
+    assert (r.candidates["sd"] > 0).all()
     assert {d["parameter"] for d in r.fit["diagnostics"]} == {"a", "b", "sigma2", "alpha"}
 
 
 def test_bad_input_raises():
-    with pytest.raises(ValueError, match="no known keyword"):
+    with pytest.raises(ValueError, match='known keyword "zebra" is not in the document'):
         plackett.extract_keywords("alpha beta gamma delta", ["zebra"])
-    with pytest.raises(ValueError, match="gamma"):
-        plackett.extract_keywords("alpha beta gamma", ["alpha"], gamma=1.5)
+    with pytest.raises(ValueError, match="no known keyword"):
+        plackett.extract_keywords("alpha beta gamma delta", " , ")
+    with pytest.raises(ValueError, match="fdr"):
+        plackett.extract_keywords("alpha beta gamma", ["alpha"], fdr=1.5)
     with pytest.raises(ValueError, match="engine"):
         plackett.extract_keywords("alpha beta gamma", ["alpha"], engine="magic")
     with pytest.raises(ValueError, match="probability"):

@@ -1,7 +1,8 @@
 //! VBSS against the exact posterior of its model (Albert–Chib Gibbs) on
 //! real documents: `cargo run --release -p plackett-text --example
-//! vb_vs_gibbs -- CORPUS CANDIDATES [DOCS]` (SemEval-2010 and the VBSS
-//! authors' candidate sequences; docs/keywords.md reports its output).
+//! vb_vs_gibbs -- CORPUS CANDIDATES [DOCS] [default-only]` (SemEval-2010
+//! and the VBSS authors' candidate sequences; docs/keywords.md reports its
+//! output; `default-only` runs only the default θ₀ scale and θ update).
 
 #![allow(clippy::needless_range_loop)]
 
@@ -22,6 +23,7 @@ fn main() {
         std::process::exit(2);
     }
     let docs: usize = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(20);
+    let default_only = args.get(4).is_some_and(|s| s == "default-only");
     let corpus = read_candidate_corpus(
         Path::new(&args[1]),
         Path::new(&args[2]),
@@ -29,13 +31,17 @@ fn main() {
     )
     .expect("corpus");
     println!(
-        "| θ₀ scale | θ update | docs | mean |Δ| P(y*=1|y), unobserved | max |Δ| | mean |Δ| Φ(a+bθ) plug-in vs posterior mean | same FDR set at γ=0.2 | Gibbs max R̂ |"
+        "| θ₀ scale | θ update | docs | mean |Δ| P(y*=1|y), unobserved | max |Δ| | mean |Δ| Φ(a+bθ) plug-in vs posterior mean | same FDR set at γ=0.2 | Gibbs max R̂ | mean |Δ| E Φ(a+bθ) | sd of Φ(a+bθ), VB / exact: median (10%, 90%) |"
     );
-    println!("|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|");
     for scale in [PriorScale::Dissertation, PriorScale::Code] {
         for mode in [ThetaUpdate::Block, ThetaUpdate::Coordinate] {
+            if default_only && (scale != PriorScale::Code || mode != ThetaUpdate::Block) {
+                continue;
+            }
             let (mut dl, mut mx, mut dp, mut cnt, mut same, mut used, mut rmax) =
                 (0.0, 0.0f64, 0.0, 0usize, 0usize, 0usize, 1.0f64);
+            let (mut dpred, mut ratios) = (0.0, Vec::new());
             for (di, d) in corpus.documents.iter().enumerate() {
                 if used == docs {
                     break;
@@ -83,6 +89,8 @@ fn main() {
                         cnt += 1;
                     }
                     dp += (vb.p_plugin[i] - gs.p_mean[i]).abs();
+                    dpred += (vb.p_predictive[i] - gs.p_mean[i]).abs();
+                    ratios.push(vb.p_sd[i] / gs.p_sd[i]);
                 }
 
                 if bayesian_fdr_select(&vb.p_latent, 0.2) == bayesian_fdr_select(&gs.p_latent, 0.2)
@@ -91,11 +99,17 @@ fn main() {
                 }
             }
             let total: usize = cnt + used * 5;
+            ratios.sort_by(f64::total_cmp);
+            let q = |f: f64| ratios[((ratios.len() - 1) as f64 * f).round() as usize];
             println!(
-                "| {scale:?} | {mode:?} | {used} | {:.4} | {:.3} | {:.4} | {same}/{used} | {rmax:.3} |",
+                "| {scale:?} | {mode:?} | {used} | {:.4} | {:.3} | {:.4} | {same}/{used} | {rmax:.3} | {:.4} | {:.2} ({:.2}, {:.2}) |",
                 dl / cnt as f64,
                 mx,
-                dp / total as f64
+                dp / total as f64,
+                dpred / total as f64,
+                q(0.5),
+                q(0.1),
+                q(0.9)
             );
         }
     }

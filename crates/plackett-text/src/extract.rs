@@ -9,6 +9,7 @@ use plackett::keywords::{
     bayesian_fdr_select, fit_gibbs, fit_vbss, top_by_score,
 };
 use serde_json::json;
+use std::collections::HashMap;
 
 /// What the document is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -106,8 +107,8 @@ pub struct ExtractOptions {
     pub scale: PriorScale,
     /// Which probability the FDR rule reads.
     pub probability: Probability,
-    /// FDR level.
-    pub gamma: f64,
+    /// FDR level γ of the selection.
+    pub fdr: f64,
     /// Engine and its settings.
     pub engine: Engine,
 }
@@ -123,25 +124,34 @@ impl Default for ExtractOptions {
             damping: 0.85,
             scale: PriorScale::Code,
             probability: Probability::Latent,
-            gamma: 0.2,
+            fdr: 0.2,
             engine: Engine::Vb(VbssOptions::default()),
         }
     }
 }
 
-/// One candidate word's results.
+/// One candidate word's results (`plackett keywords extract --output
+/// json`'s `candidates` rows).
 #[derive(Debug, Clone, serde::Serialize)]
-pub struct WordRow {
-    /// The candidate (a stem with the text front-end).
-    pub word: String,
+pub struct Candidate {
+    /// The candidate: a Porter stem with the text front-end, the token or
+    /// node name as given otherwise.
+    pub stem: String,
+    /// The words of the text it stands for, most frequent first (with
+    /// tokens or a graph as input, the candidate itself).
+    pub words: Vec<String>,
     /// 1-based rank by `p`.
     pub rank: usize,
     /// Whether it was given as known.
     pub known: bool,
     /// Whether the FDR rule selected it.
     pub selected: bool,
-    /// The probability the rule read.
+    /// The probability the rule read (`probability` says which).
     pub p: f64,
+    /// Posterior sd of the word's keyword probability `Φ(a + bθ)` (under
+    /// `q` for VBSS, over the draws for Gibbs), whose posterior mean is
+    /// `p_predictive`.
+    pub sd: f64,
     /// `Φ(a + bθ)` at the means (VB) or its posterior mean (Gibbs).
     pub p_plugin: f64,
     /// `Φ(a + bθ)` averaged over the posterior.
@@ -156,16 +166,23 @@ pub struct WordRow {
     pub frequency: f64,
 }
 
-/// Result of [`extract`].
+/// Result of [`extract`]: the JSON of `plackett keywords extract --output
+/// json`.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Extraction {
+    /// Every candidate, best first.
+    pub candidates: Vec<Candidate>,
+    /// The FDR level γ of the selection.
+    pub fdr: f64,
+    /// VBSS: sweeps run; Gibbs: sweeps per chain (burn-in and kept).
+    pub iterations: usize,
+    /// VBSS: the final ELBO; Gibbs: none.
+    pub elbo: Option<f64>,
     /// Number of candidate words.
-    pub candidates: usize,
+    pub n_candidates: usize,
     /// Known keywords among them.
     pub known: usize,
-    /// FDR level.
-    pub gamma: f64,
-    /// `latent`, `plugin` or `predictive`.
+    /// `latent`, `plugin`, `predictive` or `forced`.
     pub probability: String,
     /// Selected words, in candidate order.
     pub selected: Vec<String>,
@@ -177,8 +194,6 @@ pub struct Extraction {
     pub seconds: f64,
     /// Notes for the user.
     pub notes: Vec<String>,
-    /// Every candidate, best first.
-    pub words: Vec<WordRow>,
 }
 
 fn probability_name(p: Probability) -> &'static str {
@@ -193,10 +208,10 @@ fn probability_name(p: Probability) -> &'static str {
 /// Score every candidate word of a document given the known keywords or
 /// keyphrases (each word stemmed like the text), and select by Bayesian FDR.
 pub fn extract(document: &str, known: &[String], opts: &ExtractOptions) -> Result<Extraction> {
-    if !(opts.gamma > 0.0 && opts.gamma < 1.0) {
+    if !(opts.fdr > 0.0 && opts.fdr < 1.0) {
         return Err(Error::param(
-            "gamma",
-            format!("must lie strictly between 0 and 1, got {}", opts.gamma),
+            "fdr",
+            format!("must lie strictly between 0 and 1, got {}", opts.fdr),
         ));
     }
     match &opts.engine {
@@ -205,11 +220,21 @@ pub fn extract(document: &str, known: &[String], opts: &ExtractOptions) -> Resul
             o.mcmc.check()?;
         }
     }
+    // Surface forms per stem, with their counts (text input only).
+    let mut forms: HashMap<String, HashMap<String, usize>> = HashMap::new();
     let g = if opts.input == Input::Graph {
         read_edges(document, &opts.source)?
     } else {
         let tokens: Vec<String> = match opts.input {
-            Input::Text => opts.pipeline.candidates(document),
+            Input::Text => opts
+                .pipeline
+                .candidate_words(document)
+                .into_iter()
+                .map(|(w, s)| {
+                    *forms.entry(s.clone()).or_default().entry(w).or_default() += 1;
+                    s
+                })
+                .collect(),
             _ => document
                 .split_whitespace()
                 .map(|t| t.trim_matches('"').to_string())
@@ -231,11 +256,27 @@ pub fn extract(document: &str, known: &[String], opts: &ExtractOptions) -> Resul
             Input::Tokens => phrase.split_whitespace().map(str::to_string).collect(),
             Input::Graph => vec![phrase.trim().to_string()],
         };
+        let mut found = false;
         for s in stems {
             match g.index_of(&s) {
-                Some(i) => y[i] = true,
+                Some(i) => {
+                    y[i] = true;
+                    found = true;
+                }
                 None => missing.push(s),
             }
+        }
+        // A keyphrase counts if one of its words is a candidate (the others
+        // are noted below); one with none is not in the document.
+        if !found {
+            return Err(Error::Data(format!(
+                "known keyword \"{}\" is not in the document (none of its words is a candidate word{})",
+                phrase.trim(),
+                match opts.input {
+                    Input::Text => " after normalisation, filtering and stemming",
+                    _ => "",
+                }
+            )));
         }
     }
     missing.sort();
@@ -256,7 +297,9 @@ pub fn extract(document: &str, known: &[String], opts: &ExtractOptions) -> Resul
         ));
     }
     let start = std::time::Instant::now();
-    let (p, plugin, predictive, latent, theta, fit, converged) = match &opts.engine {
+    let (p, plugin, predictive, p_sd, latent, theta, fit, converged, iterations, elbo) = match &opts
+        .engine
+    {
         Engine::Gibbs(go) => {
             let f = fit_gibbs(&prior, &y, go)?;
             if f.p_worst.rhat > 1.01 || f.p_worst.ess_bulk < 400.0 {
@@ -292,14 +335,18 @@ pub fn extract(document: &str, known: &[String], opts: &ExtractOptions) -> Resul
                 "max_rhat": f.p_worst.rhat,
                 "min_ess_bulk": f.p_worst.ess_bulk,
             });
+            let sweeps = go.mcmc.burn_in + go.mcmc.samples * go.mcmc.thin;
             (
                 p,
                 f.p_mean.clone(),
                 f.p_mean,
+                f.p_sd,
                 f.p_latent,
                 f.theta,
                 fit,
                 true,
+                sweeps,
+                None,
             )
         }
         Engine::Vb(o) => {
@@ -327,25 +374,48 @@ pub fn extract(document: &str, known: &[String], opts: &ExtractOptions) -> Resul
                 .zip(&f.theta_sd)
                 .map(|(m, s)| (*m, *s))
                 .collect();
-            let c = f.converged;
-            (p, f.p_plugin, f.p_predictive, f.p_latent, theta, fit, c)
+            let (c, it, elbo) = (f.converged, f.iterations, f.final_elbo());
+            (
+                p,
+                f.p_plugin,
+                f.p_predictive,
+                f.p_sd,
+                f.p_latent,
+                theta,
+                fit,
+                c,
+                it,
+                Some(elbo),
+            )
         }
     };
     let seconds = start.elapsed().as_secs_f64();
-    let selected = bayesian_fdr_select(&p, opts.gamma);
+    let selected = bayesian_fdr_select(&p, opts.fdr);
     let mut is_sel = vec![false; p.len()];
     for &i in &selected {
         is_sel[i] = true;
     }
-    let words = top_by_score(&p, p.len())
+    let surface = |stem: &str| -> Vec<String> {
+        match forms.get(stem) {
+            None => vec![stem.to_string()],
+            Some(f) => {
+                let mut v: Vec<(&String, &usize)> = f.iter().collect();
+                v.sort_by(|a, b| b.1.cmp(a.1).then_with(|| a.0.cmp(b.0)));
+                v.into_iter().map(|(w, _)| w.clone()).collect()
+            }
+        }
+    };
+    let candidates = top_by_score(&p, p.len())
         .into_iter()
         .enumerate()
-        .map(|(k, i)| WordRow {
-            word: g.words[i].clone(),
+        .map(|(k, i)| Candidate {
+            stem: g.words[i].clone(),
+            words: surface(&g.words[i]),
             rank: k + 1,
             known: y[i],
             selected: is_sel[i],
             p: p[i],
+            sd: p_sd[i],
             p_plugin: plugin[i],
             p_predictive: predictive[i],
             p_latent: latent[i],
@@ -355,15 +425,17 @@ pub fn extract(document: &str, known: &[String], opts: &ExtractOptions) -> Resul
         })
         .collect();
     Ok(Extraction {
-        candidates: g.len(),
+        candidates,
+        fdr: opts.fdr,
+        iterations,
+        elbo,
+        n_candidates: g.len(),
         known: y.iter().filter(|&&v| v).count(),
-        gamma: opts.gamma,
         probability: probability_name(opts.probability).into(),
         selected: selected.iter().map(|&i| g.words[i].clone()).collect(),
         fit,
         converged,
         seconds,
         notes,
-        words,
     })
 }

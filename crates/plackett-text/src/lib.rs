@@ -22,8 +22,9 @@ pub mod corpus;
 pub mod extract;
 pub mod pipeline;
 pub mod pos;
+pub mod report;
 pub mod stopwords;
 
 pub use corpus::{read_candidate_corpus, read_corpus, read_external};
-pub use extract::{Engine, ExtractOptions, Extraction, Input, WordRow, extract};
+pub use extract::{Candidate, Engine, ExtractOptions, Extraction, Input, extract};
 pub use pipeline::{Pipeline, WordFilter, stem};

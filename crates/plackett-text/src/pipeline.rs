@@ -156,23 +156,31 @@ impl Pipeline {
 
     /// The candidate stems of `text`, in text order.
     pub fn candidates(&self, text: &str) -> Vec<String> {
-        let mut toks: Vec<String> = self
+        self.candidate_words(text)
+            .into_iter()
+            .map(|(_, s)| s)
+            .collect()
+    }
+
+    /// The candidates of `text` in text order, each as (the word as it
+    /// stands in the lower-cased text, its stem): the surface forms a stem
+    /// stands for.
+    pub fn candidate_words(&self, text: &str) -> Vec<(String, String)> {
+        let mut toks: Vec<(String, String)> = self
             .filtered_words(text)
             .into_iter()
-            .map(|w| stem(&w))
-            .filter(|s| !s.is_empty())
+            .map(|w| {
+                let s = stem(&w);
+                (w, s)
+            })
+            .filter(|(_, s)| !s.is_empty())
             .collect();
         if self.min_count_exclusive > 0 {
-            let mut count: HashMap<&str, usize> = HashMap::new();
-            for t in &toks {
-                *count.entry(t.as_str()).or_default() += 1;
+            let mut count: HashMap<String, usize> = HashMap::new();
+            for (_, s) in &toks {
+                *count.entry(s.clone()).or_default() += 1;
             }
-            let keep: Vec<bool> = toks
-                .iter()
-                .map(|t| count[t.as_str()] > self.min_count_exclusive)
-                .collect();
-            let mut k = keep.into_iter();
-            toks.retain(|_| k.next().unwrap_or(false));
+            toks.retain(|(_, s)| count[s] > self.min_count_exclusive);
         }
         toks
     }

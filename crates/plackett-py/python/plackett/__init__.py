@@ -640,36 +640,41 @@ def _rows(rows: list):
 class KeywordResult:
     """Keyword probabilities of one document (VBSS, Hu 2024 ch. 1).
 
-    ``words``: one row per candidate word, best first (a pandas DataFrame
-    when pandas is installed, else a list of dicts) with ``word``, ``rank``,
-    ``known``, ``selected``, ``p`` (the probability the FDR rule read),
+    ``candidates``: one row per candidate word, best first (a pandas
+    DataFrame when pandas is installed, else a list of dicts) with ``stem``,
+    ``words`` (the text's words it stands for, most frequent first),
+    ``rank``, ``known``, ``selected``, ``p`` (the probability the FDR rule
+    read), ``sd`` (posterior sd of the keyword probability Φ(a + bθ)),
     ``p_plugin``, ``p_predictive``, ``p_latent``, ``theta_mean``,
-    ``theta_sd``, ``frequency``; ``selected``: the words the Bayesian FDR
-    rule kept; ``fit``: engine details (ELBO or MCMC diagnostics);
-    ``converged``, ``notes``, ``to_json()`` (the JSON of ``plackett keywords
-    extract --output json``).
+    ``theta_sd``, ``frequency``; ``selected``: the stems the Bayesian FDR
+    rule kept; ``fdr`` (its level γ), ``iterations``, ``elbo`` (VBSS; None
+    for Gibbs), ``n_candidates``, ``known``; ``fit``: engine details (ELBO
+    or MCMC diagnostics); ``converged``, ``notes``, ``to_json()`` (the JSON
+    of ``plackett keywords extract --output json``).
     """
 
     def __init__(self, payload: str):
         self._json = payload
         d = json.loads(payload)
-        self.candidates: int = d["candidates"]
+        self.n_candidates: int = d["n_candidates"]
         self.known: int = d["known"]
-        self.gamma: float = d["gamma"]
+        self.fdr: float = d["fdr"]
+        self.iterations: int = d["iterations"]
+        self.elbo: Optional[float] = d["elbo"]
         self.probability: str = d["probability"]
         self.selected: list = d["selected"]
         self.fit: dict = d["fit"]
         self.converged: bool = d["converged"]
         self.notes: list = d["notes"]
-        self.words = _rows(d["words"])
+        self.candidates = _rows(d["candidates"])
 
     def to_json(self) -> str:
         return self._json
 
     def __repr__(self) -> str:
         return (
-            f"KeywordResult({self.candidates} candidates, {self.known} known, "
-            f"{len(self.selected)} selected at gamma={self.gamma})"
+            f"KeywordResult({self.n_candidates} candidates, {self.known} known, "
+            f"{len(self.selected)} selected at fdr={self.fdr})"
         )
 
 
@@ -678,7 +683,7 @@ def extract_keywords(
     known: Any,
     *,
     tokens: bool = False,
-    gamma: float = 0.2,
+    fdr: Optional[float] = None,
     engine: str = "vb",
     **options: Any,
 ) -> KeywordResult:
@@ -688,13 +693,15 @@ def extract_keywords(
     part-of-speech filter, Porter stemming) or, with ``tokens=True``, the
     candidate sequence separated by white space. ``known``: keywords or
     keyphrases (a list, or one comma-separated string), stemmed like the
-    text. ``engine``: "vb" (VBSS) or "gibbs" (the exact posterior of the
-    same model). Every option of ``plackett keywords extract`` is a keyword
-    argument with ``_`` for ``-``: ``probability`` ("latent", "plugin",
-    "predictive"), ``prior_scale`` ("code", "dissertation"),
-    ``theta_update``, ``alpha``, ``window``, ``self_loops``, ``damping``,
-    ``min_count``, ``word_filter`` ("pos", "stopwords", "none"), ``tau``, ``sigma_a2``, ``sigma_b2``, ``tol``,
-    ``max_iter``, ``samples``, ``burn_in``, ``chains``, ``seed``.
+    text. ``fdr``: the FDR level γ of the selection (default 0.2; ``gamma``
+    is an alias). ``engine``: "vb" (VBSS) or "gibbs" (the exact posterior
+    of the same model). Every option of ``plackett keywords extract`` is a
+    keyword argument with ``_`` for ``-``: ``probability`` ("latent",
+    "plugin", "predictive", "forced"), ``prior_scale`` ("code",
+    "dissertation"), ``theta_update``, ``alpha``, ``alpha_init``,
+    ``window``, ``self_loops``, ``damping``, ``min_count``, ``word_filter``
+    ("pos", "stopwords", "none"), ``tau``, ``sigma_a2``, ``sigma_b2``,
+    ``tol``, ``max_iter``, ``samples``, ``burn_in``, ``chains``, ``seed``.
     See docs/keywords.md.
     """
     if not isinstance(document, str):
@@ -705,8 +712,14 @@ def extract_keywords(
         known = [str(k) for k in known]
     else:
         raise TypeError("known: expected a list of keywords or a comma-separated str")
+    if "gamma" in options:
+        if fdr is not None:
+            raise TypeError("pass fdr or its alias gamma, not both")
+        fdr = options.pop("gamma")
     return KeywordResult(
-        _plackett.extract_keywords(document, known, tokens=tokens, gamma=gamma, engine=engine, **options)
+        _plackett.extract_keywords(
+            document, known, tokens=tokens, fdr=0.2 if fdr is None else fdr, engine=engine, **options
+        )
     )
 
 

@@ -56,6 +56,8 @@ impl Default for VbssGibbsOptions {
 pub struct VbssGibbsFit {
     /// Posterior mean of `Φ(a + b θ_i)`.
     pub p_mean: Vec<f64>,
+    /// Posterior sd of `Φ(a + b θ_i)`.
+    pub p_sd: Vec<f64>,
     /// `P(y*_i = 1 | y)` (Rao–Blackwellised).
     pub p_latent: Vec<f64>,
     /// Posterior mean and sd of `θ_i`.
@@ -354,6 +356,7 @@ pub fn fit_gibbs(prior: &ThetaPrior, y: &[bool], opts: &VbssGibbsOptions) -> Res
         diagnostics[k] = diagnose(&ch);
     }
     let mut p_mean = vec![0.0; n];
+    let mut p_sd = vec![0.0; n];
     let mut theta = vec![(0.0, 0.0); n];
     let mut p_worst = ScalarDiagnostics {
         rhat: 1.0,
@@ -372,7 +375,7 @@ pub fn fit_gibbs(prior: &ThetaPrior, y: &[bool], opts: &VbssGibbsOptions) -> Res
             .flat_map(|(_, ps, _)| ps[i].iter().skip(1).step_by(2).copied())
             .collect();
         let all: Vec<f64> = pc.iter().flatten().copied().collect();
-        p_mean[i] = mean_sd(&all).0;
+        (p_mean[i], p_sd[i]) = mean_sd(&all);
         theta[i] = mean_sd(&tc);
         let d = diagnose(&pc);
         if d.rhat.is_finite() {
@@ -383,6 +386,7 @@ pub fn fit_gibbs(prior: &ThetaPrior, y: &[bool], opts: &VbssGibbsOptions) -> Res
     }
     Ok(VbssGibbsFit {
         p_mean,
+        p_sd,
         p_latent: latent,
         theta,
         scalars,

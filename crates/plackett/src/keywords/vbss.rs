@@ -20,7 +20,7 @@ use super::prior::ThetaPrior;
 use crate::error::{Error, Result};
 use crate::numerics::fixed_point::{Executor, IterSettings, Iterate, MonotoneMap};
 use crate::numerics::log_add_exp;
-use crate::numerics::probit::{ln_norm_cdf, mills, norm_cdf};
+use crate::numerics::probit::{ln_norm_cdf, mills, norm_cdf, probit_mean_sd};
 use crate::numerics::special::{digamma, ln_gamma};
 
 const LN_2PI: f64 = 1.837_877_066_409_345_3;
@@ -170,6 +170,10 @@ pub struct VbssFit {
     pub p_plugin: Vec<f64>,
     /// `P(y*_i = 1)` averaged over `q`.
     pub p_predictive: Vec<f64>,
+    /// The sd of `Φ(a + bθ_i)` under `q` (with `a + bθ_i` moment-matched
+    /// to a normal, as for `p_predictive`): how well the data pin the
+    /// word's keyword probability.
+    pub p_sd: Vec<f64>,
     /// `q(y*_i = 1)`.
     pub p_latent: Vec<f64>,
     /// The plug-in with known keywords set to 1.
@@ -692,13 +696,13 @@ impl<'a> State<'a> {
             }
             _ => self.s_t.clone(),
         };
-        let p_predictive = (0..self.n)
+        let (p_predictive, p_sd) = (0..self.n)
             .map(|i| {
                 let et2 = self.mu_t[i] * self.mu_t[i] + s_t[i];
                 let var = self.s_a + eb2 * et2 - (self.mu_b * self.mu_t[i]).powi(2);
-                norm_cdf(self.m(i) / (1.0 + var.max(0.0)).sqrt())
+                probit_mean_sd(self.m(i), var)
             })
-            .collect();
+            .unzip();
         // q(z) from the final q(θ, a, b, α): refresh π before reporting.
         let mut latent = Vec::with_capacity(self.n);
         for i in 0..self.n {
@@ -721,6 +725,7 @@ impl<'a> State<'a> {
             p_forced: super::fdr::forced(&p_plugin, self.y),
             p_plugin,
             p_predictive,
+            p_sd,
             p_latent: latent,
             elbo,
             iterations,

@@ -30,6 +30,39 @@ pub fn norm_cdf(x: f64) -> f64 {
     0.5 * libm::erfc(-x / std::f64::consts::SQRT_2)
 }
 
+/// Owen's (1956) `T(h, a) = (1/2π) ∫₀^a exp(−h²(1 + x²)/2) / (1 + x²) dx`
+/// for `0 ≤ a ≤ 1`, by composite Simpson's rule (the integrand is smooth
+/// and bounded on the short interval: 256 panels give about 1e-13).
+pub fn owens_t(h: f64, a: f64) -> f64 {
+    const PANELS: usize = 256;
+    if a <= 0.0 {
+        return 0.0;
+    }
+    let f = |x: f64| {
+        let q = 1.0 + x * x;
+        (-0.5 * h * h * q).exp() / q
+    };
+    let step = a / PANELS as f64;
+    let mut s = f(0.0) + f(a);
+    for k in 1..PANELS {
+        s += f(k as f64 * step) * if k % 2 == 1 { 4.0 } else { 2.0 };
+    }
+    s * step / 3.0 / (2.0 * std::f64::consts::PI)
+}
+
+/// `E[Φ(X)]` and `sd[Φ(X)]` for `X ~ N(m, v)`: the mean is `Φ(h)` with
+/// `h = m/√(1 + v)`, and `E[Φ(X)²] = P(Z₁ ≤ X, Z₂ ≤ X)` is the bivariate
+/// normal probability `Φ₂(h, h; ρ = v/(1 + v)) = Φ(h) − 2 T(h, √((1 − ρ)/(1 +
+/// ρ)))` (Owen 1956).
+pub fn probit_mean_sd(m: f64, v: f64) -> (f64, f64) {
+    let v = v.max(0.0);
+    let h = m / (1.0 + v).sqrt();
+    let mean = norm_cdf(h);
+    let rho = v / (1.0 + v);
+    let second = mean - 2.0 * owens_t(h, ((1.0 - rho) / (1.0 + rho)).sqrt());
+    (mean, (second - mean * mean).max(0.0).sqrt())
+}
+
 /// `ln Φ(x)`, finite for every finite `x`.
 pub fn ln_norm_cdf(x: f64) -> f64 {
     if x > -37.0 {
@@ -129,6 +162,40 @@ pub fn truncated_draw<R: Rng + ?Sized>(rng: &mut R, mu: f64, upper: bool) -> f64
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn probit_mean_sd_matches_quadrature_and_its_limits() {
+        // v = 0: X is the point m, so Φ(X) has no spread.
+        let (p, sd) = probit_mean_sd(0.7, 0.0);
+        // (The variance is accurate to about 1e-11; the sd is its root.)
+        assert!((p - norm_cdf(0.7)).abs() < 1e-15 && sd * sd < 1e-10, "{sd}");
+        // T(h, 1) = Φ(h)(1 − Φ(h))/2 (Owen 1956).
+        for h in [-2.0f64, -0.3, 0.0, 1.1, 3.0] {
+            let t = owens_t(h, 1.0);
+            let want = 0.5 * norm_cdf(h) * (1.0 - norm_cdf(h));
+            assert!((t - want).abs() < 1e-12, "{h}: {t} vs {want}");
+        }
+        // Against a fine midpoint rule over X ~ N(m, v).
+        for (m, v) in [(0.3f64, 0.5f64), (-1.2, 2.0), (2.0, 9.0), (0.0, 0.01)] {
+            let (mut e1, mut e2, mut w) = (0.0, 0.0, 0.0);
+            let n = 200_000;
+            for k in 0..n {
+                let z = -10.0 + 20.0 * (k as f64 + 0.5) / n as f64;
+                let d = norm_pdf(z);
+                let p = norm_cdf(m + v.sqrt() * z);
+                e1 += d * p;
+                e2 += d * p * p;
+                w += d;
+            }
+            let (e1, e2) = (e1 / w, e2 / w);
+            let (p, sd) = probit_mean_sd(m, v);
+            assert!((p - e1).abs() < 1e-9, "mean {m} {v}");
+            assert!(
+                (sd - (e2 - e1 * e1).sqrt()).abs() < 1e-8,
+                "sd {m} {v}: {sd}"
+            );
+        }
+    }
+
     use super::*;
     use crate::infer::rng::stream;
 

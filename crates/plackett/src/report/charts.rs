@@ -82,6 +82,77 @@ pub fn forest(names: &[String], mid: &[f64], lo: &[f64], hi: &[f64], x_label: &s
     })
 }
 
+/// One bar per item from 0 to `value` (in the given order, the first at
+/// the top), coloured by `class` (0 grey, 1 blue, 2 orange), with a dashed
+/// line after the first `cut` rows when given (e.g. a selection's cut).
+pub fn ranked_bars(
+    names: &[String],
+    value: &[f64],
+    class: &[u8],
+    cut: Option<usize>,
+    x_label: &str,
+) -> String {
+    let n = names.len();
+    let h = (50 + 16 * n).max(160) as u32;
+    let label_w = names
+        .iter()
+        .map(|s| s.chars().count())
+        .max()
+        .unwrap_or(4)
+        .min(40) as u32
+        * 7
+        + 10;
+    let xmax = value
+        .iter()
+        .copied()
+        .filter(|x| x.is_finite())
+        .fold(0.0f64, f64::max)
+        .max(1e-9)
+        * 1.02;
+    svg_string(900, h, |root| {
+        let mut c = ChartBuilder::on(&root)
+            .margin(10)
+            .x_label_area_size(30)
+            .y_label_area_size(label_w)
+            .build_cartesian_2d(0.0..xmax, -0.5f64..n as f64 - 0.5)
+            .map_err(err)?;
+        let labels: Vec<String> = names.iter().map(|s| short_label(s, 40)).collect();
+        c.configure_mesh()
+            .disable_y_mesh()
+            .y_labels(n.min(200))
+            .y_label_formatter(&|y| category_tick(&labels, *y, |k| n.checked_sub(k + 1)))
+            .x_desc(x_label)
+            .draw()
+            .map_err(err)?;
+        let colour = |k: u8| match k {
+            2 => RGBColor(230, 120, 20),
+            1 => RGBColor(40, 90, 180),
+            _ => RGBColor(170, 170, 170),
+        };
+        for i in 0..n {
+            let y = (n - 1 - i) as f64;
+            let v = if value[i].is_finite() { value[i] } else { 0.0 };
+            c.draw_series(std::iter::once(Rectangle::new(
+                [(0.0, y - 0.35), (v, y + 0.35)],
+                colour(class[i]).filled(),
+            )))
+            .map_err(err)?;
+        }
+        if let Some(k) = cut.filter(|&k| k > 0 && k < n) {
+            // Between row k − 1 (above) and row k (below).
+            let y = (n - k) as f64 - 0.5;
+            c.draw_series(DashedLineSeries::new(
+                vec![(0.0, y), (xmax, y)],
+                6,
+                4,
+                RED.stroke_width(2),
+            ))
+            .map_err(err)?;
+        }
+        Ok(())
+    })
+}
+
 /// Heat map of probabilities: one row per name, one column per place
 /// (1-based integer ticks), coloured on the viridis scale from 0 to the
 /// largest value (square-root scale), with a labelled colour bar; on small
