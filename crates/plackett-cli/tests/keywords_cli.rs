@@ -25,24 +25,20 @@ fn write(dir: &Path, name: &str, text: &str) -> String {
     p.to_str().unwrap().to_string()
 }
 
+/// `plackett keywords extract ARGS…`.
+fn extract(args: &[&str]) -> std::process::Output {
+    bin()
+        .args(["keywords", "extract"])
+        .args(args)
+        .output()
+        .unwrap()
+}
+
 #[test]
 fn extract_follows_its_json_contract_and_is_deterministic() {
     let dir = tmpdir("kw_extract");
     let f = write(&dir, "doc.txt", TEXT);
-    let run = || {
-        bin()
-            .args([
-                "keywords",
-                "extract",
-                &f,
-                "--known",
-                "ranking model, worth",
-                "--output",
-                "json",
-            ])
-            .output()
-            .unwrap()
-    };
+    let run = || extract(&[&f, "--known", "ranking model, worth", "--output", "json"]);
     let out = run();
     let v = json(&out);
     assert_eq!(v["known"], 3, "{v}"); // rank, model, worth (stems)
@@ -115,22 +111,17 @@ fn gibbs_agrees_with_vb_on_a_short_text() {
     let dir = tmpdir("kw_gibbs");
     let f = write(&dir, "doc.txt", TEXT);
     let get = |engine: &str| {
-        let out = bin()
-            .args([
-                "keywords",
-                "extract",
-                &f,
-                "--known",
-                "ranking model, worth",
-                "--output",
-                "json",
-                "--engine",
-                engine,
-                "--samples",
-                "1500",
-            ])
-            .output()
-            .unwrap();
+        let out = extract(&[
+            &f,
+            "--known",
+            "ranking model, worth",
+            "--output",
+            "json",
+            "--engine",
+            engine,
+            "--samples",
+            "1500",
+        ]);
         let v = json(&out);
         let mut m = std::collections::HashMap::new();
         for w in v["candidates"].as_array().unwrap() {
@@ -163,23 +154,15 @@ fn a_users_own_graph() {
         "g.csv",
         "source,target,weight\nalpha,beta,3\nbeta,gamma,1\ngamma,delta,2\ndelta,alpha,1\nalpha,epsilon,0.5\nzeta,eta,1\n",
     );
-    let out = bin()
-        .args([
-            "keywords", "extract", &g, "--input", "graph", "--known", "alpha", "--output", "json",
-        ])
-        .output()
-        .unwrap();
+    let out = extract(&[
+        &g, "--input", "graph", "--known", "alpha", "--output", "json",
+    ]);
     let v = json(&out);
     assert_eq!(v["n_candidates"], 7);
     assert_eq!(v["candidates"][0]["stem"], "alpha");
     assert_eq!(v["candidates"][0]["words"], serde_json::json!(["alpha"]));
     let bad = write(&dir, "bad.csv", "alpha,beta,2\nbeta,gamma,-1\n");
-    let out = bin()
-        .args([
-            "keywords", "extract", &bad, "--input", "graph", "--known", "alpha",
-        ])
-        .output()
-        .unwrap();
+    let out = extract(&[&bad, "--input", "graph", "--known", "alpha"]);
     fails(&out, "bad.csv:2");
 }
 
@@ -187,64 +170,30 @@ fn a_users_own_graph() {
 fn bad_input_is_refused_with_one_line() {
     let dir = tmpdir("kw_bad");
     let f = write(&dir, "doc.txt", TEXT);
-    let out = bin()
-        .args(["keywords", "extract", &f, "--known", "zebra"])
-        .output()
-        .unwrap();
+    let out = extract(&[&f, "--known", "zebra"]);
     fails(
         &out,
         "doc.txt: known keyword \"zebra\" is not in the document",
     );
     // Each known keyword must be in the text, not just one of them.
-    let out = bin()
-        .args(["keywords", "extract", &f, "--known", "ranking model, zebra"])
-        .output()
-        .unwrap();
+    let out = extract(&[&f, "--known", "ranking model, zebra"]);
     fails(&out, "known keyword \"zebra\" is not in the document");
     // A keyphrase counts when one of its words is a candidate; the others
     // are noted.
-    let out = bin()
-        .args(["keywords", "extract", &f, "--known", "worth, zebra model"])
-        .output()
-        .unwrap();
+    let out = extract(&[&f, "--known", "worth, zebra model"]);
     assert_ok(&out);
     assert!(String::from_utf8_lossy(&out.stdout).contains("not candidates (ignored): zebra"));
     // No known keyword at all.
-    let out = bin()
-        .args(["keywords", "extract", &f, "--known", " , "])
-        .output()
-        .unwrap();
+    let out = extract(&[&f, "--known", " , "]);
     fails(&out, "no known keyword");
-    let out = bin()
-        .args(["keywords", "extract", &f, "--known", "rank", "--fdr", "0"])
-        .output()
-        .unwrap();
+    let out = extract(&[&f, "--known", "rank", "--fdr", "0"]);
     fails(&out, "--fdr");
     // --gamma is an alias of --fdr.
-    let out = bin()
-        .args([
-            "keywords", "extract", &f, "--known", "rank", "--gamma", "1.5",
-        ])
-        .output()
-        .unwrap();
+    let out = extract(&[&f, "--known", "rank", "--gamma", "1.5"]);
     fails(&out, "--fdr");
-    let out = bin()
-        .args([
-            "keywords",
-            "extract",
-            &f,
-            "--known",
-            "rank",
-            "--damping",
-            "1",
-        ])
-        .output()
-        .unwrap();
+    let out = extract(&[&f, "--known", "rank", "--damping", "1"]);
     fails(&out, "damping");
-    let out = bin()
-        .args(["keywords", "extract", &f, "--known", "rank", "--tau=-1"])
-        .output()
-        .unwrap();
+    let out = extract(&[&f, "--known", "rank", "--tau=-1"]);
     fails(&out, "tau");
     let bin_file = dir.join("bin.txt");
     std::fs::write(&bin_file, [0xff, 0xfe, 0x00, 0x41]).unwrap();
@@ -256,16 +205,10 @@ fn bad_input_is_refused_with_one_line() {
         .unwrap();
     fails(&out, "not UTF-8");
     let empty = write(&dir, "empty.txt", "the of and");
-    let out = bin()
-        .args(["keywords", "extract", &empty, "--known", "a"])
-        .output()
-        .unwrap();
+    let out = extract(&[&empty, "--known", "a"]);
     fails(&out, "no candidate words");
     let two = write(&dir, "two.txt", "alpha beta");
-    let out = bin()
-        .args(["keywords", "extract", &two, "--known", "alpha,beta"])
-        .output()
-        .unwrap();
+    let out = extract(&[&two, "--known", "alpha,beta"]);
     fails(&out, "nothing to infer");
     let out = bin()
         .args(["keywords", "evaluate"])
@@ -536,24 +479,19 @@ fn extract_report_draws_the_ranking_with_its_cut_and_writes_nothing_on_failure()
     let out_json = dir.join("kw.json");
     let page_s = page.to_str().unwrap();
     let json_s = out_json.to_str().unwrap();
-    let out = bin()
-        .args([
-            "keywords",
-            "extract",
-            &f,
-            "--known",
-            "ranking model, worth",
-            "--fdr",
-            "0.3",
-            "--report",
-            page_s,
-            "--output",
-            "json",
-            "--out",
-            json_s,
-        ])
-        .output()
-        .unwrap();
+    let out = extract(&[
+        &f,
+        "--known",
+        "ranking model, worth",
+        "--fdr",
+        "0.3",
+        "--report",
+        page_s,
+        "--output",
+        "json",
+        "--out",
+        json_s,
+    ]);
     assert_ok(&out);
     let html = std::fs::read_to_string(&page).unwrap();
     let v: serde_json::Value =
@@ -577,12 +515,7 @@ fn extract_report_draws_the_ranking_with_its_cut_and_writes_nothing_on_failure()
     // A failing run writes neither file.
     std::fs::remove_file(&page).unwrap();
     std::fs::remove_file(&out_json).unwrap();
-    let out = bin()
-        .args([
-            "keywords", "extract", &f, "--known", "zebra", "--report", page_s, "--out", json_s,
-        ])
-        .output()
-        .unwrap();
+    let out = extract(&[&f, "--known", "zebra", "--report", page_s, "--out", json_s]);
     fails(&out, "is not in the document");
     assert!(!page.exists() && !out_json.exists());
 }

@@ -20,6 +20,18 @@ fn svg_string(
     s
 }
 
+/// Pixels for a column of row labels (at most 40 characters shown).
+fn label_width(names: &[String]) -> u32 {
+    names
+        .iter()
+        .map(|s| s.chars().count())
+        .max()
+        .unwrap_or(4)
+        .min(40) as u32
+        * 7
+        + 10
+}
+
 fn err<E: std::fmt::Debug>(e: E) -> String {
     format!("{e:?}")
 }
@@ -42,14 +54,7 @@ pub fn forest(names: &[String], mid: &[f64], lo: &[f64], hi: &[f64], x_label: &s
         .filter(|x| x.is_finite())
         .fold(f64::NEG_INFINITY, f64::max);
     let pad = ((xmax - xmin) * 0.05).max(1e-3);
-    let label_w = names
-        .iter()
-        .map(|s| s.chars().count())
-        .max()
-        .unwrap_or(4)
-        .min(40) as u32
-        * 7
-        + 10;
+    let label_w = label_width(names);
     svg_string(900, h, |root| {
         let mut c = ChartBuilder::on(&root)
             .margin(10)
@@ -94,14 +99,7 @@ pub fn ranked_bars(
 ) -> String {
     let n = names.len();
     let h = (50 + 16 * n).max(160) as u32;
-    let label_w = names
-        .iter()
-        .map(|s| s.chars().count())
-        .max()
-        .unwrap_or(4)
-        .min(40) as u32
-        * 7
-        + 10;
+    let label_w = label_width(names);
     let xmax = value
         .iter()
         .copied()
