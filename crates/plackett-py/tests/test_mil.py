@@ -150,3 +150,111 @@ def test_study_equals_the_cli_and_refuses_bad_options():
     ]:
         with pytest.raises(ValueError, match=needle):
             plackett.mil_study(**bad)
+
+
+def _bag_arrays(path):
+    """The simulated CSV as the estimator's input: per bag (X0, X1), and
+    the labels; the CLI's row order within each modality is kept."""
+    import csv
+
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    names = list(dict.fromkeys(r["bag"] for r in rows))
+    m0 = [k for k in rows[0] if k.startswith("m0_")]
+    m1 = [k for k in rows[0] if k.startswith("m1_")]
+    bags, labels, order = [], [], []
+    for b in names:
+        mine = [(i, r) for i, r in enumerate(rows) if r["bag"] == b]
+        x0 = [[float(r[k]) for k in m0] for _, r in mine if r["modality"] == "0"]
+        x1 = [[float(r[k]) for k in m1] for _, r in mine if r["modality"] == "1"]
+        bags.append((np.array(x0).reshape(-1, len(m0)), np.array(x1).reshape(-1, len(m1))))
+        labels.append(int(mine[0][1]["label"]))
+        order.append([i for i, r in mine if r["modality"] == "0"] + [i for i, r in mine if r["modality"] == "1"])
+    return bags, np.array(labels), order
+
+
+def test_mil_classifier_equals_the_cli(bags):
+    """The scikit-learn estimator fits and predicts as `plackett mil fit` /
+    `mil predict` on the same bags (the long table it writes, run through
+    the CLI); labels of any type map to 0/1 by sort order; instance
+    probabilities come back in the caller's order."""
+    from plackett._mil import _LongTable, _split, _widths
+
+    d, path = bags
+    X, y, _ = _bag_arrays(path)
+    pairs = _split(X)
+    table = _LongTable(pairs, y, _widths(pairs))
+    long_csv = d / "sk_bags.csv"
+    long_csv.write_text(table.to_csv())
+    model_file = d / "sk.json"
+    cli("mil", "fit", str(long_csv), "--seed", "3", "--out", str(model_file))
+    want = json.loads(cli("mil", "predict", str(model_file), str(long_csv), "--output", "json", "--seed", "3"))
+    names = np.where(y == 1, "pos", "neg")  # classes_ sorted: neg, pos
+    clf = plackett.MILClassifier(seed=3).fit(X, names)
+    assert list(clf.classes_) == ["neg", "pos"]
+    assert clf.n_features_in_ == (3, 3)
+    # The model is the CLI's model file.
+    assert clf.model_.to_json() == model_file.read_text()
+    proba = clf.predict_proba(X)
+    assert proba.shape == (len(X), 2)
+    by_bag = {b["bag"]: b["p"] for b in want["bags"]}
+    np.testing.assert_array_equal(proba[:, 1], [by_bag[f"b{i}"] for i in range(len(X))])
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    assert set(clf.predict(X)) <= {"neg", "pos"}
+    # Instance probabilities, per bag (modality 0, modality 1), as the CLI's rows.
+    by_row = {i["row"]: i["p_primary"] for b in want["bags"] for i in b["instances"]}
+    for k, (p0, p1) in enumerate(clf.instance_proba(X)):
+        rows = [r for r, (bag, _, _) in enumerate(table.rows) if bag == k]
+        assert list(p0) + list(p1) == [by_row[r] for r in rows]
+    # The CLI's own file holds the same bags with the two modalities'
+    # instances interleaved. Coordinate ascent visits a bag's instances in
+    # file order, so it stops at a nearby optimum of the ELBO (docs/mil.md,
+    # "Instance order"): the same classifier up to a few hundredths.
+    fit_file = d / "sk_orig.json"
+    cli("mil", "fit", path, "--seed", "3", "--out", str(fit_file))
+    orig = json.loads(cli("mil", "predict", str(fit_file), path, "--output", "json", "--seed", "3"))
+    other = np.array([b["p"] for b in orig["bags"]])
+    assert np.corrcoef(proba[:, 1], other)[0, 1] > 0.98
+    assert np.abs(proba[:, 1] - other).max() < 0.1
+
+
+def test_mil_classifier_in_scikit_learn_and_bad_input():
+    sklearn = pytest.importorskip("sklearn")
+    from sklearn.base import clone
+    from sklearn.model_selection import cross_val_score
+
+    rng = np.random.default_rng(5)
+    # Unimodal bags (ordinary MIL): positive bags hold an instance far out
+    # along the first feature.
+    X, y = [], []
+    for i in range(60):
+        inst = rng.normal(size=(rng.integers(2, 6), 2))
+        if i % 2:
+            inst[0, 0] += 3.0
+        X.append(inst)
+        y.append(i % 2)
+    clf = plackett.MILClassifier(slope_var=1.0)
+    assert clone(clf).get_params()["slope_var"] == 1.0
+    scores = cross_val_score(clf, X, np.array(y), cv=3, scoring="roc_auc")
+    assert scores.mean() > 0.8, scores
+    fitted = plackett.MILClassifier().fit(X, y)
+    p0, p1 = fitted.instance_proba(X[:1])[0]
+    assert p0.shape == (len(X[0]),) and p1.shape == (0,)
+    with pytest.raises(ValueError, match="bag 1 has no instances"):
+        plackett.MILClassifier().fit([X[0], np.zeros((0, 2))], [0, 1])
+    with pytest.raises(ValueError, match="bag 1, modality 0: features must be finite"):
+        plackett.MILClassifier().fit([X[0], np.array([[np.nan, 1.0]])], [0, 1])
+    with pytest.raises(ValueError, match="bag 1, modality 0: 3 features, earlier bags' 2"):
+        plackett.MILClassifier().fit([X[0], np.ones((2, 3))], [0, 1])
+    with pytest.raises(ValueError, match="exactly 2 classes"):
+        plackett.MILClassifier().fit(X[:3], [0, 1, 2])
+    with pytest.raises(ValueError, match="one label per bag"):
+        plackett.MILClassifier().fit(X[:3], [0, 1])
+    with pytest.raises(ValueError, match="3 features, the fitted bags' 2"):
+        fitted.predict_proba([np.ones((2, 3))])
+    with pytest.raises(ValueError, match="not fitted"):
+        plackett.MILClassifier().predict(X)
+    with pytest.raises(TypeError, match="sequence of bags"):
+        plackett.MILClassifier().fit(np.ones((4, 2)), [0, 1, 0, 1])
+    with pytest.raises(ValueError, match="engine"):
+        plackett.MILClassifier(engine="magic").fit(X, y)

@@ -37,6 +37,7 @@ __all__ = [
     "Dataset",
     "FitResult",
     "KeywordResult",
+    "MILClassifier",
     "MilFit",
     "MilModel",
     "MilPrediction",
@@ -877,3 +878,4 @@ def mil_study(*, factors: str = "basic", methods: str = "vmmic,milr,si-mean,si-m
 
 
 from ._classifier import PLClassifier  # noqa: E402
+from ._mil import MILClassifier  # noqa: E402

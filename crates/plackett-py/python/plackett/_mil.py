@@ -1,0 +1,291 @@
+"""vMMIC (Hu 2024, ch. 2) as a scikit-learn classifier of bags, in the
+convention of the Python MIL packages (``fit(bags, y)`` with a bag an array
+of instances). All numerics run in the Rust library: this module validates
+the bags, writes them in the long layout ``plackett mil`` reads and maps
+the answers back to the caller's order."""
+from __future__ import annotations
+
+import inspect
+from typing import Any, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from . import _plackett
+
+try:  # scikit-learn is optional: without it the estimator still works.
+    from sklearn.base import BaseEstimator, ClassifierMixin
+    from sklearn.utils.multiclass import check_classification_targets
+except ImportError:  # pragma: no cover - exercised only without sklearn
+
+    class BaseEstimator:  # type: ignore[no-redef]
+        """get_params/set_params as scikit-learn defines them."""
+
+        def get_params(self, deep: bool = True) -> dict:
+            names = [p for p in inspect.signature(type(self).__init__).parameters if p != "self"]
+            return {k: getattr(self, k) for k in names}
+
+        def set_params(self, **params: Any) -> "BaseEstimator":
+            valid = self.get_params()
+            for k, v in params.items():
+                if k not in valid:
+                    raise ValueError(f"invalid parameter {k!r} for {type(self).__name__}")
+                setattr(self, k, v)
+            return self
+
+    class ClassifierMixin:  # type: ignore[no-redef]
+        def score(self, X, y) -> float:
+            return float(np.mean(self.predict(X) == np.asarray(y)))
+
+    def check_classification_targets(y):  # type: ignore[no-redef]
+        if np.asarray(y).dtype.kind == "f" and not np.all(np.mod(y, 1) == 0):
+            raise ValueError("Unknown label type: continuous")
+
+
+def _modality(a: Any, bag: int, m: int) -> Optional[np.ndarray]:
+    """One modality's instances of bag `bag` as a float (rows × features)
+    array, or None when it has none."""
+    if a is None:
+        return None
+    try:
+        x = np.asarray(a, dtype=np.float64)
+    except (TypeError, ValueError) as e:
+        raise TypeError(f"bag {bag}, modality {m}: expected a numeric array ({e})") from None
+    if x.ndim == 1 and x.size == 0:
+        return None
+    if x.ndim != 2:
+        raise ValueError(f"bag {bag}, modality {m}: expected a 2-D array (instances × features), got {x.ndim}-D")
+    if x.shape[0] == 0:
+        return None
+    if not np.all(np.isfinite(x)):
+        raise ValueError(f"bag {bag}, modality {m}: features must be finite (NaN or infinity found)")
+    return x
+
+
+def _split(bags: Any) -> List[Tuple[Optional[np.ndarray], Optional[np.ndarray]]]:
+    """Each bag as (modality 0, modality 1): a 2-D array is a unimodal bag,
+    a pair of arrays (either may be None or empty) a two-modality one."""
+    if isinstance(bags, np.ndarray) and bags.dtype != object:
+        raise TypeError("bags: expected a sequence of bags (one 2-D array, or a pair of them, per bag), not one array")
+    if not isinstance(bags, Sequence) and not isinstance(bags, np.ndarray):
+        raise TypeError("bags: expected a sequence of bags (one 2-D array, or a pair of them, per bag)")
+    out = []
+    for i, b in enumerate(bags):
+        if isinstance(b, (tuple, list)) and len(b) == 2 and not np.isscalar(b[0]):
+            pair = (_modality(b[0], i, 0), _modality(b[1], i, 1))
+        else:
+            pair = (_modality(b, i, 0), None)
+        if pair[0] is None and pair[1] is None:
+            raise ValueError(f"bag {i} has no instances: every bag needs at least one")
+        out.append(pair)
+    if not out:
+        raise ValueError("bags: no bags")
+    return out
+
+
+def _widths(pairs, fitted: Optional[Tuple[int, int]] = None) -> Tuple[int, int]:
+    widths = list(fitted) if fitted is not None else [-1, -1]
+    for i, pair in enumerate(pairs):
+        for m, x in enumerate(pair):
+            if x is None:
+                continue
+            if widths[m] < 0:
+                widths[m] = x.shape[1]
+            elif x.shape[1] != widths[m]:
+                what = "the fitted bags'" if fitted is not None else "earlier bags'"
+                raise ValueError(
+                    f"bag {i}, modality {m}: {x.shape[1]} features, {what} {widths[m]}"
+                )
+    return (max(widths[0], 0), max(widths[1], 0))
+
+
+class _LongTable:
+    """The long CSV (``bag,label,modality,m0_…,m1_…``) the readers take, in
+    the shape of a pandas frame (``columns``, ``to_csv``)."""
+
+    def __init__(self, pairs, labels: Optional[np.ndarray], widths: Tuple[int, int]):
+        d0, d1 = widths
+        self.columns = (["bag", "label", "modality"] + [f"m0_f{k + 1}" for k in range(d0)]
+                        + [f"m1_f{k + 1}" for k in range(d1)])
+        lines = [",".join(self.columns)]
+        # (bag, modality, row within the modality) of every data row.
+        self.rows: List[Tuple[int, int, int]] = []
+        for i, pair in enumerate(pairs):
+            label = "" if labels is None else str(int(labels[i]))
+            for m, x in enumerate(pair):
+                if x is None:
+                    continue
+                blank0, blank1 = [""] * d0, [""] * d1
+                for r, row in enumerate(x):
+                    # repr: the shortest text that reads back as the same float.
+                    vals = [repr(float(v)) for v in row]
+                    cells = (vals + blank1) if m == 0 else (blank0 + vals)
+                    lines.append(",".join([f"b{i}", label, str(m)] + cells))
+                    self.rows.append((i, m, r))
+        self._text = "\n".join(lines) + "\n"
+
+    def to_csv(self, index: bool = False) -> str:
+        return self._text
+
+
+class MILClassifier(ClassifierMixin, BaseEstimator):
+    """Multiple-instance classifier of bags with one or two modalities:
+    vMMIC, the two-level probit model of Hu 2024 (ch. 2) fitted by
+    variational Bayes, or its exact posterior by Gibbs sampling.
+
+    A bag's label is driven by its primary instances: instance ``j`` is
+    primary with probability ``Φ(a + x_j b)`` (modality 0; ``c + z_j d`` for
+    modality 1) and the bag is positive with probability
+    ``Φ(α + Σ_j δ_j x_j β + …)``.
+
+    ``fit(bags, y)``: ``bags`` is a sequence with one entry per bag, either
+    a 2-D array (instances × features; one modality, ordinary MIL) or a pair
+    ``(X0, X1)`` of such arrays for the two modalities (either may be None
+    or have no rows); ``y`` has two classes. ``predict_proba(bags)`` gives
+    the posterior predictive bag probabilities (columns in the order of
+    ``classes_``), ``instance_proba(bags)`` every instance's posterior
+    probability of being primary.
+
+    Parameters
+    ----------
+    engine : "vb" | "gibbs"
+        vMMIC's coordinate ascent (fast) or the Gibbs sampler (the gold
+        standard; slow).
+    standardise : bool
+        Z-score every feature on the training bags first.
+    components : int or None
+        Replace each modality's features by their leading principal
+        components (vMMIC needs it on wide features; docs/mil.md).
+    intercept_var, slope_var : float
+        Prior variances of the intercepts and slopes (Hu 2024 §2.2.1: 16, 4).
+    tol, max_iter, starts, vb_start
+        vMMIC's stopping rule, sweep cap, random starts and first start
+        ("marginal", "prior", "moments").
+    samples, burn_in, thin, chains, gibbs_start
+        The sampler's settings.
+    draws : int
+        Monte Carlo draws per bag for the predictive probabilities.
+    seed : int
+        Seed of the sampler, the random starts and the predictive draws.
+
+    Attributes
+    ----------
+    classes_ : ndarray
+        The two labels; ``classes_[1]`` is the positive class.
+    model_ : MilModel
+        The fitted model (``model_.to_json()`` is ``plackett mil fit
+        --out``'s file).
+    n_features_in_ : tuple of int
+        Features per modality seen in ``fit``.
+    """
+
+    def __init__(
+        self,
+        engine: str = "vb",
+        standardise: bool = False,
+        components: Optional[int] = None,
+        intercept_var: float = 16.0,
+        slope_var: float = 4.0,
+        tol: float = 1e-4,
+        max_iter: int = 5000,
+        starts: int = 1,
+        vb_start: str = "marginal",
+        samples: int = 1000,
+        burn_in: int = 1000,
+        thin: int = 1,
+        chains: int = 4,
+        gibbs_start: str = "marginal",
+        draws: int = 1000,
+        seed: int = 1,
+    ):
+        self.engine = engine
+        self.standardise = standardise
+        self.components = components
+        self.intercept_var = intercept_var
+        self.slope_var = slope_var
+        self.tol = tol
+        self.max_iter = max_iter
+        self.starts = starts
+        self.vb_start = vb_start
+        self.samples = samples
+        self.burn_in = burn_in
+        self.thin = thin
+        self.chains = chains
+        self.gibbs_start = gibbs_start
+        self.draws = draws
+        self.seed = seed
+
+    def fit(self, bags: Any, y: Any) -> "MILClassifier":
+        """Fit on training bags and their labels."""
+        pairs = _split(bags)
+        y = np.asarray(y)
+        if y.ndim != 1 or len(y) != len(pairs):
+            raise ValueError(f"y: expected one label per bag ({len(pairs)}), got shape {y.shape}")
+        check_classification_targets(y)
+        classes, codes = np.unique(y, return_inverse=True)
+        if len(classes) != 2:
+            raise ValueError(f"MILClassifier needs labels of exactly 2 classes, got {len(classes)}: {list(classes)!r}")
+        widths = _widths(pairs)
+        table = _LongTable(pairs, codes, widths)
+        fit = _plackett.mil_fit(
+            "<bags>",
+            table.to_csv(),
+            engine=self.engine,
+            standardise=bool(self.standardise),
+            components=None if self.components is None else int(self.components),
+            intercept_var=float(self.intercept_var),
+            slope_var=float(self.slope_var),
+            tol=float(self.tol),
+            max_iter=int(self.max_iter),
+            starts=int(self.starts),
+            vb_start=self.vb_start,
+            gibbs_start=self.gibbs_start,
+            samples=int(self.samples),
+            burn_in=int(self.burn_in),
+            thin=int(self.thin),
+            chains=int(self.chains),
+            seed=int(self.seed),
+        )
+        self.model_ = fit.model()
+        self.fit_ = fit
+        self.classes_ = classes
+        self.n_features_in_ = widths
+        return self
+
+    def _predict(self, bags: Any):
+        if not hasattr(self, "model_"):
+            raise ValueError(f"This {type(self).__name__} instance is not fitted yet; call fit first")
+        pairs = _split(bags)
+        table = _LongTable(pairs, None, _widths(pairs, self.n_features_in_))
+        pred = self.model_.predict(table, draws=int(self.draws), seed=int(self.seed))
+        return pairs, table, pred
+
+    def predict_proba(self, bags: Any) -> np.ndarray:
+        """Posterior predictive probabilities, columns in the order of ``classes_``."""
+        pairs, _, pred = self._predict(bags)
+        # The bags are named b0, b1, … in the caller's order.
+        p = np.empty(len(pairs))
+        for name, v in zip(pred.bags, np.asarray(pred.p, dtype=np.float64)):
+            p[int(name[1:])] = v
+        return np.column_stack([1.0 - p, p])
+
+    def predict(self, bags: Any) -> np.ndarray:
+        """The more probable label of every bag."""
+        p = self.predict_proba(bags)[:, 1]
+        return self.classes_[(p > 0.5).astype(int)]
+
+    def decision_function(self, bags: Any) -> np.ndarray:
+        """The positive class's probability (for ROC curves and AUROC)."""
+        return self.predict_proba(bags)[:, 1]
+
+    def instance_proba(self, bags: Any) -> List[Tuple[np.ndarray, np.ndarray]]:
+        """Per bag, each instance's posterior probability of being primary:
+        a pair of arrays (modality 0, modality 1) in the order the bag gave
+        its instances (an empty array for a missing modality)."""
+        pairs, table, pred = self._predict(bags)
+        out = [
+            [np.zeros(0 if x is None else x.shape[0]) for x in pair] for pair in pairs
+        ]
+        for _, row, _, p in pred.instances():
+            bag, m, r = table.rows[row]
+            out[bag][m][r] = p
+        return [(a, b) for a, b in out]
