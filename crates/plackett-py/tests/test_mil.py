@@ -240,6 +240,11 @@ def test_mil_classifier_in_scikit_learn_and_bad_input():
     fitted = plackett.MILClassifier().fit(X, y)
     p0, p1 = fitted.instance_proba(X[:1])[0]
     assert p0.shape == (len(X[0]),) and p1.shape == (0,)
+    # A list of two rows is a bag of two instances, a tuple two modalities.
+    two = plackett.MILClassifier().fit(X + [[[0.1, 0.2], [3.0, 0.1]]], y + [1])
+    assert [len(p0) for p0, _ in two.instance_proba([[[0.1, 0.2], [3.0, 0.1]]])] == [2]
+    with pytest.raises(ValueError, match="bag 0: a tuple must be a pair"):
+        fitted.predict([(X[0], None, None)])
     with pytest.raises(ValueError, match="bag 1 has no instances"):
         plackett.MILClassifier().fit([X[0], np.zeros((0, 2))], [0, 1])
     with pytest.raises(ValueError, match="bag 1, modality 0: features must be finite"):

@@ -62,15 +62,20 @@ def _modality(a: Any, bag: int, m: int) -> Optional[np.ndarray]:
 
 
 def _split(bags: Any) -> List[Tuple[Optional[np.ndarray], Optional[np.ndarray]]]:
-    """Each bag as (modality 0, modality 1): a 2-D array is a unimodal bag,
-    a pair of arrays (either may be None or empty) a two-modality one."""
+    """Each bag as (modality 0, modality 1): a 2-D array (or list of rows)
+    is a unimodal bag, a tuple of two arrays (either may be None or empty)
+    a two-modality one."""
     if isinstance(bags, np.ndarray) and bags.dtype != object:
         raise TypeError("bags: expected a sequence of bags (one 2-D array, or a pair of them, per bag), not one array")
     if not isinstance(bags, Sequence) and not isinstance(bags, np.ndarray):
         raise TypeError("bags: expected a sequence of bags (one 2-D array, or a pair of them, per bag)")
     out = []
     for i, b in enumerate(bags):
-        if isinstance(b, (tuple, list)) and len(b) == 2 and not np.isscalar(b[0]):
+        # A tuple is a pair of modalities; a list or array is one bag's
+        # instance rows (so a list of two rows stays a bag of two instances).
+        if isinstance(b, tuple):
+            if len(b) != 2:
+                raise ValueError(f"bag {i}: a tuple must be a pair (modality 0, modality 1), got {len(b)} entries")
             pair = (_modality(b[0], i, 0), _modality(b[1], i, 1))
         else:
             pair = (_modality(b, i, 0), None)
@@ -138,9 +143,9 @@ class MILClassifier(ClassifierMixin, BaseEstimator):
     ``Φ(α + Σ_j δ_j x_j β + …)``.
 
     ``fit(bags, y)``: ``bags`` is a sequence with one entry per bag, either
-    a 2-D array (instances × features; one modality, ordinary MIL) or a pair
-    ``(X0, X1)`` of such arrays for the two modalities (either may be None
-    or have no rows); ``y`` has two classes. ``predict_proba(bags)`` gives
+    a 2-D array or list of rows (instances × features; one modality,
+    ordinary MIL) or a tuple ``(X0, X1)`` of such arrays for the two
+    modalities (either may be None or have no rows); ``y`` has two classes. ``predict_proba(bags)`` gives
     the posterior predictive bag probabilities (columns in the order of
     ``classes_``), ``instance_proba(bags)`` every instance's posterior
     probability of being primary.
