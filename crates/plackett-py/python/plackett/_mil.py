@@ -5,40 +5,13 @@ the bags, writes them in the long layout ``plackett mil`` reads and maps
 the answers back to the caller's order."""
 from __future__ import annotations
 
-import inspect
 from typing import Any, List, Optional, Sequence, Tuple
 
 import numpy as np
 
 from . import _plackett
 
-try:  # scikit-learn is optional: without it the estimator still works.
-    from sklearn.base import BaseEstimator, ClassifierMixin
-    from sklearn.utils.multiclass import check_classification_targets
-except ImportError:  # pragma: no cover - exercised only without sklearn
-
-    class BaseEstimator:  # type: ignore[no-redef]
-        """get_params/set_params as scikit-learn defines them."""
-
-        def get_params(self, deep: bool = True) -> dict:
-            names = [p for p in inspect.signature(type(self).__init__).parameters if p != "self"]
-            return {k: getattr(self, k) for k in names}
-
-        def set_params(self, **params: Any) -> "BaseEstimator":
-            valid = self.get_params()
-            for k, v in params.items():
-                if k not in valid:
-                    raise ValueError(f"invalid parameter {k!r} for {type(self).__name__}")
-                setattr(self, k, v)
-            return self
-
-    class ClassifierMixin:  # type: ignore[no-redef]
-        def score(self, X, y) -> float:
-            return float(np.mean(self.predict(X) == np.asarray(y)))
-
-    def check_classification_targets(y):  # type: ignore[no-redef]
-        if np.asarray(y).dtype.kind == "f" and not np.all(np.mod(y, 1) == 0):
-            raise ValueError("Unknown label type: continuous")
+from ._sklearn import BaseEstimator, ClassifierMixin, check_classification_targets
 
 
 def _modality(a: Any, bag: int, m: int) -> Optional[np.ndarray]:
