@@ -36,7 +36,7 @@ fn choice<T: Copy>(name: &str, v: &str, options: &[(&str, T)]) -> PyResult<T> {
     probability = "latent", prior_scale = "code", theta_update = "block", alpha = "shared",
     window = 2, self_loops = false, damping = 0.85, min_count = 0, word_filter = "pos", tau = 0.1, sigma_a2 = 10.0,
     sigma_b2 = 10.0, tol = 1e-10, max_iter = 2000, samples = 2000, burn_in = 1000, chains = 4,
-    seed = 1, alpha_init = 0.6))]
+    seed = 1, alpha_init = 0.6, report = None))]
 #[allow(clippy::too_many_arguments)]
 pub fn extract_keywords(
     py: Python<'_>,
@@ -64,8 +64,10 @@ pub fn extract_keywords(
     chains: usize,
     seed: u64,
     alpha_init: f64,
+    report: Option<String>,
 ) -> PyResult<String> {
     let alpha = alpha_of(alpha)?;
+    let engine_name = engine.to_string();
     let vb = vbss_options(
         alpha,
         theta_update,
@@ -113,6 +115,11 @@ pub fn extract_keywords(
     let ex = py
         .detach(move || extract(&doc, &known, &opts))
         .map_err(err)?;
+    // The page `plackett keywords extract --report` writes.
+    if let Some(path) = report {
+        let page = plackett_text::report::render("plackett.extract_keywords", &engine_name, &ex);
+        plackett::io::output::write_all_atomic(&[(path.as_str(), page.as_bytes())]).map_err(err)?;
+    }
     serde_json::to_string(&ex).map_err(|e| PyValueError::new_err(e.to_string()))
 }
 

@@ -49,6 +49,25 @@ def test_extract_matches_the_cli():
         plackett.extract_keywords(text, KNOWN, fdr=0.1, gamma=0.1)
 
 
+def test_report_is_the_clis_page(tmp_path):
+    text = open(DOC, encoding="utf-8").read()
+    page = tmp_path / "kw.html"
+    cli_page = tmp_path / "cli.html"
+    plackett.extract_keywords(text, KNOWN, fdr=0.1, report=page)
+    _cli("keywords", "extract", DOC, "--known", KNOWN, "--fdr", "0.1", "--report", str(cli_page), "--output", "json")
+    # The same page but for its title.
+    strip = lambda s: s.split("</h1>", 1)[1]  # noqa: E731
+    assert strip(page.read_text()) == strip(cli_page.read_text())
+    assert "<svg" in page.read_text()
+    with pytest.raises(TypeError, match="report"):
+        plackett.extract_keywords(text, KNOWN, report=3)
+    # Nothing written when the extraction fails.
+    bad = tmp_path / "bad.html"
+    with pytest.raises(ValueError):
+        plackett.extract_keywords(text, "zebra", report=bad)
+    assert not bad.exists()
+
+
 def test_word_filter_matches_the_cli():
     text = open(DOC, encoding="utf-8").read()
     for f in ("stopwords", "none"):

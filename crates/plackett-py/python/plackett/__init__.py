@@ -702,9 +702,15 @@ def extract_keywords(
     "dissertation"), ``theta_update``, ``alpha``, ``alpha_init``,
     ``window``, ``self_loops``, ``damping``, ``min_count``, ``word_filter``
     ("pos", "stopwords", "none"), ``tau``, ``sigma_a2``, ``sigma_b2``,
-    ``tol``, ``max_iter``, ``samples``, ``burn_in``, ``chains``, ``seed``.
+    ``tol``, ``max_iter``, ``samples``, ``burn_in``, ``chains``, ``seed``;
+    ``report``: a path for the HTML page of ``--report`` (the candidates
+    ranked by p with the FDR cut and the known keywords marked).
     See docs/keywords.md.
     """
+    if "report" in options and options["report"] is not None:
+        if not isinstance(options["report"], (str, os.PathLike)):
+            raise TypeError("report: expected a file path")
+        options["report"] = str(options["report"])
     if not isinstance(document, str):
         raise TypeError("document: expected a str")
     if isinstance(known, str):
