@@ -384,15 +384,16 @@ fn run_extract(a: &ExtractArgs) -> Result<()> {
         let title = format!("plackett keywords extract: {}", a.file);
         files.push((path, plackett_text::report::render(&title, &a.engine, &ex)));
     }
-    if let Some(path) = &a.out {
-        files.push((path, out.clone()));
-    }
+    let stdout = match &a.out {
+        Some(path) => {
+            files.push((path, out));
+            None
+        }
+        None => Some(out),
+    };
     let refs: Vec<(&str, &[u8])> = files.iter().map(|(p, t)| (*p, t.as_bytes())).collect();
     write_all_atomic(&refs)?;
-    match &a.out {
-        Some(_) => Ok(()),
-        None => crate::emit(&out),
-    }
+    stdout.map_or(Ok(()), |t| crate::emit(&t))
 }
 
 fn run_evaluate(a: &EvaluateArgs) -> Result<()> {

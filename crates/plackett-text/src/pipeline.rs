@@ -176,11 +176,18 @@ impl Pipeline {
             .filter(|(_, s)| !s.is_empty())
             .collect();
         if self.min_count_exclusive > 0 {
-            let mut count: HashMap<String, usize> = HashMap::new();
-            for (_, s) in &toks {
-                *count.entry(s.clone()).or_default() += 1;
-            }
-            toks.retain(|(_, s)| count[s] > self.min_count_exclusive);
+            // Counted on borrowed stems, then filtered in place.
+            let keep: Vec<bool> = {
+                let mut count: HashMap<&str, usize> = HashMap::new();
+                for (_, s) in &toks {
+                    *count.entry(s.as_str()).or_default() += 1;
+                }
+                toks.iter()
+                    .map(|(_, s)| count[s.as_str()] > self.min_count_exclusive)
+                    .collect()
+            };
+            let mut k = keep.into_iter();
+            toks.retain(|_| k.next().unwrap_or(false));
         }
         toks
     }

@@ -124,13 +124,7 @@ fn main() {
         if !with_gibbs {
             continue;
         }
-        let mcmc = McmcSettings {
-            samples: 1000,
-            burn_in: 1000,
-            thin: 1,
-            chains: 4,
-            seed: 1 + r,
-        };
+        let mcmc = McmcSettings::new(1000, 1000, 4, 1 + r);
         let gopts = MilGibbsOptions {
             priors,
             mcmc,

@@ -106,13 +106,7 @@ fn main() {
         let y = test.labels("test").expect("labels");
         let layout = Layout::of(&train);
         let vb = fit_vb(&train, &VbOptions::default()).expect("vb");
-        let mcmc = McmcSettings {
-            samples: 1000,
-            burn_in: 1000,
-            thin: 1,
-            chains: 4,
-            seed: 1 + r,
-        };
+        let mcmc = McmcSettings::new(1000, 1000, 4, 1 + r);
         let gopts = MilGibbsOptions {
             priors,
             mcmc,

@@ -318,13 +318,7 @@ fn vb_and_the_sampler_agree_in_direction_not_in_scale() {
     let g = fit_gibbs(
         &train,
         &MilGibbsOptions {
-            mcmc: McmcSettings {
-                samples: 500,
-                burn_in: 1000,
-                thin: 1,
-                chains: 2,
-                seed: 1,
-            },
+            mcmc: McmcSettings::new(500, 1000, 2, 1),
             init: Some(vb.mean.clone()),
             ..Default::default()
         },
