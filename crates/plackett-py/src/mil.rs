@@ -182,7 +182,8 @@ impl MilFit {
         }
     }
 
-    /// Posterior P(primary) of every training instance, in file order.
+    /// Posterior P(primary) of every training instance: bag by bag (in order
+    /// of first appearance), each bag's rows in file order.
     #[getter]
     fn primary<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
         self.primary.clone().into_pyarray(py)
@@ -316,7 +317,14 @@ pub fn mil_fit(
         let doc = fit_document(&bags, &model, &info, &pred, &notes, aurocs, seconds);
         Ok(MilFit {
             converged: info.converged.unwrap_or(true),
-            primary: info.primary.clone(),
+            // Bag by bag, each bag's instances in file order (the fit holds
+            // them in a canonical order).
+            primary: bags
+                .bags
+                .iter()
+                .flat_map(|b| bags.in_row_order(b))
+                .map(|j| info.primary[j])
+                .collect(),
             p: pred.iter().map(|b| b.p).collect(),
             model,
             doc,

@@ -8,7 +8,10 @@
 //! its own modality's columns and leaves the other's empty), optionally
 //! `primary` (the simulated truth of δ). `label` is 0, 1 or empty (a bag to
 //! predict); all rows of a bag carry the same label. Rows of one bag need
-//! not be adjacent; bags keep the order of their first row.
+//! not be adjacent; bags keep the order of their first row. Within a bag
+//! the instances are held in a canonical order (modality, then content), so
+//! every engine's result is the same however the file orders a bag's rows;
+//! outputs list instances by source row.
 
 use crate::error::{Error, Result};
 use crate::io::json_value::{JValue, Spanned, parse};
@@ -197,10 +200,26 @@ impl Bags {
             .map_or(self.features[m as usize].len(), |k| self.offset[k])
     }
 
-    /// Append a bag; `instances` are `(modality, features, row, primary)`.
-    /// Checks widths, finiteness and non-emptiness (in-memory callers get
-    /// [`Error::Data`]; the readers check first and name the line).
+    /// Append a bag; `instances` are `(modality, features, row, primary)`,
+    /// in any order: the bag holds them in its canonical order (modality,
+    /// then feature values; see the module docs). Checks widths, finiteness
+    /// and non-emptiness (in-memory callers get [`Error::Data`]; the readers
+    /// check first and name the line).
     pub fn push_bag(
+        &mut self,
+        name: String,
+        label: Option<bool>,
+        mut instances: Vec<(u8, Vec<f64>, usize, Option<bool>)>,
+    ) -> Result<()> {
+        canonical_order(&mut instances);
+        self.push_bag_as_given(name, label, instances)
+    }
+
+    /// [`Bags::push_bag`] keeping the order given: for transforms of bags
+    /// already in canonical order (principal components), whose instances
+    /// must stay index for index with the source's so that a fit on the
+    /// transformed bags reports on the source's instances.
+    pub(crate) fn push_bag_as_given(
         &mut self,
         name: String,
         label: Option<bool>,
@@ -297,6 +316,15 @@ impl Bags {
             .collect()
     }
 
+    /// Bag `b`'s instances in source-row order. A bag holds its instances
+    /// in a canonical order (by modality and content, so that fits do not
+    /// depend on how a file lists them); outputs list them as the file did.
+    pub fn in_row_order(&self, b: &Bag) -> Vec<usize> {
+        let mut js: Vec<usize> = (b.start..b.end).collect();
+        js.sort_by_key(|&j| self.row[j]);
+        js
+    }
+
     /// Whether the data has instances of modality 1.
     pub fn is_multimodal(&self) -> bool {
         self.width(1) > 0
@@ -322,7 +350,7 @@ impl Bags {
         s.push('\n');
         for b in &self.bags {
             let label = b.label.map_or(String::new(), |l| (l as u8).to_string());
-            for j in b.start..b.end {
+            for j in self.in_row_order(b) {
                 let m = self.modality[j];
                 s.push_str(&format!("{},{},{}", csv_field(&b.name), label, m));
                 for k in 0..2u8 {
@@ -341,6 +369,28 @@ impl Bags {
         }
         s
     }
+}
+
+/// Put a bag's instances in a canonical order: modality 0 before modality
+/// 1, each by its feature vector (lexicographic, `f64::total_cmp`), ties by
+/// source row. vMMIC's per-bag step updates the primary indicators one
+/// instance after another, so coordinate ascent can stop at a different
+/// nearby optimum when the instances of a bag are permuted; ordering them by
+/// content makes every engine a function of each bag's *set* of instances,
+/// whatever order a file or a data frame lists them in.
+fn canonical_order(instances: &mut [(u8, Vec<f64>, usize, Option<bool>)]) {
+    instances.sort_by(|x, y| {
+        x.0.cmp(&y.0)
+            .then_with(|| {
+                x.1.iter()
+                    .zip(&y.1)
+                    .map(|(a, b)| a.total_cmp(b))
+                    .find(|o| o.is_ne())
+                    .unwrap_or(std::cmp::Ordering::Equal)
+            })
+            .then_with(|| x.1.len().cmp(&y.1.len()))
+            .then_with(|| x.2.cmp(&y.2))
+    });
 }
 
 /// Read bags from `path` (JSON if it ends in `.json`, else the long CSV).

@@ -135,7 +135,7 @@ impl Components {
                     (m as u8, f, bags.row[j], bags.primary.as_ref().map(|p| p[j]))
                 })
                 .collect();
-            out.push_bag(bag.name.clone(), bag.label, instances)?;
+            out.push_bag_as_given(bag.name.clone(), bag.label, instances)?;
         }
         Ok(out)
     }

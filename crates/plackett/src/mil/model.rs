@@ -385,7 +385,9 @@ impl MilModel {
                     bag: b.name.clone(),
                     p: acc / thetas.len() as f64,
                     p_plugin: norm_cdf(plug),
-                    instances: (b.start..b.end)
+                    instances: bags
+                        .in_row_order(b)
+                        .into_iter()
                         .map(|j| InstancePrediction {
                             row: bags.row[j],
                             modality: bags.modality[j],

@@ -85,7 +85,7 @@ pub fn fit_document(
                 "bag": b.name,
                 "label": b.label.map(u8::from),
                 "p": bp.p,
-                "instances": (b.start..b.end).map(|j| json!({
+                "instances": bags.in_row_order(b).into_iter().map(|j| json!({
                     "row": bags.row[j],
                     "modality": bags.modality[j],
                     "p_primary": info.primary[j],
