@@ -51,10 +51,7 @@ fn main() {
         let score = |model: &MilModel| {
             let pred = model.predict(&test, 200, 7).expect("predict");
             let p: Vec<f64> = pred.iter().map(|b| b.p).collect();
-            let inst: Vec<f64> = pred
-                .iter()
-                .flat_map(|b| b.instances.iter().map(|i| i.p_primary))
-                .collect();
+            let inst = plackett::mil::primary_by_instance(&test, &pred);
             // The instance slopes b of the majority modality: their length
             // and their cosine with the truth (docs/mil.md: the poorer
             // optima have b twice too long and turned away from the truth).

@@ -91,6 +91,20 @@ pub struct BagPrediction {
     pub instances: Vec<InstancePrediction>,
 }
 
+/// Every instance's `p_primary` from `pred` (predictions of `bags`), indexed
+/// as the instances of `bags` are — the order of its per-instance vectors
+/// such as [`Bags::primary`] — rather than by source row, the order in which
+/// [`BagPrediction::instances`] lists them.
+pub fn primary_by_instance(bags: &Bags, pred: &[BagPrediction]) -> Vec<f64> {
+    let mut out = vec![f64::NAN; bags.n_instances()];
+    for (b, bp) in bags.bags.iter().zip(pred) {
+        for (j, i) in bags.in_row_order(b).into_iter().zip(&bp.instances) {
+            out[j] = i.p_primary;
+        }
+    }
+    out
+}
+
 /// An instance's prediction.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct InstancePrediction {

@@ -183,10 +183,8 @@ fn fit_scores(
         MilMethod::Model(engine) => {
             let (model, _) = fit_model(train, engine)?;
             let pred = model.predict(test, draws, seed)?;
-            let inst = pred
-                .iter()
-                .flat_map(|b| b.instances.iter().map(|i| i.p_primary))
-                .collect();
+            // Aligned with `test.primary` (and the baselines' scores).
+            let inst = super::model::primary_by_instance(test, &pred);
             Ok((pred.iter().map(|b| b.p).collect(), inst))
         }
         MilMethod::Baseline(b, priors) => {
