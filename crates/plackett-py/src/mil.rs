@@ -319,12 +319,7 @@ pub fn mil_fit(
             converged: info.converged.unwrap_or(true),
             // Bag by bag, each bag's instances in file order (the fit holds
             // them in a canonical order).
-            primary: bags
-                .bags
-                .iter()
-                .flat_map(|b| bags.in_row_order(b))
-                .map(|j| info.primary[j])
-                .collect(),
+            primary: bags.output_order().map(|j| info.primary[j]).collect(),
             p: pred.iter().map(|b| b.p).collect(),
             model,
             doc,

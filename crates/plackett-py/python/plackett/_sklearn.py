@@ -4,6 +4,7 @@ estimators work without it)."""
 from __future__ import annotations
 
 import inspect
+from typing import Any
 
 import numpy as np
 

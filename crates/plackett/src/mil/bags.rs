@@ -325,6 +325,12 @@ impl Bags {
         js
     }
 
+    /// Every instance in the order outputs list them: bag by bag, each
+    /// bag's instances by source row.
+    pub fn output_order(&self) -> impl Iterator<Item = usize> + '_ {
+        self.bags.iter().flat_map(|b| self.in_row_order(b))
+    }
+
     /// Whether the data has instances of modality 1.
     pub fn is_multimodal(&self) -> bool {
         self.width(1) > 0

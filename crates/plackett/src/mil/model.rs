@@ -97,10 +97,9 @@ pub struct BagPrediction {
 /// [`BagPrediction::instances`] lists them.
 pub fn primary_by_instance(bags: &Bags, pred: &[BagPrediction]) -> Vec<f64> {
     let mut out = vec![f64::NAN; bags.n_instances()];
-    for (b, bp) in bags.bags.iter().zip(pred) {
-        for (j, i) in bags.in_row_order(b).into_iter().zip(&bp.instances) {
-            out[j] = i.p_primary;
-        }
+    let listed = pred.iter().flat_map(|b| &b.instances);
+    for (j, i) in bags.output_order().zip(listed) {
+        out[j] = i.p_primary;
     }
     out
 }
