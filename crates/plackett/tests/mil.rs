@@ -74,10 +74,12 @@ fn gibbs_sampler_passes_simulation_based_calibration() {
     }
 }
 
-/// VB against the exact posterior (the Gibbs sampler, long chains) on a
-/// small design where the sampler mixes: the numbers behind docs/mil.md's
+/// VB against the exact posterior (the Gibbs sampler, 4 chains × 10,000
+/// sweeps, mixed: R̂ < 1.05) on a small design (200 training bags of 6
+/// instances, 2 features per modality): the numbers behind docs/mil.md's
 /// table. Mean-field under-dispersion is expected and asserted; the
-/// instance probabilities and the held-out ranking of bags must agree.
+/// instance probabilities and the held-out ranking of 2,000 bags must
+/// agree (the AUROC within 0.02).
 /// The marginal mode (the primary indicators integrated out; the default
 /// start of vMMIC and of the sampler) on Hu 2024 §2.3's basic setting: its
 /// instance slopes point nearly along the true ones, and vMMIC started there
@@ -148,10 +150,9 @@ fn the_marginal_mode_starts_vmmic_near_the_true_instance_direction() {
 }
 
 #[test]
-#[ignore = "open (issue 15): the Gibbs chains do not mix on this design yet (max R̂ 1.55 after 12,000 sweeps); run with --ignored to measure"]
 fn vb_against_the_gibbs_gold_standard() {
     let design = MilDesign {
-        bags: 260,
+        bags: 2200,
         instances: 6,
         ratio: 2.0,
         features: 2,
@@ -159,7 +160,7 @@ fn vb_against_the_gibbs_gold_standard() {
     };
     let all = simulate_bags(&design, 77).unwrap();
     let train = all.subset(&(0..200).collect::<Vec<_>>());
-    let test = all.subset(&(200..260).collect::<Vec<_>>());
+    let test = all.subset(&(200..2200).collect::<Vec<_>>());
     let vb = fit_vb(
         &train,
         &VbOptions {
@@ -242,7 +243,7 @@ fn vb_against_the_gibbs_gold_standard() {
     // Mean-field under-dispersion.
     assert!(ratio.iter().filter(|&&r| r < 1.0).count() * 4 >= ratio.len() * 3);
     assert!(inst_r > 0.9, "{inst_r}");
-    assert!((av - ag).abs() < 0.05, "{av} {ag}");
+    assert!((av - ag).abs() < 0.02, "{av} {ag}");
 }
 
 /// The sampler's chains start at the marginal mode by default, from
