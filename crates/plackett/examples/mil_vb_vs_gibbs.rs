@@ -11,10 +11,12 @@
 //! mode, like vMMIC) and the sampler started around vMMIC's own optimum
 //! (`MilGibbsOptions::init`) — the exact posterior around the
 //! primary-instance configuration vMMIC settled in, so that what remains
-//! is the mean-field error alone.
+//! is the mean-field error alone. Each runs 4 chains of `BURN_IN +
+//! SAMPLES × THIN` sweeps (default 1,000 + 1,000 × 1); `FIRST` skips to
+//! a later replicate (data set).
 //!
 //! ```text
-//! cargo run --release --example mil_vb_vs_gibbs [-- REPLICATES]
+//! cargo run --release --example mil_vb_vs_gibbs [-- REPLICATES [SAMPLES BURN_IN THIN [FIRST]]]
 //! ```
 
 use plackett::eval::metrics::auc;
@@ -83,9 +85,19 @@ fn compare(name: &str, vb: &VbFit, g: &MilGibbsFit, layout: &Layout, acc: &mut [
 }
 
 fn main() {
-    let reps: u64 = std::env::args()
-        .nth(1)
-        .map_or(5, |a| a.parse().expect("REPLICATES"));
+    let args: Vec<usize> = std::env::args()
+        .skip(1)
+        .map(|a| {
+            a.parse()
+                .expect("REPLICATES [SAMPLES BURN_IN THIN [FIRST]]")
+        })
+        .collect();
+    let reps = args.first().map_or(5, |&r| r as u64);
+    let (samples, burn_in, thin, first) = match args.as_slice() {
+        [_, s, b, t] => (*s, *b, *t, 0),
+        [_, s, b, t, f] => (*s, *b, *t, *f as u64),
+        _ => (1000, 1000, 1, 0),
+    };
     let design = MilDesign::default();
     let priors = MilPriors::default();
     let mut acc_default = vec![[0.0; 7]; 7];
@@ -93,7 +105,7 @@ fn main() {
     let mut inst = [0.0; 4];
     let mut bag = [0.0; 4];
     let mut calib = [0.0; 4];
-    for r in 0..reps {
+    for r in first..first + reps {
         let train = simulate_bags(&design, 1000 + r).expect("simulate");
         let test = simulate_bags(
             &MilDesign {
@@ -106,7 +118,10 @@ fn main() {
         let y = test.labels("test").expect("labels");
         let layout = Layout::of(&train);
         let vb = fit_vb(&train, &VbOptions::default()).expect("vb");
-        let mcmc = McmcSettings::new(1000, 1000, 4, 1 + r);
+        let mcmc = McmcSettings {
+            thin,
+            ..McmcSettings::new(samples, burn_in, 4, 1 + r)
+        };
         let gopts = MilGibbsOptions {
             priors,
             mcmc,
