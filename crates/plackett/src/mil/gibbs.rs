@@ -35,6 +35,7 @@ use crate::infer::rng::{Rng, stream};
 use crate::numerics::linalg::Cholesky;
 use crate::numerics::probit::{ln_norm_cdf, truncated_draw};
 use crate::numerics::sigmoid;
+use crate::numerics::slice::ellipse_slice;
 use crate::observer::{self, SharedObserver};
 use crate::posterior::diagnostics::{ScalarDiagnostics, diagnose};
 use nalgebra::{DMatrix, DVector};
@@ -214,6 +215,8 @@ struct Chain<'a> {
     prob_sum: Vec<f64>,
     /// Cholesky-ready precisions of (a, b) and (c, d): constant.
     inst_precision: [DMatrix<f64>; 2],
+    /// Instances per modality: constant.
+    counts: [usize; 2],
 }
 
 fn dot(a: &[f64], b: &[f64]) -> f64 {
@@ -275,6 +278,7 @@ impl<'a> Chain<'a> {
             nu: vec![0.0; n],
             prob_sum: vec![0.0; n],
             inst_precision,
+            counts: bags.counts(),
         };
         c.refresh();
         for j in 0..n {
@@ -437,7 +441,7 @@ impl<'a> Chain<'a> {
             // The same scale move for (U of modality m, its intercept and
             // slopes): δ = 1(U > 0) is unchanged by it.
             let q = self.inst_scale_quadratic(m);
-            let count = self.bags.counts()[m as usize];
+            let count = self.counts[m as usize];
             let s = scale_draw(rng, (count + d + 1) as f64, q);
             for j in 0..self.bags.n_instances() {
                 if self.bags.modality[j] == m {
@@ -452,7 +456,7 @@ impl<'a> Chain<'a> {
         self.refresh();
         // 4: the same blocks again in the ancillary parameterisation.
         for m in 0..2u8 {
-            if self.bags.counts()[m as usize] > 0 {
+            if self.counts[m as usize] > 0 {
                 self.ancillary_instance_step(rng, m);
             }
         }
@@ -480,7 +484,6 @@ impl<'a> Chain<'a> {
     fn ancillary_instance_step(&mut self, rng: &mut Rng, m: u8) {
         let n = self.bags.n_instances();
         let (k0, ks) = (self.lay.inst_intercept(m), self.lay.inst_slopes(m));
-        let dim = 1 + ks.len();
         let eps: Vec<f64> = (0..n)
             .map(|j| {
                 if self.bags.modality[j] == m {
@@ -504,20 +507,13 @@ impl<'a> Chain<'a> {
                         .sum::<f64>()
             })
             .collect();
-        let mut f = Vec::with_capacity(dim);
-        f.push(self.theta[k0]);
-        f.extend_from_slice(&self.theta[ks.clone()]);
-        let sd = |r: usize| {
-            if r == 0 {
-                self.pri.intercept_var.sqrt()
-            } else {
-                self.pri.slope_var.sqrt()
-            }
-        };
-        let dir: Vec<f64> = (0..dim)
-            .map(|r| {
+        // The ellipse's other axis, a draw from the block's prior.
+        let block: Vec<usize> = std::iter::once(k0).chain(ks).collect();
+        let dir: Vec<f64> = block
+            .iter()
+            .map(|&k| {
                 let z: f64 = StandardNormal.sample(rng);
-                sd(r) * z
+                z * self.pri.var(&self.lay, k).sqrt()
             })
             .collect();
         // On the ellipse f cos t + dir sin t every linear predictor is
@@ -533,7 +529,7 @@ impl<'a> Chain<'a> {
             })
             .collect();
         let (bags, y, eta, nu) = (self.bags, self.y, &self.eta, &self.nu);
-        let loglik = |c: f64, s: f64| -> f64 {
+        let (c, s) = ellipse_slice(rng, |c, s| {
             let mut l = 0.0;
             for (i, b) in bags.bags.iter().enumerate() {
                 let mut mu = fixed[i];
@@ -545,34 +541,10 @@ impl<'a> Chain<'a> {
                 l += ln_norm_cdf(if y[i] { mu } else { -mu });
             }
             l
-        };
-        let threshold = loglik(1.0, 0.0) + rng.random::<f64>().ln();
-        let mut angle = rng.random::<f64>() * std::f64::consts::TAU;
-        let (mut lo, mut hi) = (angle - std::f64::consts::TAU, angle);
-        // The likelihood is piecewise constant on the ellipse, so the
-        // bracket reaches the current state's piece after finitely many
-        // halvings; the cap only guards against an instance exactly on its
-        // boundary (then the state stays).
-        let mut moved = (1.0, 0.0);
-        for _ in 0..200 {
-            let (c, s) = (angle.cos(), angle.sin());
-            if loglik(c, s) > threshold {
-                moved = (c, s);
-                break;
-            }
-            if angle < 0.0 {
-                lo = angle;
-            } else {
-                hi = angle;
-            }
-            angle = lo + rng.random::<f64>() * (hi - lo);
+        });
+        for (&k, v) in block.iter().zip(&dir) {
+            self.theta[k] = self.theta[k] * c + v * s;
         }
-        let (c, s) = moved;
-        for r in 0..dim {
-            f[r] = f[r] * c + dir[r] * s;
-        }
-        self.theta[k0] = f[0];
-        self.theta[ks].copy_from_slice(&f[1..]);
         for j in 0..n {
             if self.bags.modality[j] == m {
                 self.nu[j] = self.nu[j] * c + nu_dir[j] * s;
