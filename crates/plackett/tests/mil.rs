@@ -473,3 +473,58 @@ fn the_study_scores_primary_instances_against_their_own_truth() {
         si.mean_primary_auroc
     );
 }
+
+/// The shipped Musk files hold what the UCI repository describes (Musk 1:
+/// 92 molecules, 47 musks, 476 conformations; Musk 2: 102 molecules, 39
+/// musks, 6,598 conformations; 166 features each), as long bag CSVs.
+#[test]
+fn the_shipped_musk_files_match_the_uci_descriptions() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/uci");
+    for (file, bags, musks, instances) in [("musk1.csv", 92, 47, 476), ("musk2.csv", 102, 39, 6598)]
+    {
+        let b = read_bags(dir.join(file).to_str().unwrap()).unwrap();
+        assert_eq!(b.n_bags(), bags, "{file}");
+        assert_eq!(b.n_instances(), instances, "{file}");
+        assert_eq!(b.counts(), [instances, 0], "{file}");
+        assert_eq!((b.width(0), b.width(1)), (166, 0), "{file}");
+        let y = b.labels(file).unwrap();
+        assert_eq!(y.iter().filter(|&&v| v).count(), musks, "{file}");
+    }
+}
+
+/// Cross-validation fits its folds and methods in parallel; the scores
+/// must not depend on the number of threads.
+#[test]
+fn cross_validation_does_not_depend_on_the_thread_count() {
+    let bags = simulate_bags(
+        &MilDesign {
+            bags: 80,
+            instances: 6,
+            features: 3,
+            ..MilDesign::default()
+        },
+        3,
+    )
+    .unwrap();
+    let methods = [
+        MilMethod::Model(MilEngine::Vb(VbOptions::default())),
+        MilMethod::Baseline(Baseline::Milr, MilPriors::default()),
+        MilMethod::Baseline(Baseline::SiMean, MilPriors::default()),
+    ];
+    let run = |threads: usize| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+            .install(|| {
+                cross_validate_methods(&bags, &methods, Preprocess::None, 4, 2, 50, 7, None)
+                    .unwrap()
+                    .into_iter()
+                    .map(|c| (c.auroc, c.accuracy))
+                    .collect::<Vec<_>>()
+            })
+    };
+    let one = run(1);
+    assert_eq!(one, run(3));
+    assert_eq!(one.len(), 3);
+}

@@ -812,7 +812,8 @@ def mil_fit(data: Any, *, engine: str = "vb", **options: Any) -> MilFit:
     posterior of the same two-level probit model, the gold standard).
     Options as ``plackett mil fit``'s flags with ``_`` for ``-``:
     ``standardise``, ``components`` (reduce each modality to its leading
-    principal components; vMMIC needs it on wide features such as Musk's),
+    principal components; from its default start vMMIC does not need it,
+    from ``vb_start="prior"`` on wide features such as Musk's it does),
     ``intercept_var``, ``slope_var``, ``tol``, ``max_iter``, ``starts``,
     ``vb_start`` ("marginal", the default: the mode of the bag labels'
     approximate marginal posterior with the primary indicators integrated

@@ -132,7 +132,8 @@ class MILClassifier(ClassifierMixin, BaseEstimator):
         Z-score every feature on the training bags first.
     components : int or None
         Replace each modality's features by their leading principal
-        components (vMMIC needs it on wide features; docs/mil.md).
+        components (from its default start vMMIC does not need it; from
+        ``vb_start="prior"`` on wide features it does; docs/mil.md).
     intercept_var, slope_var : float
         Prior variances of the intercepts and slopes (Hu 2024 §2.2.1: 16, 4).
     tol, max_iter, starts, vb_start

@@ -7,7 +7,8 @@
 //!   `P(y_i = 1) = 1 − Π_j (1 − p_ij)`, fitted by EM (the instance labels
 //!   are the missing data: all 0 in a negative bag; in a positive bag
 //!   `E[z_ij] = p_ij / P(y_i = 1)`), each M-step a weighted logistic
-//!   regression solved by Newton's method;
+//!   regression solved by Newton's method, the EM steps accelerated by
+//!   SQUAREM (Varadhan & Roland 2008) under the likelihood;
 //! * **single-instance logistic regression** (`si-mean`, `si-max`): every
 //!   instance inherits its bag's label, one logistic regression, and a bag
 //!   is scored by the mean or the maximum of its instances' probabilities.
@@ -20,7 +21,8 @@
 use super::bags::Bags;
 use super::params::MilPriors;
 use crate::error::{Error, Result};
-use crate::numerics::linalg::Cholesky;
+use crate::numerics::fixed_point::{Executor, IterSettings, Iterate, MonotoneMap};
+use crate::numerics::linalg::{Cholesky, add_gram_cols};
 use crate::numerics::sigmoid;
 use nalgebra::{DMatrix, DVector};
 
@@ -60,7 +62,8 @@ pub struct BaselineFit {
     pub method: Baseline,
     /// Intercept, then modality 0's slopes, then modality 1's.
     pub weights: Vec<f64>,
-    /// Newton/EM iterations run.
+    /// Newton steps (single-instance) or EM map evaluations, SQUAREM's
+    /// included (MILR) run.
     pub iterations: usize,
     /// The penalised log-likelihood the method maximises, at the end.
     pub objective: f64,
@@ -96,9 +99,21 @@ fn penalty(bags: &Bags, pri: &MilPriors) -> Vec<f64> {
     p
 }
 
+/// Instances per block of the Hessian's Gram product.
+const GRAM_BLOCK: usize = 512;
+
+/// Newton steps per EM M-step (a partial maximisation of the surrogate
+/// still raises it, so EM's objective still never falls).
+const M_STEPS: usize = 5;
+
 /// Maximise `Σ_j [t_j ln σ(w·v_j) + (1 − t_j) ln(1 − σ(w·v_j))] − ½ Σ_k λ_k w_k²`
 /// over `w` by Newton's method from `w` (the objective is concave; steps
 /// are halved until it rises). Returns the objective and the steps.
+///
+/// The Hessian's data part `Σ_j p_j(1 − p_j) v_j v_jᵀ` is one Gram product
+/// per block of instances through faer's kernel (the columns
+/// `√(p_j(1 − p_j)) v_j`, zero-padded to the other modality's width), in a
+/// fixed block order, so the result does not depend on the thread count.
 fn weighted_logistic(
     bags: &Bags,
     targets: &[f64],
@@ -119,34 +134,36 @@ fn weighted_logistic(
     };
     let mut f = objective(w);
     let mut steps = 0;
+    let n = targets.len();
+    let mut cols = vec![0.0; k * GRAM_BLOCK.min(n.max(1))];
     for _ in 0..max_steps {
-        let mut h = DMatrix::<f64>::zeros(k, k);
+        let mut gram = vec![0.0; k * k];
         let mut g = DVector::<f64>::zeros(k);
         for (kk, l) in lambda.iter().enumerate() {
-            h[(kk, kk)] = *l;
             g[kk] = -l * w[kk];
         }
-        for (j, &t) in targets.iter().enumerate() {
-            let p = sigmoid(linear(bags, w, j));
-            let r = t - p;
-            let v = p * (1.0 - p);
-            let off = if bags.modality[j] == 0 { 1 } else { 1 + d0 };
-            let x = bags.features(j);
-            // v_j = [1, x at off..]: accumulate the lower triangle.
-            g[0] += r;
-            h[(0, 0)] += v;
-            for (a, xa) in x.iter().enumerate() {
-                g[off + a] += r * xa;
-                h[(off + a, 0)] += v * xa;
-                for (b, xb) in x.iter().enumerate().take(a + 1) {
-                    h[(off + a, off + b)] += v * xa * xb;
+        for block in (0..n).step_by(GRAM_BLOCK) {
+            let end = (block + GRAM_BLOCK).min(n);
+            let used = &mut cols[..k * (end - block)];
+            used.iter_mut().for_each(|c| *c = 0.0);
+            for (j, col) in (block..end).zip(used.chunks_exact_mut(k)) {
+                let p = sigmoid(linear(bags, w, j));
+                let r = targets[j] - p;
+                let sv = (p * (1.0 - p)).sqrt();
+                let off = if bags.modality[j] == 0 { 1 } else { 1 + d0 };
+                let x = bags.features(j);
+                g[0] += r;
+                col[0] = sv;
+                for (a, xa) in x.iter().enumerate() {
+                    g[off + a] += r * xa;
+                    col[off + a] = sv * xa;
                 }
             }
+            add_gram_cols(used, k, &mut gram);
         }
-        for c in 0..k {
-            for r in c + 1..k {
-                h[(c, r)] = h[(r, c)];
-            }
+        let mut h = DMatrix::from_vec(k, k, gram);
+        for (kk, l) in lambda.iter().enumerate() {
+            h[(kk, kk)] += *l;
         }
         let Some(ch) = Cholesky::new(&h) else { break };
         let step = ch.solve(&g);
@@ -175,6 +192,48 @@ fn weighted_logistic(
         }
     }
     (f, steps)
+}
+
+/// MILR's EM as a monotone map for the shared executor (SQUAREM-accelerated,
+/// Varadhan & Roland 2008): at `w`, the objective is the penalised noisy-or
+/// log-likelihood and the image is one E-step (`E[z_ij | y_i]`: 0 in a
+/// negative bag, `p_ij / P(y_i = 1)` in a positive one) followed by
+/// [`M_STEPS`] Newton steps on the weighted logistic regression. Plain EM
+/// crawls when bags are large (Musk 2: 300 EM steps left it unconverged).
+struct MilrEm<'a> {
+    bags: &'a Bags,
+    y: &'a [bool],
+    lambda: &'a [f64],
+    targets: Vec<f64>,
+}
+
+impl MonotoneMap for MilrEm<'_> {
+    fn eval(&mut self, w: &[f64]) -> Result<Iterate> {
+        let f = milr_objective(self.bags, self.y, self.lambda, w);
+        if !f.is_finite() {
+            return Err(Error::Numerical(
+                "MILR's log-likelihood is not finite".into(),
+            ));
+        }
+        for (i, b) in self.bags.bags.iter().enumerate() {
+            let targets = &mut self.targets[b.start..b.end];
+            if !self.y[i] {
+                targets.iter_mut().for_each(|t| *t = 0.0);
+                continue;
+            }
+            // One linear predictor per instance, used twice.
+            let eta: Vec<f64> = (b.start..b.end).map(|j| linear(self.bags, w, j)).collect();
+            let ln_p0: f64 = eta.iter().map(|&e| -softplus(e)).sum();
+            let p1 = -ln_p0.exp_m1();
+            for (t, &e) in targets.iter_mut().zip(&eta) {
+                let p = sigmoid(e);
+                *t = if p1 > 0.0 { (p / p1).min(1.0) } else { 1.0 };
+            }
+        }
+        let mut next = w.to_vec();
+        weighted_logistic(self.bags, &self.targets, self.lambda, &mut next, M_STEPS);
+        Ok(Iterate::new(next, f, None))
+    }
 }
 
 /// The noisy-or log-likelihood of the bags at `w`, penalised.
@@ -236,44 +295,19 @@ pub fn fit_baseline(
             })
         }
         Baseline::Milr => {
-            let mut f = milr_objective(bags, &y, &lambda, &w);
-            let mut targets = vec![0.0; bags.n_instances()];
-            let mut converged = false;
-            let mut iterations = 0;
-            while iterations < max_iter {
-                iterations += 1;
-                // E-step: E[z_ij | y_i] under the current weights.
-                for (i, b) in bags.bags.iter().enumerate() {
-                    if !y[i] {
-                        targets[b.start..b.end].iter_mut().for_each(|t| *t = 0.0);
-                        continue;
-                    }
-                    // One linear predictor per instance, used twice.
-                    let eta: Vec<f64> = (b.start..b.end).map(|j| linear(bags, &w, j)).collect();
-                    let ln_p0: f64 = eta.iter().map(|&e| -softplus(e)).sum();
-                    let p1 = -ln_p0.exp_m1();
-                    for (t, &e) in targets[b.start..b.end].iter_mut().zip(&eta) {
-                        let p = sigmoid(e);
-                        *t = if p1 > 0.0 { (p / p1).min(1.0) } else { 1.0 };
-                    }
-                }
-                // M-step: the weighted logistic regression (a few Newton
-                // steps; the EM objective rises whenever its surrogate does).
-                weighted_logistic(bags, &targets, &lambda, &mut w, 5);
-                let fnew = milr_objective(bags, &y, &lambda, &w);
-                let change = (fnew - f).abs() / f.abs().max(1.0);
-                f = fnew;
-                if change < tol {
-                    converged = true;
-                    break;
-                }
-            }
+            let mut em = MilrEm {
+                bags,
+                y: &y,
+                lambda: &lambda,
+                targets: vec![0.0; bags.n_instances()],
+            };
+            let out = Executor::new(IterSettings::new(tol, max_iter)).run(&mut em, w)?;
             Ok(BaselineFit {
                 method,
-                weights: w,
-                iterations,
-                objective: f,
-                converged,
+                converged: out.converged(),
+                iterations: out.evaluations,
+                objective: out.last.objective,
+                weights: out.x,
             })
         }
     }

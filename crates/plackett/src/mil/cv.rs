@@ -12,6 +12,7 @@ use crate::error::{Error, Result};
 use crate::eval::metrics::auc;
 use crate::infer::rng::stream;
 use rand::RngExt;
+use rayon::prelude::*;
 
 /// An engine with its settings.
 #[derive(Debug, Clone)]
@@ -437,17 +438,39 @@ pub fn cross_validate_methods(
             }
         }
         let mut p = vec![vec![0.0; bags.n_bags()]; methods.len()];
-        for f in 0..folds {
-            let train: Vec<usize> = (0..bags.n_bags()).filter(|&i| fold_of[i] != f).collect();
-            let test: Vec<usize> = (0..bags.n_bags()).filter(|&i| fold_of[i] == f).collect();
-            let (tr, te) = (bags.subset(&train), bags.subset(&test));
-            for (k, m) in methods.iter().enumerate() {
-                let scores =
-                    m.fit_score(&tr, &te, prep, predict_draws, seed ^ (r * folds + f) as u64)?;
-                for (i, s) in test.iter().zip(scores) {
-                    p[k][*i] = s;
-                }
+        // Every (fold, method) fit of a repeat in parallel: each is seeded
+        // by its repeat and fold alone, so the scores do not depend on the
+        // thread count; the first error in (fold, method) order is the one
+        // reported.
+        let splits: Vec<(Vec<usize>, Bags, Bags)> = (0..folds)
+            .map(|f| {
+                let train: Vec<usize> = (0..bags.n_bags()).filter(|&i| fold_of[i] != f).collect();
+                let test: Vec<usize> = (0..bags.n_bags()).filter(|&i| fold_of[i] == f).collect();
+                let (tr, te) = (bags.subset(&train), bags.subset(&test));
+                (test, tr, te)
+            })
+            .collect();
+        let jobs: Vec<(usize, usize)> = (0..folds)
+            .flat_map(|f| (0..methods.len()).map(move |k| (f, k)))
+            .collect();
+        let scores: Vec<Result<Vec<f64>>> = jobs
+            .par_iter()
+            .map(|&(f, k)| {
+                let (_, tr, te) = &splits[f];
+                let s = methods[k].fit_score(
+                    tr,
+                    te,
+                    prep,
+                    predict_draws,
+                    seed ^ (r * folds + f) as u64,
+                )?;
                 crate::observer::advance(observer, 1)?;
+                Ok(s)
+            })
+            .collect();
+        for (&(f, k), s) in jobs.iter().zip(scores) {
+            for (i, s) in splits[f].0.iter().zip(s?) {
+                p[k][*i] = s;
             }
         }
         for k in 0..methods.len() {
