@@ -10,7 +10,6 @@ use plackett::mil::{
     Preprocess, VbStart, cross_validate_methods, fit_model_warm, fit_model_with, read_bags,
     simulate_bags,
 };
-use serde_json::json;
 use std::fmt::Write as _;
 
 /// `plackett mil …`.
@@ -511,9 +510,8 @@ fn run_cv(a: &CvArgs) -> Result<()> {
     let cvs = cvs?;
     let text = match a.output.as_str() {
         "json" => {
-            serde_json::to_string_pretty(
-                &json!({"engine": a.engine.engine, "cv": cvs[0], "methods": cvs}),
-            )? + "\n"
+            serde_json::to_string_pretty(&plackett::mil::cv_document(&a.engine.engine, &cvs))?
+                + "\n"
         }
         _ => {
             let mut t = format!(

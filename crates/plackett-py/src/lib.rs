@@ -856,6 +856,7 @@ fn _plackett(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<mil::MilFit>()?;
     m.add_function(wrap_pyfunction!(mil::mil_fit, m)?)?;
     m.add_function(wrap_pyfunction!(mil::mil_study, m)?)?;
+    m.add_function(wrap_pyfunction!(mil::mil_cv, m)?)?;
     m.add_function(wrap_pyfunction!(mil::mil_model_from_json, m)?)?;
     m.add_function(wrap_pyfunction!(mil::_restore_mil_model, m)?)?;
     m.add_class::<groundtruth::PySelectors>()?;

@@ -152,6 +152,41 @@ def test_study_equals_the_cli_and_refuses_bad_options():
             plackett.mil_study(**bad)
 
 
+def test_cv_equals_the_cli_and_refuses_bad_input(bags, tmp_path):
+    """plackett.mil_cv is `plackett mil cv --output json` to the last digit
+    (same folds, same fits, baselines included), from a path or a frame;
+    bad input is a one-line ValueError/TypeError."""
+    import pandas as pd
+
+    _, path = bags
+    out = cli("mil", "cv", path, "--folds", "4", "--repeats", "2", "--baselines", "--standardise",
+              "--draws", "100", "--seed", "3", "--output", "json")
+    cv = plackett.mil_cv(path, folds=4, repeats=2, baselines=True, standardise=True, draws=100, seed=3)
+    assert json.loads(cv.to_json()) == json.loads(out)
+    assert [m["method"] for m in cv.methods] == ["vmmic", "milr", "si-mean", "si-max"]
+    frame = cv.to_frame()
+    assert list(frame["method"]) == ["vmmic", "milr", "si-mean", "si-max"]
+    assert (frame["repeats"] == 2).all() and frame["mean_auroc"].between(0, 1).all()
+    # The same bags as a pandas frame give the same document.
+    from_frame = plackett.mil_cv(pd.read_csv(path), folds=4, repeats=2, baselines=True,
+                                 standardise=True, draws=100, seed=3)
+    assert json.loads(from_frame.to_json()) == json.loads(out)
+    for bad, needle in [
+        (dict(folds=1), "folds"),
+        (dict(repeats=0), "repeats"),
+        (dict(engine="svm"), "svm"),
+        (dict(draws=0), "draws"),
+    ]:
+        with pytest.raises(ValueError, match=needle):
+            plackett.mil_cv(path, **bad)
+    unlabelled = tmp_path / "unlabelled.csv"
+    unlabelled.write_text("bag,label,modality,m0_a\nb1,,0,1.5\nb2,1,0,0.5\n")
+    with pytest.raises(ValueError, match="label"):
+        plackett.mil_cv(str(unlabelled), folds=2)
+    with pytest.raises(TypeError):
+        plackett.mil_cv(42)
+
+
 def _bag_arrays(path):
     """The simulated CSV as the estimator's input: per bag (X0, X1), and
     the labels; the CLI's row order within each modality is kept."""

@@ -389,6 +389,14 @@ pub fn cross_validate(
     Ok(out.remove(0))
 }
 
+/// The document `plackett mil cv --output json` prints (and Python's
+/// `mil_cv(...).to_json()`): the engine's name (`vb` or `gibbs`), the
+/// model's own result under `"cv"` and every method's, the model first,
+/// under `"methods"`.
+pub fn cv_document(engine: &str, cvs: &[MilCv]) -> serde_json::Value {
+    serde_json::json!({"engine": engine, "cv": cvs.first(), "methods": cvs})
+}
+
 /// Repeated `folds`-fold cross-validation of several methods on the same
 /// folds (bags shuffled by `seed` and the repeat, folds stratified by
 /// label); a method's AUROC pools the held-out scores of all folds of a

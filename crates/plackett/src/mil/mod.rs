@@ -34,6 +34,6 @@ pub mod model;
 pub mod summary;
 pub use cv::{
     MilCv, MilEngine, MilEngineSettings, MilFitInfo, MilMethod, Preprocess, cross_validate,
-    cross_validate_methods, fit_model, fit_model_warm, fit_model_with,
+    cross_validate_methods, cv_document, fit_model, fit_model_warm, fit_model_with,
 };
 pub use model::{BagPrediction, MIL_MODEL_FORMAT, MilModel, primary_by_instance};
