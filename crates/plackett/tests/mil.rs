@@ -528,3 +528,26 @@ fn cross_validation_does_not_depend_on_the_thread_count() {
     assert_eq!(one, run(3));
     assert_eq!(one.len(), 3);
 }
+
+/// A cancelled cross-validation returns `Cancelled` at its next fit
+/// boundary, not after every remaining fit.
+#[test]
+fn cross_validation_stops_when_cancelled() {
+    use plackett::observer::{CancelFlag, SharedObserver};
+    let bags = simulate_bags(
+        &MilDesign {
+            bags: 60,
+            instances: 5,
+            features: 2,
+            ..MilDesign::default()
+        },
+        5,
+    )
+    .unwrap();
+    let flag = CancelFlag::default();
+    flag.cancel();
+    let obs: SharedObserver = std::sync::Arc::new(flag);
+    let methods = [MilMethod::Model(MilEngine::Vb(VbOptions::default()))];
+    let out = cross_validate_methods(&bags, &methods, Preprocess::None, 5, 3, 20, 1, Some(&obs));
+    assert!(matches!(out, Err(plackett::Error::Cancelled)), "{out:?}");
+}

@@ -449,35 +449,67 @@ pub fn cross_validate_methods(
         // Every (fold, method) fit of a repeat in parallel: each is seeded
         // by its repeat and fold alone, so the scores do not depend on the
         // thread count; the first error in (fold, method) order is the one
-        // reported.
-        let splits: Vec<(Vec<usize>, Bags, Bags)> = (0..folds)
-            .map(|f| {
-                let train: Vec<usize> = (0..bags.n_bags()).filter(|&i| fold_of[i] != f).collect();
-                let test: Vec<usize> = (0..bags.n_bags()).filter(|&i| fold_of[i] == f).collect();
-                let (tr, te) = (bags.subset(&train), bags.subset(&test));
-                (test, tr, te)
-            })
+        // reported (a failing fit does not stop the others, so that this is
+        // the same error on any number of threads). A job builds its own
+        // training and test subsets, so that memory grows with the threads,
+        // not with the folds; once the observer cancels, the jobs not yet
+        // started return at once.
+        let tests: Vec<Vec<usize>> = (0..folds)
+            .map(|f| (0..bags.n_bags()).filter(|&i| fold_of[i] == f).collect())
             .collect();
         let jobs: Vec<(usize, usize)> = (0..folds)
             .flat_map(|f| (0..methods.len()).map(move |k| (f, k)))
             .collect();
+        let stop = std::sync::atomic::AtomicBool::new(false);
         let scores: Vec<Result<Vec<f64>>> = jobs
             .par_iter()
             .map(|&(f, k)| {
-                let (_, tr, te) = &splits[f];
-                let s = methods[k].fit_score(
-                    tr,
-                    te,
-                    prep,
-                    predict_draws,
-                    seed ^ (r * folds + f) as u64,
-                )?;
-                crate::observer::advance(observer, 1)?;
-                Ok(s)
+                use std::sync::atomic::Ordering::Relaxed;
+                if stop.load(Relaxed) {
+                    return Err(Error::Cancelled);
+                }
+                let run = || -> Result<Vec<f64>> {
+                    crate::observer::advance(observer, 0)?;
+                    let train: Vec<usize> =
+                        (0..bags.n_bags()).filter(|&i| fold_of[i] != f).collect();
+                    let (tr, te) = (bags.subset(&train), bags.subset(&tests[f]));
+                    let s = methods[k].fit_score(
+                        &tr,
+                        &te,
+                        prep,
+                        predict_draws,
+                        seed ^ (r * folds + f) as u64,
+                    )?;
+                    crate::observer::advance(observer, 1)?;
+                    Ok(s)
+                };
+                let out = run();
+                if matches!(out, Err(Error::Cancelled)) {
+                    stop.store(true, Relaxed);
+                }
+                out
             })
             .collect();
-        for (&(f, k), s) in jobs.iter().zip(scores) {
-            for (i, s) in splits[f].0.iter().zip(s?) {
+        // The first failure in job order, else a cancellation.
+        let mut done = Vec::with_capacity(jobs.len());
+        let (mut failure, mut cancelled) = (None, false);
+        for s in scores {
+            match s {
+                Ok(v) => done.push(v),
+                Err(Error::Cancelled) => cancelled = true,
+                Err(e) => {
+                    failure.get_or_insert(e);
+                }
+            }
+        }
+        if let Some(e) = failure {
+            return Err(e);
+        }
+        if cancelled {
+            return Err(Error::Cancelled);
+        }
+        for (&(f, k), s) in jobs.iter().zip(done) {
+            for (i, s) in tests[f].iter().zip(s) {
                 p[k][*i] = s;
             }
         }
