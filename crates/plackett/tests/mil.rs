@@ -474,6 +474,18 @@ fn the_study_scores_primary_instances_against_their_own_truth() {
     );
 }
 
+/// Hu 2024 §2.3's design with `bags` bags of `instances` instances and
+/// `features` features per modality, the other settings at their defaults.
+fn simulated(bags: usize, instances: usize, features: usize, seed: u64) -> Bags {
+    let design = MilDesign {
+        bags,
+        instances,
+        features,
+        ..MilDesign::default()
+    };
+    simulate_bags(&design, seed).unwrap()
+}
+
 /// The shipped Musk files hold what the UCI repository describes (Musk 1:
 /// 92 molecules, 47 musks, 476 conformations; Musk 2: 102 molecules, 39
 /// musks, 6,598 conformations; 166 features each), as long bag CSVs.
@@ -496,16 +508,7 @@ fn the_shipped_musk_files_match_the_uci_descriptions() {
 /// must not depend on the number of threads.
 #[test]
 fn cross_validation_does_not_depend_on_the_thread_count() {
-    let bags = simulate_bags(
-        &MilDesign {
-            bags: 80,
-            instances: 6,
-            features: 3,
-            ..MilDesign::default()
-        },
-        3,
-    )
-    .unwrap();
+    let bags = simulated(80, 6, 3, 3);
     let methods = [
         MilMethod::Model(MilEngine::Vb(VbOptions::default())),
         MilMethod::Baseline(Baseline::Milr, MilPriors::default()),
@@ -534,16 +537,7 @@ fn cross_validation_does_not_depend_on_the_thread_count() {
 #[test]
 fn cross_validation_stops_when_cancelled() {
     use plackett::observer::{CancelFlag, SharedObserver};
-    let bags = simulate_bags(
-        &MilDesign {
-            bags: 60,
-            instances: 5,
-            features: 2,
-            ..MilDesign::default()
-        },
-        5,
-    )
-    .unwrap();
+    let bags = simulated(60, 5, 2, 5);
     let flag = CancelFlag::default();
     flag.cancel();
     let obs: SharedObserver = std::sync::Arc::new(flag);
