@@ -68,6 +68,12 @@ pub struct EngineArgs {
     /// gibbs: chains.
     #[arg(long, default_value_t = 4)]
     pub chains: usize,
+    /// gibbs: parallel tempering with K rungs per chain (1: none; each rung costs a sweep). Rung k samples the posterior with the bag labels' probit noise inflated to variance 1/τ_k, τ geometric from 1 down to --hottest; adjacent rungs swap states after every sweep. On Hu 2024's basic setting 10 rungs down to 0.03 take max split-R̂ from 2.2 to 1.2 for the same sweeps and 1,000 effective draws of α from 24 to 14 minutes (docs/mil.md).
+    #[arg(long, value_name = "K", default_value_t = 1)]
+    pub temperatures: usize,
+    /// gibbs: τ of the hottest rung, in (0, 1); aim for swap acceptance above 0.2 between every pair (printed by fit).
+    #[arg(long, default_value_t = 0.03)]
+    pub hottest: f64,
     /// Random seed.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -107,6 +113,10 @@ impl EngineArgs {
                 thin: self.thin,
                 chains: self.chains,
                 seed: self.seed,
+            },
+            tempering: plackett::mil::Tempering {
+                rungs: self.temperatures,
+                hottest: self.hottest,
             },
         }
     }
@@ -350,6 +360,14 @@ fn run_fit(a: &FitArgs) -> Result<()> {
             }
             if let (Some(r), Some(e)) = (info.max_rhat, info.min_ess) {
                 let _ = writeln!(s, "max split-R̂ {r:.3}, min bulk ESS {e:.0}");
+            }
+            if let (Some(k), Some(a)) = (info.temperatures, &info.swap_acceptance) {
+                let acc: Vec<String> = a.iter().map(|v| format!("{v:.2}")).collect();
+                let _ = writeln!(
+                    s,
+                    "tempering: {k} rungs per chain, swap acceptance (coldest pair first) {}",
+                    acc.join(" ")
+                );
             }
             let _ = writeln!(s, "training bag AUROC {train_auc:.4}");
             for n in &notes {

@@ -155,6 +155,67 @@ fn gibbs_engine_writes_a_model_that_predicts() {
     assert_eq!(csv.lines().count(), 1 + 60 * 8);
 }
 
+/// `--temperatures K` runs K tempered rungs per chain and reports their swap
+/// acceptance; rung counts and hottest levels outside their ranges are
+/// refused with one line, nothing written.
+#[test]
+fn gibbs_with_tempering_reports_its_swaps() {
+    let dir = tmpdir("mil_tempering");
+    let data = simulate(&dir, 60);
+    let out = bin()
+        .args(["mil", "fit", &data])
+        .args(SHORT_GIBBS)
+        .args([
+            "--temperatures",
+            "3",
+            "--hottest",
+            "0.2",
+            "--output",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    let fit = json(&out);
+    assert_eq!(fit["fit"]["temperatures"], 3, "{fit}");
+    let acc = fit["fit"]["swap_acceptance"].as_array().unwrap();
+    assert_eq!(acc.len(), 2);
+    assert!(
+        acc.iter()
+            .all(|a| (0.0..=1.0).contains(&a.as_f64().unwrap()))
+    );
+    let table = bin()
+        .args(["mil", "fit", &data])
+        .args(SHORT_GIBBS)
+        .args(["--temperatures", "3", "--hottest", "0.2"])
+        .output()
+        .unwrap();
+    assert_ok(&table);
+    assert!(String::from_utf8_lossy(&table.stdout).contains("tempering: 3 rungs per chain"));
+    let untempered = bin()
+        .args(["mil", "fit", &data])
+        .args(SHORT_GIBBS)
+        .args(["--output", "json"])
+        .output()
+        .unwrap();
+    assert!(json(&untempered)["fit"].get("swap_acceptance").is_none());
+    let model = dir.join("never.json");
+    for (flag, value) in [
+        ("--temperatures", "0"),
+        ("--hottest", "1.5"),
+        ("--hottest", "0"),
+    ] {
+        let bad = bin()
+            .args(["mil", "fit", &data])
+            .args(SHORT_GIBBS)
+            .args([flag, value, "--out"])
+            .arg(&model)
+            .output()
+            .unwrap();
+        fails(&bad, &flag[2..]);
+        assert!(!model.exists());
+    }
+}
+
 /// `mil fit --init MODEL.json` starts vMMIC at a saved model's means (here
 /// a short Gibbs fit's), or the sampler's chains around them, and says so;
 /// a start with other preprocessing, for other features or from a missing

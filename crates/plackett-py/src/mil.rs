@@ -9,7 +9,7 @@ use numpy::{IntoPyArray, PyArray1};
 use plackett::mil::bags::{read_bags_csv, read_bags_json};
 use plackett::mil::summary::{fit_aurocs, fit_document, fit_notes, predict_document};
 use plackett::mil::{
-    BagPrediction, Bags, MilEngineSettings, MilModel, MilPriors, Preprocess, VbStart,
+    BagPrediction, Bags, MilEngineSettings, MilModel, MilPriors, Preprocess, Tempering, VbStart,
     fit_model_warm, fit_model_with, read_bags,
 };
 use pyo3::exceptions::PyValueError;
@@ -234,6 +234,7 @@ fn settings(
     vb_start: &str,
     gibbs_start: &str,
     [samples, burn_in, thin, chains]: [usize; 4],
+    tempering: Tempering,
     seed: u64,
 ) -> PyResult<MilEngineSettings> {
     Ok(MilEngineSettings {
@@ -253,13 +254,14 @@ fn settings(
             chains,
             seed,
         },
+        tempering,
     })
 }
 
 #[pyfunction]
 #[pyo3(signature = (source, text = None, *, engine = "vb", standardise = false,
     components = None, intercept_var = 16.0, slope_var = 4.0, tol = 1e-4, max_iter = 5000, starts = 1,
-    vb_start = "marginal", gibbs_start = "marginal", samples = 1000, burn_in = 1000, thin = 1, chains = 4, seed = 1, init = None))]
+    vb_start = "marginal", gibbs_start = "marginal", samples = 1000, burn_in = 1000, thin = 1, chains = 4, temperatures = 1, hottest = 0.03, seed = 1, init = None))]
 #[allow(clippy::too_many_arguments)]
 pub fn mil_fit(
     py: Python<'_>,
@@ -279,6 +281,8 @@ pub fn mil_fit(
     burn_in: usize,
     thin: usize,
     chains: usize,
+    temperatures: usize,
+    hottest: f64,
     seed: u64,
     init: Option<PyRef<'_, PyMilModel>>,
 ) -> PyResult<MilFit> {
@@ -293,6 +297,10 @@ pub fn mil_fit(
         vb_start,
         gibbs_start,
         [samples, burn_in, thin, chains],
+        Tempering {
+            rungs: temperatures,
+            hottest,
+        },
         seed,
     )?
     .engine(engine)
@@ -336,7 +344,7 @@ pub fn mil_fit(
 #[pyo3(signature = (source, text = None, *, engine = "vb", baselines = false, folds = 10,
     repeats = 1, draws = 500, standardise = false, components = None, intercept_var = 16.0,
     slope_var = 4.0, tol = 1e-4, max_iter = 5000, starts = 1, vb_start = "marginal",
-    gibbs_start = "marginal", samples = 1000, burn_in = 1000, thin = 1, chains = 4, seed = 1))]
+    gibbs_start = "marginal", samples = 1000, burn_in = 1000, thin = 1, chains = 4, temperatures = 1, hottest = 0.03, seed = 1))]
 #[allow(clippy::too_many_arguments)]
 pub fn mil_cv(
     py: Python<'_>,
@@ -360,6 +368,8 @@ pub fn mil_cv(
     burn_in: usize,
     thin: usize,
     chains: usize,
+    temperatures: usize,
+    hottest: f64,
     seed: u64,
 ) -> PyResult<String> {
     use plackett::mil::{Baseline, MilMethod, cross_validate_methods, cv_document};
@@ -377,6 +387,10 @@ pub fn mil_cv(
         vb_start,
         gibbs_start,
         [samples, burn_in, thin, chains],
+        Tempering {
+            rungs: temperatures,
+            hottest,
+        },
         seed,
     )?;
     let priors = set.priors;
@@ -402,7 +416,7 @@ pub fn mil_cv(
 #[pyo3(signature = (*, factors = "basic", methods = "vmmic,milr,si-mean,si-max",
     replicates = 20, test_bags = 300, max_bags = 16000, draws = 200,
     intercept_var = 16.0, slope_var = 4.0, tol = 1e-4, max_iter = 5000, starts = 1,
-    vb_start = "marginal", gibbs_start = "marginal", samples = 1000, burn_in = 1000, thin = 1, chains = 4, seed = 1))]
+    vb_start = "marginal", gibbs_start = "marginal", samples = 1000, burn_in = 1000, thin = 1, chains = 4, temperatures = 1, hottest = 0.03, seed = 1))]
 #[allow(clippy::too_many_arguments)]
 pub fn mil_study(
     py: Python<'_>,
@@ -423,6 +437,8 @@ pub fn mil_study(
     burn_in: usize,
     thin: usize,
     chains: usize,
+    temperatures: usize,
+    hottest: f64,
     seed: u64,
 ) -> PyResult<String> {
     use plackett::mil::study::{
@@ -450,6 +466,10 @@ pub fn mil_study(
         vb_start,
         gibbs_start,
         [samples, burn_in, thin, chains],
+        Tempering {
+            rungs: temperatures,
+            hottest,
+        },
         seed,
     )?;
     let methods = parse_methods(methods, &engines).map_err(err)?;

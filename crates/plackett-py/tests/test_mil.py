@@ -95,6 +95,23 @@ def test_warm_start_equals_the_cli(bags):
         plackett.mil_fit(path, init="not a model")
 
 
+def test_tempering_equals_the_cli(bags):
+    """``temperatures=``/``hottest=`` are ``--temperatures``/``--hottest``:
+    the same tempered Gibbs fit and swap acceptance; bad values refused."""
+    d, path = bags
+    want = json.loads(cli("mil", "fit", path, "--engine", "gibbs", "--samples", "30",
+                          "--burn-in", "30", "--chains", "2", "--temperatures", "3",
+                          "--hottest", "0.2", "--output", "json"))
+    got = json.loads(plackett.mil_fit(path, engine="gibbs", samples=30, burn_in=30, chains=2,
+                                      temperatures=3, hottest=0.2).to_json())
+    assert _comparable(got) == _comparable(want)
+    assert got["fit"]["temperatures"] == 3 and len(got["fit"]["swap_acceptance"]) == 2
+    with pytest.raises(ValueError, match="temperatures"):
+        plackett.mil_fit(path, engine="gibbs", temperatures=0)
+    with pytest.raises(ValueError, match="hottest"):
+        plackett.mil_fit(path, engine="gibbs", hottest=2.0)
+
+
 def test_frames_pickling_and_bad_input(bags):
     pd = pytest.importorskip("pandas")
     d, path = bags

@@ -31,6 +31,10 @@ fn main() {
             seed: 1,
         },
         observer: None,
+        tempering: plackett::mil::Tempering {
+            rungs: std::env::var("RUNGS").map_or(1, |v| v.parse().expect("RUNGS")),
+            hottest: std::env::var("HOTTEST").map_or(0.03, |v| v.parse().expect("HOTTEST")),
+        },
         ..MilGibbsOptions::default()
     };
     let t = Instant::now();
@@ -63,4 +67,57 @@ fn main() {
         kept_secs * 1000.0 / alpha.ess_bulk
     );
     println!("all of θ: max R̂ {worst:.3}, min bulk ESS {min_ess:.0}");
+    let lay = fit.layout;
+    let block = |k: usize| -> String {
+        let named = [
+            ("β", lay.beta()),
+            ("γ", lay.gamma()),
+            ("b", lay.b()),
+            ("d", lay.d()),
+        ];
+        if k == lay.alpha() {
+            return "α".into();
+        }
+        if k == lay.a() {
+            return "a".into();
+        }
+        if k == lay.c() {
+            return "c".into();
+        }
+        named
+            .iter()
+            .find(|(_, r)| r.contains(&k))
+            .map_or("?".into(), |(n, r)| format!("{n}{}", k - r.start + 1))
+    };
+    let mut order: Vec<usize> = (0..lay.len()).collect();
+    order.sort_by(|&x, &y| fit.diagnostics[y].rhat.total_cmp(&fit.diagnostics[x].rhat));
+    let worst: Vec<String> = order[..6]
+        .iter()
+        .map(|&k| {
+            let p = lay.len();
+            let means: Vec<String> = fit
+                .draws
+                .iter()
+                .map(|c| {
+                    let v: Vec<f64> = c.chunks(p).map(|d| d[k]).collect();
+                    format!("{:.2}", v.iter().sum::<f64>() / v.len() as f64)
+                })
+                .collect();
+            format!(
+                "{} R̂ {:.2} (chain means {})",
+                block(k),
+                fit.diagnostics[k].rhat,
+                means.join(" ")
+            )
+        })
+        .collect();
+    println!("worst: {}", worst.join("; "));
+    if !fit.swap_acceptance.is_empty() {
+        let acc: Vec<String> = fit
+            .swap_acceptance
+            .iter()
+            .map(|a| format!("{a:.2}"))
+            .collect();
+        println!("swap acceptance (coldest pair first): {}", acc.join(" "));
+    }
 }

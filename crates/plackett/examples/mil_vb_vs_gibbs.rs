@@ -18,6 +18,10 @@
 //! ```text
 //! cargo run --release --example mil_vb_vs_gibbs [-- REPLICATES [SAMPLES BURN_IN THIN [FIRST]]]
 //! ```
+//!
+//! Environment: `RUNGS=K HOTTEST=τ` run both samplers with parallel
+//! tempering (`MilGibbsOptions::tempering`); `AT_VB=0` skips the second
+//! sampler (its columns then repeat the default start's).
 
 use plackett::eval::metrics::auc;
 use plackett::infer::mcmc::McmcSettings;
@@ -98,6 +102,12 @@ fn main() {
         [_, s, b, t, f] => (*s, *b, *t, *f as u64),
         _ => (1000, 1000, 1, 0),
     };
+    let env = |k: &str| std::env::var(k).ok();
+    let tempering = plackett::mil::Tempering {
+        rungs: env("RUNGS").map_or(1, |v| v.parse().expect("RUNGS")),
+        hottest: env("HOTTEST").map_or(0.03, |v| v.parse().expect("HOTTEST")),
+    };
+    let at_vb = env("AT_VB").is_none_or(|v| v != "0");
     let design = MilDesign::default();
     let priors = MilPriors::default();
     let mut acc_default = vec![[0.0; 7]; 7];
@@ -125,17 +135,30 @@ fn main() {
         let gopts = MilGibbsOptions {
             priors,
             mcmc,
+            tempering,
             ..MilGibbsOptions::default()
         };
         let g = fit_gibbs(&train, &gopts).expect("gibbs");
-        let g_at_vb = fit_gibbs(
-            &train,
-            &MilGibbsOptions {
-                init: Some(vb.mean.clone()),
-                ..gopts.clone()
-            },
-        )
-        .expect("gibbs");
+        if !g.swap_acceptance.is_empty() {
+            let acc: Vec<String> = g
+                .swap_acceptance
+                .iter()
+                .map(|a| format!("{a:.2}"))
+                .collect();
+            println!("  swap acceptance (coldest pair first): {}", acc.join(" "));
+        }
+        let g_at_vb = if at_vb {
+            fit_gibbs(
+                &train,
+                &MilGibbsOptions {
+                    init: Some(vb.mean.clone()),
+                    ..gopts.clone()
+                },
+            )
+            .expect("gibbs")
+        } else {
+            g.clone()
+        };
         println!("replicate {r}");
         compare("(default start)", &vb, &g, &layout, &mut acc_default);
         compare(

@@ -13,6 +13,20 @@ use rayon::prelude::*;
 /// the posterior draws is uniform if the sampler is right.
 #[test]
 fn gibbs_sampler_passes_simulation_based_calibration() {
+    calibration(Tempering::default());
+}
+
+/// The same check with parallel tempering (3 rungs down to τ = 0.1): the
+/// swaps between rungs must leave the coldest rung's target unchanged.
+#[test]
+fn tempered_gibbs_sampler_passes_simulation_based_calibration() {
+    calibration(Tempering {
+        rungs: 3,
+        hottest: 0.1,
+    });
+}
+
+fn calibration(tempering: Tempering) {
     let design = MilDesign {
         bags: 30,
         instances: 3,
@@ -50,10 +64,14 @@ fn gibbs_sampler_passes_simulation_based_calibration() {
                         seed: r as u64,
                     },
                     observer: None,
+                    tempering,
                     ..Default::default()
                 },
             )
             .unwrap();
+            if tempering.rungs > 1 {
+                assert!(fit.swap_acceptance.iter().all(|a| (0.0..=1.0).contains(a)));
+            }
             (0..lay.len())
                 .map(|k| fit.coordinate(k).iter().filter(|&&v| v < theta[k]).count())
                 .collect()
@@ -68,7 +86,10 @@ fn gibbs_sampler_passes_simulation_based_calibration() {
         }
         let e = reps as f64 / 10.0;
         let chi2: f64 = bins.iter().map(|&o| (o as f64 - e).powi(2) / e).sum();
-        eprintln!("SBC {}: bins {bins:?} chi2 {chi2:.1}", names[k]);
+        eprintln!(
+            "SBC ({} rungs) {}: bins {bins:?} chi2 {chi2:.1}",
+            tempering.rungs, names[k]
+        );
         // χ²₉ 99.9% quantile.
         assert!(chi2 < 27.88, "{}: χ² {chi2:.1}, bins {bins:?}", names[k]);
     }

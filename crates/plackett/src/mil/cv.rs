@@ -42,6 +42,8 @@ pub struct MilEngineSettings {
     pub gibbs_start: super::gibbs::GibbsStart,
     /// Gibbs: draws, burn-in, thinning, chains, and the seed of both.
     pub mcmc: crate::infer::mcmc::McmcSettings,
+    /// Gibbs: parallel tempering of the bag labels (one rung: none).
+    pub tempering: super::gibbs::Tempering,
 }
 
 impl MilEngineSettings {
@@ -67,6 +69,7 @@ impl MilEngineSettings {
             observer: None,
             init: None,
             start: self.gibbs_start,
+            tempering: self.tempering.check()?,
         })
     }
 
@@ -113,6 +116,13 @@ pub struct MilFitInfo {
     /// Gibbs: the smallest bulk ESS over θ.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub min_ess: Option<f64>,
+    /// Gibbs with tempering: the rungs per chain.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub temperatures: Option<usize>,
+    /// Gibbs with tempering: per adjacent pair of rungs, coldest first,
+    /// the share of swaps accepted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub swap_acceptance: Option<Vec<f64>>,
     /// Per training instance: posterior probability of being primary
     /// given the labels.
     pub primary: Vec<f64>,
@@ -253,6 +263,8 @@ pub fn fit_model(bags: &Bags, engine: &MilEngine) -> Result<(MilModel, MilFitInf
                 gibbs_start: None,
                 max_rhat: None,
                 min_ess: None,
+                temperatures: None,
+                swap_acceptance: None,
                 primary: f.primary.clone(),
             };
             Ok((MilModel::from_vb(&f, bags, o.priors), info))
@@ -278,6 +290,8 @@ pub fn fit_model(bags: &Bags, engine: &MilEngine) -> Result<(MilModel, MilFitInf
                         .map(|d| d.ess_bulk)
                         .fold(f64::NAN, f64::min),
                 ),
+                temperatures: (o.tempering.rungs > 1).then_some(o.tempering.rungs),
+                swap_acceptance: (o.tempering.rungs > 1).then(|| f.swap_acceptance.clone()),
                 primary: f.primary.clone(),
             };
             Ok((MilModel::from_gibbs(&f, bags, o.priors), info))

@@ -19,6 +19,11 @@
 //!    Yu & Meng 2011), by an elliptical slice move (Murray, Adams & MacKay
 //!    2010).
 //!
+//! Optionally every chain runs as several rungs with the bag labels
+//! tempered, swapping states between neighbours ([`Tempering`]; Geyer 1991,
+//! Syed et al. 2022): the primary-instance configurations that single
+//! chains do not cross are crossed at the hot rungs.
+//!
 //! Blocking the coefficients jointly (MICProB draws them jointly too) and
 //! collapsing δ's step over `U` and `y*` are what keep the chain mixing
 //! when bags are well separated; step 4 is what lets a weakly identified
@@ -62,6 +67,71 @@ pub struct MilGibbsOptions {
     pub init: Option<Vec<f64>>,
     /// Where the chains start when `init` is not given.
     pub start: GibbsStart,
+    /// Parallel tempering of the bag labels (one rung: none).
+    pub tempering: Tempering,
+}
+
+/// Parallel tempering of the bag-level likelihood (Geyer 1991), with the
+/// deterministic even–odd swap schedule of non-reversible parallel
+/// tempering (Syed, Bouchard-Côté, Deligiannidis & Doucet 2022).
+///
+/// Rung `k` of `K` samples `p(θ) Π p(δ_ij | θ) Π_i Φ(±√τ_k μ_i)` with
+/// `τ_k = hottest^{k/(K−1)}`, i.e. the outer probit's noise inflated to
+/// variance `1/τ_k`: every rung is the same Albert–Chib sampler with the
+/// bag design scaled by `√τ_k`, and rung 0 (`τ = 1`) is the posterior.
+/// Only the bag labels are tempered, not the primary indicators' own
+/// probit, so the hottest rung samples (nearly) the prior and moves
+/// between primary-instance configurations freely. Adjacent rungs swap
+/// their `(θ, δ)` after every sweep with the Metropolis probability of
+/// the exchange; `y*` and `U` are redrawn by the next sweep before
+/// anything conditions on them, so the swap acts on the chain's marginal
+/// in `(θ, δ)` and leaves every rung's target unchanged.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Tempering {
+    /// Rungs per chain (1: no tempering). Each costs a sweep.
+    pub rungs: usize,
+    /// `τ` of the hottest rung, in (0, 1).
+    pub hottest: f64,
+}
+
+impl Default for Tempering {
+    fn default() -> Self {
+        // 0.03: on Hu 2024's basic setting the lowest τ at which 10 rungs
+        // still swap in a fifth of their proposals (docs/mil.md).
+        Tempering {
+            rungs: 1,
+            hottest: 0.03,
+        }
+    }
+}
+
+impl Tempering {
+    /// Checked: at least one rung, `hottest` in (0, 1).
+    pub fn check(self) -> Result<Tempering> {
+        if self.rungs == 0 || self.rungs > 64 {
+            return Err(Error::param(
+                "temperatures",
+                format!("expected 1 to 64 rungs, got {}", self.rungs),
+            ));
+        }
+        if !(self.hottest > 0.0 && self.hottest < 1.0) {
+            return Err(Error::param(
+                "hottest",
+                format!("expected a value in (0, 1), got {}", self.hottest),
+            ));
+        }
+        Ok(self)
+    }
+
+    /// `√τ_k` for every rung, coldest (1) first.
+    pub fn scales(&self) -> Vec<f64> {
+        if self.rungs == 1 {
+            return vec![1.0];
+        }
+        (0..self.rungs)
+            .map(|k| self.hottest.powf(k as f64 / (self.rungs - 1) as f64).sqrt())
+            .collect()
+    }
 }
 
 /// Where the Gibbs chains start.
@@ -116,6 +186,7 @@ impl Default for MilGibbsOptions {
             observer: None,
             init: None,
             start: GibbsStart::default(),
+            tempering: Tempering::default(),
         }
     }
 }
@@ -134,6 +205,9 @@ pub struct MilGibbsFit {
     pub diagnostics: Vec<ScalarDiagnostics>,
     /// Where the chains started: `init`, `marginal` or `dispersed`.
     pub started_from: &'static str,
+    /// With tempering: per adjacent pair of rungs (coldest pair first),
+    /// the share of proposed swaps accepted, pooled over chains.
+    pub swap_acceptance: Vec<f64>,
 }
 
 impl MilGibbsFit {
@@ -211,6 +285,8 @@ struct Chain<'a> {
     ystar: Vec<f64>,
     eta: Vec<f64>,
     nu: Vec<f64>,
+    /// `√τ` of this rung: the bag design's scale (1: the posterior).
+    scale: f64,
     /// Σ over kept sweeps of P(δ_ij = 1 | rest).
     prob_sum: Vec<f64>,
     /// Cholesky-ready precisions of (a, b) and (c, d): constant.
@@ -276,6 +352,7 @@ impl<'a> Chain<'a> {
             ystar: vec![0.0; bags.n_bags()],
             eta: vec![0.0; n],
             nu: vec![0.0; n],
+            scale: 1.0,
             prob_sum: vec![0.0; n],
             inst_precision,
             counts: bags.counts(),
@@ -317,7 +394,7 @@ impl<'a> Chain<'a> {
                     );
                 }
             }
-            q += (self.ystar[i] - mu).powi(2);
+            q += (self.ystar[i] - self.scale * mu).powi(2);
         }
         q
     }
@@ -347,8 +424,9 @@ impl<'a> Chain<'a> {
                     .sum::<f64>();
             for j in b.start..b.end {
                 let rest = if self.delta[j] { mu - self.eta[j] } else { mu };
-                let l1 = ln_norm_cdf(self.nu[j]) + ln_norm_cdf(sign * (rest + self.eta[j]));
-                let l0 = ln_norm_cdf(-self.nu[j]) + ln_norm_cdf(sign * rest);
+                let l1 =
+                    ln_norm_cdf(self.nu[j]) + ln_norm_cdf(sign * self.scale * (rest + self.eta[j]));
+                let l0 = ln_norm_cdf(-self.nu[j]) + ln_norm_cdf(sign * self.scale * rest);
                 let p = sigmoid(l1 - l0);
                 if keep {
                     self.prob_sum[j] += p;
@@ -357,7 +435,7 @@ impl<'a> Chain<'a> {
                 self.delta[j] = d;
                 mu = if d { rest + self.eta[j] } else { rest };
             }
-            self.ystar[i] = truncated_draw(rng, mu, self.y[i]);
+            self.ystar[i] = truncated_draw(rng, self.scale * mu, self.y[i]);
             for j in b.start..b.end {
                 self.u[j] = truncated_draw(rng, self.nu[j], self.delta[j]);
             }
@@ -372,9 +450,10 @@ impl<'a> Chain<'a> {
         }
         let mut rhs = DVector::zeros(k);
         let mut w = vec![0.0; k];
+        let sc = self.scale;
         for (i, b) in self.bags.bags.iter().enumerate() {
             w.iter_mut().for_each(|v| *v = 0.0);
-            w[0] = 1.0;
+            w[0] = sc;
             for j in b.start..b.end {
                 if self.delta[j] {
                     let off = if self.bags.modality[j] == 0 {
@@ -383,7 +462,7 @@ impl<'a> Chain<'a> {
                         1 + d0
                     };
                     for (q, x) in self.bags.features(j).iter().enumerate() {
-                        w[off + q] += x;
+                        w[off + q] += sc * x;
                     }
                 }
             }
@@ -528,7 +607,7 @@ impl<'a> Chain<'a> {
                 }
             })
             .collect();
-        let (bags, y, eta, nu) = (self.bags, self.y, &self.eta, &self.nu);
+        let (bags, y, eta, nu, sc) = (self.bags, self.y, &self.eta, &self.nu, self.scale);
         let (c, s) = ellipse_slice(rng, |c, s| {
             let mut l = 0.0;
             for (i, b) in bags.bags.iter().enumerate() {
@@ -538,7 +617,7 @@ impl<'a> Chain<'a> {
                         mu += eta[j];
                     }
                 }
-                l += ln_norm_cdf(if y[i] { mu } else { -mu });
+                l += ln_norm_cdf(if y[i] { sc * mu } else { -sc * mu });
             }
             l
         });
@@ -553,6 +632,106 @@ impl<'a> Chain<'a> {
             }
         }
     }
+}
+
+impl Chain<'_> {
+    /// `Σ_i ln Φ(±s μ_i)` of the current `(θ, δ)`: the bag labels'
+    /// log-likelihood at scale `s` (y* integrated out).
+    fn bag_loglik(&self, s: f64) -> f64 {
+        let alpha = self.theta[self.lay.alpha()];
+        self.bags
+            .bags
+            .iter()
+            .enumerate()
+            .map(|(i, b)| {
+                let mu = alpha
+                    + (b.start..b.end)
+                        .filter(|&j| self.delta[j])
+                        .map(|j| self.eta[j])
+                        .sum::<f64>();
+                ln_norm_cdf(if self.y[i] { s * mu } else { -s * mu })
+            })
+            .sum()
+    }
+
+    /// Exchange the states of two rungs (not their scales or sums).
+    fn exchange(&mut self, other: &mut Chain<'_>) {
+        std::mem::swap(&mut self.theta, &mut other.theta);
+        std::mem::swap(&mut self.delta, &mut other.delta);
+        std::mem::swap(&mut self.u, &mut other.u);
+        std::mem::swap(&mut self.ystar, &mut other.ystar);
+        std::mem::swap(&mut self.eta, &mut other.eta);
+        std::mem::swap(&mut self.nu, &mut other.nu);
+    }
+}
+
+/// What one chain returns: its kept draws of θ, the Σ of `P(δ = 1 | rest)`
+/// over its kept sweeps, and per adjacent pair of rungs the swaps
+/// (accepted, proposed).
+type ChainOutput = (Vec<f64>, Vec<f64>, Vec<(usize, usize)>);
+
+/// One chain of the sampler: its rungs (one without tempering) from the
+/// same start, kept draws from the coldest, and per adjacent pair the
+/// swaps (accepted, proposed).
+fn run_chain(
+    bags: &Bags,
+    y: &[bool],
+    opts: &MilGibbsOptions,
+    init: Option<&[f64]>,
+    mcmc: &McmcSettings,
+    c: usize,
+) -> Result<ChainOutput> {
+    let scales = opts.tempering.scales();
+    let mut rngs: Vec<Rng> = (0..scales.len())
+        .map(|k| {
+            if k == 0 {
+                stream(mcmc.seed, &[0x4d49_4c47, c as u64])
+            } else {
+                stream(mcmc.seed, &[0x4d49_4c47, c as u64, k as u64])
+            }
+        })
+        .collect();
+    let mut swap_rng = stream(mcmc.seed, &[0x4d49_4c53, c as u64]);
+    let mut rungs: Vec<Chain<'_>> = scales
+        .iter()
+        .zip(rngs.iter_mut())
+        .map(|(&s, rng)| {
+            let mut ch = Chain::new(bags, y, opts.priors, init, rng);
+            ch.scale = s;
+            ch
+        })
+        .collect();
+    let p = Layout::of(bags).len();
+    let mut draws = Vec::with_capacity(mcmc.samples * p);
+    let mut swaps = vec![(0usize, 0usize); scales.len().saturating_sub(1)];
+    for s in 0..mcmc.sweeps() {
+        let keep = mcmc.keeps(s);
+        for (k, (ch, rng)) in rungs.iter_mut().zip(rngs.iter_mut()).enumerate() {
+            ch.sweep(rng, keep && k == 0)?;
+        }
+        // Deterministic even–odd schedule: pairs (0,1), (2,3), … after
+        // even sweeps, (1,2), (3,4), … after odd ones.
+        let mut k = s % 2;
+        while k + 1 < rungs.len() {
+            let (lo, hi) = rungs.split_at_mut(k + 1);
+            let (a, b) = (&mut lo[k], &mut hi[0]);
+            let log_ratio = a.bag_loglik(b.scale) + b.bag_loglik(a.scale)
+                - a.bag_loglik(a.scale)
+                - b.bag_loglik(b.scale);
+            swaps[k].1 += 1;
+            if swap_rng.random::<f64>().ln() < log_ratio {
+                a.exchange(b);
+                swaps[k].0 += 1;
+            }
+            k += 2;
+        }
+        if keep {
+            draws.extend_from_slice(&rungs[0].theta);
+        }
+        observer::advance(opts.observer.as_ref(), 1)?;
+    }
+    let cold = rungs.swap_remove(0);
+    Ok((draws, cold.prob_sum, swaps))
 }
 
 /// Sample the posterior of the two-level probit model.
@@ -574,27 +753,20 @@ pub fn fit_gibbs(bags: &Bags, opts: &MilGibbsOptions) -> Result<MilGibbsFit> {
         }
         (None, GibbsStart::Dispersed) => (None, "dispersed"),
     };
-    let chains: Vec<Result<(Vec<f64>, Vec<f64>)>> = (0..mcmc.chains)
+    opts.tempering.check()?;
+    let chains: Vec<Result<ChainOutput>> = (0..mcmc.chains)
         .into_par_iter()
-        .map(|c| {
-            let mut rng = stream(mcmc.seed, &[0x4d49_4c47, c as u64]);
-            let mut ch = Chain::new(bags, &y, opts.priors, init.as_deref(), &mut rng);
-            let mut draws = Vec::with_capacity(mcmc.samples * layout.len());
-            for s in 0..mcmc.sweeps() {
-                let keep = mcmc.keeps(s);
-                ch.sweep(&mut rng, keep)?;
-                if keep {
-                    draws.extend_from_slice(&ch.theta);
-                }
-                observer::advance(opts.observer.as_ref(), 1)?;
-            }
-            Ok((draws, ch.prob_sum))
-        })
+        .map(|c| run_chain(bags, &y, opts, init.as_deref(), &mcmc, c))
         .collect();
     let mut draws = Vec::new();
     let mut primary = vec![0.0; bags.n_instances()];
+    let mut swaps = vec![(0usize, 0usize); opts.tempering.rungs.saturating_sub(1)];
     for c in chains {
-        let (d, p) = c?;
+        let (d, p, sw) = c?;
+        for (t, s) in swaps.iter_mut().zip(sw) {
+            t.0 += s.0;
+            t.1 += s.1;
+        }
         draws.push(d);
         for (a, b) in primary.iter_mut().zip(p) {
             *a += b;
@@ -608,6 +780,16 @@ pub fn fit_gibbs(bags: &Bags, opts: &MilGibbsOptions) -> Result<MilGibbsFit> {
         primary,
         diagnostics: Vec::new(),
         started_from,
+        swap_acceptance: swaps
+            .iter()
+            .map(|&(a, n)| {
+                if n == 0 {
+                    f64::NAN
+                } else {
+                    a as f64 / n as f64
+                }
+            })
+            .collect(),
     };
     let p = layout.len();
     fit.diagnostics = (0..p)

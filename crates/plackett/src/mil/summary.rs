@@ -9,9 +9,13 @@ use super::model::{BagPrediction, MilModel};
 use crate::eval::metrics::auc;
 use serde_json::{Value, json};
 
-/// Warnings about a fit: Gibbs chains that disagree, VB's known
-/// weaknesses (under-dispersed sds; the degenerate optimum with no primary
-/// instance, Hu 2024 §2.2 on Musk).
+/// Below this swap acceptance between adjacent rungs, states hardly travel
+/// between the posterior and the hot rungs, and tempering buys little.
+const MIN_SWAP_ACCEPTANCE: f64 = 0.05;
+
+/// Warnings about a fit: Gibbs chains that disagree, tempering rungs too
+/// far apart, VB's known weaknesses (under-dispersed sds; the degenerate
+/// optimum with no primary instance, Hu 2024 §2.2 on Musk).
 pub fn fit_notes(info: &MilFitInfo) -> Vec<String> {
     let mut notes = Vec::new();
     if let (Some(r), Some(e)) = (info.max_rhat, info.min_ess)
@@ -19,7 +23,21 @@ pub fn fit_notes(info: &MilFitInfo) -> Vec<String> {
     {
         notes.push(format!(
             "MCMC warning: max split-R̂ {r:.3}, min bulk ESS {e:.0}: the chains disagree; run \
-             longer (`burn_in`, `samples`, `thin`) before reading coefficients or intervals"
+             longer (`burn_in`, `samples`, `thin`) or with tempering (`temperatures`) before \
+             reading coefficients or intervals"
+        ));
+    }
+    if let Some(a) = &info.swap_acceptance
+        && let Some((k, v)) = a
+            .iter()
+            .enumerate()
+            .find(|(_, v)| v.is_nan() || **v < MIN_SWAP_ACCEPTANCE)
+    {
+        notes.push(format!(
+            "tempering: rungs {k} and {} swapped in only {:.0}% of proposals: too few rungs \
+             for this range; add rungs (`temperatures`) or raise `hottest`",
+            k + 1,
+            100.0 * v
         ));
     }
     if info.vb_start.as_deref() == Some("init") {
