@@ -139,3 +139,39 @@ pub fn fit_document(
 pub fn predict_document(pred: &[BagPrediction]) -> Value {
     json!({ "bags": pred })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn gibbs_info(swaps: Option<Vec<f64>>) -> MilFitInfo {
+        MilFitInfo {
+            engine: "gibbs".into(),
+            iterations: None,
+            converged: None,
+            elbo: None,
+            vb_start: None,
+            gibbs_start: Some("marginal".into()),
+            max_rhat: Some(1.001),
+            min_ess: Some(1000.0),
+            temperatures: swaps.as_ref().map(|s| s.len() + 1),
+            swap_acceptance: swaps,
+            primary: vec![0.5],
+        }
+    }
+
+    /// A pair of rungs that rarely swaps is named; healthy ladders and
+    /// untempered fits get no tempering note.
+    #[test]
+    fn a_ladder_with_a_rarely_swapping_pair_is_named() {
+        let notes = fit_notes(&gibbs_info(Some(vec![0.5, 0.3, 0.01])));
+        assert!(
+            notes
+                .iter()
+                .any(|n| n.contains("rungs 2 and 3") && n.contains("1%")),
+            "{notes:?}"
+        );
+        assert!(fit_notes(&gibbs_info(Some(vec![0.5, 0.2]))).is_empty());
+        assert!(fit_notes(&gibbs_info(None)).is_empty());
+    }
+}
