@@ -289,8 +289,9 @@ struct Chain<'a> {
     scale: f64,
     /// Σ over kept sweeps of P(δ_ij = 1 | rest).
     prob_sum: Vec<f64>,
-    /// Cholesky-ready precisions of (a, b) and (c, d): constant.
-    inst_precision: [DMatrix<f64>; 2],
+    /// Cholesky-ready precisions of (a, b) and (c, d): constant, shared
+    /// by every chain and rung.
+    inst_precision: &'a [DMatrix<f64>; 2],
     /// Instances per modality: constant.
     counts: [usize; 2],
 }
@@ -299,11 +300,43 @@ fn dot(a: &[f64], b: &[f64]) -> f64 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
 
+/// The precisions of the inner regressions `U ~ (1, x)(a, b)` and
+/// `(1, z)(c, d)`: prior plus the instances' Gram matrix. They do not
+/// depend on the state, so one pair serves every chain and rung.
+fn instance_precisions(bags: &Bags, pri: MilPriors) -> [DMatrix<f64>; 2] {
+    let n = bags.n_instances();
+    let mut inst_precision = [DMatrix::zeros(0, 0), DMatrix::zeros(0, 0)];
+    for m in 0..2u8 {
+        let d = bags.width(m);
+        let mut p = DMatrix::zeros(d + 1, d + 1);
+        p[(0, 0)] = 1.0 / pri.intercept_var;
+        for k in 1..=d {
+            p[(k, k)] = 1.0 / pri.slope_var;
+        }
+        for j in 0..n {
+            if bags.modality[j] == m {
+                let x = bags.features(j);
+                p[(0, 0)] += 1.0;
+                for c in 0..d {
+                    p[(c + 1, 0)] += x[c];
+                    p[(0, c + 1)] += x[c];
+                    for r in 0..d {
+                        p[(r + 1, c + 1)] += x[r] * x[c];
+                    }
+                }
+            }
+        }
+        inst_precision[m as usize] = p;
+    }
+    inst_precision
+}
+
 impl<'a> Chain<'a> {
     fn new(
         bags: &'a Bags,
         y: &'a [bool],
         pri: MilPriors,
+        inst_precision: &'a [DMatrix<f64>; 2],
         init: Option<&[f64]>,
         rng: &mut Rng,
     ) -> Chain<'a> {
@@ -318,29 +351,6 @@ impl<'a> Chain<'a> {
                 }
             })
             .collect();
-        let mut inst_precision = [DMatrix::zeros(0, 0), DMatrix::zeros(0, 0)];
-        for m in 0..2u8 {
-            let d = bags.width(m);
-            let mut p = DMatrix::zeros(d + 1, d + 1);
-            p[(0, 0)] = 1.0 / pri.intercept_var;
-            for k in 1..=d {
-                p[(k, k)] = 1.0 / pri.slope_var;
-            }
-            for j in 0..n {
-                if bags.modality[j] == m {
-                    let x = bags.features(j);
-                    p[(0, 0)] += 1.0;
-                    for c in 0..d {
-                        p[(c + 1, 0)] += x[c];
-                        p[(0, c + 1)] += x[c];
-                        for r in 0..d {
-                            p[(r + 1, c + 1)] += x[r] * x[c];
-                        }
-                    }
-                }
-            }
-            inst_precision[m as usize] = p;
-        }
         let mut c = Chain {
             bags,
             y,
@@ -634,24 +644,30 @@ impl<'a> Chain<'a> {
     }
 }
 
+/// `Σ_i ln Φ(±s μ_i)`: the bag labels' log-likelihood at scale `s` given
+/// the bags' `μ` (y* integrated out).
+fn labels_loglik(y: &[bool], mu: &[f64], s: f64) -> f64 {
+    y.iter()
+        .zip(mu)
+        .map(|(&yi, &m)| ln_norm_cdf(if yi { s * m } else { -s * m }))
+        .sum()
+}
+
 impl Chain<'_> {
-    /// `Σ_i ln Φ(±s μ_i)` of the current `(θ, δ)`: the bag labels'
-    /// log-likelihood at scale `s` (y* integrated out).
-    fn bag_loglik(&self, s: f64) -> f64 {
+    /// Every bag's `μ_i = α + Σ_j δ_ij η_ij` in the current `(θ, δ)`.
+    fn bag_means(&self) -> Vec<f64> {
         let alpha = self.theta[self.lay.alpha()];
         self.bags
             .bags
             .iter()
-            .enumerate()
-            .map(|(i, b)| {
-                let mu = alpha
+            .map(|b| {
+                alpha
                     + (b.start..b.end)
                         .filter(|&j| self.delta[j])
                         .map(|j| self.eta[j])
-                        .sum::<f64>();
-                ln_norm_cdf(if self.y[i] { s * mu } else { -s * mu })
+                        .sum::<f64>()
             })
-            .sum()
+            .collect()
     }
 
     /// Exchange the states of two rungs (not their scales or sums).
@@ -677,6 +693,7 @@ fn run_chain(
     bags: &Bags,
     y: &[bool],
     opts: &MilGibbsOptions,
+    inst_precision: &[DMatrix<f64>; 2],
     init: Option<&[f64]>,
     mcmc: &McmcSettings,
     c: usize,
@@ -696,7 +713,7 @@ fn run_chain(
         .iter()
         .zip(rngs.iter_mut())
         .map(|(&s, rng)| {
-            let mut ch = Chain::new(bags, y, opts.priors, init, rng);
+            let mut ch = Chain::new(bags, y, opts.priors, inst_precision, init, rng);
             ch.scale = s;
             ch
         })
@@ -715,9 +732,10 @@ fn run_chain(
         while k + 1 < rungs.len() {
             let (lo, hi) = rungs.split_at_mut(k + 1);
             let (a, b) = (&mut lo[k], &mut hi[0]);
-            let log_ratio = a.bag_loglik(b.scale) + b.bag_loglik(a.scale)
-                - a.bag_loglik(a.scale)
-                - b.bag_loglik(b.scale);
+            let (mu_a, mu_b) = (a.bag_means(), b.bag_means());
+            let log_ratio = labels_loglik(y, &mu_a, b.scale) + labels_loglik(y, &mu_b, a.scale)
+                - labels_loglik(y, &mu_a, a.scale)
+                - labels_loglik(y, &mu_b, b.scale);
             swaps[k].1 += 1;
             if swap_rng.random::<f64>().ln() < log_ratio {
                 a.exchange(b);
@@ -754,9 +772,10 @@ pub fn fit_gibbs(bags: &Bags, opts: &MilGibbsOptions) -> Result<MilGibbsFit> {
         (None, GibbsStart::Dispersed) => (None, "dispersed"),
     };
     opts.tempering.check()?;
+    let inst_precision = instance_precisions(bags, opts.priors);
     let chains: Vec<Result<ChainOutput>> = (0..mcmc.chains)
         .into_par_iter()
-        .map(|c| run_chain(bags, &y, opts, init.as_deref(), &mcmc, c))
+        .map(|c| run_chain(bags, &y, opts, &inst_precision, init.as_deref(), &mcmc, c))
         .collect();
     let mut draws = Vec::new();
     let mut primary = vec![0.0; bags.n_instances()];
