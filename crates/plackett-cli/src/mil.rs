@@ -276,8 +276,9 @@ pub fn run(c: &MilCommand) -> Result<()> {
 fn run_fit(a: &FitArgs) -> Result<()> {
     let mut engine = a.engine.engine()?;
     let bags = read_bags(&a.file)?;
-    // Every bag needs a label to fit (a one-line error names the first that has none).
-    bags.labels(&a.file)?;
+    // Every bag needs a label to fit, and both labels must occur (a one-line
+    // error names the file and the first unlabelled bag).
+    bags.training_labels(&a.file)?;
     if let Some(name) = &a.report_bag
         && !bags.bags.iter().any(|b| &b.name == name)
     {
@@ -504,6 +505,7 @@ fn run_cv(a: &CvArgs) -> Result<()> {
         slope_var: a.engine.slope_var,
     };
     let bags = read_bags(&a.file)?;
+    bags.training_labels(&a.file)?;
     let mut methods = vec![MilMethod::Model(engine)];
     if a.baselines {
         methods.extend(Baseline::ALL.map(|b| MilMethod::Baseline(b, priors)));

@@ -315,6 +315,41 @@ fn bad_bags_exit_2_naming_file_and_line() {
         fails(&out, needle);
         assert!(!model.exists(), "nothing written on failure");
     }
+    // One class only: every engine and cross-validation refuse it alike,
+    // naming the file (the sampler used to fit the prior's shape).
+    std::fs::write(
+        dir.join("one.csv"),
+        "bag,label,modality,m0_a\nb1,1,0,1\nb1,1,0,2\nb2,1,0,3\n",
+    )
+    .unwrap();
+    for args in [
+        &[
+            "mil",
+            "fit",
+            "one.csv",
+            "--engine",
+            "vb",
+            "--out",
+            "never.json",
+        ][..],
+        &[
+            "mil",
+            "fit",
+            "one.csv",
+            "--engine",
+            "gibbs",
+            "--out",
+            "never.json",
+        ][..],
+        &["mil", "cv", "one.csv", "--folds", "2"][..],
+    ] {
+        let out = bin().current_dir(&dir).args(args).output().unwrap();
+        fails(&out, "one.csv: every bag has label 1");
+        assert!(
+            !dir.join("never.json").exists(),
+            "nothing written on failure"
+        );
+    }
     let f = dir.join("empty.json");
     std::fs::write(
         &f,

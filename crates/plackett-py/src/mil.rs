@@ -308,7 +308,7 @@ pub fn mil_fit(
     let source = source.to_string();
     py.detach(move || {
         let bags = bags_of(&source, text.as_deref())?;
-        bags.labels(&source)?;
+        bags.training_labels(&source)?;
         let start = std::time::Instant::now();
         let prep = Preprocess::from_options(standardise, components);
         let (model, info) = match &warm {
@@ -403,6 +403,7 @@ pub fn mil_cv(
     let cvs = py
         .detach(move || {
             let bags = bags_of(&source, text.as_deref())?;
+            bags.training_labels(&source)?;
             let prep = Preprocess::from_options(standardise, components);
             cross_validate_methods(&bags, &methods, prep, folds, repeats, draws, seed, None)
         })

@@ -132,6 +132,13 @@ def test_frames_pickling_and_bad_input(bags):
     bad.write_text("bag,label,modality,m0_x\nb1,2,0,1.5\n")
     with pytest.raises(ValueError, match=r"bad\.csv.*line 2|line 2.*bad\.csv|bad\.csv:2"):
         plackett.mil_fit(str(bad))
+    one = d / "one.csv"
+    one.write_text("bag,label,modality,m0_x\nb1,0,0,1.5\nb2,0,0,0.5\n")
+    for engine in ["vb", "gibbs"]:
+        with pytest.raises(ValueError, match=r"one\.csv.*every bag has label 0"):
+            plackett.mil_fit(str(one), engine=engine)
+    with pytest.raises(ValueError, match=r"one\.csv.*every bag has label 0"):
+        plackett.mil_cv(str(one), folds=2)
     with pytest.raises(ValueError, match="intercept_var"):
         plackett.mil_fit(path, intercept_var=-1.0)
     with pytest.raises(ValueError, match="vb_start"):

@@ -316,6 +316,25 @@ impl Bags {
             .collect()
     }
 
+    /// [`Bags::labels`] for fitting a classifier: every bag labelled, and
+    /// both labels present (with one class there is nothing to separate;
+    /// VB and the sampler would return the prior's shape, not a model).
+    pub fn training_labels(&self, source: &str) -> Result<Vec<bool>> {
+        let y = self.labels(source)?;
+        if y.iter().all(|&v| v) || !y.iter().any(|&v| v) {
+            let only = if y.first() == Some(&true) { 1 } else { 0 };
+            return Err(Error::input(
+                source,
+                None,
+                format!(
+                    "every bag has label {only}: fitting a bag classifier needs bags labelled 0 \
+                     and bags labelled 1"
+                ),
+            ));
+        }
+        Ok(y)
+    }
+
     /// Bag `b`'s instances in source-row order. A bag holds its instances
     /// in a canonical order (by modality and content, so that fits do not
     /// depend on how a file lists them); outputs list them as the file did.

@@ -273,7 +273,7 @@ pub fn fit_baseline(
     if max_iter == 0 {
         return Err(Error::param("max_iter", "need at least one iteration"));
     }
-    let y = bags.labels("data")?;
+    let y = bags.training_labels("data")?;
     let lambda = penalty(bags, priors);
     let mut w = vec![0.0; lambda.len()];
     match method {

@@ -428,7 +428,7 @@ pub fn cross_validate_methods(
     seed: u64,
     observer: Option<&crate::observer::SharedObserver>,
 ) -> Result<Vec<MilCv>> {
-    let y = bags.labels("data")?;
+    let y = bags.training_labels("data")?;
     if folds < 2 || folds > bags.n_bags() {
         return Err(Error::param(
             "folds",

@@ -756,7 +756,7 @@ fn run_chain(
 pub fn fit_gibbs(bags: &Bags, opts: &MilGibbsOptions) -> Result<MilGibbsFit> {
     opts.priors.check()?;
     let mcmc = opts.mcmc.check()?;
-    let y = bags.labels("data")?;
+    let y = bags.training_labels("data")?;
     let layout = Layout::of(bags);
     let (init, started_from) = match (&opts.init, opts.start) {
         (Some(x), _) => {

@@ -1598,12 +1598,7 @@ pub fn fit_vb(bags: &Bags, opts: &VbOptions) -> Result<VbFit> {
 /// one of which raises the ELBO: the test of the updates).
 pub fn fit_vb_with(bags: &Bags, opts: &VbOptions, accelerate: bool) -> Result<VbFit> {
     opts.check()?;
-    let y = bags.labels("data")?;
-    if !y.iter().any(|&v| v) || y.iter().all(|&v| v) {
-        return Err(Error::Data(
-            "every bag has the same label: a classifier needs both 0 and 1 bags".into(),
-        ));
-    }
+    let y = bags.training_labels("data")?;
     let layout = Layout::of(bags);
     if let Some(x) = &opts.init {
         layout.check_start(x)?;
