@@ -400,8 +400,13 @@ fn truncate(s: &str, n: usize) -> String {
 
 fn run_predict(a: &PredictArgs) -> Result<()> {
     let text = read_text(&a.model)?;
-    let model: Fitted = serde_json::from_str(&text)
-        .map_err(|e| anyhow::anyhow!("{}: not a plackett classifier model: {e}", a.model))?;
+    let model: Fitted = serde_json::from_str(&text).map_err(|e| {
+        anyhow::anyhow!(
+            "{}: not a plackett classifier model: {}",
+            a.model,
+            plackett::error::json_message(&e)
+        )
+    })?;
     if model.format != MODEL_FORMAT {
         bail!(
             "{}: model format {:?}, expected {MODEL_FORMAT:?}",

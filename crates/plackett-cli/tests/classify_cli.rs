@@ -395,7 +395,8 @@ fn malformed_input_is_one_line_exit_2_and_writes_nothing() {
             ])
             .output()
             .unwrap(),
-        "not a plackett classifier model",
+        // serde's field name quoted as written, not rendered as a flag.
+        "not a plackett classifier model: missing field \"engine\"",
     );
     stdout(
         &bin()

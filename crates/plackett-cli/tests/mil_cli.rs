@@ -372,6 +372,18 @@ fn bad_bags_exit_2_naming_file_and_line() {
         .output()
         .unwrap();
     fails(&out, "nope.json");
+    // A JSON file that is not a model: serde's field name is quoted as
+    // written, not turned into a command-line flag.
+    std::fs::write(dir.join("notmodel.json"), "{}").unwrap();
+    let out = bin()
+        .current_dir(&dir)
+        .args(["mil", "predict", "notmodel.json", "one.csv"])
+        .output()
+        .unwrap();
+    fails(
+        &out,
+        "notmodel.json:1: not a multiple-instance model file: missing field \"format\"",
+    );
 }
 
 #[test]

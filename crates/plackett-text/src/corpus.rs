@@ -123,7 +123,10 @@ pub fn read_external(path: &Path, name: &str, pipe: &Pipeline) -> Result<Externa
                 file: path.display().to_string(),
                 line: Some(e.line()),
             },
-            msg: format!("{e}; expected {{\"<document id>\": [[\"phrase\", score], …]}}"),
+            msg: format!(
+                "{}; expected {{\"<document id>\": [[\"phrase\", score], …]}}",
+                plackett::error::json_message(&e)
+            ),
         })?;
     let mut scores = HashMap::new();
     for (id, phrases) in raw {

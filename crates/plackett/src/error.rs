@@ -140,6 +140,13 @@ impl Error {
 /// Library result type.
 pub type Result<T> = std::result::Result<T, Error>;
 
+/// A JSON parser's message for a user's file. serde quotes field names in
+/// backticks, which [`render_params`] would read as parameter names
+/// (`format` → `--format`): quote them plainly.
+pub fn json_message(e: &serde_json::Error) -> String {
+    e.to_string().replace('`', "\"")
+}
+
 /// How a front end spells the library's parameters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ParamStyle {

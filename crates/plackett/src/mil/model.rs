@@ -201,7 +201,10 @@ impl MilModel {
             Error::input(
                 path,
                 Some(e.line()),
-                format!("not a multiple-instance model file: {e}"),
+                format!(
+                    "not a multiple-instance model file: {}",
+                    crate::error::json_message(&e)
+                ),
             )
         })?;
         let bad = |msg: &str| Error::input(path, None, msg.to_string());

@@ -52,11 +52,9 @@ impl SavedModel {
                 Error::input(
                     name,
                     None,
-                    // serde quotes field names in backticks, which front ends
-                    // read as parameter names: quote them plainly.
                     format!(
                         "not a plackett model file (written by fit's model output): {}",
-                        e.to_string().replace('`', "\"")
+                        crate::error::json_message(&e)
                     ),
                 )
             })?;
