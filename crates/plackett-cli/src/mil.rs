@@ -68,12 +68,15 @@ pub struct EngineArgs {
     /// gibbs: chains.
     #[arg(long, default_value_t = 4)]
     pub chains: usize,
-    /// gibbs: parallel tempering with K rungs per chain (1: none; each rung costs a sweep). Rung k samples the posterior with the bag labels' probit noise inflated to variance 1/τ_k, τ geometric from 1 down to --hottest; adjacent rungs swap states after every sweep. On Hu 2024's basic setting 10 rungs down to 0.03 take max split-R̂ from 2.2 to 1.2 for the same sweeps and 1,000 effective draws of α from 24 to 14 minutes (docs/mil.md).
+    /// gibbs: parallel tempering with K rungs per chain (1: none; each rung costs a sweep). Rung k samples the posterior with the bag labels' probit noise inflated to variance 1/τ_k, τ from 1 down to --hottest (geometric, or re-spaced by --ladder adaptive); adjacent rungs swap states after every sweep; fit prints the swap acceptance and the communication barrier Λ, and notes when the ladder has clearly fewer than 2Λ rungs. On Hu 2024's basic setting 10 rungs down to 0.03 take max split-R̂ from 2.2 to 1.2 for the same sweeps and 1,000 effective draws of α from 24 to 14 minutes (docs/mil.md).
     #[arg(long, value_name = "K", default_value_t = 1)]
     pub temperatures: usize,
     /// gibbs: τ of the hottest rung, in (0, 1); aim for swap acceptance above 0.2 between every pair (printed by fit).
     #[arg(long, default_value_t = 0.03)]
     pub hottest: f64,
+    /// gibbs with tempering: geometric keeps τ geometric from 1 to --hottest; adaptive re-spaces the interior rungs during the burn-in (after 1/32, 1/16, …, 1/2 of it) so that every adjacent pair rejects swaps equally often (Syed et al. 2022), and fit prints the communication barrier Λ (about 2Λ rungs suffice).
+    #[arg(long, default_value = "geometric", value_parser = ["geometric", "adaptive"])]
+    pub ladder: String,
     /// Random seed.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -117,6 +120,7 @@ impl EngineArgs {
             tempering: plackett::mil::Tempering {
                 rungs: self.temperatures,
                 hottest: self.hottest,
+                adapt: self.ladder == "adaptive",
             },
         }
     }
@@ -369,6 +373,15 @@ fn run_fit(a: &FitArgs) -> Result<()> {
                     "tempering: {k} rungs per chain, swap acceptance (coldest pair first) {}",
                     acc.join(" ")
                 );
+                if let (Some(l), Some(b)) = (&info.ladder, info.barrier) {
+                    let taus: Vec<String> = l.iter().map(|t| format!("{t:.3}")).collect();
+                    let _ = writeln!(
+                        s,
+                        "ladder τ {}; communication barrier Λ {b:.2} (about {:.0} rungs suffice)",
+                        taus.join(" "),
+                        (2.0 * b).ceil().max(2.0)
+                    );
+                }
             }
             let _ = writeln!(s, "training bag AUROC {train_auc:.4}");
             for n in &notes {

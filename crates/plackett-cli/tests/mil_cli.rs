@@ -191,6 +191,27 @@ fn gibbs_with_tempering_reports_its_swaps() {
         .unwrap();
     assert_ok(&table);
     assert!(String::from_utf8_lossy(&table.stdout).contains("tempering: 3 rungs per chain"));
+    // The adaptive ladder keeps its ends, moves the middle rung and prints
+    // the communication barrier.
+    let adaptive = bin()
+        .args(["mil", "fit", &data])
+        .args(SHORT_GIBBS)
+        .args([
+            "--temperatures",
+            "3",
+            "--hottest",
+            "0.2",
+            "--ladder",
+            "adaptive",
+        ])
+        .output()
+        .unwrap();
+    assert_ok(&adaptive);
+    let text = String::from_utf8_lossy(&adaptive.stdout);
+    assert!(
+        text.contains("ladder τ 1.000 ") && text.contains(" 0.200; communication barrier Λ "),
+        "{text}"
+    );
     let untempered = bin()
         .args(["mil", "fit", &data])
         .args(SHORT_GIBBS)
@@ -203,6 +224,7 @@ fn gibbs_with_tempering_reports_its_swaps() {
         ("--temperatures", "0"),
         ("--hottest", "1.5"),
         ("--hottest", "0"),
+        ("--ladder", "linear"),
     ] {
         let bad = bin()
             .args(["mil", "fit", &data])

@@ -261,7 +261,7 @@ fn settings(
 #[pyfunction]
 #[pyo3(signature = (source, text = None, *, engine = "vb", standardise = false,
     components = None, intercept_var = 16.0, slope_var = 4.0, tol = 1e-4, max_iter = 5000, starts = 1,
-    vb_start = "marginal", gibbs_start = "marginal", samples = 1000, burn_in = 1000, thin = 1, chains = 4, temperatures = 1, hottest = 0.03, seed = 1, init = None))]
+    vb_start = "marginal", gibbs_start = "marginal", samples = 1000, burn_in = 1000, thin = 1, chains = 4, temperatures = 1, hottest = 0.03, ladder = "geometric", seed = 1, init = None))]
 #[allow(clippy::too_many_arguments)]
 pub fn mil_fit(
     py: Python<'_>,
@@ -283,6 +283,7 @@ pub fn mil_fit(
     chains: usize,
     temperatures: usize,
     hottest: f64,
+    ladder: &str,
     seed: u64,
     init: Option<PyRef<'_, PyMilModel>>,
 ) -> PyResult<MilFit> {
@@ -300,7 +301,10 @@ pub fn mil_fit(
         Tempering {
             rungs: temperatures,
             hottest,
-        },
+            adapt: false,
+        }
+        .ladder(ladder)
+        .map_err(err)?,
         seed,
     )?
     .engine(engine)
@@ -344,7 +348,7 @@ pub fn mil_fit(
 #[pyo3(signature = (source, text = None, *, engine = "vb", baselines = false, folds = 10,
     repeats = 1, draws = 500, standardise = false, components = None, intercept_var = 16.0,
     slope_var = 4.0, tol = 1e-4, max_iter = 5000, starts = 1, vb_start = "marginal",
-    gibbs_start = "marginal", samples = 1000, burn_in = 1000, thin = 1, chains = 4, temperatures = 1, hottest = 0.03, seed = 1))]
+    gibbs_start = "marginal", samples = 1000, burn_in = 1000, thin = 1, chains = 4, temperatures = 1, hottest = 0.03, ladder = "geometric", seed = 1))]
 #[allow(clippy::too_many_arguments)]
 pub fn mil_cv(
     py: Python<'_>,
@@ -370,6 +374,7 @@ pub fn mil_cv(
     chains: usize,
     temperatures: usize,
     hottest: f64,
+    ladder: &str,
     seed: u64,
 ) -> PyResult<String> {
     use plackett::mil::{Baseline, MilMethod, cross_validate_methods, cv_document};
@@ -390,7 +395,10 @@ pub fn mil_cv(
         Tempering {
             rungs: temperatures,
             hottest,
-        },
+            adapt: false,
+        }
+        .ladder(ladder)
+        .map_err(err)?,
         seed,
     )?;
     let priors = set.priors;
@@ -417,7 +425,7 @@ pub fn mil_cv(
 #[pyo3(signature = (*, factors = "basic", methods = "vmmic,milr,si-mean,si-max",
     replicates = 20, test_bags = 300, max_bags = 16000, draws = 200,
     intercept_var = 16.0, slope_var = 4.0, tol = 1e-4, max_iter = 5000, starts = 1,
-    vb_start = "marginal", gibbs_start = "marginal", samples = 1000, burn_in = 1000, thin = 1, chains = 4, temperatures = 1, hottest = 0.03, seed = 1))]
+    vb_start = "marginal", gibbs_start = "marginal", samples = 1000, burn_in = 1000, thin = 1, chains = 4, temperatures = 1, hottest = 0.03, ladder = "geometric", seed = 1))]
 #[allow(clippy::too_many_arguments)]
 pub fn mil_study(
     py: Python<'_>,
@@ -440,6 +448,7 @@ pub fn mil_study(
     chains: usize,
     temperatures: usize,
     hottest: f64,
+    ladder: &str,
     seed: u64,
 ) -> PyResult<String> {
     use plackett::mil::study::{
@@ -470,7 +479,10 @@ pub fn mil_study(
         Tempering {
             rungs: temperatures,
             hottest,
-        },
+            adapt: false,
+        }
+        .ladder(ladder)
+        .map_err(err)?,
         seed,
     )?;
     let methods = parse_methods(methods, &engines).map_err(err)?;

@@ -110,6 +110,18 @@ def test_tempering_equals_the_cli(bags):
         plackett.mil_fit(path, engine="gibbs", temperatures=0)
     with pytest.raises(ValueError, match="hottest"):
         plackett.mil_fit(path, engine="gibbs", hottest=2.0)
+    # The adaptive ladder (Syed et al. 2022) is --ladder adaptive.
+    want = json.loads(cli("mil", "fit", path, "--engine", "gibbs", "--samples", "30",
+                          "--burn-in", "40", "--chains", "2", "--temperatures", "4",
+                          "--hottest", "0.1", "--ladder", "adaptive", "--output", "json"))
+    got = json.loads(plackett.mil_fit(path, engine="gibbs", samples=30, burn_in=40, chains=2,
+                                      temperatures=4, hottest=0.1, ladder="adaptive").to_json())
+    assert _comparable(got) == _comparable(want)
+    ladder = got["fit"]["ladder"]
+    assert len(ladder) == 4 and ladder[0] == 1.0 and abs(ladder[-1] - 0.1) < 1e-12
+    assert got["fit"]["barrier"] > 0
+    with pytest.raises(ValueError, match="ladder"):
+        plackett.mil_fit(path, engine="gibbs", temperatures=3, ladder="linear")
 
 
 def test_frames_pickling_and_bad_input(bags):

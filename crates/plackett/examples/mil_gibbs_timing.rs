@@ -34,6 +34,7 @@ fn main() {
         tempering: plackett::mil::Tempering {
             rungs: std::env::var("RUNGS").map_or(1, |v| v.parse().expect("RUNGS")),
             hottest: std::env::var("HOTTEST").map_or(0.03, |v| v.parse().expect("HOTTEST")),
+            adapt: std::env::var("LADDER").is_ok_and(|v| v == "adaptive"),
         },
         ..MilGibbsOptions::default()
     };
@@ -119,5 +120,11 @@ fn main() {
             .map(|a| format!("{a:.2}"))
             .collect();
         println!("swap acceptance (coldest pair first): {}", acc.join(" "));
+        let taus: Vec<String> = fit.temperatures.iter().map(|t| format!("{t:.4}")).collect();
+        println!(
+            "ladder τ: {}; communication barrier Λ {:.2}",
+            taus.join(" "),
+            fit.barrier.unwrap_or(f64::NAN)
+        );
     }
 }

@@ -23,7 +23,65 @@ fn tempered_gibbs_sampler_passes_simulation_based_calibration() {
     calibration(Tempering {
         rungs: 3,
         hottest: 0.1,
+        adapt: false,
     });
+}
+
+/// And with the ladder re-spaced during the burn-in (4 rungs down to τ =
+/// 0.05): adaptation must stop before the kept sweeps, or the kept draws
+/// would not come from one fixed tempered sampler.
+#[test]
+fn adaptive_tempered_gibbs_sampler_passes_simulation_based_calibration() {
+    calibration(Tempering {
+        rungs: 4,
+        hottest: 0.05,
+        adapt: true,
+    });
+}
+
+/// An adaptive ladder pools the chains' swap statistics between rounds;
+/// the draws must not depend on the number of threads, and the ladder
+/// keeps its ends.
+#[test]
+fn adaptive_tempering_does_not_depend_on_the_thread_count() {
+    let bags = simulated(60, 5, 2, 9);
+    let opts = MilGibbsOptions {
+        mcmc: McmcSettings {
+            samples: 50,
+            burn_in: 64,
+            thin: 1,
+            chains: 3,
+            seed: 4,
+        },
+        tempering: Tempering {
+            rungs: 4,
+            hottest: 0.02,
+            adapt: true,
+        },
+        ..Default::default()
+    };
+    let run = |threads: usize| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+            .install(|| fit_gibbs(&bags, &opts).unwrap())
+    };
+    let (one, two) = (run(1), run(2));
+    assert_eq!(one.draws, two.draws);
+    assert_eq!(one.temperatures, two.temperatures);
+    assert_eq!(one.temperatures.len(), 4);
+    assert_eq!(one.temperatures[0], 1.0);
+    assert!((one.temperatures[3] - 0.02).abs() < 1e-15);
+    assert!(one.temperatures.windows(2).all(|w| w[1] < w[0]));
+    // The geometric ladder's middle rungs moved.
+    let geometric = 0.02f64.powf(1.0 / 3.0);
+    assert!(
+        (one.temperatures[1] - geometric).abs() > 1e-6,
+        "{:?}",
+        one.temperatures
+    );
+    assert!(one.barrier.is_some_and(|b| b.is_finite() && b > 0.0));
 }
 
 fn calibration(tempering: Tempering) {

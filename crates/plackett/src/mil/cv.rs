@@ -123,6 +123,15 @@ pub struct MilFitInfo {
     /// the share of swaps accepted.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub swap_acceptance: Option<Vec<f64>>,
+    /// Gibbs with tempering: every rung's τ on the final ladder, coldest
+    /// (1) first (geometric, or re-spaced during the burn-in with
+    /// `adapt_ladder`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ladder: Option<Vec<f64>>,
+    /// Gibbs with tempering: the estimated communication barrier Λ (Syed
+    /// et al. 2022); about 2Λ rungs carry states across the ladder.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub barrier: Option<f64>,
     /// Per training instance: posterior probability of being primary
     /// given the labels.
     pub primary: Vec<f64>,
@@ -265,6 +274,8 @@ pub fn fit_model(bags: &Bags, engine: &MilEngine) -> Result<(MilModel, MilFitInf
                 min_ess: None,
                 temperatures: None,
                 swap_acceptance: None,
+                ladder: None,
+                barrier: None,
                 primary: f.primary.clone(),
             };
             Ok((MilModel::from_vb(&f, bags, o.priors), info))
@@ -292,6 +303,8 @@ pub fn fit_model(bags: &Bags, engine: &MilEngine) -> Result<(MilModel, MilFitInf
                 ),
                 temperatures: (o.tempering.rungs > 1).then_some(o.tempering.rungs),
                 swap_acceptance: (o.tempering.rungs > 1).then(|| f.swap_acceptance.clone()),
+                ladder: (o.tempering.rungs > 1).then(|| f.temperatures.clone()),
+                barrier: f.barrier,
                 primary: f.primary.clone(),
             };
             Ok((MilModel::from_gibbs(&f, bags, o.priors), info))

@@ -92,6 +92,10 @@ pub struct Tempering {
     pub rungs: usize,
     /// `τ` of the hottest rung, in (0, 1).
     pub hottest: f64,
+    /// Re-space the interior rungs during the burn-in so that every
+    /// adjacent pair rejects swaps equally often ([`equalise_ladder`];
+    /// Syed et al. 2022, §5.3); `false`: keep the geometric ladder.
+    pub adapt: bool,
 }
 
 impl Default for Tempering {
@@ -101,6 +105,7 @@ impl Default for Tempering {
         Tempering {
             rungs: 1,
             hottest: 0.03,
+            adapt: false,
         }
     }
 }
@@ -123,7 +128,23 @@ impl Tempering {
         Ok(self)
     }
 
-    /// `√τ_k` for every rung, coldest (1) first.
+    /// The ladder's kind by name, as the front ends spell it: `geometric`
+    /// (fixed) or `adaptive` (re-spaced during the burn-in).
+    pub fn ladder(self, name: &str) -> Result<Tempering> {
+        let adapt = match name {
+            "geometric" => false,
+            "adaptive" => true,
+            _ => {
+                return Err(Error::param(
+                    "ladder",
+                    format!("expected geometric or adaptive, got {name:?}"),
+                ));
+            }
+        };
+        Ok(Tempering { adapt, ..self })
+    }
+
+    /// `√τ_k` for every rung, coldest (1) first (the geometric ladder).
     pub fn scales(&self) -> Vec<f64> {
         if self.rungs == 1 {
             return vec![1.0];
@@ -206,8 +227,15 @@ pub struct MilGibbsFit {
     /// Where the chains started: `init`, `marginal` or `dispersed`.
     pub started_from: &'static str,
     /// With tempering: per adjacent pair of rungs (coldest pair first),
-    /// the share of proposed swaps accepted, pooled over chains.
+    /// the share of proposed swaps accepted, pooled over chains, on the
+    /// final ladder (after the last adaptation, if the ladder adapts).
     pub swap_acceptance: Vec<f64>,
+    /// Every rung's `τ` on the final ladder, coldest (1) first.
+    pub temperatures: Vec<f64>,
+    /// With tempering: the estimated global communication barrier
+    /// `Λ = Σ_k r_k` over the final ladder's pairs (Syed et al. 2022); a
+    /// ladder needs about `2Λ` rungs to carry states across it.
+    pub barrier: Option<f64>,
 }
 
 impl MilGibbsFit {
@@ -681,82 +709,203 @@ impl Chain<'_> {
     }
 }
 
-/// What one chain returns: its kept draws of θ, the Σ of `P(δ = 1 | rest)`
-/// over its kept sweeps, and per adjacent pair of rungs the swaps
-/// (accepted, proposed).
-type ChainOutput = (Vec<f64>, Vec<f64>, Vec<(usize, usize)>);
+/// Swap statistics of one adjacent pair of rungs since the ladder last
+/// changed.
+#[derive(Debug, Clone, Copy, Default)]
+struct PairStats {
+    accepted: usize,
+    proposed: usize,
+    /// Σ over proposals of the rejection probability `1 − min(1, e^r)`:
+    /// Syed et al. 2022's estimator of the pair's barrier, with less
+    /// variance than counting rejections.
+    rejection: f64,
+}
 
-/// One chain of the sampler: its rungs (one without tempering) from the
-/// same start, kept draws from the coldest, and per adjacent pair the
-/// swaps (accepted, proposed).
-fn run_chain(
-    bags: &Bags,
-    y: &[bool],
-    opts: &MilGibbsOptions,
-    inst_precision: &[DMatrix<f64>; 2],
-    init: Option<&[f64]>,
-    mcmc: &McmcSettings,
-    c: usize,
-) -> Result<ChainOutput> {
-    let scales = opts.tempering.scales();
-    let mut rngs: Vec<Rng> = (0..scales.len())
-        .map(|k| {
-            if k == 0 {
-                stream(mcmc.seed, &[0x4d49_4c47, c as u64])
-            } else {
-                stream(mcmc.seed, &[0x4d49_4c47, c as u64, k as u64])
-            }
-        })
-        .collect();
-    let mut swap_rng = stream(mcmc.seed, &[0x4d49_4c53, c as u64]);
-    let mut rungs: Vec<Chain<'_>> = scales
-        .iter()
-        .zip(rngs.iter_mut())
-        .map(|(&s, rng)| {
-            let mut ch = Chain::new(bags, y, opts.priors, inst_precision, init, rng);
-            ch.scale = s;
-            ch
-        })
-        .collect();
-    let p = Layout::of(bags).len();
-    let mut draws = Vec::with_capacity(mcmc.samples * p);
-    let mut swaps = vec![(0usize, 0usize); scales.len().saturating_sub(1)];
-    for s in 0..mcmc.sweeps() {
-        let keep = mcmc.keeps(s);
-        for (k, (ch, rng)) in rungs.iter_mut().zip(rngs.iter_mut()).enumerate() {
-            ch.sweep(rng, keep && k == 0)?;
-        }
-        // Deterministic even–odd schedule: pairs (0,1), (2,3), … after
-        // even sweeps, (1,2), (3,4), … after odd ones.
-        let mut k = s % 2;
-        while k + 1 < rungs.len() {
-            let (lo, hi) = rungs.split_at_mut(k + 1);
-            let (a, b) = (&mut lo[k], &mut hi[0]);
-            let (mu_a, mu_b) = (a.bag_means(), b.bag_means());
-            let log_ratio = labels_loglik(y, &mu_a, b.scale) + labels_loglik(y, &mu_b, a.scale)
-                - labels_loglik(y, &mu_a, a.scale)
-                - labels_loglik(y, &mu_b, b.scale);
-            swaps[k].1 += 1;
-            if swap_rng.random::<f64>().ln() < log_ratio {
-                a.exchange(b);
-                swaps[k].0 += 1;
-            }
-            k += 2;
-        }
-        if keep {
-            draws.extend_from_slice(&rungs[0].theta);
-        }
-        observer::advance(opts.observer.as_ref(), 1)?;
+impl PairStats {
+    fn add(&mut self, o: PairStats) {
+        self.accepted += o.accepted;
+        self.proposed += o.proposed;
+        self.rejection += o.rejection;
     }
-    let cold = rungs.swap_remove(0);
-    Ok((draws, cold.prob_sum, swaps))
+
+    fn rejection_rate(&self) -> f64 {
+        if self.proposed == 0 {
+            f64::NAN
+        } else {
+            self.rejection / self.proposed as f64
+        }
+    }
+}
+
+/// One chain of the sampler: its rungs (one without tempering), kept draws
+/// from the coldest, and per adjacent pair the swap statistics since the
+/// ladder last changed.
+struct TemperedChain<'a> {
+    rungs: Vec<Chain<'a>>,
+    rngs: Vec<Rng>,
+    swap_rng: Rng,
+    draws: Vec<f64>,
+    pairs: Vec<PairStats>,
+}
+
+impl<'a> TemperedChain<'a> {
+    fn new(
+        bags: &'a Bags,
+        y: &'a [bool],
+        opts: &MilGibbsOptions,
+        inst_precision: &'a [DMatrix<f64>; 2],
+        init: Option<&[f64]>,
+        mcmc: &McmcSettings,
+        c: usize,
+    ) -> TemperedChain<'a> {
+        let scales = opts.tempering.scales();
+        let mut rngs: Vec<Rng> = (0..scales.len())
+            .map(|k| {
+                if k == 0 {
+                    stream(mcmc.seed, &[0x4d49_4c47, c as u64])
+                } else {
+                    stream(mcmc.seed, &[0x4d49_4c47, c as u64, k as u64])
+                }
+            })
+            .collect();
+        let rungs = scales
+            .iter()
+            .zip(rngs.iter_mut())
+            .map(|(&s, rng)| {
+                let mut ch = Chain::new(bags, y, opts.priors, inst_precision, init, rng);
+                ch.scale = s;
+                ch
+            })
+            .collect();
+        TemperedChain {
+            rungs,
+            rngs,
+            swap_rng: stream(mcmc.seed, &[0x4d49_4c53, c as u64]),
+            draws: Vec::with_capacity(mcmc.samples * Layout::of(bags).len()),
+            pairs: vec![PairStats::default(); scales.len().saturating_sub(1)],
+        }
+    }
+
+    /// Run sweeps `from..to` of the whole run (burn-in included), each
+    /// followed by the swaps of the even–odd schedule.
+    fn advance(
+        &mut self,
+        y: &[bool],
+        mcmc: &McmcSettings,
+        observer: Option<&SharedObserver>,
+        from: usize,
+        to: usize,
+    ) -> Result<()> {
+        for s in from..to {
+            let keep = mcmc.keeps(s);
+            for (k, (ch, rng)) in self.rungs.iter_mut().zip(self.rngs.iter_mut()).enumerate() {
+                ch.sweep(rng, keep && k == 0)?;
+            }
+            // Deterministic even–odd schedule: pairs (0,1), (2,3), … after
+            // even sweeps, (1,2), (3,4), … after odd ones.
+            let mut k = s % 2;
+            while k + 1 < self.rungs.len() {
+                let (lo, hi) = self.rungs.split_at_mut(k + 1);
+                let (a, b) = (&mut lo[k], &mut hi[0]);
+                let (mu_a, mu_b) = (a.bag_means(), b.bag_means());
+                let log_ratio = labels_loglik(y, &mu_a, b.scale) + labels_loglik(y, &mu_b, a.scale)
+                    - labels_loglik(y, &mu_a, a.scale)
+                    - labels_loglik(y, &mu_b, b.scale);
+                let pair = &mut self.pairs[k];
+                pair.proposed += 1;
+                pair.rejection += 1.0 - log_ratio.min(0.0).exp();
+                if self.swap_rng.random::<f64>().ln() < log_ratio {
+                    a.exchange(b);
+                    pair.accepted += 1;
+                }
+                k += 2;
+            }
+            if keep {
+                self.draws.extend_from_slice(&self.rungs[0].theta);
+            }
+            observer::advance(observer, 1)?;
+        }
+        Ok(())
+    }
+
+    /// Move the rungs to new `√τ` (their states stay) and restart the swap
+    /// statistics.
+    fn set_scales(&mut self, scales: &[f64]) {
+        for (ch, &s) in self.rungs.iter_mut().zip(scales) {
+            ch.scale = s;
+        }
+        self.pairs
+            .iter_mut()
+            .for_each(|p| *p = PairStats::default());
+    }
+}
+
+/// Where the adaptive ladder is re-spaced: after sweeps `B/32, B/16, B/8,
+/// B/4, B/2` of a burn-in of `B` (rounds of doubling length, Syed et al.
+/// 2022 §5.3), leaving out rounds shorter than 16 sweeps; the second half
+/// of the burn-in and every kept sweep run on the final ladder.
+fn adaptation_points(burn_in: usize) -> Vec<usize> {
+    let mut at: Vec<usize> = (1..=5)
+        .rev()
+        .map(|r| burn_in >> r)
+        .filter(|&b| b >= 16)
+        .collect();
+    at.dedup();
+    at
+}
+
+/// The ladder that spaces the rungs evenly in the communication barrier
+/// (Syed, Bouchard-Côté, Deligiannidis & Doucet 2022, §5.3): with rejection
+/// rates `r_k` between rungs `k` and `k + 1`, the cumulative barrier
+/// `Λ(τ_k) = Σ_{j<k} r_j` is interpolated linearly in `ln τ` and inverted at
+/// `Λ(hottest)·i/(K − 1)`. The ends (1 and the hottest τ) stay put. Every
+/// rate is floored at 10⁻³ so that `Λ` is strictly increasing; a ladder
+/// whose rates are all unknown is returned as it is.
+pub fn equalise_ladder(tau: &[f64], rejection: &[f64]) -> Vec<f64> {
+    let k = tau.len();
+    if k < 3 || rejection.len() + 1 != k || rejection.iter().any(|r| !r.is_finite()) {
+        return tau.to_vec();
+    }
+    let u: Vec<f64> = tau.iter().map(|t| t.ln()).collect();
+    let mut lambda = vec![0.0; k];
+    for j in 0..k - 1 {
+        lambda[j + 1] = lambda[j] + rejection[j].max(1e-3);
+    }
+    let total = lambda[k - 1];
+    let mut out = Vec::with_capacity(k);
+    out.push(tau[0]);
+    let mut seg = 0;
+    for i in 1..k - 1 {
+        let target = total * i as f64 / (k - 1) as f64;
+        while seg + 1 < k - 1 && lambda[seg + 1] < target {
+            seg += 1;
+        }
+        let w = (target - lambda[seg]) / (lambda[seg + 1] - lambda[seg]);
+        out.push((u[seg] + w * (u[seg + 1] - u[seg])).exp());
+    }
+    out.push(tau[k - 1]);
+    out
+}
+
+/// Every chain's swap statistics, pair by pair, summed in chain order.
+fn pooled_pairs(chains: &[TemperedChain<'_>]) -> Vec<PairStats> {
+    let mut out = vec![PairStats::default(); chains.first().map_or(0, |c| c.pairs.len())];
+    for ch in chains {
+        for (t, p) in out.iter_mut().zip(&ch.pairs) {
+            t.add(*p);
+        }
+    }
+    out
 }
 
 /// Sample the posterior of the two-level probit model.
 pub fn fit_gibbs(bags: &Bags, opts: &MilGibbsOptions) -> Result<MilGibbsFit> {
     opts.priors.check()?;
     let mcmc = opts.mcmc.check()?;
-    let y = bags.training_labels("data")?;
+    // Bags of one label have a proper posterior, which the sampler draws
+    // (simulation-based calibration needs every data set); the front ends
+    // refuse them for a classifier (`Bags::training_labels`).
+    let y = bags.labels("data")?;
     let layout = Layout::of(bags);
     let (init, started_from) = match (&opts.init, opts.start) {
         (Some(x), _) => {
@@ -773,21 +922,46 @@ pub fn fit_gibbs(bags: &Bags, opts: &MilGibbsOptions) -> Result<MilGibbsFit> {
     };
     opts.tempering.check()?;
     let inst_precision = instance_precisions(bags, opts.priors);
-    let chains: Vec<Result<ChainOutput>> = (0..mcmc.chains)
-        .into_par_iter()
-        .map(|c| run_chain(bags, &y, opts, &inst_precision, init.as_deref(), &mcmc, c))
+    let mut chains: Vec<TemperedChain<'_>> = (0..mcmc.chains)
+        .map(|c| TemperedChain::new(bags, &y, opts, &inst_precision, init.as_deref(), &mcmc, c))
         .collect();
+    let mut scales = opts.tempering.scales();
+    let adapt = opts.tempering.adapt && scales.len() > 2;
+    let mut ends = if adapt {
+        adaptation_points(mcmc.burn_in)
+    } else {
+        Vec::new()
+    };
+    let n_adapt = ends.len();
+    ends.push(mcmc.sweeps());
+    let mut from = 0;
+    for (round, &to) in ends.iter().enumerate() {
+        // Chains run in lockstep rounds, each from its own streams, so the
+        // output does not depend on the number of threads.
+        chains
+            .par_iter_mut()
+            .map(|ch| ch.advance(&y, &mcmc, opts.observer.as_ref(), from, to))
+            .collect::<Result<Vec<()>>>()?;
+        from = to;
+        if round < n_adapt {
+            let rates: Vec<f64> = pooled_pairs(&chains)
+                .iter()
+                .map(PairStats::rejection_rate)
+                .collect();
+            let tau: Vec<f64> = scales.iter().map(|s| s * s).collect();
+            scales = equalise_ladder(&tau, &rates)
+                .iter()
+                .map(|t| t.sqrt())
+                .collect();
+            chains.iter_mut().for_each(|ch| ch.set_scales(&scales));
+        }
+    }
+    let pairs = pooled_pairs(&chains);
     let mut draws = Vec::new();
     let mut primary = vec![0.0; bags.n_instances()];
-    let mut swaps = vec![(0usize, 0usize); opts.tempering.rungs.saturating_sub(1)];
-    for c in chains {
-        let (d, p, sw) = c?;
-        for (t, s) in swaps.iter_mut().zip(sw) {
-            t.0 += s.0;
-            t.1 += s.1;
-        }
-        draws.push(d);
-        for (a, b) in primary.iter_mut().zip(p) {
+    for ch in chains {
+        draws.push(ch.draws);
+        for (a, b) in primary.iter_mut().zip(&ch.rungs[0].prob_sum) {
             *a += b;
         }
     }
@@ -799,16 +973,18 @@ pub fn fit_gibbs(bags: &Bags, opts: &MilGibbsOptions) -> Result<MilGibbsFit> {
         primary,
         diagnostics: Vec::new(),
         started_from,
-        swap_acceptance: swaps
+        swap_acceptance: pairs
             .iter()
-            .map(|&(a, n)| {
-                if n == 0 {
+            .map(|p| {
+                if p.proposed == 0 {
                     f64::NAN
                 } else {
-                    a as f64 / n as f64
+                    p.accepted as f64 / p.proposed as f64
                 }
             })
             .collect(),
+        temperatures: scales.iter().map(|s| s * s).collect(),
+        barrier: (scales.len() > 1).then(|| pairs.iter().map(PairStats::rejection_rate).sum()),
     };
     let p = layout.len();
     fit.diagnostics = (0..p)
@@ -822,4 +998,71 @@ pub fn fit_gibbs(bags: &Bags, opts: &MilGibbsOptions) -> Result<MilGibbsFit> {
         })
         .collect();
     Ok(fit)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The barrier of a synthetic path: local rejection density `λ(u)` on
+    /// `u = −ln τ`, concentrated near the cold end, integrated between
+    /// rungs (Syed et al. 2022: a pair's rejection rate is `∫ λ` between
+    /// its two rungs when they are close).
+    fn rates(tau: &[f64]) -> Vec<f64> {
+        let big_lambda = |t: f64| {
+            let u = -t.ln();
+            // Λ(u) = 3 (1 − e^{−2u}): most of the barrier within u < 1.
+            3.0 * (1.0 - (-2.0 * u).exp())
+        };
+        tau.windows(2)
+            .map(|w| big_lambda(w[1]) - big_lambda(w[0]))
+            .collect()
+    }
+
+    #[test]
+    fn equalised_ladder_spaces_the_barrier_evenly() {
+        let hottest: f64 = 0.01;
+        let k = 8;
+        let mut tau: Vec<f64> = (0..k)
+            .map(|i| hottest.powf(i as f64 / (k - 1) as f64))
+            .collect();
+        let before = rates(&tau);
+        let spread = |r: &[f64]| {
+            r.iter().cloned().fold(f64::MIN, f64::max) / r.iter().cloned().fold(f64::MAX, f64::min)
+        };
+        assert!(spread(&before) > 10.0, "{before:?}");
+        for _ in 0..6 {
+            tau = equalise_ladder(&tau, &rates(&tau));
+            assert_eq!(tau[0], 1.0);
+            assert_eq!(tau[k - 1], hottest);
+            assert!(tau.windows(2).all(|w| w[1] < w[0]), "{tau:?}");
+        }
+        let after = rates(&tau);
+        assert!(spread(&after) < 1.05, "{after:?}");
+        // The total barrier is the path's, whatever the ladder.
+        let total: f64 = after.iter().sum();
+        assert!((total - before.iter().sum::<f64>()).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_ladder_with_equal_rates_or_unknown_rates_stays() {
+        let tau = [1.0, 0.5, 0.2, 0.05];
+        let same = equalise_ladder(&tau, &[0.3, 0.3, 0.3]);
+        for (a, b) in same.iter().zip(tau) {
+            assert!((a - b).abs() < 1e-12, "{same:?}");
+        }
+        assert_eq!(equalise_ladder(&tau, &[0.3, f64::NAN, 0.3]), tau);
+        assert_eq!(equalise_ladder(&[1.0, 0.1], &[0.9]), [1.0, 0.1]);
+        // Zero rates (rungs that always swap) still give a decreasing ladder.
+        let z = equalise_ladder(&tau, &[0.0, 0.0, 0.6]);
+        assert!(z.windows(2).all(|w| w[1] < w[0]), "{z:?}");
+    }
+
+    #[test]
+    fn the_ladder_adapts_in_rounds_of_doubling_length() {
+        assert_eq!(adaptation_points(2000), [62, 125, 250, 500, 1000]);
+        assert_eq!(adaptation_points(300), [18, 37, 75, 150]);
+        assert_eq!(adaptation_points(40), [20]);
+        assert!(adaptation_points(20).is_empty());
+    }
 }

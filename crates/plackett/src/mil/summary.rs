@@ -40,6 +40,17 @@ pub fn fit_notes(info: &MilFitInfo) -> Vec<String> {
             100.0 * v
         ));
     }
+    // Syed et al. 2022's rule of thumb: about 2Λ rungs carry states across
+    // a barrier Λ; say so only when the ladder is clearly short of it.
+    if let (Some(k), Some(b)) = (info.temperatures, info.barrier)
+        && ((k + 1) as f64) < 2.0 * b
+    {
+        notes.push(format!(
+            "tempering: the communication barrier is Λ = {b:.1}, so about {:.0} rungs would \
+             suffice and this ladder has {k}; add rungs (`temperatures`)",
+            (2.0 * b).ceil()
+        ));
+    }
     if info.vb_start.as_deref() == Some("init") {
         notes.push("vb started at the coefficient means of the `init` model".into());
     }
@@ -156,6 +167,8 @@ mod tests {
             min_ess: Some(1000.0),
             temperatures: swaps.as_ref().map(|s| s.len() + 1),
             swap_acceptance: swaps,
+            ladder: None,
+            barrier: None,
             primary: vec![0.5],
         }
     }
@@ -172,6 +185,18 @@ mod tests {
             "{notes:?}"
         );
         assert!(fit_notes(&gibbs_info(Some(vec![0.5, 0.2]))).is_empty());
+        // A ladder of 10 rungs across a barrier of 6.2 is short of 2Λ.
+        let mut short = gibbs_info(Some(vec![0.4; 9]));
+        short.barrier = Some(6.2);
+        let notes = fit_notes(&short);
+        assert!(
+            notes
+                .iter()
+                .any(|n| n.contains("Λ = 6.2") && n.contains("13 rungs") && n.contains("has 10")),
+            "{notes:?}"
+        );
+        short.barrier = Some(5.0);
+        assert!(fit_notes(&short).is_empty());
         assert!(fit_notes(&gibbs_info(None)).is_empty());
     }
 }
