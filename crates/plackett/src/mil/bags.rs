@@ -317,8 +317,11 @@ impl Bags {
     }
 
     /// [`Bags::labels`] for fitting a classifier: every bag labelled, and
-    /// both labels present (with one class there is nothing to separate;
-    /// VB and the sampler would return the prior's shape, not a model).
+    /// both labels present (with one class there is nothing to separate).
+    /// vMMIC, the baselines and cross-validation use it, and the front ends
+    /// for either engine; the library's Gibbs sampler takes any labels, as
+    /// its posterior is proper (simulation-based calibration draws data
+    /// sets of one label).
     pub fn training_labels(&self, source: &str) -> Result<Vec<bool>> {
         let y = self.labels(source)?;
         if y.iter().all(|&v| v) || !y.iter().any(|&v| v) {

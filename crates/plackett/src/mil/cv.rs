@@ -124,8 +124,8 @@ pub struct MilFitInfo {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub swap_acceptance: Option<Vec<f64>>,
     /// Gibbs with tempering: every rung's τ on the final ladder, coldest
-    /// (1) first (geometric, or re-spaced during the burn-in with
-    /// `adapt_ladder`).
+    /// (1) first (geometric, or re-spaced during the burn-in when
+    /// [`super::Tempering::adapt`] is set).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ladder: Option<Vec<f64>>,
     /// Gibbs with tempering: the estimated communication barrier Λ (Syed
