@@ -120,8 +120,10 @@ impl EngineArgs {
             tempering: plackett::mil::Tempering {
                 rungs: self.temperatures,
                 hottest: self.hottest,
-                adapt: self.ladder == "adaptive",
-            },
+                adapt: false,
+            }
+            .ladder(&self.ladder)
+            .expect("clap checked the name"),
         }
     }
 }

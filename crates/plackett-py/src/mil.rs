@@ -224,7 +224,7 @@ impl MilFit {
 /// bags of `source` (a file, or long-CSV/JSON text named `source`).
 /// Keyword arguments as `plackett mil fit`'s flags.
 /// Both engines' settings from the keyword options (`mcmc`: samples,
-/// burn-in, thinning, chains).
+/// burn-in, thinning, chains; tempering: rungs, hottest τ, ladder name).
 fn settings(
     intercept_var: f64,
     slope_var: f64,
@@ -234,9 +234,16 @@ fn settings(
     vb_start: &str,
     gibbs_start: &str,
     [samples, burn_in, thin, chains]: [usize; 4],
-    tempering: Tempering,
+    (rungs, hottest, ladder): (usize, f64, &str),
     seed: u64,
 ) -> PyResult<MilEngineSettings> {
+    let tempering = Tempering {
+        rungs,
+        hottest,
+        adapt: false,
+    }
+    .ladder(ladder)
+    .map_err(err)?;
     Ok(MilEngineSettings {
         priors: MilPriors {
             intercept_var,
@@ -298,13 +305,7 @@ pub fn mil_fit(
         vb_start,
         gibbs_start,
         [samples, burn_in, thin, chains],
-        Tempering {
-            rungs: temperatures,
-            hottest,
-            adapt: false,
-        }
-        .ladder(ladder)
-        .map_err(err)?,
+        (temperatures, hottest, ladder),
         seed,
     )?
     .engine(engine)
@@ -392,13 +393,7 @@ pub fn mil_cv(
         vb_start,
         gibbs_start,
         [samples, burn_in, thin, chains],
-        Tempering {
-            rungs: temperatures,
-            hottest,
-            adapt: false,
-        }
-        .ladder(ladder)
-        .map_err(err)?,
+        (temperatures, hottest, ladder),
         seed,
     )?;
     let priors = set.priors;
@@ -476,13 +471,7 @@ pub fn mil_study(
         vb_start,
         gibbs_start,
         [samples, burn_in, thin, chains],
-        Tempering {
-            rungs: temperatures,
-            hottest,
-            adapt: false,
-        }
-        .ladder(ladder)
-        .map_err(err)?,
+        (temperatures, hottest, ladder),
         seed,
     )?;
     let methods = parse_methods(methods, &engines).map_err(err)?;

@@ -144,13 +144,13 @@ impl Tempering {
         Ok(Tempering { adapt, ..self })
     }
 
-    /// `√τ_k` for every rung, coldest (1) first (the geometric ladder).
-    pub fn scales(&self) -> Vec<f64> {
+    /// `τ_k` for every rung of the geometric ladder, coldest (1) first.
+    pub fn temperatures(&self) -> Vec<f64> {
         if self.rungs == 1 {
             return vec![1.0];
         }
         (0..self.rungs)
-            .map(|k| self.hottest.powf(k as f64 / (self.rungs - 1) as f64).sqrt())
+            .map(|k| self.hottest.powf(k as f64 / (self.rungs - 1) as f64))
             .collect()
     }
 }
@@ -728,12 +728,14 @@ impl PairStats {
         self.rejection += o.rejection;
     }
 
+    /// Share of proposed swaps accepted (NaN before any proposal).
+    fn acceptance(&self) -> f64 {
+        self.accepted as f64 / self.proposed as f64
+    }
+
+    /// Mean rejection probability per proposal (NaN before any proposal).
     fn rejection_rate(&self) -> f64 {
-        if self.proposed == 0 {
-            f64::NAN
-        } else {
-            self.rejection / self.proposed as f64
-        }
+        self.rejection / self.proposed as f64
     }
 }
 
@@ -758,8 +760,7 @@ impl<'a> TemperedChain<'a> {
         mcmc: &McmcSettings,
         c: usize,
     ) -> TemperedChain<'a> {
-        let scales = opts.tempering.scales();
-        let mut rngs: Vec<Rng> = (0..scales.len())
+        let mut rngs: Vec<Rng> = (0..opts.tempering.rungs)
             .map(|k| {
                 if k == 0 {
                     stream(mcmc.seed, &[0x4d49_4c47, c as u64])
@@ -768,22 +769,19 @@ impl<'a> TemperedChain<'a> {
                 }
             })
             .collect();
-        let rungs = scales
-            .iter()
-            .zip(rngs.iter_mut())
-            .map(|(&s, rng)| {
-                let mut ch = Chain::new(bags, y, opts.priors, inst_precision, init, rng);
-                ch.scale = s;
-                ch
-            })
+        let rungs = rngs
+            .iter_mut()
+            .map(|rng| Chain::new(bags, y, opts.priors, inst_precision, init, rng))
             .collect();
-        TemperedChain {
+        let mut chain = TemperedChain {
             rungs,
             rngs,
             swap_rng: stream(mcmc.seed, &[0x4d49_4c53, c as u64]),
             draws: Vec::with_capacity(mcmc.samples * Layout::of(bags).len()),
-            pairs: vec![PairStats::default(); scales.len().saturating_sub(1)],
-        }
+            pairs: Vec::new(),
+        };
+        chain.set_ladder(&opts.tempering.temperatures());
+        chain
     }
 
     /// Run sweeps `from..to` of the whole run (burn-in included), each
@@ -828,15 +826,13 @@ impl<'a> TemperedChain<'a> {
         Ok(())
     }
 
-    /// Move the rungs to new `√τ` (their states stay) and restart the swap
-    /// statistics.
-    fn set_scales(&mut self, scales: &[f64]) {
-        for (ch, &s) in self.rungs.iter_mut().zip(scales) {
-            ch.scale = s;
+    /// Put the rungs at temperatures `tau` (their states stay; each rung
+    /// scales its bag design by `√τ`) and restart the swap statistics.
+    fn set_ladder(&mut self, tau: &[f64]) {
+        for (ch, &t) in self.rungs.iter_mut().zip(tau) {
+            ch.scale = t.sqrt();
         }
-        self.pairs
-            .iter_mut()
-            .for_each(|p| *p = PairStats::default());
+        self.pairs = vec![PairStats::default(); tau.len().saturating_sub(1)];
     }
 }
 
@@ -925,8 +921,9 @@ pub fn fit_gibbs(bags: &Bags, opts: &MilGibbsOptions) -> Result<MilGibbsFit> {
     let mut chains: Vec<TemperedChain<'_>> = (0..mcmc.chains)
         .map(|c| TemperedChain::new(bags, &y, opts, &inst_precision, init.as_deref(), &mcmc, c))
         .collect();
-    let mut scales = opts.tempering.scales();
-    let adapt = opts.tempering.adapt && scales.len() > 2;
+    // The geometric ladder every chain starts on.
+    let mut tau = opts.tempering.temperatures();
+    let adapt = opts.tempering.adapt && tau.len() > 2;
     let mut ends = if adapt {
         adaptation_points(mcmc.burn_in)
     } else {
@@ -948,12 +945,8 @@ pub fn fit_gibbs(bags: &Bags, opts: &MilGibbsOptions) -> Result<MilGibbsFit> {
                 .iter()
                 .map(PairStats::rejection_rate)
                 .collect();
-            let tau: Vec<f64> = scales.iter().map(|s| s * s).collect();
-            scales = equalise_ladder(&tau, &rates)
-                .iter()
-                .map(|t| t.sqrt())
-                .collect();
-            chains.iter_mut().for_each(|ch| ch.set_scales(&scales));
+            tau = equalise_ladder(&tau, &rates);
+            chains.iter_mut().for_each(|ch| ch.set_ladder(&tau));
         }
     }
     let pairs = pooled_pairs(&chains);
@@ -973,18 +966,9 @@ pub fn fit_gibbs(bags: &Bags, opts: &MilGibbsOptions) -> Result<MilGibbsFit> {
         primary,
         diagnostics: Vec::new(),
         started_from,
-        swap_acceptance: pairs
-            .iter()
-            .map(|p| {
-                if p.proposed == 0 {
-                    f64::NAN
-                } else {
-                    p.accepted as f64 / p.proposed as f64
-                }
-            })
-            .collect(),
-        temperatures: scales.iter().map(|s| s * s).collect(),
-        barrier: (scales.len() > 1).then(|| pairs.iter().map(PairStats::rejection_rate).sum()),
+        swap_acceptance: pairs.iter().map(PairStats::acceptance).collect(),
+        barrier: (tau.len() > 1).then(|| pairs.iter().map(PairStats::rejection_rate).sum()),
+        temperatures: tau,
     };
     let p = layout.len();
     fit.diagnostics = (0..p)
