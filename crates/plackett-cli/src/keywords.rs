@@ -1,4 +1,4 @@
-//! `plackett keywords extract|evaluate`: keyword extraction with a few
+//! `plackett keywords extract|evaluate|tag`: keyword extraction with a few
 //! known keywords (VBSS, Hu 2024 ch. 1), its Gibbs gold standard, and the
 //! dissertation's evaluation protocol against graph baselines.
 
@@ -24,6 +24,25 @@ pub enum KeywordsCommand {
     Extract(Box<ExtractArgs>),
     /// Run the evaluation protocol of Hu 2024 §1.4 on a corpus (docsutf8/ + keys/): VBSS against SS, TextRank, PositionRank and TF-IDF.
     Evaluate(Box<EvaluateArgs>),
+    /// Show how the front-end reads documents: sentences, words, part-of-speech tags (Universal POS) and which words the word filter keeps as candidates.
+    Tag(TagArgs),
+}
+
+/// `plackett keywords tag`.
+#[derive(Args, Debug)]
+pub struct TagArgs {
+    /// Plain-text documents (UTF-8).
+    #[arg(required = true)]
+    pub files: Vec<String>,
+    /// Which words can be candidates (as for extract).
+    #[arg(long, default_value = "pos", value_parser = ["pos", "stopwords", "none"])]
+    pub word_filter: String,
+    /// text: one sentence per line, each token as word/TAG (`?`: a word the tagger does not know), candidates marked `+`; json: {"documents": [{"file", "sentences": [[{"word", "pos", "kept"}, …], …]}]}.
+    #[arg(long, default_value = "text", value_parser = ["text", "json"])]
+    pub output: String,
+    /// Write the output here instead of standard output.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<String>,
 }
 
 /// Model settings shared by extract and evaluate.
@@ -241,6 +260,7 @@ pub fn run(c: &KeywordsCommand) -> Result<()> {
     match c {
         KeywordsCommand::Extract(a) => run_extract(a),
         KeywordsCommand::Evaluate(a) => run_evaluate(a),
+        KeywordsCommand::Tag(a) => run_tag(a),
     }
 }
 
@@ -260,6 +280,49 @@ fn read_text(path: &str) -> Result<String> {
             e.utf8_error().valid_up_to()
         ),
     }
+}
+
+fn run_tag(a: &TagArgs) -> Result<()> {
+    let pipe = Pipeline {
+        filter: a.word_filter.parse().map_err(anyhow::Error::msg)?,
+        ..Default::default()
+    };
+    // Every file is read before anything is written.
+    let mut docs = Vec::new();
+    for f in &a.files {
+        docs.push((f, pipe.tagged(&read_text(f)?)));
+    }
+    let text = if a.output == "json" {
+        let docs: Vec<_> = docs
+            .iter()
+            .map(|(f, s)| json!({"file": f, "sentences": s}))
+            .collect();
+        serde_json::to_string(&json!({"documents": docs}))? + "\n"
+    } else {
+        let mut out = String::new();
+        for (f, sentences) in &docs {
+            if a.files.len() > 1 {
+                out += &format!("# {f}\n");
+            }
+            for s in sentences {
+                let line: Vec<String> = s
+                    .iter()
+                    .map(|t| {
+                        format!(
+                            "{}/{}{}",
+                            t.word,
+                            t.pos.as_deref().unwrap_or("?"),
+                            if t.kept { "+" } else { "" }
+                        )
+                    })
+                    .collect();
+                out += &line.join(" ");
+                out += "\n";
+            }
+        }
+        out
+    };
+    deliver(&a.out, &text)
 }
 
 fn run_extract(a: &ExtractArgs) -> Result<()> {

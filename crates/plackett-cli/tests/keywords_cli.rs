@@ -519,3 +519,63 @@ fn extract_report_draws_the_ranking_with_its_cut_and_writes_nothing_on_failure()
     fails(&out, "is not in the document");
     assert!(!page.exists() && !out_json.exists());
 }
+
+/// `keywords tag` shows the front-end's reading: the words `extract` keeps
+/// are exactly the ones marked, in order; punctuation is shown but never a
+/// candidate; a bad file among several writes nothing.
+#[test]
+fn tag_shows_the_words_extract_keeps() {
+    let dir = tmpdir("kw_tag");
+    let f = write(&dir, "doc.txt", TEXT);
+    let out = bin()
+        .args(["keywords", "tag", &f, "--output", "json"])
+        .output()
+        .unwrap();
+    assert_ok(&out);
+    let v = json(&out);
+    let docs = v["documents"].as_array().unwrap();
+    assert_eq!(docs.len(), 1);
+    let tokens: Vec<&serde_json::Value> = docs[0]["sentences"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|s| s.as_array().unwrap())
+        .collect();
+    let kept: Vec<&str> = tokens
+        .iter()
+        .filter(|t| t["kept"].as_bool().unwrap())
+        .map(|t| t["word"].as_str().unwrap())
+        .collect();
+    // Every candidate extract reports stands for some kept word.
+    let ex = json(&extract(&[&f, "--known", "worth", "--output", "json"]));
+    for c in ex["candidates"].as_array().unwrap() {
+        for w in c["words"].as_array().unwrap() {
+            assert!(kept.contains(&w.as_str().unwrap()), "{w} not kept by tag");
+        }
+    }
+    assert!(kept.contains(&"plackett-luce"));
+    assert!(!kept.contains(&"the"));
+    assert!(tokens.iter().any(|t| t["pos"] == "PUNCT" && t["word"] == "," && t["kept"] == false));
+    assert!(tokens.iter().any(|t| t["word"] == "model" && t["pos"] == "NOUN"));
+    // The text form: one sentence per line, word/TAG, candidates marked +.
+    let out = bin().args(["keywords", "tag", &f]).output().unwrap();
+    assert_ok(&out);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(text.lines().count(), docs[0]["sentences"].as_array().unwrap().len());
+    let first = text.split_whitespace().next().unwrap();
+    assert!(first.starts_with("ranking/") && first.ends_with('+'), "{text}");
+    assert!(text.contains(" models/NOUN+ "), "{text}");
+    // Several files; a bad one refuses the lot and writes nothing.
+    let bad = dir.join("bad.txt");
+    std::fs::write(&bad, [0x41, 0xff]).unwrap();
+    let target = dir.join("tags.json");
+    let out = bin()
+        .args(["keywords", "tag", &f])
+        .arg(&bad)
+        .arg("--out")
+        .arg(&target)
+        .output()
+        .unwrap();
+    fails(&out, "bad.txt: not UTF-8");
+    assert!(!target.exists());
+}

@@ -27,4 +27,4 @@ pub mod stopwords;
 
 pub use corpus::{read_candidate_corpus, read_corpus, read_external};
 pub use extract::{Candidate, Engine, ExtractOptions, Extraction, Input, extract};
-pub use pipeline::{Pipeline, WordFilter, stem};
+pub use pipeline::{Pipeline, TaggedToken, WordFilter, stem};

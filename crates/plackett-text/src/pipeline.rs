@@ -75,9 +75,19 @@ pub fn words(text: &str) -> Vec<String> {
 
 /// [`words`] without lower-casing (the tagger reads capitals).
 fn cased_words(lower: &str) -> Vec<String> {
+    cased_tokens(lower)
+        .into_iter()
+        .filter(|(_, word)| *word)
+        .map(|(t, _)| t)
+        .collect()
+}
+
+/// The words of [`cased_words`] with the punctuation marks between them
+/// (`false`: a mark; white space dropped).
+fn cased_tokens(lower: &str) -> Vec<(String, bool)> {
     // Unicode word boundaries split `a-b` into `a`, `-`, `b`; a dash that
     // touches a word on both sides is joined back.
-    let mut joined: Vec<String> = Vec::new();
+    let mut joined: Vec<(String, bool)> = Vec::new();
     let mut i = 0;
     let raw: Vec<&str> = lower.split_word_bounds().collect();
     while i < raw.len() {
@@ -88,22 +98,20 @@ fn cased_words(lower: &str) -> Vec<String> {
             && raw[i - 1].chars().all(char::is_alphanumeric)
             && raw[i + 1].chars().all(char::is_alphanumeric)
             && !raw[i - 1].is_empty()
-            && let Some(last) = joined.last_mut()
+            && let Some((last, true)) = joined.last_mut()
         {
             last.push('-');
             last.push_str(raw[i + 1]);
             i += 2;
             continue;
         }
-        if w.chars().any(char::is_alphanumeric) {
-            joined.push(w.to_string());
-        } else {
-            // A separator: mark it so that a following dash does not join.
-            joined.push(String::new());
-        }
+        // A separator is kept as a mark (empty for white space) so that a
+        // following dash does not join.
+        let word = w.chars().any(char::is_alphanumeric);
+        joined.push((if word { w } else { w.trim() }.to_string(), word));
         i += 1;
     }
-    joined.retain(|w| !w.is_empty());
+    joined.retain(|(w, _)| !w.is_empty());
     joined
 }
 
@@ -111,6 +119,16 @@ fn cased_words(lower: &str) -> Vec<String> {
 /// space or line break, and at blank lines): the tagger reads its context
 /// within a sentence.
 pub fn sentences(text: &str) -> Vec<Vec<String>> {
+    let mut out: Vec<Vec<String>> = sentence_spans(text)
+        .into_iter()
+        .map(|(a, b)| cased_words(&text[a..b]))
+        .collect();
+    out.retain(|s| !s.is_empty());
+    out
+}
+
+/// Sentence boundaries of [`sentences`], as byte ranges of `text`.
+fn sentence_spans(text: &str) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
     let mut start = 0;
     let b = text.as_bytes();
@@ -119,13 +137,25 @@ pub fn sentences(text: &str) -> Vec<Vec<String>> {
             && b.get(i + 1).is_none_or(|c| c.is_ascii_whitespace());
         let blank = b[i] == b'\n' && b.get(i + 1) == Some(&b'\n');
         if end_mark || blank {
-            out.push(cased_words(&text[start..=i]));
+            out.push((start, i + 1));
             start = i + 1;
         }
     }
-    out.push(cased_words(&text[start..]));
-    out.retain(|s| !s.is_empty());
+    out.push((start, b.len()));
     out
+}
+
+/// One token of [`Pipeline::tagged`].
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct TaggedToken {
+    /// The token as the front-end reads it (lower-cased).
+    pub word: String,
+    /// Its Universal POS tag: the tagger's for a word (`None` when the
+    /// tagger does not know it), `PUNCT` for a punctuation mark.
+    pub pos: Option<String>,
+    /// Whether the word filter keeps it as a candidate (before stemming
+    /// and the frequency filter).
+    pub kept: bool,
 }
 
 impl Pipeline {
@@ -152,6 +182,52 @@ impl Pipeline {
         kept.into_iter()
             .filter(|w| !self.letters_only || w.chars().any(char::is_alphabetic))
             .collect()
+    }
+
+    /// The sentences of `text` as the front-end reads them, every word with
+    /// its part-of-speech tag and whether the word filter keeps it, and the
+    /// punctuation marks between words (`keywords tag`; e.g. to feed
+    /// another keyword extractor the same tokens and tags).
+    pub fn tagged(&self, text: &str) -> Vec<Vec<TaggedToken>> {
+        let lower = text.to_lowercase();
+        let tagger = BrillTagger::english();
+        let mut out = Vec::new();
+        for (a, b) in sentence_spans(&lower) {
+            let toks = cased_tokens(&lower[a..b]);
+            let words: Vec<String> = toks.iter().filter(|t| t.1).map(|t| t.0.clone()).collect();
+            if words.is_empty() {
+                continue;
+            }
+            let tags = tagger.tag(&words);
+            let keep = match self.filter {
+                WordFilter::PartOfSpeech => tagger.keep(&words),
+                WordFilter::StopWords => words.iter().map(|w| !is_filtered(w)).collect(),
+                WordFilter::None => vec![true; words.len()],
+            };
+            let mut k = 0;
+            let sentence = toks
+                .into_iter()
+                .map(|(word, is_word)| {
+                    if !is_word {
+                        return TaggedToken {
+                            word,
+                            pos: Some("PUNCT".into()),
+                            kept: false,
+                        };
+                    }
+                    let t = TaggedToken {
+                        kept: keep[k]
+                            && (!self.letters_only || word.chars().any(char::is_alphabetic)),
+                        pos: tags[k].map(|u| format!("{u:?}")),
+                        word,
+                    };
+                    k += 1;
+                    t
+                })
+                .collect();
+            out.push(sentence);
+        }
+        out
     }
 
     /// The candidate stems of `text`, in text order.
@@ -207,6 +283,31 @@ impl Pipeline {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tagged_tokens_are_the_filters_words_with_marks_between() {
+        let text = "Large-scale grid scheduling, as we show, works. \n\nThe 3.5 GHz \"node\" fails; it is slow!";
+        for filter in [WordFilter::PartOfSpeech, WordFilter::StopWords, WordFilter::None] {
+            let p = Pipeline { filter, ..Pipeline::default() };
+            let tagged = p.tagged(text);
+            let kept: Vec<String> = tagged
+                .iter()
+                .flatten()
+                .filter(|t| t.kept)
+                .map(|t| t.word.clone())
+                .collect();
+            assert_eq!(kept, p.filtered_words(text), "{filter:?}");
+            let words: Vec<Vec<String>> = tagged
+                .iter()
+                .map(|s| s.iter().filter(|t| t.pos.as_deref() != Some("PUNCT")).map(|t| t.word.clone()).collect())
+                .collect();
+            assert_eq!(words, sentences(&text.to_lowercase()));
+        }
+        let t = Pipeline::default().tagged(text);
+        assert_eq!(t[0][0].word, "large-scale");
+        let marks: Vec<&str> = t.iter().flatten().filter(|t| t.pos.as_deref() == Some("PUNCT")).map(|t| t.word.as_str()).collect();
+        assert_eq!(marks, [",", ",", ".", "\"", "\"", ";", "!"]);
+    }
 
     #[test]
     fn sentences_end_at_full_stops_and_blank_lines() {

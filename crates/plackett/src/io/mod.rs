@@ -2,7 +2,7 @@
 //!
 //! Every reader returns one-line errors naming the file and line, never
 //! panics on arbitrary bytes, and produces the one flat
-//! [`Dataset`](crate::data::Dataset).
+//! [`crate::data::Dataset`].
 
 pub mod adherence_output;
 pub mod csv_long;

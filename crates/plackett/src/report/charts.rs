@@ -1005,7 +1005,7 @@ fn draw_legend<DB: DrawingBackend>(
 /// other one darker, so neighbours in the legend also differ in lightness.
 fn distinct_colour(k: usize) -> RGBColor {
     let h = (k as f64 * 0.618_033_988_75).fract();
-    let l = if k % 2 == 0 { 0.38 } else { 0.55 };
+    let l = if k.is_multiple_of(2) { 0.38 } else { 0.55 };
     let hsl = HSLColor(h, 0.85, l);
     let (r, g, b) = hsl.rgb();
     RGBColor(r, g, b)
