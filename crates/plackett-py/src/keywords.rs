@@ -161,6 +161,20 @@ fn vbss_options(
     })
 }
 
+/// The front-end's reading of `document`: its sentences, each a list of
+/// tokens `{"word", "pos", "kept"}`, as JSON (`plackett keywords tag
+/// --output json`, one document's `sentences`).
+#[pyfunction]
+#[pyo3(signature = (document, *, word_filter = "pos"))]
+pub fn tag_text(py: Python<'_>, document: &str, word_filter: &str) -> PyResult<String> {
+    let pipe = Pipeline {
+        filter: word_filter_of(word_filter)?,
+        ..Default::default()
+    };
+    let sentences = py.detach(|| pipe.tagged(document));
+    serde_json::to_string(&sentences).map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
 fn word_filter_of(f: &str) -> PyResult<WordFilter> {
     choice(
         "word_filter",

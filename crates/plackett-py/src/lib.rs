@@ -851,6 +851,7 @@ fn _plackett(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(classifier::_restore_classifier, m)?)?;
     m.add_function(wrap_pyfunction!(keywords::extract_keywords, m)?)?;
     m.add_function(wrap_pyfunction!(keywords::evaluate_keywords, m)?)?;
+    m.add_function(wrap_pyfunction!(keywords::tag_text, m)?)?;
     m.add_class::<mil::PyMilModel>()?;
     m.add_class::<mil::MilPrediction>()?;
     m.add_class::<mil::MilFit>()?;

@@ -192,3 +192,20 @@ def test_evaluate_draws_and_the_authors_code_match_the_cli(tmp_path):
         plackett.evaluate_keywords(c, min_count=0, draws=0)
     with pytest.raises(ValueError, match="alpha_init"):
         plackett.evaluate_keywords(c, min_count=0, alpha_init=1.5)
+
+
+def test_tag_text_matches_the_cli():
+    text = open(DOC, encoding="utf-8").read()
+    sentences = plackett.tag_text(text)
+    cli = _cli("keywords", "tag", DOC, "--output", "json")
+    assert sentences == cli["documents"][0]["sentences"]
+    kept = [t["word"] for s in sentences for t in s if t["kept"]]
+    assert "posterior" in kept and "the" not in kept
+    assert plackett.tag_text(text, word_filter="none") == _cli(
+        "keywords", "tag", DOC, "--output", "json", "--word-filter", "none"
+    )["documents"][0]["sentences"]
+    with pytest.raises(ValueError, match="word_filter"):
+        plackett.tag_text(text, word_filter="nouns")
+    with pytest.raises(TypeError):
+        plackett.tag_text(b"bytes")
+    assert plackett.tag_text("") == []

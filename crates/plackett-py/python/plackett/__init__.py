@@ -49,6 +49,7 @@ __all__ = [
     "evaluate",
     "extract_keywords",
     "evaluate_keywords",
+    "tag_text",
     "KeywordEvaluation",
     "fit",
     "fit_adherence",
@@ -730,6 +731,21 @@ def extract_keywords(
             document, known, tokens=tokens, fdr=0.2 if fdr is None else fdr, engine=engine, **options
         )
     )
+
+
+def tag_text(document: str, *, word_filter: str = "pos") -> list:
+    """How the keyword front-end reads ``document``: a list of sentences,
+    each a list of tokens ``{"word", "pos", "kept"}`` — the lower-cased
+    word or punctuation mark, its Universal POS tag (``None`` for a word
+    the tagger does not know, ``"PUNCT"`` for a mark) and whether the word
+    filter (``word_filter``: "pos", "stopwords", "none") keeps it as a
+    candidate. The same as ``plackett keywords tag --output json``.
+    """
+    if not isinstance(document, str):
+        raise TypeError("document: expected a str")
+    if not isinstance(word_filter, str):
+        raise TypeError("word_filter: expected a str")
+    return json.loads(_plackett.tag_text(document, word_filter=word_filter))
 
 
 class KeywordEvaluation:
