@@ -26,8 +26,9 @@ own way.
         --external pke-positionrank=OUT_DIR/positionrank.json ...
 
 The plackett binary is `target/release/plackett` unless PLACKETT names
-another. TF-IDF and KPMiner use the document frequencies pke ships (from
-SemEval-2010's training documents), as pke's defaults do.
+another. TF-IDF and KPMiner use the document frequencies pke ships (counted
+on SemEval-2010's 144 training papers), as pke's defaults do. docs/keywords.md
+reports the run on SemEval-2010.
 """
 import json
 import multiprocessing
