@@ -500,6 +500,7 @@ fn run_evaluate(a: &EvaluateArgs) -> Result<()> {
             iterations: a.bss_iterations,
             burn_in: a.bss_burn_in,
             seed: a.seed,
+            ..plackett::keywords::BssOptions::default()
         },
         external: Vec::new(),
     };

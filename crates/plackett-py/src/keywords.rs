@@ -299,6 +299,7 @@ pub fn evaluate_keywords(
             iterations: bss_iterations,
             burn_in: bss_burn_in,
             seed,
+            ..BssOptions::default()
         },
         external: Vec::new(),
     };
