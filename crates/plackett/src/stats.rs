@@ -64,9 +64,38 @@ pub fn pearson(x: &[f64], y: &[f64]) -> f64 {
     sxy / (sxx * syy).sqrt()
 }
 
+/// The rank histogram of simulation-based calibration (Talts et al. 2018):
+/// each rank of a true value among `draws` posterior draws (0..=draws)
+/// counted in `bins` equal bins.
+pub fn rank_histogram(ranks: impl IntoIterator<Item = usize>, draws: usize, bins: usize) -> Vec<usize> {
+    let mut h = vec![0usize; bins];
+    for r in ranks {
+        h[(r.min(draws) * bins / (draws + 1)).min(bins - 1)] += 1;
+    }
+    h
+}
+
+/// Pearson's χ² statistic of counts against equal expected counts (with
+/// `k` counts, `k − 1` degrees of freedom; 27.88 is χ²₉'s 99.9% point).
+pub fn uniform_chi2(counts: &[usize]) -> f64 {
+    let e = counts.iter().sum::<usize>() as f64 / counts.len() as f64;
+    counts.iter().map(|&c| (c as f64 - e).powi(2) / e).sum()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rank_histogram_bins_ranks_evenly() {
+        // 99 draws: ranks 0..=99, ten to a bin.
+        let h = rank_histogram(0..100, 99, 10);
+        assert_eq!(h, vec![10; 10]);
+        assert_eq!(uniform_chi2(&h), 0.0);
+        assert_eq!(rank_histogram([0, 0, 199], 199, 4), vec![2, 0, 0, 1]);
+        // χ² of (20, 0) against (10, 10): 10 + 10.
+        assert_eq!(uniform_chi2(&[20, 0]), 20.0);
+    }
 
     #[test]
     fn against_hand_values() {

@@ -381,13 +381,8 @@ mod sampler {
             })
             .collect();
         for k in 0..3 {
-            let bins = 10;
-            let mut h = vec![0usize; bins];
-            for rk in &results {
-                h[rk[k] * bins / (draws + 1)] += 1;
-            }
-            let e = reps as f64 / bins as f64;
-            let chi2: f64 = h.iter().map(|&o| (o as f64 - e).powi(2) / e).sum();
+            let h = plackett::stats::rank_histogram(results.iter().map(|rk| rk[k]), draws, 10);
+            let chi2 = plackett::stats::uniform_chi2(&h);
             eprintln!("adherence SBC quantity {k}: {h:?} χ² {chi2:.1}");
             // χ²(9): P(> 27.9) = 0.001.
             assert!(chi2 < 27.9, "quantity {k}: χ² {chi2}, ranks {h:?}");

@@ -360,14 +360,9 @@ fn gibbs_sbc() {
     assert!((0.85..=0.95).contains(&cov), "90% interval coverage {cov}");
     // χ² of the ranks (0..=draws) in 10 equal bins, per weight; 9 df,
     // 99.9% point 27.88.
-    let bins = 10;
     for q in 0..m {
-        let mut h = vec![0usize; bins];
-        for r in &ranks {
-            h[r[q] * bins / (draws + 1)] += 1;
-        }
-        let e = reps as f64 / bins as f64;
-        let chi2: f64 = h.iter().map(|&o| (o as f64 - e).powi(2) / e).sum();
+        let h = plackett::stats::rank_histogram(ranks.iter().map(|r| r[q]), draws, 10);
+        let chi2 = plackett::stats::uniform_chi2(&h);
         eprintln!("SBC weight {q}: {h:?} χ² {chi2:.1}");
         assert!(
             chi2 < 27.88,

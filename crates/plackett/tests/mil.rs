@@ -138,12 +138,8 @@ fn calibration(tempering: Tempering) {
     // 10 bins of the 100 possible ranks 0..=99.
     let names = ["alpha", "beta", "gamma", "a", "b", "c", "d"];
     for k in 0..lay.len() {
-        let mut bins = [0usize; 10];
-        for r in &ranks {
-            bins[(r[k] / 10).min(9)] += 1;
-        }
-        let e = reps as f64 / 10.0;
-        let chi2: f64 = bins.iter().map(|&o| (o as f64 - e).powi(2) / e).sum();
+        let bins = plackett::stats::rank_histogram(ranks.iter().map(|r| r[k]), draws, 10);
+        let chi2 = plackett::stats::uniform_chi2(&bins);
         eprintln!(
             "SBC ({} rungs) {}: bins {bins:?} chi2 {chi2:.1}",
             tempering.rungs, names[k]

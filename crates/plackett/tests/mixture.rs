@@ -575,13 +575,8 @@ fn mixture_gibbs_sbc() {
         })
         .collect();
     for q in 0..3 {
-        let bins = 10;
-        let mut h = vec![0usize; bins];
-        for (r, _) in &results {
-            h[r[q] * bins / (draws + 1)] += 1;
-        }
-        let e = reps as f64 / bins as f64;
-        let chi2: f64 = h.iter().map(|&o| (o as f64 - e).powi(2) / e).sum();
+        let h = plackett::stats::rank_histogram(results.iter().map(|(r, _)| r[q]), draws, 10);
+        let chi2 = plackett::stats::uniform_chi2(&h);
         let cov = results.iter().filter(|(_, i)| i[q]).count() as f64 / reps as f64;
         eprintln!("mixture SBC quantity {q}: {h:?} χ² {chi2:.1}, 90% coverage {cov:.3}");
         assert!(

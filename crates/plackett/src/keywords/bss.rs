@@ -345,12 +345,8 @@ mod tests {
             })
             .collect();
         for i in 0..n {
-            let mut bins = [0usize; 10];
-            for r in &ranks {
-                bins[(r[i] / 10).min(9)] += 1;
-            }
-            let e = reps as f64 / 10.0;
-            let chi2: f64 = bins.iter().map(|&o| (o as f64 - e).powi(2) / e).sum();
+            let bins = crate::stats::rank_histogram(ranks.iter().map(|r| r[i]), draws, 10);
+            let chi2 = crate::stats::uniform_chi2(&bins);
             eprintln!("SBC θ[{i}]: bins {bins:?} chi2 {chi2:.1}");
             // χ²₉ 99.9% quantile.
             assert!(chi2 < 27.88, "θ[{i}]: χ² {chi2:.1}, bins {bins:?}");

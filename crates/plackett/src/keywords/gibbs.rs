@@ -478,12 +478,8 @@ mod tests {
             })
             .collect();
         for (k, name) in ["a", "b", "sigma2", "alpha"].iter().enumerate() {
-            let mut bins = [0usize; 10];
-            for r in &ranks {
-                bins[(r[k] / 10).min(9)] += 1;
-            }
-            let e = reps as f64 / 10.0;
-            let chi2: f64 = bins.iter().map(|&o| (o as f64 - e).powi(2) / e).sum();
+            let bins = crate::stats::rank_histogram(ranks.iter().map(|r| r[k]), draws, 10);
+            let chi2 = crate::stats::uniform_chi2(&bins);
             eprintln!("SBC {name}: bins {bins:?} chi2 {chi2:.1}");
             // χ²₉ 99.9% quantile.
             assert!(chi2 < 27.88, "{name}: χ² {chi2:.1}, bins {bins:?}");
