@@ -555,15 +555,29 @@ fn tag_shows_the_words_extract_keeps() {
     }
     assert!(kept.contains(&"plackett-luce"));
     assert!(!kept.contains(&"the"));
-    assert!(tokens.iter().any(|t| t["pos"] == "PUNCT" && t["word"] == "," && t["kept"] == false));
-    assert!(tokens.iter().any(|t| t["word"] == "model" && t["pos"] == "NOUN"));
+    assert!(
+        tokens
+            .iter()
+            .any(|t| t["pos"] == "PUNCT" && t["word"] == "," && t["kept"] == false)
+    );
+    assert!(
+        tokens
+            .iter()
+            .any(|t| t["word"] == "model" && t["pos"] == "NOUN")
+    );
     // The text form: one sentence per line, word/TAG, candidates marked +.
     let out = bin().args(["keywords", "tag", &f]).output().unwrap();
     assert_ok(&out);
     let text = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(text.lines().count(), docs[0]["sentences"].as_array().unwrap().len());
+    assert_eq!(
+        text.lines().count(),
+        docs[0]["sentences"].as_array().unwrap().len()
+    );
     let first = text.split_whitespace().next().unwrap();
-    assert!(first.starts_with("ranking/") && first.ends_with('+'), "{text}");
+    assert!(
+        first.starts_with("ranking/") && first.ends_with('+'),
+        "{text}"
+    );
     assert!(text.contains(" models/NOUN+ "), "{text}");
     // Several files; a bad one refuses the lot and writes nothing.
     let bad = dir.join("bad.txt");

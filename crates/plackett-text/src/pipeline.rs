@@ -287,8 +287,15 @@ mod tests {
     #[test]
     fn tagged_tokens_are_the_filters_words_with_marks_between() {
         let text = "Large-scale grid scheduling, as we show, works. \n\nThe 3.5 GHz \"node\" fails; it is slow!";
-        for filter in [WordFilter::PartOfSpeech, WordFilter::StopWords, WordFilter::None] {
-            let p = Pipeline { filter, ..Pipeline::default() };
+        for filter in [
+            WordFilter::PartOfSpeech,
+            WordFilter::StopWords,
+            WordFilter::None,
+        ] {
+            let p = Pipeline {
+                filter,
+                ..Pipeline::default()
+            };
             let tagged = p.tagged(text);
             let kept: Vec<String> = tagged
                 .iter()
@@ -299,13 +306,23 @@ mod tests {
             assert_eq!(kept, p.filtered_words(text), "{filter:?}");
             let words: Vec<Vec<String>> = tagged
                 .iter()
-                .map(|s| s.iter().filter(|t| t.pos.as_deref() != Some("PUNCT")).map(|t| t.word.clone()).collect())
+                .map(|s| {
+                    s.iter()
+                        .filter(|t| t.pos.as_deref() != Some("PUNCT"))
+                        .map(|t| t.word.clone())
+                        .collect()
+                })
                 .collect();
             assert_eq!(words, sentences(&text.to_lowercase()));
         }
         let t = Pipeline::default().tagged(text);
         assert_eq!(t[0][0].word, "large-scale");
-        let marks: Vec<&str> = t.iter().flatten().filter(|t| t.pos.as_deref() == Some("PUNCT")).map(|t| t.word.as_str()).collect();
+        let marks: Vec<&str> = t
+            .iter()
+            .flatten()
+            .filter(|t| t.pos.as_deref() == Some("PUNCT"))
+            .map(|t| t.word.as_str())
+            .collect();
         assert_eq!(marks, [",", ",", ".", "\"", "\"", ";", "!"]);
     }
 

@@ -67,7 +67,11 @@ pub fn pearson(x: &[f64], y: &[f64]) -> f64 {
 /// The rank histogram of simulation-based calibration (Talts et al. 2018):
 /// each rank of a true value among `draws` posterior draws (0..=draws)
 /// counted in `bins` equal bins.
-pub fn rank_histogram(ranks: impl IntoIterator<Item = usize>, draws: usize, bins: usize) -> Vec<usize> {
+pub fn rank_histogram(
+    ranks: impl IntoIterator<Item = usize>,
+    draws: usize,
+    bins: usize,
+) -> Vec<usize> {
     let mut h = vec![0usize; bins];
     for r in ranks {
         h[(r.min(draws) * bins / (draws + 1)).min(bins - 1)] += 1;

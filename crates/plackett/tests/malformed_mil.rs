@@ -16,7 +16,9 @@ fn fit_everything(bags: &Bags) {
     };
     if let Ok(fit) = fit_vb(bags, &vb) {
         let model = MilModel::from_vb(&fit, bags, vb.priors);
-        let _ = model.check_bags(bags, "fuzz").and_then(|_| model.predict(bags, 5, 1));
+        let _ = model
+            .check_bags(bags, "fuzz")
+            .and_then(|_| model.predict(bags, 5, 1));
         // The model file must read back whatever was written.
         let json = serde_json::to_string(&model).expect("model serialises");
         MilModel::from_json("fuzz.json", &json).expect("a written model reads back");

@@ -298,7 +298,10 @@ mod tests {
         let d = 0.85;
         let b = textrank_operator(&g, d);
         let binv = b.clone().try_inverse().unwrap();
-        let u0: Vec<f64> = (&binv * DVector::from_element(n, 1.0 - d)).iter().copied().collect();
+        let u0: Vec<f64> = (&binv * DVector::from_element(n, 1.0 - d))
+            .iter()
+            .copied()
+            .collect();
         let (shape, rate, alpha) = (3.0, 2.0, 0.4);
         let reps = 200;
         let draws = 99;
@@ -310,8 +313,11 @@ mod tests {
                     let s2 = 1.0 / gamma_draw(&mut rng, shape, rate);
                     let e: Vec<f64> = (0..n).map(|_| StandardNormal.sample(&mut rng)).collect();
                     let dev = mat_vec(&binv, &e, false);
-                    let theta: Vec<f64> =
-                        u0.iter().zip(&dev).map(|(u, v)| u + s2.sqrt() * v).collect();
+                    let theta: Vec<f64> = u0
+                        .iter()
+                        .zip(&dev)
+                        .map(|(u, v)| u + s2.sqrt() * v)
+                        .collect();
                     let y: Vec<bool> = theta
                         .iter()
                         .map(|&t| rng.random::<f64>() < (1.0 - alpha) * sigmoid(t))
