@@ -10,7 +10,7 @@ use plackett::keywords::{
 };
 use plackett_text::{
     Engine, ExtractOptions, Input, Pipeline, WordFilter, extract, read_candidate_corpus,
-    read_corpus,
+    read_corpus, read_external,
 };
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -220,7 +220,7 @@ fn probability_of(p: &str) -> PyResult<Probability> {
     word_filter = "pos", min_keywords = 11, window = 2, self_loops = false, damping = 0.85,
     prior_scale = "code", probability = "latent", theta_update = "block", alpha = "shared",
     tau = 0.1, sigma_a2 = 10.0, sigma_b2 = 10.0, tol = 1e-10, max_iter = 2000,
-    bss_iterations = 50_000, bss_burn_in = 2_000, seed = 1, draws = 1, rates_from = "vbss", alpha_init = 0.6, no_vbss = false))]
+    bss_iterations = 50_000, bss_burn_in = 2_000, seed = 1, draws = 1, rates_from = "vbss", alpha_init = 0.6, no_vbss = false, external = Vec::new()))]
 #[allow(clippy::too_many_arguments)]
 pub fn evaluate_keywords(
     py: Python<'_>,
@@ -252,6 +252,7 @@ pub fn evaluate_keywords(
     rates_from: &str,
     alpha_init: f64,
     no_vbss: bool,
+    external: Vec<(String, String)>,
 ) -> PyResult<String> {
     let methods = methods
         .split(',')
@@ -265,7 +266,7 @@ pub fn evaluate_keywords(
             })
         })
         .collect::<PyResult<Vec<_>>>()?;
-    let opts = EvalOptions {
+    let mut opts = EvalOptions {
         k: known_count,
         min_keywords,
         gammas: gamma,
@@ -308,6 +309,9 @@ pub fn evaluate_keywords(
         filter: word_filter_of(word_filter)?,
         ..Default::default()
     };
+    for (name, file) in &external {
+        opts.external.push(read_external(std::path::Path::new(file), name, &pipe).map_err(err)?);
+    }
     let dir = std::path::PathBuf::from(corpus);
     let table = py
         .detach(move || {

@@ -209,3 +209,28 @@ def test_tag_text_matches_the_cli():
     with pytest.raises(TypeError):
         plackett.tag_text(b"bytes")
     assert plackett.tag_text("") == []
+
+
+def test_evaluate_external_scores_match_the_cli(tmp_path):
+    c = _corpus(tmp_path / "corpus")
+    # An outside method that scores each document's topic words by their
+    # index (phrases of two words) — any scores in the --external layout.
+    scores = {
+        f"d{d}": [[f"topic{d}x{k} topic{d}x{k + 1}", float(20 - k)] for k in range(0, 13, 2)]
+        for d in range(6)
+    }
+    f = tmp_path / "outside.json"
+    f.write_text(json.dumps(scores))
+    cli = _cli("keywords", "evaluate", str(c), "--min-count", "0", "--known-count", "3",
+               "--gamma", "0.1,0.3", "--methods", "ss", "--external", f"outside={f}",
+               "--output", "json")
+    r = plackett.evaluate_keywords(c, min_count=0, known_count=3, gamma=[0.1, 0.3],
+                                   methods=["ss"], external={"outside": f})
+    doc = json.loads(r.to_json())
+    for key in ("results", "cells", "labels"):
+        assert doc[key] == cli[key], key
+    assert "outside" in set(r.results["method"])
+    with pytest.raises(TypeError, match="external"):
+        plackett.evaluate_keywords(c, external=["outside", str(f)])
+    with pytest.raises(ValueError, match="missing.json"):
+        plackett.evaluate_keywords(c, min_count=0, external={"x": tmp_path / "missing.json"})

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any, Iterable, Optional, Sequence
+from typing import Any, Iterable, Mapping, Optional, Sequence
 
 import numpy as np
 
@@ -792,7 +792,10 @@ def evaluate_keywords(corpus: Any, *, candidates: Any = None, **options: Any) ->
     ``min_keywords``, ``seed``, ``draws`` (independent draws of the known
     keywords per document, pooled; 1), ``rates_from`` (``"vbss"``,
     ``"vbss-code"`` or ``"bss"``: whose selections set the cut methods'
-    rates), ``no_vbss`` (leave VBSS out) and the model options of
+    rates), ``no_vbss`` (leave VBSS out), ``external`` (outside methods'
+    scores as more columns: a mapping of names to JSON files
+    ``{"<doc id>": [["phrase", score], …]}``, as ``--external NAME=FILE``;
+    e.g. from ``bench/keywords_yake.py``) and the model options of
     ``extract_keywords``. See docs/keywords.md.
     """
     if not isinstance(corpus, (str, os.PathLike)):
@@ -804,6 +807,13 @@ def evaluate_keywords(corpus: Any, *, candidates: Any = None, **options: Any) ->
         options["gamma"] = [float(x) for x in ([g] if isinstance(g, (int, float)) else g)]
     if isinstance(options.get("methods"), (list, tuple)):
         options["methods"] = ",".join(options["methods"])
+    if options.get("external") is not None:
+        ext = options["external"]
+        if not isinstance(ext, Mapping) or not all(
+            isinstance(k, str) and isinstance(v, (str, os.PathLike)) for k, v in ext.items()
+        ):
+            raise TypeError("external: expected a mapping of method names to JSON file paths")
+        options["external"] = [(k, str(v)) for k, v in ext.items()]
     return KeywordEvaluation(
         _plackett.evaluate_keywords(
             str(corpus), candidates=None if candidates is None else str(candidates), **options
