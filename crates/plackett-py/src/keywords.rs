@@ -310,7 +310,8 @@ pub fn evaluate_keywords(
         ..Default::default()
     };
     for (name, file) in &external {
-        opts.external.push(read_external(std::path::Path::new(file), name, &pipe).map_err(err)?);
+        opts.external
+            .push(read_external(std::path::Path::new(file), name, &pipe).map_err(err)?);
     }
     let dir = std::path::PathBuf::from(corpus);
     let table = py

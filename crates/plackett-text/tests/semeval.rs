@@ -193,3 +193,66 @@ fn the_authors_code_reproduces_table_1_5() {
         }
     }
 }
+
+/// What the authors' code's `p̂` is (docs/keywords.md, "one level, SS's
+/// order"): its slope ends near zero, every unlabelled word sits near one
+/// level `Φ(E a)`, and the words the FDR rule adds at γ = 0.3 are mostly
+/// the SS prior mean's top words.
+#[test]
+fn the_authors_code_puts_unlabelled_words_at_one_level_in_ss_order() {
+    use plackett::infer::rng::stream;
+    use plackett::keywords::{
+        PriorScale, ThetaPrior, VbssOptions, bayesian_fdr_select, fit_vbss_code,
+    };
+    use rand::seq::SliceRandom;
+    let Some(d) = data() else { return };
+    let c = authors_candidates(&d);
+    let (mut slopes, mut spreads) = (Vec::new(), Vec::new());
+    let (mut added, mut in_ss_top) = (0usize, 0usize);
+    for (di, doc) in c.documents.iter().enumerate() {
+        let g = WordGraph::from_tokens(&doc.tokens, 2, false).unwrap();
+        let mut truth: Vec<usize> = doc.truth.iter().filter_map(|t| g.index_of(t)).collect();
+        truth.sort_unstable();
+        truth.dedup();
+        if truth.len() < 11 {
+            continue;
+        }
+        truth.shuffle(&mut stream(1, &[0x4b57, di as u64]));
+        let mut y = vec![false; g.len()];
+        for &i in &truth[..5] {
+            y[i] = true;
+        }
+        let prior = ThetaPrior::from_graph(&g, &y, 0.85, PriorScale::Code).unwrap();
+        let f = fit_vbss_code(&prior, &y, &VbssOptions::default()).unwrap();
+        slopes.push(f.b.abs());
+        let unl: Vec<usize> = (0..g.len()).filter(|&i| !y[i]).collect();
+        let p: Vec<f64> = unl.iter().map(|&i| f.p_plugin[i]).collect();
+        let (lo, hi) = p
+            .iter()
+            .fold((1.0f64, 0.0f64), |(l, h), &v| (l.min(v), h.max(v)));
+        spreads.push(hi - lo);
+        let sel: Vec<usize> = bayesian_fdr_select(&f.p_forced, 0.3)
+            .into_iter()
+            .filter(|&i| !y[i])
+            .collect();
+        let mut by_ss = unl.clone();
+        by_ss.sort_by(|&a, &b| prior.theta0[b].total_cmp(&prior.theta0[a]));
+        added += sel.len();
+        in_ss_top += sel
+            .iter()
+            .filter(|i| by_ss[..sel.len()].contains(i))
+            .count();
+    }
+    slopes.sort_by(f64::total_cmp);
+    spreads.sort_by(f64::total_cmp);
+    let (slope, spread) = (q7(&slopes, 0.5), q7(&spreads, 0.5));
+    let share = in_ss_top as f64 / added as f64;
+    eprintln!(
+        "{} papers: median |E b| {slope:.4}, median spread of unlabelled p̂ {spread:.4}, {in_ss_top} of {added} added words at γ = 0.3 among SS's top ({share:.3})",
+        slopes.len()
+    );
+    assert_eq!(slopes.len(), 237);
+    assert!(slope < 0.005, "median |E b| {slope}");
+    assert!(spread < 0.005, "median spread {spread}");
+    assert!(share > 0.85, "share in SS's top {share}");
+}
