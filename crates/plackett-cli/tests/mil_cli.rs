@@ -162,19 +162,17 @@ fn gibbs_engine_writes_a_model_that_predicts() {
 fn gibbs_with_tempering_reports_its_swaps() {
     let dir = tmpdir("mil_tempering");
     let data = simulate(&dir, 60);
-    let out = bin()
-        .args(["mil", "fit", &data])
-        .args(SHORT_GIBBS)
-        .args([
-            "--temperatures",
-            "3",
-            "--hottest",
-            "0.2",
-            "--output",
-            "json",
-        ])
-        .output()
-        .unwrap();
+    // `mil fit DATA` with the short sampler settings and `extra`.
+    let gibbs = |extra: &[&str]| {
+        bin()
+            .args(["mil", "fit", &data])
+            .args(SHORT_GIBBS)
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let tempered = ["--temperatures", "3", "--hottest", "0.2"];
+    let out = gibbs(&[&tempered[..], &["--output", "json"]].concat());
     let fit = json(&out);
     assert_eq!(fit["fit"]["temperatures"], 3, "{fit}");
     let acc = fit["fit"]["swap_acceptance"].as_array().unwrap();
@@ -183,56 +181,29 @@ fn gibbs_with_tempering_reports_its_swaps() {
         acc.iter()
             .all(|a| (0.0..=1.0).contains(&a.as_f64().unwrap()))
     );
-    let table = bin()
-        .args(["mil", "fit", &data])
-        .args(SHORT_GIBBS)
-        .args(["--temperatures", "3", "--hottest", "0.2"])
-        .output()
-        .unwrap();
+    let table = gibbs(&tempered);
     assert_ok(&table);
     assert!(String::from_utf8_lossy(&table.stdout).contains("tempering: 3 rungs per chain"));
     // The adaptive ladder keeps its ends, moves the middle rung and prints
     // the communication barrier.
-    let adaptive = bin()
-        .args(["mil", "fit", &data])
-        .args(SHORT_GIBBS)
-        .args([
-            "--temperatures",
-            "3",
-            "--hottest",
-            "0.2",
-            "--ladder",
-            "adaptive",
-        ])
-        .output()
-        .unwrap();
+    let adaptive = gibbs(&[&tempered[..], &["--ladder", "adaptive"]].concat());
     assert_ok(&adaptive);
     let text = String::from_utf8_lossy(&adaptive.stdout);
     assert!(
         text.contains("ladder τ 1.000 ") && text.contains(" 0.200; communication barrier Λ "),
         "{text}"
     );
-    let untempered = bin()
-        .args(["mil", "fit", &data])
-        .args(SHORT_GIBBS)
-        .args(["--output", "json"])
-        .output()
-        .unwrap();
+    let untempered = gibbs(&["--output", "json"]);
     assert!(json(&untempered)["fit"].get("swap_acceptance").is_none());
     let model = dir.join("never.json");
+    let m = model.to_str().unwrap();
     for (flag, value) in [
         ("--temperatures", "0"),
         ("--hottest", "1.5"),
         ("--hottest", "0"),
         ("--ladder", "linear"),
     ] {
-        let bad = bin()
-            .args(["mil", "fit", &data])
-            .args(SHORT_GIBBS)
-            .args([flag, value, "--out"])
-            .arg(&model)
-            .output()
-            .unwrap();
+        let bad = gibbs(&[flag, value, "--out", m]);
         fails(&bad, &flag[2..]);
         assert!(!model.exists());
     }

@@ -220,11 +220,9 @@ impl MilFit {
     }
 }
 
-/// Fit vMMIC (`engine="vb"`) or its Gibbs gold standard (`"gibbs"`) to the
-/// bags of `source` (a file, or long-CSV/JSON text named `source`).
-/// Keyword arguments as `plackett mil fit`'s flags.
 /// Both engines' settings from the keyword options (`mcmc`: samples,
 /// burn-in, thinning, chains; tempering: rungs, hottest τ, ladder name).
+#[allow(clippy::too_many_arguments)]
 fn settings(
     intercept_var: f64,
     slope_var: f64,
@@ -265,6 +263,9 @@ fn settings(
     })
 }
 
+/// Fit vMMIC (`engine="vb"`) or its Gibbs gold standard (`"gibbs"`) to the
+/// bags of `source` (a file, or long-CSV/JSON text named `source`).
+/// Keyword arguments as `plackett mil fit`'s flags.
 #[pyfunction]
 #[pyo3(signature = (source, text = None, *, engine = "vb", standardise = false,
     components = None, intercept_var = 16.0, slope_var = 4.0, tol = 1e-4, max_iter = 5000, starts = 1,

@@ -7,13 +7,11 @@
 #![allow(clippy::needless_range_loop)]
 
 use plackett::infer::mcmc::McmcSettings;
-use plackett::infer::rng::stream;
 use plackett::keywords::{
     PriorScale, ThetaPrior, ThetaUpdate, VbssGibbsOptions, VbssOptions, WordGraph,
-    bayesian_fdr_select, fit_gibbs, fit_vbss,
+    bayesian_fdr_select, draw_known, fit_gibbs, fit_vbss, truth_indices,
 };
 use plackett_text::{Pipeline, read_candidate_corpus};
-use rand::seq::SliceRandom;
 use std::path::Path;
 
 fn main() {
@@ -47,19 +45,12 @@ fn main() {
                     break;
                 }
                 let g = WordGraph::from_tokens(&d.tokens, 2, false).unwrap();
-                let mut truth: Vec<usize> = d.truth.iter().filter_map(|t| g.index_of(t)).collect();
-                truth.sort_unstable();
-                truth.dedup();
+                let truth = truth_indices(&g, d);
                 if truth.len() < 11 {
                     continue;
                 }
                 used += 1;
-                let mut rng = stream(1, &[0x4b57, di as u64]);
-                truth.shuffle(&mut rng);
-                let mut y = vec![false; g.len()];
-                for &i in &truth[..5] {
-                    y[i] = true;
-                }
+                let y = draw_known(&truth, g.len(), 5, 1, di, 0);
                 let pr = ThetaPrior::from_graph(&g, &y, 0.85, scale).unwrap();
                 let vb = fit_vbss(
                     &pr,

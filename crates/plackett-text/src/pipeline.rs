@@ -200,7 +200,7 @@ impl Pipeline {
             }
             let tags = tagger.tag(&words);
             let keep = match self.filter {
-                WordFilter::PartOfSpeech => tagger.keep(&words),
+                WordFilter::PartOfSpeech => BrillTagger::keep_tagged(&words, &tags),
                 WordFilter::StopWords => words.iter().map(|w| !is_filtered(w)).collect(),
                 WordFilter::None => vec![true; words.len()],
             };

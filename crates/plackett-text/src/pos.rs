@@ -185,8 +185,13 @@ impl BrillTagger {
     /// from 0.827 to 0.842, and dropping function words among the unknown
     /// words to 0.848 (docs/keywords.md).
     pub fn keep(&self, words: &[String]) -> Vec<bool> {
-        self.tag(words)
-            .into_iter()
+        Self::keep_tagged(words, &self.tag(words))
+    }
+
+    /// [`BrillTagger::keep`] for words already tagged by [`BrillTagger::tag`].
+    pub fn keep_tagged(words: &[String], tags: &[Option<Upos>]) -> Vec<bool> {
+        tags.iter()
+            .copied()
             .zip(words)
             .map(|(t, w)| match t {
                 Some(t) => matches!(t, Upos::NOUN | Upos::PROPN | Upos::VERB | Upos::ADJ),

@@ -200,28 +200,22 @@ fn the_authors_code_reproduces_table_1_5() {
 /// the SS prior mean's top words.
 #[test]
 fn the_authors_code_puts_unlabelled_words_at_one_level_in_ss_order() {
-    use plackett::infer::rng::stream;
     use plackett::keywords::{
-        PriorScale, ThetaPrior, VbssOptions, bayesian_fdr_select, fit_vbss_code,
+        PriorScale, ThetaPrior, VbssOptions, bayesian_fdr_select, draw_known, fit_vbss_code,
+        truth_indices,
     };
-    use rand::seq::SliceRandom;
     let Some(d) = data() else { return };
     let c = authors_candidates(&d);
     let (mut slopes, mut spreads) = (Vec::new(), Vec::new());
     let (mut added, mut in_ss_top) = (0usize, 0usize);
     for (di, doc) in c.documents.iter().enumerate() {
         let g = WordGraph::from_tokens(&doc.tokens, 2, false).unwrap();
-        let mut truth: Vec<usize> = doc.truth.iter().filter_map(|t| g.index_of(t)).collect();
-        truth.sort_unstable();
-        truth.dedup();
+        let truth = truth_indices(&g, doc);
         if truth.len() < 11 {
             continue;
         }
-        truth.shuffle(&mut stream(1, &[0x4b57, di as u64]));
-        let mut y = vec![false; g.len()];
-        for &i in &truth[..5] {
-            y[i] = true;
-        }
+        // The evaluation's own draw (seed 1, first draw).
+        let y = draw_known(&truth, g.len(), 5, 1, di, 0);
         let prior = ThetaPrior::from_graph(&g, &y, 0.85, PriorScale::Code).unwrap();
         let f = fit_vbss_code(&prior, &y, &VbssOptions::default()).unwrap();
         slopes.push(f.b.abs());

@@ -2,6 +2,8 @@
 //! it, Turner et al. 2020): PlackettLuce's own reference fit reproduced,
 //! reductions to the ordinary model, and recovery of simulated adherences.
 
+mod common;
+
 use plackett::data::simulate::pl_order;
 use plackett::data::{Dataset, DatasetBuilder, Items, Tail, TieSemantics};
 use plackett::infer::adherence::{AdherenceOptions, fit_adherence};
@@ -288,11 +290,9 @@ fn grouped_rankers_and_thread_count() {
     }
     assert!((grouped.log_likelihood - ungrouped.log_likelihood).abs() < 1e-9);
     let run = |threads: usize| {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap()
-            .install(|| fit_adherence(&ds, &AdherenceOptions::default()).unwrap())
+        common::on_threads(threads, || {
+            fit_adherence(&ds, &AdherenceOptions::default()).unwrap()
+        })
     };
     let (a, b) = (run(1), run(3));
     assert_eq!(a.log_worths, b.log_worths);

@@ -70,11 +70,9 @@ fn same_seed_same_draws_any_thread_count() {
     let lam: Vec<f64> = (1..=8).map(|x| x as f64).collect();
     let d = simulate(&mut rng, &lam, 30, Design::SubRankings { len: 4 });
     let run = |threads: usize| {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap();
-        pool.install(|| gibbs(&d, &opts(8, 2.0, 1.0, 300, 3, 77)).unwrap())
+        common::on_threads(threads, || {
+            gibbs(&d, &opts(8, 2.0, 1.0, 300, 3, 77)).unwrap()
+        })
     };
     let a = run(1);
     let b = run(2);

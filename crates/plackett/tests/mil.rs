@@ -1,6 +1,8 @@
 //! vMMIC and its Gibbs gold standard (Hu 2024, ch. 2): simulation-based
 //! calibration of the sampler, VB against the sampler, data checks.
 
+mod common;
+
 use plackett::infer::mcmc::McmcSettings;
 use plackett::infer::rng::stream;
 use plackett::mil::vb::VbOptions;
@@ -60,13 +62,7 @@ fn adaptive_tempering_does_not_depend_on_the_thread_count() {
         },
         ..Default::default()
     };
-    let run = |threads: usize| {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap()
-            .install(|| fit_gibbs(&bags, &opts).unwrap())
-    };
+    let run = |threads: usize| common::on_threads(threads, || fit_gibbs(&bags, &opts).unwrap());
     let (one, two) = (run(1), run(2));
     assert_eq!(one.draws, two.draws);
     assert_eq!(one.temperatures, two.temperatures);
@@ -590,17 +586,13 @@ fn cross_validation_does_not_depend_on_the_thread_count() {
         MilMethod::Baseline(Baseline::SiMean, MilPriors::default()),
     ];
     let run = |threads: usize| {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap()
-            .install(|| {
-                cross_validate_methods(&bags, &methods, Preprocess::None, 4, 2, 50, 7, None)
-                    .unwrap()
-                    .into_iter()
-                    .map(|c| (c.auroc, c.accuracy))
-                    .collect::<Vec<_>>()
-            })
+        common::on_threads(threads, || {
+            cross_validate_methods(&bags, &methods, Preprocess::None, 4, 2, 50, 7, None)
+                .unwrap()
+                .into_iter()
+                .map(|c| (c.auroc, c.accuracy))
+                .collect::<Vec<_>>()
+        })
     };
     let one = run(1);
     assert_eq!(one, run(3));

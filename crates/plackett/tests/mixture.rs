@@ -301,21 +301,17 @@ fn deterministic_across_thread_counts() {
         0.1,
     );
     let run = |threads| {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
+        common::on_threads(threads, || {
+            fit_mixture(
+                &ds,
+                &MixtureOptions {
+                    components: 3,
+                    starts: 4,
+                    ..MixtureOptions::default()
+                },
+            )
             .unwrap()
-            .install(|| {
-                fit_mixture(
-                    &ds,
-                    &MixtureOptions {
-                        components: 3,
-                        starts: 4,
-                        ..MixtureOptions::default()
-                    },
-                )
-                .unwrap()
-            })
+        })
     };
     assert_eq!(run(1), run(3));
 }

@@ -393,6 +393,48 @@ fn cell(selected: usize, tp: usize, obs: usize, truth: usize) -> Cell {
     }
 }
 
+/// The candidate indices in `graph` of `doc`'s ground-truth keywords, each
+/// once, ascending (ground-truth words that are not candidates drop out).
+pub fn truth_indices(graph: &WordGraph, doc: &Document) -> Vec<usize> {
+    let mut truth: Vec<usize> = doc
+        .truth
+        .iter()
+        .filter_map(|t| graph.index_of(t))
+        .collect::<HashSet<_>>()
+        .into_iter()
+        .collect();
+    truth.sort_unstable();
+    truth
+}
+
+/// The known-keyword labels of draw `draw` of document `di` (Hu 2024
+/// §1.4: `k` of its ground-truth candidates `truth`, drawn from the seeded
+/// stream the evaluation uses, so a table can be re-derived document by
+/// document); `n` candidates.
+pub fn draw_known(
+    truth: &[usize],
+    n: usize,
+    k: usize,
+    seed: u64,
+    di: usize,
+    draw: usize,
+) -> Vec<bool> {
+    // Draw 0 keeps the single-draw stream, so its table is the same
+    // whatever the number of draws.
+    let mut rng = if draw == 0 {
+        stream(seed, &[0x4b57, di as u64])
+    } else {
+        stream(seed, &[0x4b57, di as u64, draw as u64])
+    };
+    let mut pool = truth.to_vec();
+    pool.shuffle(&mut rng);
+    let mut y = vec![false; n];
+    for &i in &pool[..k.min(pool.len())] {
+        y[i] = true;
+    }
+    y
+}
+
 /// Run the protocol on a corpus.
 pub fn evaluate(corpus: &Corpus, opts: &EvalOptions) -> Result<EvalTable> {
     evaluate_observed(corpus, opts, None)
@@ -495,14 +537,7 @@ pub fn evaluate_observed(
         .map(|(di, doc)| {
             let g = WordGraph::from_tokens(&doc.tokens, opts.window, opts.self_loops)
                 .map_err(|e| Error::Data(format!("document {}: {e}", doc.id)))?;
-            let mut truth: Vec<usize> = doc
-                .truth
-                .iter()
-                .filter_map(|t| g.index_of(t))
-                .collect::<HashSet<_>>()
-                .into_iter()
-                .collect();
-            truth.sort_unstable();
+            let truth = truth_indices(&g, doc);
             if truth.len() < opts.min_keywords {
                 crate::observer::advance(observer, opts.draws)?;
                 return Ok(Vec::new());
@@ -511,21 +546,8 @@ pub fn evaluate_observed(
             let mut out = Vec::with_capacity(opts.draws);
             for draw in 0..opts.draws {
                 crate::observer::advance(observer, 1)?;
-                // Draw 0 keeps the single-draw stream, so its table is the
-                // same whatever the number of draws.
-                let mut rng = if draw == 0 {
-                    stream(opts.seed, &[0x4b57, di as u64])
-                } else {
-                    stream(opts.seed, &[0x4b57, di as u64, draw as u64])
-                };
-                let mut pool = truth.clone();
-                pool.shuffle(&mut rng);
-                let mut observed: Vec<usize> = pool[..opts.k].to_vec();
-                observed.sort_unstable();
-                let mut y = vec![false; g.len()];
-                for &i in &observed {
-                    y[i] = true;
-                }
+                let y = draw_known(&truth, g.len(), opts.k, opts.seed, di, draw);
+                let observed: Vec<usize> = (0..y.len()).filter(|&i| y[i]).collect();
                 let mut seconds = vec![0.0; methods.len()];
                 let mut rankings = vec![Vec::new(); methods.len()];
                 let t = Instant::now();

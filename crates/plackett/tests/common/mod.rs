@@ -36,3 +36,13 @@ pub fn plmix_dir() -> Option<PathBuf> {
         None
     }
 }
+
+/// `f` run on a rayon pool of `threads` threads (for the checks that a
+/// result does not depend on the thread count).
+pub fn on_threads<T: Send>(threads: usize, f: impl FnOnce() -> T + Send) -> T {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap()
+        .install(f)
+}
