@@ -14,7 +14,7 @@ use super::vbss::check_labels_y;
 use crate::error::{Error, Result};
 use crate::infer::rng::stream;
 use crate::numerics::gamma::gamma_draw;
-use crate::numerics::linalg::{lu_solve, mat_vec};
+use crate::numerics::linalg::{lu_inverse, lu_solve, mat_vec};
 use crate::numerics::sigmoid;
 use nalgebra::{DMatrix, DVector};
 use rand::RngExt;
@@ -182,10 +182,7 @@ pub fn fit_bss(graph: &WordGraph, y: &[bool], opts: &BssOptions) -> Result<BssFi
     }
     let n = graph.len();
     let b = textrank_operator(graph, d);
-    let binv = b
-        .clone()
-        .try_inverse()
-        .ok_or_else(|| Error::Numerical("B = I − dGᵀ is singular".into()))?;
+    let binv = lu_inverse(&b).ok_or_else(|| Error::Numerical("B = I − dGᵀ is singular".into()))?;
     let u0: Vec<f64> = lu_solve(&b, &DVector::from_element(n, 1.0 - d))
         .ok_or_else(|| Error::Numerical("B = I − dGᵀ is singular".into()))?
         .iter()

@@ -113,15 +113,14 @@ pub fn solve_lower_triangular(l: &DMatrix<f64>, b: &DMatrix<f64>) -> DMatrix<f64
     to_na(x.as_ref())
 }
 
-/// `A⁻¹ b` by LU with partial pivoting; `None` if `A` is singular to
-/// working precision or the solution is not finite.
-pub fn lu_solve(a: &DMatrix<f64>, b: &DVector<f64>) -> Option<DVector<f64>> {
-    if a.iter().any(|x| !x.is_finite()) {
+/// LU with partial pivoting of a finite square matrix; `None` if it is
+/// singular to working precision (faer does not report singularity itself:
+/// a pivot below `n·ε` of the largest is taken as zero).
+fn nonsingular_lu(a: &DMatrix<f64>) -> Option<faer::linalg::solvers::PartialPivLu<f64>> {
+    if a.nrows() != a.ncols() || a.iter().any(|x| !x.is_finite()) {
         return None;
     }
     let lu = view(a).partial_piv_lu();
-    // faer does not report singularity; a zero pivot shows up as a
-    // non-finite solution.
     let u = lu.U();
     let scale = (0..u.nrows())
         .map(|i| u[(i, i)].abs())
@@ -129,8 +128,23 @@ pub fn lu_solve(a: &DMatrix<f64>, b: &DVector<f64>) -> Option<DVector<f64>> {
     if (0..u.nrows()).any(|i| u[(i, i)].abs() <= f64::EPSILON * scale * u.nrows() as f64) {
         return None;
     }
+    Some(lu)
+}
+
+/// `A⁻¹ b` by LU with partial pivoting; `None` if `A` is singular to
+/// working precision or the solution is not finite.
+pub fn lu_solve(a: &DMatrix<f64>, b: &DVector<f64>) -> Option<DVector<f64>> {
+    let lu = nonsingular_lu(a)?;
     let x = lu.solve(col(b));
     let out = DVector::from_fn(b.len(), |i, _| x[(i, 0)]);
+    out.iter().all(|v| v.is_finite()).then_some(out)
+}
+
+/// `A⁻¹` of a general square matrix by the same factorisation as
+/// [`lu_solve`]; `None` if `A` is singular to working precision or the
+/// inverse is not finite.
+pub fn lu_inverse(a: &DMatrix<f64>) -> Option<DMatrix<f64>> {
+    let out = to_na(nonsingular_lu(a)?.inverse().as_ref());
     out.iter().all(|v| v.is_finite()).then_some(out)
 }
 
@@ -296,6 +310,15 @@ mod tests {
         let x = lu_solve(&a, &b).unwrap();
         assert!((&a * x - &b).amax() < 1e-12);
         assert!(lu_solve(&DMatrix::zeros(3, 3), &b).is_none());
+        let inv = lu_inverse(&a).unwrap();
+        let id = &a * &inv;
+        for i in 0..3 {
+            for j in 0..3 {
+                assert!((id[(i, j)] - if i == j { 1.0 } else { 0.0 }).abs() < 1e-12);
+            }
+        }
+        assert!(lu_inverse(&DMatrix::zeros(3, 3)).is_none());
+        assert!(lu_inverse(&DMatrix::zeros(2, 3)).is_none());
         let e = symmetric_eigen(&a).unwrap();
         let rec =
             &e.eigenvectors * DMatrix::from_diagonal(&e.eigenvalues) * e.eigenvectors.transpose();
