@@ -873,13 +873,13 @@ fn pass_chunk<const G: usize>(inp: &PassInputs, a: usize, b: usize) -> PassPart 
         let obs = ds.obs(o);
         let mem = obs.members;
         let fast = ds.fast_stages(o);
-        if let (Some(kern), Some(stages)) = (kernel.as_mut(), fast) {
-            if let Some(z) = kern.observation(mem, stages, obs.tail == Tail::Universe, weights[o]) {
-                for k in 0..G {
-                    p.z[k].push(z[k]);
-                }
-                continue;
+        if let (Some(kern), Some(stages)) = (kernel.as_mut(), fast)
+            && let Some(z) = kern.observation(mem, stages, obs.tail == Tail::Universe, weights[o])
+        {
+            for k in 0..G {
+                p.z[k].push(z[k]);
             }
+            continue;
         }
         let lse = e.observation(ds, o, lams, log_lams, totals, log_w);
         let ll = &e.z;
@@ -1066,6 +1066,9 @@ impl<const G: usize> UntiedKernel<G> {
         let mut cum = [0.0; G];
         for j in 0..stages {
             let s = &mut suf[j];
+            // Not a copy (clippy's manual_memcpy misreads it): each entry is
+            // read, accumulated into `cum`, then overwritten.
+            #[allow(clippy::manual_memcpy)]
             for k in 0..G {
                 cum[k] += v[k] / s[k];
                 s[k] = cum[k];
