@@ -139,7 +139,11 @@ impl PySelectors {
     }
     /// Cases `start..stop` as their own Selectors, keeping their case ids
     /// (and so their random streams and results).
-    fn chunk(&self, start: usize, stop: usize) -> PyResult<PySelectors> {
+    fn chunk(
+        &self,
+        #[pyo3(from_py_with = crate::start_arg)] start: usize,
+        #[pyo3(from_py_with = crate::stop_arg)] stop: usize,
+    ) -> PyResult<PySelectors> {
         if start > stop || stop > self.sel.cases.len() {
             return Err(PyValueError::new_err(format!(
                 "chunk {start}..{stop} out of range (0..{})",

@@ -13,7 +13,7 @@ use plackett::infer::spec::{EngineKind, FitSpec, Fitted};
 use plackett::io::output::FitReport;
 use plackett::io::{Format, ItemsSpec, ReadOptions, read_path, read_str};
 use plackett::posterior::{Gauge, Posterior};
-use pyo3::exceptions::{PyKeyError, PyValueError};
+use pyo3::exceptions::{PyKeyError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 
 mod adherence;
@@ -541,8 +541,8 @@ impl FitResult {
     fn rank_marginals<'py>(
         &self,
         py: Python<'py>,
-        races: usize,
-        seed: u64,
+        #[pyo3(from_py_with = races_arg)] races: usize,
+        #[pyo3(from_py_with = seed_arg)] seed: u64,
     ) -> PyResult<Bound<'py, PyArray2<f64>>> {
         if races == 0 {
             return Err(PyValueError::new_err(
@@ -627,6 +627,46 @@ pub(crate) fn choice_set(names: &[String], items: &[Bound<'_, PyAny>]) -> PyResu
     }
     Ok(set)
 }
+
+/// A count or seed argument `name`. pyo3's own conversion of a negative or
+/// too large int raises OverflowError without naming the argument; this
+/// raises ValueError, and TypeError for a bool or a non-int, both naming it.
+pub(crate) fn non_negative<T: TryFrom<u64>>(name: &str, v: &Bound<'_, PyAny>) -> PyResult<T> {
+    if v.is_instance_of::<pyo3::types::PyBool>() {
+        return Err(PyTypeError::new_err(format!(
+            "{name}: expected a non-negative integer, got {v}"
+        )));
+    }
+    match v.extract::<u64>() {
+        Ok(x) => T::try_from(x)
+            .map_err(|_| PyValueError::new_err(format!("{name}: {x} is too large here"))),
+        Err(e) if e.is_instance_of::<pyo3::exceptions::PyOverflowError>(v.py()) => {
+            let negative = v.lt(0i64).unwrap_or(false);
+            Err(PyValueError::new_err(if negative {
+                format!("{name}: must be non-negative, got {v}")
+            } else {
+                format!("{name}: must be below 2**64, got {v}")
+            }))
+        }
+        Err(_) => Err(PyTypeError::new_err(format!(
+            "{name}: expected a non-negative integer, got {}",
+            v.get_type()
+                .name()
+                .map_or_else(|_| "?".to_string(), |n| n.to_string())
+        ))),
+    }
+}
+
+/// `#[pyo3(from_py_with = …)]` extractors of [`non_negative`] for the
+/// native methods' count and seed arguments, one per argument name.
+macro_rules! count_args {
+    ($($f:ident => $name:literal),* $(,)?) => {$(
+        pub(crate) fn $f<T: TryFrom<u64>>(v: &Bound<'_, PyAny>) -> PyResult<T> {
+            non_negative($name, v)
+        }
+    )*};
+}
+count_args!(races_arg => "races", seed_arg => "seed", draws_arg => "draws", start_arg => "start", stop_arg => "stop");
 
 pub(crate) fn item_index(names: &[String], item: &Bound<'_, PyAny>) -> PyResult<usize> {
     if let Ok(s) = item.extract::<String>() {

@@ -63,8 +63,8 @@ impl PyMilModel {
         &self,
         py: Python<'_>,
         data: &Bound<'_, PyAny>,
-        draws: usize,
-        seed: u64,
+        #[pyo3(from_py_with = crate::draws_arg)] draws: usize,
+        #[pyo3(from_py_with = crate::seed_arg)] seed: u64,
     ) -> PyResult<MilPrediction> {
         let model = &self.model;
         let (source, text) = source_of(data)?;

@@ -271,7 +271,7 @@ pub fn extract(document: &str, known: &[String], opts: &ExtractOptions) -> Resul
         if !found {
             return Err(Error::Data(format!(
                 "known keyword \"{}\" is not in the document (none of its words is a candidate word{})",
-                phrase.trim(),
+                plackett::io::output::short_name(phrase.trim(), 60),
                 match opts.input {
                     Input::Text => " after normalisation, filtering and stemming",
                     _ => "",

@@ -16,6 +16,7 @@ from typing import Any, Iterable, Mapping, Optional, Sequence
 import numpy as np
 
 from . import _plackett
+from ._checks import check_counts, count, show
 from ._plackett import (
     AdherenceResult,
     AggregateResult,
@@ -78,17 +79,17 @@ _ENGINES = ("mle", "map", "gibbs", "ep", "vb")
 def _label(x: Any) -> Any:
     """An item label as JSON can carry it: str, or a non-negative int id."""
     if isinstance(x, (bool, np.bool_)):
-        raise TypeError(f"an item is a name (str) or an id (int), got {x!r}")
+        raise TypeError(f"an item is a name (str) or an id (int), got {show(x)}")
     if isinstance(x, (int, np.integer)):
         return int(x)
     if isinstance(x, str):
         return x
-    raise TypeError(f"an item is a name (str) or an id (int), got {type(x).__name__} {x!r}")
+    raise TypeError(f"an item is a name (str) or an id (int), got {type(x).__name__} {show(x)}")
 
 
 def _ranking(r: Any) -> list:
     if isinstance(r, (str, bytes)) or not isinstance(r, Iterable):
-        raise TypeError(f"a ranking is a list of items (best first), got {r!r}")
+        raise TypeError(f"a ranking is a list of items (best first), got {show(r)}")
     out = []
     for e in r:
         if isinstance(e, (list, tuple, set, frozenset, np.ndarray)):
@@ -103,7 +104,7 @@ def _from_frame(df: Any, ranking: str, rank: str, item: str, weight: Optional[st
     rank is better, equal ranks form a tied group."""
     for c in (ranking, rank, item):
         if c not in df.columns:
-            raise ValueError(f"data frame has no column {c!r} (columns: {list(df.columns)})")
+            raise ValueError(f"data frame has no column {show(c)} (columns: {list(df.columns)})")
     rankings, weights = [], []
     for _, g in df.groupby(ranking, sort=False):
         g = g.sort_values(rank, kind="stable")
@@ -111,7 +112,7 @@ def _from_frame(df: Any, ranking: str, rank: str, item: str, weight: Optional[st
         last = object()
         for rk, it in zip(g[rank].tolist(), g[item].tolist()):
             if rk != rk:  # NaN rank
-                raise ValueError(f"missing rank for item {it!r}")
+                raise ValueError(f"missing rank for item {show(it)}")
             if groups and rk == last:
                 groups[-1].append(_label(it))
             else:
@@ -121,7 +122,7 @@ def _from_frame(df: Any, ranking: str, rank: str, item: str, weight: Optional[st
         if weight is not None and weight in g.columns:
             w = g[weight].unique()
             if len(w) != 1:
-                raise ValueError(f"weight must be constant within a ranking (ranking {g[ranking].iloc[0]!r})")
+                raise ValueError(f"weight must be constant within a ranking (ranking {show(g[ranking].iloc[0])})")
             weights.append(float(w[0]))
     return rankings, (weights if weights else None)
 
@@ -184,11 +185,31 @@ def rankings(
     return _plackett.read_json_text(text, top_k=top_k, ties=ties)
 
 
+def _path(path: Any, what: str = "path") -> str:
+    """A file path argument as a str; anything else is a TypeError."""
+    if isinstance(path, bool) or not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"{what}: expected a file path, got {type(path).__name__}")
+    return os.fspath(path)
+
+
+def _read_text(path: Any, what: str) -> str:
+    """A UTF-8 text file's contents. Only a path is accepted: ``open`` would
+    take an int as a file descriptor (``True`` is 1, stdout) and close it."""
+    _path(path, what)
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except UnicodeDecodeError as e:
+        raise ValueError(f"{os.fspath(path)}: not UTF-8 text ({e.reason} at byte {e.start})") from None
+    except OSError as e:
+        raise ValueError(f"{os.fspath(path)}: {e.strerror or e}") from None
+
+
 def read_file(path: str, **kwargs: Any) -> Dataset:
     """Read any format the CLI reads; keyword arguments as its flags
     (``format``, ``ranking_col``, ``rank_col``, ``item_col``, ``weight_col``,
     ``top_k``, ``items``, ``ties``, ``case``, ``item_cols``)."""
-    return _plackett.read_file(str(path), **kwargs)
+    return _plackett.read_file(_path(path), **kwargs)
 
 
 def load_model(path: str) -> Model:
@@ -197,35 +218,34 @@ def load_model(path: str) -> Model:
     ``model.predict(data)`` gives each observation's log-probability (read
     ``data`` with ``items=model.items``), as ``plackett predict`` does.
     """
-    with open(path, encoding="utf-8") as f:
-        return Model.from_json(f.read())
+    return Model.from_json(_read_text(path, "model"))
 
 
 def read_csv(path: str, **kwargs: Any) -> Dataset:
     """Long CSV: one row per (ranking, item)."""
-    return _plackett.read_file(str(path), format="csv", **kwargs)
+    return _plackett.read_file(_path(path), format="csv", **kwargs)
 
 
 def read_preflib(path: str, **kwargs: Any) -> Dataset:
     """PrefLib .soc/.soi/.toc/.toi (count prefixes are weights)."""
-    return _plackett.read_file(str(path), format="preflib", **kwargs)
+    return _plackett.read_file(_path(path), format="preflib", **kwargs)
 
 
 def read_selectors(path: str, **kwargs: Any) -> Dataset:
     """Differential diagnoses (Stutz et al. 2023 selectors JSON)."""
-    return _plackett.read_file(str(path), format="selectors", **kwargs)
+    return _plackett.read_file(_path(path), format="selectors", **kwargs)
 
 
 def read_pairs(path: str, **kwargs: Any) -> Dataset:
     """Pairwise counts: item, item, i_wins, j_wins[, ties]."""
-    return _plackett.read_file(str(path), format="pairs", **kwargs)
+    return _plackett.read_file(_path(path), format="pairs", **kwargs)
 
 
 def read_orderings(path: str, **kwargs: Any) -> Dataset:
     """Wide orderings, one row per ranking: column k = the item at rank k,
     0 or empty = not ranked (PLMIX's layout). Pass ``top_k=True`` to read
     partial rows as top-k lists of all items (PLMIX's reading)."""
-    return _plackett.read_file(str(path), format="orderings", **kwargs)
+    return _plackett.read_file(_path(path), format="orderings", **kwargs)
 
 
 def fit(
@@ -267,7 +287,7 @@ def fit(
             raise ValueError("invalid option components: not used with features or reference")
         return fit_mixture(data, components, engine, ties=ties, prior=prior, seed=seed, **kwargs)
     if engine not in _ENGINES:
-        raise ValueError(f"invalid option engine: expected one of {', '.join(_ENGINES)}, got {engine!r}")
+        raise ValueError(f"invalid option engine: expected one of {', '.join(_ENGINES)}, got {show(engine)}")
     data = _as_dataset(data, ties)
     if prior is not None:
         if not isinstance(prior, dict):
@@ -287,7 +307,7 @@ def fit(
             if "sd" in p:
                 kwargs["prior_sd"] = float(p.pop("sd"))
         else:
-            raise ValueError(f"prior family must be 'gamma' or 'normal', got {fam!r}")
+            raise ValueError(f"prior family must be 'gamma' or 'normal', got {show(fam)}")
         if p:
             raise ValueError(f"prior: unknown keys {sorted(p)}")
     if features is not None:
@@ -297,7 +317,8 @@ def fit(
         kwargs["eta"] = str(kwargs["eta"])
     if isinstance(kwargs.get("eta_grid"), (list, tuple)):
         kwargs["eta_grid"] = ",".join(repr(float(v)) for v in kwargs["eta_grid"])
-    return _plackett.fit(data, engine=engine, seed=seed, reference=reference, **kwargs)
+    check_counts(kwargs)
+    return _plackett.fit(data, engine=engine, seed=count("seed", seed), reference=reference, **kwargs)
 
 
 def _features_arg(features: Any) -> dict:
@@ -342,14 +363,15 @@ def fit_mixture(
     ``model_choice()``, ``summary()``, ``compare(a, b)`` and ``to_json()``
     (the JSON of ``plackett fit --components``).
     """
-    lo, hi = _components_range(components)
+    lo, hi = (count("components", g) for g in _components_range(components))
+    counts = check_counts(dict(starts=starts, seed=seed, max_iter=max_iter, samples=samples,
+                               burn_in=burn_in, chains=chains))
     data = _as_dataset(data, ties)
     kw = _gamma_kwargs(prior, "prior", "prior", "mixtures take")
     if dirichlet is not None:
         kw["dirichlet"] = float(dirichlet)
     return _plackett.fit_mixture(
-        data, lo=lo, hi=hi, engine=engine, starts=starts, seed=seed, tol=tol, max_iter=max_iter,
-        samples=samples, burn_in=burn_in, chains=chains, **kw
+        data, lo=lo, hi=hi, engine=engine, tol=tol, **counts, **kw
     )
 
 
@@ -401,13 +423,10 @@ def fit_adherence(
         kw["rankers"] = [str(r) for r in rankers]
     if fixed is not None:
         kw["fixed"] = [float(x) for x in fixed]
-    for name, v in (("samples", samples), ("burn_in", burn_in), ("chains", chains), ("seed", seed)):
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
-            raise TypeError(f"{name}: expected an integer, got {type(v).__name__}")
-        if v < 0:
-            raise ValueError(f"{name}: must be non-negative, got {v}")
+    samples, burn_in, chains, seed = (count(n, v) for n, v in (
+        ("samples", samples), ("burn_in", burn_in), ("chains", chains), ("seed", seed)))
     return _plackett.fit_adherence(
-        data, engine=engine, pseudo=pseudo, tol=tol, max_iter=max_iter,
+        data, engine=engine, pseudo=pseudo, tol=tol, max_iter=check_counts({"max_iter": max_iter})["max_iter"],
         samples=int(samples), burn_in=int(burn_in), chains=int(chains), seed=int(seed), **kw
     )
 
@@ -445,7 +464,7 @@ def _gamma_kwargs(spec: Optional[dict], name: str, prefix: str, model: Optional[
 
 
 def _components_range(c: Any) -> tuple:
-    bad = ValueError(f"invalid option components: expected G >= 1, 'lo:hi', a range or 'auto', got {c!r}")
+    bad = ValueError(f"invalid option components: expected G >= 1, 'lo:hi', a range or 'auto', got {show(c)}")
     if isinstance(c, bool):
         raise bad
     if isinstance(c, (int, np.integer)):
@@ -511,7 +530,7 @@ def _json_int(x: Any) -> Any:
         return int(x)
     if isinstance(x, np.ndarray):
         return x.tolist()
-    raise TypeError(f"a class id is an int, got {type(x).__name__} {x!r}")
+    raise TypeError(f"a class id is an int, got {type(x).__name__} {show(x)}")
 
 
 def aggregate(
@@ -544,6 +563,7 @@ def aggregate(
     JSON.
     """
     sel = selectors(data, classes=classes)
+    check_counts(dict(samples=samples, burn_in=burn_in, seed=seed, cases=cases))
     return _plackett.aggregate(
         sel,
         method=method,
@@ -568,7 +588,13 @@ def _risks_arg(risks: Any) -> Any:
         import os
 
         return os.fsdecode(risks)
-    return [int(r) for r in np.asarray(risks).ravel()]
+    arr = np.asarray(risks)
+    if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
+        raise TypeError(f"risks: expected a path or integer risk levels, got dtype {arr.dtype}")
+    arr = arr.ravel()
+    if not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr)) or np.any(np.abs(arr) > 2**62):
+        raise ValueError("invalid option risks: risk levels must be 0, 1 or 2")
+    return [int(r) for r in arr]
 
 
 def evaluate(
@@ -600,6 +626,7 @@ def evaluate(
     dict; ``json.dumps(result)`` reproduces its keys and numbers.
     """
     sel = selectors(data, classes=classes)
+    check_counts(dict(samples=samples, burn_in=burn_in, seed=seed, cases=cases, k=k))
     if reliability is not None and not isinstance(reliability, (list, tuple, np.ndarray)):
         reliability = [reliability]
     if not isinstance(predictions, str):
@@ -726,6 +753,7 @@ def extract_keywords(
         if fdr is not None:
             raise TypeError("pass fdr or its alias gamma, not both")
         fdr = options.pop("gamma")
+    check_counts(options)
     return KeywordResult(
         _plackett.extract_keywords(
             document, known, tokens=tokens, fdr=0.2 if fdr is None else fdr, engine=engine, **options
@@ -814,6 +842,7 @@ def evaluate_keywords(corpus: Any, *, candidates: Any = None, **options: Any) ->
         ):
             raise TypeError("external: expected a mapping of method names to JSON file paths")
         options["external"] = [(k, str(v)) for k, v in ext.items()]
+    check_counts(options)
     return KeywordEvaluation(
         _plackett.evaluate_keywords(
             str(corpus), candidates=None if candidates is None else str(candidates), **options
@@ -858,14 +887,15 @@ def mil_fit(data: Any, *, engine: str = "vb", **options: Any) -> MilFit:
     CLI's document). See docs/mil.md.
     """
     source, text = _bags_source(data)
+    check_counts(options)
     return _plackett.mil_fit(source, text, engine=engine, **options)
 
 
 def load_mil_model(path: str) -> MilModel:
     """A model written by ``plackett mil fit --out`` (or ``MilModel.to_json()``);
     ``model.predict(data)`` scores new bags as ``plackett mil predict``."""
-    with open(path, encoding="utf-8") as f:
-        return _plackett.mil_model_from_json(str(path), f.read())
+    text = _read_text(path, "model")
+    return _plackett.mil_model_from_json(os.fspath(path), text)
 
 
 class MilCv:
@@ -911,6 +941,8 @@ def mil_cv(data: Any, *, engine: str = "vb", baselines: bool = False, folds: int
     (Monte Carlo draws per held-out bag, 500). See docs/mil.md.
     """
     source, text = _bags_source(data)
+    check_counts(options)
+    check_counts(dict(folds=folds, repeats=repeats))
     return MilCv(_plackett.mil_cv(source, text, engine=engine, baselines=baselines,
                                   folds=folds, repeats=repeats, **options))
 
@@ -956,6 +988,7 @@ def mil_study(*, factors: str = "basic", methods: str = "vmmic,milr,si-mean,si-m
     ``test_bags`` (300), ``max_bags``, ``draws``, ``seed`` and the engine
     settings of :func:`mil_fit`. See docs/mil.md.
     """
+    check_counts(options)
     return MilStudy(_plackett.mil_study(factors=factors, methods=methods, **options))
 
 

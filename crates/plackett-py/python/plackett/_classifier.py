@@ -8,6 +8,7 @@ from typing import Any, Optional, Union
 import numpy as np
 
 from . import _plackett
+from ._checks import count, show
 
 from ._sklearn import (
     BaseEstimator,
@@ -22,7 +23,7 @@ def _shape(a: Any, method: str) -> Optional[float]:
     """The Gamma shape for the extension: a positive number, or None to learn it."""
     if isinstance(a, str):
         if a != "learn":
-            raise ValueError(f"a: expected a positive number or 'learn', got {a!r}")
+            raise ValueError(f"a: expected a positive number or 'learn', got {show(a)}")
         if method == "em":
             raise ValueError("a='learn' needs method='gibbs' or 'vb' (em fixes the shape)")
         return None
@@ -100,7 +101,7 @@ class PLClassifier(ClassifierMixin, BaseEstimator):
         classes, codes = np.unique(y, return_inverse=True)
         if len(classes) < 2:
             raise ValueError(
-                f"PLClassifier needs samples of at least 2 classes in the data, but the data contain only one class: {classes[0]!r}"
+                f"PLClassifier needs samples of at least 2 classes in the data, but the data contain only one class: {show(classes[0])}"
             )
         self.model_ = _plackett.classifier_fit(
             np.ascontiguousarray(X, dtype=np.float64),
@@ -110,10 +111,10 @@ class PLClassifier(ClassifierMixin, BaseEstimator):
             a=_shape(self.a, self.method),
             b=float(self.b),
             pairwise=bool(self.pairwise),
-            samples=int(self.samples),
-            burn_in=int(self.burn_in),
-            chains=int(self.chains),
-            seed=int(self.seed),
+            samples=count("samples", self.samples, lenient=True),
+            burn_in=count("burn_in", self.burn_in, lenient=True),
+            chains=count("chains", self.chains, lenient=True),
+            seed=count("seed", self.seed, lenient=True),
         )
         self.classes_ = classes
         self.weights_ = self.model_.weights

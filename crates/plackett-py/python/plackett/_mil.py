@@ -10,6 +10,7 @@ from typing import Any, List, Optional, Sequence, Tuple
 import numpy as np
 
 from . import _plackett
+from ._checks import count, show
 
 from ._sklearn import BaseEstimator, ClassifierMixin, check_classification_targets
 
@@ -202,7 +203,7 @@ class MILClassifier(ClassifierMixin, BaseEstimator):
         check_classification_targets(y)
         classes, codes = np.unique(y, return_inverse=True)
         if len(classes) != 2:
-            raise ValueError(f"MILClassifier needs labels of exactly 2 classes, got {len(classes)}: {list(classes)!r}")
+            raise ValueError(f"MILClassifier needs labels of exactly 2 classes, got {len(classes)}: {show(list(classes))}")
         widths = _widths(pairs)
         table = _LongTable(pairs, codes, widths)
         fit = _plackett.mil_fit(
@@ -210,19 +211,19 @@ class MILClassifier(ClassifierMixin, BaseEstimator):
             table.to_csv(),
             engine=self.engine,
             standardise=bool(self.standardise),
-            components=None if self.components is None else int(self.components),
+            components=None if self.components is None else count("components", self.components, lenient=True),
             intercept_var=float(self.intercept_var),
             slope_var=float(self.slope_var),
             tol=float(self.tol),
-            max_iter=int(self.max_iter),
-            starts=int(self.starts),
+            max_iter=count("max_iter", self.max_iter, lenient=True),
+            starts=count("starts", self.starts, lenient=True),
             vb_start=self.vb_start,
             gibbs_start=self.gibbs_start,
-            samples=int(self.samples),
-            burn_in=int(self.burn_in),
-            thin=int(self.thin),
-            chains=int(self.chains),
-            seed=int(self.seed),
+            samples=count("samples", self.samples, lenient=True),
+            burn_in=count("burn_in", self.burn_in, lenient=True),
+            thin=count("thin", self.thin, lenient=True),
+            chains=count("chains", self.chains, lenient=True),
+            seed=count("seed", self.seed, lenient=True),
         )
         self.model_ = fit.model()
         self.fit_ = fit
@@ -235,7 +236,7 @@ class MILClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"This {type(self).__name__} instance is not fitted yet; call fit first")
         pairs = _split(bags)
         table = _LongTable(pairs, None, _widths(pairs, self.n_features_in_))
-        pred = self.model_.predict(table, draws=int(self.draws), seed=int(self.seed))
+        pred = self.model_.predict(table, draws=count("draws", self.draws, lenient=True), seed=count("seed", self.seed, lenient=True))
         return pairs, table, pred
 
     def predict_proba(self, bags: Any) -> np.ndarray:

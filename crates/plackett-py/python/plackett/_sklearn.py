@@ -8,16 +8,33 @@ from typing import Any
 
 import numpy as np
 
+from ._checks import show
+
 try:  # scikit-learn is optional: without it the estimator still works.
     from sklearn.base import BaseEstimator, ClassifierMixin
     from sklearn.utils.multiclass import check_classification_targets
     from sklearn.utils.validation import check_is_fitted
 
     try:
-        from sklearn.utils.validation import validate_data as _validate_data
+        from sklearn.utils.validation import validate_data as _sk_validate_data
     except ImportError:  # scikit-learn < 1.6
-        def _validate_data(est, X, y="no_validation", reset=True, **kw):
+        def _sk_validate_data(est, X, y="no_validation", reset=True, **kw):
             return est._validate_data(X, y, reset=reset, **kw)
+
+    def _validate_data(est, X, y="no_validation", reset=True, **kw):
+        """scikit-learn's input checks, their messages on one line (some
+        span three), with the same exception types."""
+        try:
+            return _sk_validate_data(est, X, y, reset=reset, **kw)
+        except (ValueError, TypeError) as e:
+            msg = " ".join(str(e).split())
+            if msg == str(e):
+                raise
+            try:
+                flat = type(e)(msg)
+            except Exception:  # an exception type that takes other arguments
+                raise e from None
+            raise flat from None
 
     _HAVE_SKLEARN = True
 except ImportError:  # pragma: no cover - exercised only without sklearn
@@ -34,7 +51,7 @@ except ImportError:  # pragma: no cover - exercised only without sklearn
             valid = self.get_params()
             for k, v in params.items():
                 if k not in valid:
-                    raise ValueError(f"invalid parameter {k!r} for {type(self).__name__}")
+                    raise ValueError(f"invalid parameter {show(k)} for {type(self).__name__}")
                 setattr(self, k, v)
             return self
 

@@ -31,6 +31,7 @@ from typing import Any, Optional, Sequence
 import numpy as np
 
 from . import _plackett
+from ._checks import show
 from . import aggregate as _aggregate_local
 from . import rankings as _rankings
 from . import selectors as _selectors
@@ -215,7 +216,7 @@ def fit(
     from . import fit as _fit_local
 
     if engine not in ("mle", "map"):
-        raise ValueError(f'invalid option engine: a sharded fit is "mle" or "map", got {engine!r}')
+        raise ValueError(f'invalid option engine: a sharded fit is "mle" or "map", got {show(engine)}')
     if int(collapse_limit) < 0:
         raise ValueError(f"invalid option collapse_limit: expected a non-negative count, got {collapse_limit}")
     client = _client(client)

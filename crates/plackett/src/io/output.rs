@@ -271,10 +271,25 @@ pub fn csv_field(s: &str) -> String {
     }
 }
 
-/// `name` cut to `max` characters, with "…" marking the cut.
+/// `name` cut to `max` characters, with "…" marking the cut, and its
+/// control characters escaped (`\n`), so that a name from a data file or an
+/// argument keeps an error message on one line and a table row on its row.
 pub fn short_name(name: &str, max: usize) -> std::borrow::Cow<'_, str> {
-    if name.chars().count() <= max {
+    let name: std::borrow::Cow<'_, str> = if name.chars().any(char::is_control) {
+        let mut out = String::with_capacity(name.len() + 4);
+        for c in name.chars() {
+            if c.is_control() {
+                out.extend(c.escape_default());
+            } else {
+                out.push(c);
+            }
+        }
+        std::borrow::Cow::Owned(out)
+    } else {
         std::borrow::Cow::Borrowed(name)
+    };
+    if name.chars().count() <= max {
+        name
     } else {
         let mut s: String = name.chars().take(max.saturating_sub(1)).collect();
         s.push('…');
@@ -711,4 +726,21 @@ pub fn write_all_atomic(files: &[(&str, &[u8])]) -> crate::Result<()> {
 pub(crate) fn weighted_total(ds: &crate::data::Dataset) -> Option<f64> {
     let w = (0..ds.n_real_obs()).map(|o| ds.obs(o).weight);
     w.clone().any(|x| x != 1.0).then(|| w.sum())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::short_name;
+
+    #[test]
+    fn short_names_stay_on_one_line() {
+        assert_eq!(short_name("worth", 10), "worth");
+        assert_eq!(short_name("abcdefgh", 4), "abc…");
+        assert_eq!(short_name("a\nb\tc", 20), "a\\nb\\tc");
+        assert_eq!(
+            short_name("Empty\nColumns: []\nIndex: []", 12),
+            "Empty\\nColu…"
+        );
+        assert!(!short_name("x\r\ny\u{0}", 40).contains(['\n', '\r', '\0']));
+    }
 }

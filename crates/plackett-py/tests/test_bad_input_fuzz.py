@@ -1,0 +1,221 @@
+"""Bad input never crashes: every public entry point, given hostile values
+for its data and for each of its options, either works or raises ValueError
+or TypeError with a one-line message. Nothing else escapes: no
+OverflowError from a negative count, no panic from the native layer (pyo3's
+PanicException derives from BaseException, so a bare ``except Exception``
+would miss it), no closed file descriptor.
+
+The values are fixed, not random, so a failure names its input and
+reproduces; the suite stays a few seconds long by fitting tiny data with
+small sample counts.
+"""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import plackett as pk
+
+HOSTILE = [
+    None, True, 0, -1, -(2**63), 2**64, 2**70, 1.5, float("nan"), float("inf"), -float("inf"),
+    "", "x", "-3", "1e400", "\x00", "😀", "a" * 500, b"x", [], [[]], [[1, 1]], [[-1, 2]], [float("nan")],
+    [1e308, -1e308], {}, {"a": 1}, (1, 2), range(3), object(), np.array([]), np.array([[np.nan]]),
+    np.zeros((0, 3), dtype=np.int64), np.array([[0, -5]]), np.int64(-7), np.float64("nan"), pd.DataFrame(),
+]
+
+@pytest.fixture(autouse=True)
+def _in_a_scratch_folder(tmp_path, monkeypatch):
+    # Some hostile values are valid file names (report="x" writes x).
+    monkeypatch.chdir(tmp_path)
+
+
+#: Lookups by item name raise KeyError, as a dict or a pandas index does.
+LOOKUPS = {"compare", "choice_probabilities"}
+
+
+def survive(name, f, *args, **kwargs):
+    """Call f; only ValueError or TypeError (KeyError for lookups) with a
+    one-line message may come out."""
+    try:
+        f(*args, **kwargs)
+    except (ValueError, TypeError) as e:
+        assert "\n" not in str(e), f"{name}{args!r:.80}{kwargs!r:.80}: multi-line message {str(e)!r}"
+    except KeyError:
+        assert name in LOOKUPS, f"{name}{args!r:.80}{kwargs!r:.80}: KeyError"
+    except BaseException as e:  # noqa: BLE001 - a panic is a BaseException
+        pytest.fail(f"{name}{args!r:.80}{kwargs!r:.80}: {type(e).__name__}: {e}")
+
+
+def hostile_options(name, f, keys, *args, fixed=None, **base):
+    for key in keys:
+        for v in HOSTILE:
+            kw = dict(base)
+            kw[key] = v
+            if fixed:
+                for k, w in fixed.items():
+                    kw.setdefault(k, w)
+            survive(f"{name}[{key}]", f, *args, **kw)
+
+
+DATA = [[0, 1, 2], [2, 1], [1, 0, 2], [0, 2]]
+SEL = [[[[0], [1, 2]], [[1]]], [[[2]], [[2, 0]]]]
+DOC = ("Bayesian ranking models use a posterior over worth parameters. The Plackett-Luce "
+       "model ranks items by worth. Posterior inference for worth.")
+
+
+def bags_frame():
+    rng = np.random.default_rng(1)
+    rows = [{"bag": f"b{b}", "label": b % 2, "modality": 0, "m0_a": rng.normal(), "m0_b": rng.normal()}
+            for b in range(12) for _ in range(3)]
+    return pd.DataFrame(rows)
+
+
+def test_rankings_and_fits_survive_hostile_input():
+    ds = pk.rankings(DATA)
+    for v in HOSTILE:
+        survive("rankings", pk.rankings, v)
+        survive("rankings", pk.rankings, [v])
+        survive("rankings", pk.rankings, [[0, v]])
+        survive("rankings", pk.rankings, DATA, items=v)
+        survive("rankings", pk.rankings, DATA, weights=v)
+        survive("rankings", pk.rankings, DATA, ties=v)
+        survive("fit", pk.fit, v)
+        survive("fit", pk.fit, ds, v)
+    small = dict(samples=20, burn_in=5, chains=1)
+    for engine in ("mle", "map", "gibbs", "ep", "vb"):
+        hostile_options(f"fit {engine}", pk.fit, ["seed", "samples", "burn_in", "chains", "max_iter", "tol",
+                                                  "prior", "pseudo", "reference", "draws", "bogus"],
+                        ds, engine, fixed=small if engine == "gibbs" else None)
+    hostile_options("fit_mixture", pk.fit_mixture, ["components", "starts", "seed", "max_iter", "tol",
+                                                    "dirichlet", "prior", "engine"], ds)
+    hostile_options("fit_adherence", pk.fit_adherence, ["rankers", "fixed", "pseudo", "max_iter", "tol",
+                                                        "adherence_prior", "seed"], ds)
+    r = pk.fit(ds)
+    for v in HOSTILE:
+        survive("compare", r.compare, v, 1)
+        survive("choice_probabilities", r.choice_probabilities, v)
+        survive("rank_marginals", r.rank_marginals, races=v if not isinstance(v, int) or v < 10**6 else -1)
+        survive("rank_marginals", r.rank_marginals, seed=v)
+        survive("predictive_log_likelihood", r.predictive_log_likelihood, v)
+        survive("Model.predict", r.model().predict, v)
+        survive("Model.from_json", pk.Model.from_json, v)
+        survive("read_file", pk.read_file, v)
+
+
+def test_ground_truth_survives_hostile_input():
+    for v in HOSTILE:
+        survive("selectors", pk.selectors, v)
+        survive("selectors", pk.selectors, [[[v]]])
+        survive("selectors", pk.selectors, SEL, classes=v)
+        survive("evaluate", pk.evaluate, SEL, v)
+        survive("evaluate", pk.evaluate, SEL, np.ones((2, 3)), k=v)
+    keys = ["method", "preset", "reliability", "samples", "burn_in", "seed", "cases", "risks",
+            "prior_shape", "prior_rate", "irn_ties", "prirn_zero"]
+    hostile_options("aggregate", pk.aggregate, keys, SEL, fixed={"samples": 20, "burn_in": 5})
+    hostile_options("evaluate", pk.evaluate, keys, SEL, np.ones((2, 3)), fixed={"samples": 20, "burn_in": 5})
+    sel = pk.selectors(SEL)
+    for v in HOSTILE:
+        survive("Selectors.chunk", sel.chunk, v, 1)
+
+
+def test_keywords_survive_hostile_input():
+    for v in HOSTILE:
+        survive("extract_keywords", pk.extract_keywords, v, ["worth"])
+        survive("extract_keywords", pk.extract_keywords, DOC, v)
+        survive("extract_keywords", pk.extract_keywords, DOC, [v])
+        survive("tag_text", pk.tag_text, v)
+        survive("tag_text", pk.tag_text, DOC, word_filter=v)
+        survive("evaluate_keywords", pk.evaluate_keywords, v)
+    keys = ["fdr", "engine", "tokens", "probability", "prior_scale", "alpha", "alpha_init", "window",
+            "self_loops", "damping", "min_count", "word_filter", "tau", "sigma_a2", "tol", "max_iter",
+            "samples", "burn_in", "chains", "seed", "report", "bogus"]
+    hostile_options("extract_keywords", pk.extract_keywords, keys, DOC, "worth, posterior",
+                    fixed={"samples": 30, "burn_in": 10, "chains": 1})
+
+
+def test_mil_survives_hostile_input():
+    frame = bags_frame()
+    for v in HOSTILE:
+        survive("mil_fit", pk.mil_fit, v)
+        survive("mil_fit", pk.mil_fit, frame, engine=v)
+        survive("load_mil_model", pk.load_mil_model, v)
+    keys = ["standardise", "components", "intercept_var", "slope_var", "tol", "max_iter", "starts",
+            "vb_start", "seed", "init", "bogus"]
+    hostile_options("mil_fit", pk.mil_fit, keys, frame)
+    hostile_options("mil_fit gibbs", pk.mil_fit, ["samples", "burn_in", "thin", "chains", "gibbs_start", "seed"],
+                    frame, engine="gibbs", fixed={"samples": 20, "burn_in": 10, "chains": 1})
+    model = pk.mil_fit(frame).model()
+    for v in HOSTILE:
+        survive("MilModel.predict", model.predict, v)
+        survive("MilModel.predict", model.predict, frame, draws=v if not isinstance(v, int) or v < 10**6 else -1)
+        survive("MilModel.predict", model.predict, frame, seed=v)
+    hostile_options("mil_cv", pk.mil_cv, ["folds", "repeats", "draws", "seed"], frame,
+                    fixed={"folds": 2, "draws": 20})
+    hostile_options("mil_study", pk.mil_study, ["factors", "methods", "test_bags", "draws", "seed"],
+                    fixed={"replicates": 1, "test_bags": 10, "max_bags": 250, "methods": "si-mean"})
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")  # scikit-learn's DataConversionWarning on a column y
+def test_estimators_survive_hostile_input():
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(30, 3))
+    y = (X[:, 0] > 0).astype(int)
+    bags = [rng.normal(size=(3, 2)) for _ in range(12)]
+    yb = np.arange(12) % 2
+    for v in HOSTILE:
+        survive("PLClassifier.fit", pk.PLClassifier().fit, v, y)
+        survive("PLClassifier.fit", pk.PLClassifier().fit, X, v)
+        survive("MILClassifier.fit", pk.MILClassifier().fit, v, yb)
+        survive("MILClassifier.fit", pk.MILClassifier().fit, bags, v)
+        survive("MILClassifier.fit", pk.MILClassifier().fit, [v] + bags[1:], yb)
+    for key in ("samples", "burn_in", "chains", "seed"):
+        for v in HOSTILE:
+            survive(f"PLClassifier[{key}]", lambda: pk.PLClassifier(method="gibbs", **{key: v}).fit(X, y))
+    for key in ("max_iter", "starts", "seed", "components", "draws"):
+        for v in HOSTILE:
+            survive(f"MILClassifier[{key}]", lambda: pk.MILClassifier(**{key: v}).fit(bags, yb).predict(bags))
+
+
+@pytest.mark.parametrize(
+    "call, name",
+    [
+        (lambda: pk.fit(DATA, seed=-1), "seed"),
+        (lambda: pk.fit(DATA, "gibbs", samples=-5), "samples"),
+        (lambda: pk.fit(DATA, "gibbs", chains=2**64), "chains"),
+        (lambda: pk.fit_mixture(DATA, components=-1), "components"),
+        (lambda: pk.fit_mixture(DATA, starts=-1), "starts"),
+        (lambda: pk.fit_adherence(DATA, max_iter=-1), "max_iter"),
+        (lambda: pk.aggregate(SEL, samples=-1), "samples"),
+        (lambda: pk.evaluate(SEL, np.ones((2, 3)), cases=[1e308]), "cases"),
+        (lambda: pk.evaluate(SEL, np.ones((2, 3)), k=[-1]), "k"),
+        (lambda: pk.extract_keywords(DOC, "worth", window=-1), "window"),
+        (lambda: pk.mil_fit(bags_frame(), thin=-1), "thin"),
+        (lambda: pk.mil_cv(bags_frame(), folds=-2), "folds"),
+        (lambda: pk.mil_study(replicates=-1), "replicates"),
+        (lambda: pk.fit(DATA).rank_marginals(races=-1), "races"),
+        (lambda: pk.mil_fit(bags_frame()).model().predict(bags_frame(), seed=2**70), "seed"),
+        (lambda: pk.selectors(SEL).chunk(-1, 1), "start"),
+        (lambda: pk.PLClassifier(seed=float("inf")).fit(np.eye(4), [0, 1, 0, 1]), "seed"),
+    ],
+)
+def test_a_negative_or_huge_count_is_a_value_error_naming_it(call, name):
+    with pytest.raises(ValueError) as e:
+        call()
+    assert str(e.value).startswith(f"{name}:"), str(e.value)
+
+
+def test_a_model_path_must_be_a_path_not_a_file_descriptor():
+    # open() takes an int as a file descriptor and `with` would close it:
+    # load_model(True) used to close stdout.
+    for bad in (True, 1, 0, 2):
+        with pytest.raises(TypeError, match="model: expected a file path"):
+            pk.load_model(bad)
+        with pytest.raises(TypeError, match="model: expected a file path"):
+            pk.load_mil_model(bad)
+    os.fstat(1)
+    os.fstat(2)
+    with pytest.raises(ValueError, match="nonexistent"):
+        pk.load_model("/nonexistent/model.json")
