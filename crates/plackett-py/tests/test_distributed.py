@@ -81,3 +81,20 @@ def test_sharded_mle_that_does_not_exist_is_refused(client):
     bag = db.from_sequence(ranks, npartitions=3)
     with pytest.raises(ValueError, match="MLE|maximum likelihood|strongly|never"):
         pdist.fit(bag, "mle", client=client, collapse_limit=0)
+
+
+@pytest.mark.parametrize("options, name", [
+    ({"chunk_size": -1}, "chunk_size"), ({"chunk_size": float("inf")}, "chunk_size"),
+    ({"cases": [0, -2]}, "cases"), ({"cases": [float("nan")]}, "cases"), ({"seed": -1}, "seed"),
+])
+def test_distributed_aggregate_names_a_bad_count(client, options, name):
+    sel = plackett.selectors([[[[0], [1, 2]], [[1]]], [[[2]], [[2, 0]]]])
+    with pytest.raises(ValueError, match=f"^{name}:"):
+        pdist.aggregate(sel, client=client, samples=10, **options)
+
+
+@pytest.mark.parametrize("limit", [-1, 2**64, float("nan")])
+def test_sharded_fit_names_a_bad_collapse_limit(client, limit):
+    bag = db.from_sequence([[0, 1], [1, 0]], npartitions=1)
+    with pytest.raises(ValueError, match="^collapse_limit:"):
+        pdist.fit(bag, "mle", client=client, collapse_limit=limit)

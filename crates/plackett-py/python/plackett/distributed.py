@@ -31,7 +31,7 @@ from typing import Any, Optional, Sequence
 import numpy as np
 
 from . import _plackett
-from ._checks import show
+from ._checks import count, show
 from . import aggregate as _aggregate_local
 from . import rankings as _rankings
 from . import selectors as _selectors
@@ -82,7 +82,7 @@ def aggregate(
     """
     client = _client(client)
     sel = _selectors(data, classes=classes)
-    order = list(range(len(sel))) if cases is None else [int(c) for c in cases]
+    order = list(range(len(sel))) if cases is None else [count("cases", c, lenient=True) for c in cases]
     if cases is not None:
         bad = [c for c in order if not 0 <= c < len(sel)]
         if bad:
@@ -91,9 +91,9 @@ def aggregate(
         return _aggregate_local(sel, cases=[], **kwargs)
     if chunk_size is None:
         chunk_size = max(_MIN_CHUNK, math.ceil(len(order) / (4 * _n_workers(client))))
-    if int(chunk_size) < 1:
+    chunk_size = count("chunk_size", chunk_size, lenient=True)
+    if chunk_size < 1:
         raise ValueError(f"invalid option chunk_size: expected at least 1, got {chunk_size}")
-    chunk_size = int(chunk_size)
     # Check the settings once, on the driver, so errors are raised here.
     _aggregate_local(sel, cases=order[:1], **{**kwargs, "samples": 1})
     futures = []
@@ -217,8 +217,7 @@ def fit(
 
     if engine not in ("mle", "map"):
         raise ValueError(f'invalid option engine: a sharded fit is "mle" or "map", got {show(engine)}')
-    if int(collapse_limit) < 0:
-        raise ValueError(f"invalid option collapse_limit: expected a non-negative count, got {collapse_limit}")
+    collapse_limit = count("collapse_limit", collapse_limit, lenient=True)
     client = _client(client)
     parts, frame = _partitions(data)
     cols = (ranking_col, rank_col, item_col, weight_col)
