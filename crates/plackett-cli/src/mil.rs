@@ -68,9 +68,9 @@ pub struct EngineArgs {
     /// gibbs: chains.
     #[arg(long, default_value_t = 4)]
     pub chains: usize,
-    /// gibbs: parallel tempering with K rungs per chain (1: none; each rung costs a sweep). Rung k samples the posterior with the bag labels' probit noise inflated to variance 1/τ_k, τ from 1 down to --hottest (geometric, or re-spaced by --ladder adaptive); adjacent rungs swap states after every sweep; fit prints the swap acceptance and the communication barrier Λ, and notes when the ladder has clearly fewer than 2Λ rungs. On Hu 2024's basic setting 10 rungs down to 0.03 take max split-R̂ from 2.2 to 1.2 for the same sweeps and 1,000 effective draws of α from 24 to 14 minutes; its barrier Λ ≈ 6.5 asks for about 13 rungs, which bring max split-R̂ to 1.13–1.17 (docs/mil.md).
-    #[arg(long, value_name = "K", default_value_t = 1)]
-    pub temperatures: usize,
+    /// gibbs: parallel tempering with K rungs per chain (1: none; each rung costs a sweep), or auto. Rung k samples the posterior with the bag labels' probit noise inflated to variance 1/τ_k, τ from 1 down to --hottest (geometric, or re-spaced by --ladder adaptive); adjacent rungs swap states after every sweep; fit prints the swap acceptance and the communication barrier Λ, and notes when the ladder has clearly fewer than 2Λ rungs. auto starts from 8 rungs on the adaptive ladder and moves to ⌈2Λ⌉ rungs at every adaptation of the burn-in (Syed et al. 2022). On Hu 2024's basic setting 10 rungs down to 0.03 take max split-R̂ from 2.2 to 1.2 for the same sweeps and 1,000 effective draws of α from 24 to 14 minutes; its barrier Λ ≈ 6.5 asks for about 13 rungs, which bring max split-R̂ to 1.13–1.17 (docs/mil.md).
+    #[arg(long, value_name = "K|auto", default_value = "1")]
+    pub temperatures: plackett::mil::RungCount,
     /// gibbs: τ of the hottest rung, in (0, 1); aim for swap acceptance above 0.2 between every pair (printed by fit).
     #[arg(long, default_value_t = 0.03)]
     pub hottest: f64,
@@ -117,12 +117,11 @@ impl EngineArgs {
                 chains: self.chains,
                 seed: self.seed,
             },
-            tempering: plackett::mil::Tempering {
-                rungs: self.temperatures,
-                hottest: self.hottest,
-                adapt: false,
-            }
-            .ladder(&self.ladder)
+            tempering: plackett::mil::Tempering::from_options(
+                self.temperatures,
+                self.hottest,
+                &self.ladder,
+            )
             .expect("clap checked the name"),
         }
     }

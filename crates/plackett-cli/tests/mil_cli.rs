@@ -193,12 +193,36 @@ fn gibbs_with_tempering_reports_its_swaps() {
         text.contains("ladder τ 1.000 ") && text.contains(" 0.200; communication barrier Λ "),
         "{text}"
     );
+    // `--temperatures auto` picks the rung count during the burn-in from
+    // the measured barrier (about 2Λ rungs) and reports the final ladder.
+    let auto = json(&gibbs(&[
+        "--temperatures",
+        "auto",
+        "--hottest",
+        "0.01",
+        "--output",
+        "json",
+    ]));
+    let k = auto["fit"]["temperatures"].as_u64().unwrap() as usize;
+    let ladder = auto["fit"]["ladder"].as_array().unwrap();
+    let barrier = auto["fit"]["barrier"].as_f64().unwrap();
+    assert_eq!(ladder.len(), k, "{auto}");
+    assert_eq!(
+        auto["fit"]["swap_acceptance"].as_array().unwrap().len(),
+        k - 1
+    );
+    assert!(
+        k >= 3 && (k as f64 - 2.0 * barrier).abs() <= 2.5,
+        "{k} rungs, Λ {barrier}"
+    );
     let untempered = gibbs(&["--output", "json"]);
     assert!(json(&untempered)["fit"].get("swap_acceptance").is_none());
     let model = dir.join("never.json");
     let m = model.to_str().unwrap();
     for (flag, value) in [
         ("--temperatures", "0"),
+        ("--temperatures", "hot"),
+        ("--temperatures", "-2"),
         ("--hottest", "1.5"),
         ("--hottest", "0"),
         ("--ladder", "linear"),

@@ -9,8 +9,8 @@ use numpy::{IntoPyArray, PyArray1};
 use plackett::mil::bags::{read_bags_csv, read_bags_json};
 use plackett::mil::summary::{fit_aurocs, fit_document, fit_notes, predict_document};
 use plackett::mil::{
-    BagPrediction, Bags, MilEngineSettings, MilModel, MilPriors, Preprocess, Tempering, VbStart,
-    fit_model_warm, fit_model_with, read_bags,
+    BagPrediction, Bags, MilEngineSettings, MilModel, MilPriors, Preprocess, RungCount, Tempering,
+    VbStart, fit_model_warm, fit_model_with, read_bags,
 };
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -220,6 +220,20 @@ impl MilFit {
     }
 }
 
+/// `temperatures`: a number of rungs or "auto" (the library's
+/// [`RungCount`]).
+pub(crate) struct Rungs(pub(crate) RungCount);
+
+impl<'a, 'py> FromPyObject<'a, 'py> for Rungs {
+    type Error = PyErr;
+    fn extract(v: Borrowed<'a, 'py, PyAny>) -> PyResult<Rungs> {
+        if let Ok(s) = v.extract::<String>() {
+            return s.parse().map(Rungs).map_err(err);
+        }
+        crate::non_negative::<usize>("temperatures", &v).map(|k| Rungs(RungCount::Fixed(k)))
+    }
+}
+
 /// Both engines' settings from the keyword options (`mcmc`: samples,
 /// burn-in, thinning, chains; tempering: rungs, hottest τ, ladder name).
 #[allow(clippy::too_many_arguments)]
@@ -232,16 +246,10 @@ fn settings(
     vb_start: &str,
     gibbs_start: &str,
     [samples, burn_in, thin, chains]: [usize; 4],
-    (rungs, hottest, ladder): (usize, f64, &str),
+    (rungs, hottest, ladder): (Rungs, f64, &str),
     seed: u64,
 ) -> PyResult<MilEngineSettings> {
-    let tempering = Tempering {
-        rungs,
-        hottest,
-        adapt: false,
-    }
-    .ladder(ladder)
-    .map_err(err)?;
+    let tempering = Tempering::from_options(rungs.0, hottest, ladder).map_err(err)?;
     Ok(MilEngineSettings {
         priors: MilPriors {
             intercept_var,
@@ -269,7 +277,7 @@ fn settings(
 #[pyfunction]
 #[pyo3(signature = (source, text = None, *, engine = "vb", standardise = false,
     components = None, intercept_var = 16.0, slope_var = 4.0, tol = 1e-4, max_iter = 5000, starts = 1,
-    vb_start = "marginal", gibbs_start = "marginal", samples = 1000, burn_in = 1000, thin = 1, chains = 4, temperatures = 1, hottest = 0.03, ladder = "geometric", seed = 1, init = None))]
+    vb_start = "marginal", gibbs_start = "marginal", samples = 1000, burn_in = 1000, thin = 1, chains = 4, temperatures = Rungs(RungCount::Fixed(1)), hottest = 0.03, ladder = "geometric", seed = 1, init = None))]
 #[allow(clippy::too_many_arguments)]
 pub fn mil_fit(
     py: Python<'_>,
@@ -289,7 +297,7 @@ pub fn mil_fit(
     burn_in: usize,
     thin: usize,
     chains: usize,
-    temperatures: usize,
+    temperatures: Rungs,
     hottest: f64,
     ladder: &str,
     seed: u64,
@@ -350,7 +358,7 @@ pub fn mil_fit(
 #[pyo3(signature = (source, text = None, *, engine = "vb", baselines = false, folds = 10,
     repeats = 1, draws = 500, standardise = false, components = None, intercept_var = 16.0,
     slope_var = 4.0, tol = 1e-4, max_iter = 5000, starts = 1, vb_start = "marginal",
-    gibbs_start = "marginal", samples = 1000, burn_in = 1000, thin = 1, chains = 4, temperatures = 1, hottest = 0.03, ladder = "geometric", seed = 1))]
+    gibbs_start = "marginal", samples = 1000, burn_in = 1000, thin = 1, chains = 4, temperatures = Rungs(RungCount::Fixed(1)), hottest = 0.03, ladder = "geometric", seed = 1))]
 #[allow(clippy::too_many_arguments)]
 pub fn mil_cv(
     py: Python<'_>,
@@ -374,7 +382,7 @@ pub fn mil_cv(
     burn_in: usize,
     thin: usize,
     chains: usize,
-    temperatures: usize,
+    temperatures: Rungs,
     hottest: f64,
     ladder: &str,
     seed: u64,
@@ -421,7 +429,7 @@ pub fn mil_cv(
 #[pyo3(signature = (*, factors = "basic", methods = "vmmic,milr,si-mean,si-max",
     replicates = 20, test_bags = 300, max_bags = 16000, draws = 200,
     intercept_var = 16.0, slope_var = 4.0, tol = 1e-4, max_iter = 5000, starts = 1,
-    vb_start = "marginal", gibbs_start = "marginal", samples = 1000, burn_in = 1000, thin = 1, chains = 4, temperatures = 1, hottest = 0.03, ladder = "geometric", seed = 1))]
+    vb_start = "marginal", gibbs_start = "marginal", samples = 1000, burn_in = 1000, thin = 1, chains = 4, temperatures = Rungs(RungCount::Fixed(1)), hottest = 0.03, ladder = "geometric", seed = 1))]
 #[allow(clippy::too_many_arguments)]
 pub fn mil_study(
     py: Python<'_>,
@@ -442,7 +450,7 @@ pub fn mil_study(
     burn_in: usize,
     thin: usize,
     chains: usize,
-    temperatures: usize,
+    temperatures: Rungs,
     hottest: f64,
     ladder: &str,
     seed: u64,

@@ -122,6 +122,18 @@ def test_tempering_equals_the_cli(bags):
     assert got["fit"]["barrier"] > 0
     with pytest.raises(ValueError, match="ladder"):
         plackett.mil_fit(path, engine="gibbs", temperatures=3, ladder="linear")
+    # temperatures="auto" is --temperatures auto: the burn-in picks the rungs.
+    want = json.loads(cli("mil", "fit", path, "--engine", "gibbs", "--samples", "30",
+                          "--burn-in", "64", "--chains", "2", "--temperatures", "auto",
+                          "--hottest", "0.05", "--output", "json"))
+    got = json.loads(plackett.mil_fit(path, engine="gibbs", samples=30, burn_in=64, chains=2,
+                                      temperatures="auto", hottest=0.05).to_json())
+    assert _comparable(got) == _comparable(want)
+    assert got["fit"]["temperatures"] == len(got["fit"]["ladder"]) >= 3
+    with pytest.raises(ValueError, match="temperatures"):
+        plackett.mil_fit(path, engine="gibbs", temperatures="hot")
+    with pytest.raises(ValueError, match="temperatures"):
+        plackett.mil_fit(path, engine="gibbs", temperatures=-1)
 
 
 def test_frames_pickling_and_bad_input(bags):

@@ -35,6 +35,7 @@ fn main() {
             rungs: std::env::var("RUNGS").map_or(1, |v| v.parse().expect("RUNGS")),
             hottest: std::env::var("HOTTEST").map_or(0.03, |v| v.parse().expect("HOTTEST")),
             adapt: std::env::var("LADDER").is_ok_and(|v| v == "adaptive"),
+            auto: std::env::var("RUNGS_AUTO").is_ok_and(|v| v == "1"),
         },
         ..MilGibbsOptions::default()
     };

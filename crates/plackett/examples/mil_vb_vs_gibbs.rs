@@ -107,6 +107,7 @@ fn main() {
         rungs: env("RUNGS").map_or(1, |v| v.parse().expect("RUNGS")),
         hottest: env("HOTTEST").map_or(0.03, |v| v.parse().expect("HOTTEST")),
         adapt: env("LADDER").is_some_and(|v| v == "adaptive"),
+        auto: env("RUNGS_AUTO").is_some_and(|v| v == "1"),
     };
     let at_vb = env("AT_VB").is_none_or(|v| v != "0");
     let design = MilDesign::default();

@@ -26,6 +26,7 @@ fn tempered_gibbs_sampler_passes_simulation_based_calibration() {
         rungs: 3,
         hottest: 0.1,
         adapt: false,
+        auto: false,
     });
 }
 
@@ -38,7 +39,69 @@ fn adaptive_tempered_gibbs_sampler_passes_simulation_based_calibration() {
         rungs: 4,
         hottest: 0.05,
         adapt: true,
+        auto: false,
     });
+}
+
+/// And with the number of rungs chosen during the burn-in (a pilot of 3
+/// rungs down to τ = 10⁻⁴, moved to ⌈2Λ̂⌉ rungs at every adaptation): the
+/// resized ladder's new rungs start from copies of the old rungs' states,
+/// which is harmless only because every change happens before the kept
+/// sweeps.
+#[test]
+fn auto_tempered_gibbs_sampler_passes_simulation_based_calibration() {
+    calibration(Tempering {
+        rungs: 3,
+        hottest: 1e-4,
+        adapt: true,
+        auto: true,
+    });
+}
+
+/// The automatic rung count moves a too-short pilot ladder to ⌈2Λ̂⌉ rungs
+/// and a too-long one down, keeps the ends, and does not depend on the
+/// thread count.
+#[test]
+fn auto_tempering_sizes_the_ladder_by_its_barrier() {
+    let bags = simulated(60, 5, 2, 9);
+    for pilot in [3, 20] {
+        let opts = MilGibbsOptions {
+            mcmc: McmcSettings {
+                samples: 50,
+                burn_in: 256,
+                thin: 1,
+                chains: 2,
+                seed: 4,
+            },
+            tempering: Tempering {
+                rungs: pilot,
+                hottest: 1e-3,
+                adapt: true,
+                auto: true,
+            },
+            ..Default::default()
+        };
+        let run = |threads: usize| common::on_threads(threads, || fit_gibbs(&bags, &opts).unwrap());
+        let (one, two) = (run(1), run(2));
+        assert_eq!(one.draws, two.draws);
+        assert_eq!(one.temperatures, two.temperatures);
+        let k = one.temperatures.len();
+        let barrier = one.barrier.unwrap();
+        eprintln!(
+            "pilot {pilot}: {k} rungs, barrier {barrier:.2}, ladder {:?}",
+            one.temperatures
+        );
+        assert_eq!(one.temperatures[0], 1.0);
+        assert!((one.temperatures[k - 1] - 1e-3).abs() < 1e-15);
+        assert!(one.temperatures.windows(2).all(|w| w[1] < w[0]));
+        // The final ladder has about 2Λ rungs for the barrier measured on
+        // it (Λ is re-estimated on the final ladder, so allow a rung or two).
+        assert!(
+            (k as f64 - 2.0 * barrier).abs() <= 2.5,
+            "{k} rungs for a barrier of {barrier:.2}"
+        );
+        assert_ne!(k, pilot, "the pilot ladder was the wrong size on purpose");
+    }
 }
 
 /// An adaptive ladder pools the chains' swap statistics between rounds;
@@ -59,6 +122,7 @@ fn adaptive_tempering_does_not_depend_on_the_thread_count() {
             rungs: 4,
             hottest: 0.02,
             adapt: true,
+            auto: false,
         },
         ..Default::default()
     };
@@ -137,8 +201,10 @@ fn calibration(tempering: Tempering) {
         let bins = plackett::stats::rank_histogram(ranks.iter().map(|r| r[k]), draws, 10);
         let chi2 = plackett::stats::uniform_chi2(&bins);
         eprintln!(
-            "SBC ({} rungs) {}: bins {bins:?} chi2 {chi2:.1}",
-            tempering.rungs, names[k]
+            "SBC ({} rungs{}) {}: bins {bins:?} chi2 {chi2:.1}",
+            tempering.rungs,
+            if tempering.auto { ", auto" } else { "" },
+            names[k]
         );
         // χ²₉ 99.9% quantile.
         assert!(chi2 < 27.88, "{}: χ² {chi2:.1}, bins {bins:?}", names[k]);

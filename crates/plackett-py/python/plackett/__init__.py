@@ -877,7 +877,11 @@ def mil_fit(data: Any, *, engine: str = "vb", **options: Any) -> MilFit:
     out; "prior"; or "moments": the method-of-moments start of the
     instance slopes; ``--vb-start``), ``gibbs_start`` ("marginal", the
     default, or "dispersed"; ``--gibbs-start``),
-    ``samples``, ``burn_in``, ``thin``, ``chains``, ``seed``; ``init``: a
+    ``samples``, ``burn_in``, ``thin``, ``chains``, ``seed``; Gibbs's
+    parallel tempering: ``temperatures`` (rungs per chain, 1: none; or
+    ``"auto"``: ⌈2Λ⌉ rungs for the communication barrier Λ measured during
+    the burn-in), ``hottest`` (τ of the hottest rung), ``ladder``
+    ("geometric" or "adaptive"); ``init``: a
     ``MilModel`` (e.g. a Gibbs fit's ``model()``) whose coefficient means
     start vMMIC's coordinate ascent, or around which every Gibbs chain
     starts (``--init``).

@@ -301,9 +301,11 @@ pub fn fit_model(bags: &Bags, engine: &MilEngine) -> Result<(MilModel, MilFitInf
                         .map(|d| d.ess_bulk)
                         .fold(f64::NAN, f64::min),
                 ),
-                temperatures: (o.tempering.rungs > 1).then_some(o.tempering.rungs),
-                swap_acceptance: (o.tempering.rungs > 1).then(|| f.swap_acceptance.clone()),
-                ladder: (o.tempering.rungs > 1).then(|| f.temperatures.clone()),
+                // The final ladder's length: an automatic count may have
+                // moved away from `o.tempering.rungs`.
+                temperatures: (f.temperatures.len() > 1).then_some(f.temperatures.len()),
+                swap_acceptance: (f.temperatures.len() > 1).then(|| f.swap_acceptance.clone()),
+                ladder: (f.temperatures.len() > 1).then(|| f.temperatures.clone()),
                 barrier: f.barrier,
                 primary: f.primary.clone(),
             };

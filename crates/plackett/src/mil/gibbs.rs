@@ -96,6 +96,11 @@ pub struct Tempering {
     /// adjacent pair rejects swaps equally often ([`equalise_ladder`];
     /// Syed et al. 2022, §5.3); `false`: keep the geometric ladder.
     pub adapt: bool,
+    /// Choose the number of rungs during the burn-in: `rungs` is the pilot
+    /// ladder, and at every adaptation of the (then adaptive) ladder the
+    /// chains move to `⌈2Λ̂⌉` rungs (at least 3, at most 64) for the
+    /// barrier `Λ̂` just measured ([`auto_rungs`]; Syed et al. 2022, §5.3).
+    pub auto: bool,
 }
 
 impl Default for Tempering {
@@ -106,17 +111,45 @@ impl Default for Tempering {
             rungs: 1,
             hottest: 0.03,
             adapt: false,
+            auto: false,
         }
     }
 }
 
 impl Tempering {
-    /// Checked: at least one rung, `hottest` in (0, 1).
+    /// The automatic rung count with its pilot ladder of
+    /// [`Tempering::AUTO_PILOT`] rungs (adaptive), down to `hottest`.
+    pub fn auto(hottest: f64) -> Tempering {
+        Tempering {
+            rungs: Tempering::AUTO_PILOT,
+            hottest,
+            adapt: true,
+            auto: true,
+        }
+    }
+
+    /// Rungs of the pilot ladder of an automatic rung count: enough to
+    /// measure a barrier of up to about 7 (a pair's rejection rate is at
+    /// most 1, so a ladder of K rungs cannot measure more than K − 1);
+    /// larger barriers are found by the next rounds on the larger ladder.
+    pub const AUTO_PILOT: usize = 8;
+
+    /// Checked: at least one rung (three for an automatic count), `hottest`
+    /// in (0, 1).
     pub fn check(self) -> Result<Tempering> {
         if self.rungs == 0 || self.rungs > 64 {
             return Err(Error::param(
                 "temperatures",
                 format!("expected 1 to 64 rungs, got {}", self.rungs),
+            ));
+        }
+        if self.auto && self.rungs < 3 {
+            return Err(Error::param(
+                "temperatures",
+                format!(
+                    "an automatic rung count starts from a pilot ladder of at least 3 rungs, got {}",
+                    self.rungs
+                ),
             ));
         }
         if !(self.hottest > 0.0 && self.hottest < 1.0) {
@@ -152,6 +185,56 @@ impl Tempering {
         (0..self.rungs)
             .map(|k| self.hottest.powf(k as f64 / (self.rungs - 1) as f64))
             .collect()
+    }
+}
+
+/// The number of tempering rungs as the front ends take it: a count, or
+/// `auto` (chosen during the burn-in from the measured barrier).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RungCount {
+    /// This many rungs per chain (1: no tempering).
+    Fixed(usize),
+    /// [`Tempering::auto`].
+    Auto,
+}
+
+impl std::str::FromStr for RungCount {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<RungCount> {
+        match s.trim() {
+            "auto" => Ok(RungCount::Auto),
+            t => t.parse::<usize>().map(RungCount::Fixed).map_err(|_| {
+                Error::param(
+                    "temperatures",
+                    format!(
+                        "expected a number of rungs or auto, got {:?}",
+                        crate::io::output::short_name(t, 40)
+                    ),
+                )
+            }),
+        }
+    }
+}
+
+impl Tempering {
+    /// The tempering the front ends' `temperatures`, `hottest` and `ladder`
+    /// describe; `auto` implies the adaptive ladder. Only the ladder's name
+    /// is checked here; [`Tempering::check`] (run by [`fit_gibbs`]) checks
+    /// the rest.
+    pub fn from_options(rungs: RungCount, hottest: f64, ladder: &str) -> Result<Tempering> {
+        Ok(match rungs {
+            RungCount::Fixed(k) => Tempering {
+                rungs: k,
+                hottest,
+                adapt: false,
+                auto: false,
+            }
+            .ladder(ladder)?,
+            RungCount::Auto => {
+                Tempering::default().ladder(ladder)?;
+                Tempering::auto(hottest)
+            }
+        })
     }
 }
 
@@ -302,6 +385,7 @@ fn scale_draw(rng: &mut Rng, count: f64, q: f64) -> f64 {
     crate::numerics::gamma::gamma_draw(rng, count / 2.0, q / 2.0).sqrt()
 }
 
+#[derive(Clone)]
 struct Chain<'a> {
     bags: &'a Bags,
     y: &'a [bool],
@@ -834,6 +918,35 @@ impl<'a> TemperedChain<'a> {
         }
         self.pairs = vec![PairStats::default(); tau.len().saturating_sub(1)];
     }
+
+    /// Move from ladder `old` to ladder `new` (of another length; an
+    /// automatic rung count during the burn-in): rung 0 keeps its state
+    /// and stream, every other new rung copies the state of the old rung
+    /// nearest to it in `ln τ` and draws from a fresh stream keyed by the
+    /// chain, the rung and the adaptation round.
+    fn resize(&mut self, old: &[f64], new: &[f64], seed: u64, c: usize, round: usize) {
+        let nearest = |t: f64| {
+            (0..old.len())
+                .min_by(|&a, &b| {
+                    (old[a].ln() - t.ln())
+                        .abs()
+                        .total_cmp(&(old[b].ln() - t.ln()).abs())
+                })
+                .unwrap_or(0)
+        };
+        let mut rungs = vec![self.rungs[0].clone()];
+        let mut rngs = vec![self.rngs[0].clone()];
+        for (k, &t) in new.iter().enumerate().skip(1) {
+            rungs.push(self.rungs[nearest(t)].clone());
+            rngs.push(stream(
+                seed,
+                &[0x4d49_4c47, c as u64, k as u64, 0x5253_495a, round as u64],
+            ));
+        }
+        self.rungs = rungs;
+        self.rngs = rngs;
+        self.set_ladder(new);
+    }
 }
 
 /// Where the adaptive ladder is re-spaced: after sweeps `B/32, B/16, B/8,
@@ -858,8 +971,15 @@ fn adaptation_points(burn_in: usize) -> Vec<usize> {
 /// rate is floored at 10⁻³ so that `Λ` is strictly increasing; a ladder
 /// whose rates are all unknown is returned as it is.
 pub fn equalise_ladder(tau: &[f64], rejection: &[f64]) -> Vec<f64> {
+    respace_ladder(tau, rejection, tau.len())
+}
+
+/// [`equalise_ladder`] with `rungs` rungs instead of `tau.len()` (at least
+/// 3): the barrier measured on `tau` spread evenly over a ladder of another
+/// length. A ladder whose rates are unknown is returned as it is.
+pub fn respace_ladder(tau: &[f64], rejection: &[f64], rungs: usize) -> Vec<f64> {
     let k = tau.len();
-    if k < 3 || rejection.len() + 1 != k || rejection.iter().any(|r| !r.is_finite()) {
+    if k < 2 || rungs < 3 || rejection.len() + 1 != k || rejection.iter().any(|r| !r.is_finite()) {
         return tau.to_vec();
     }
     let u: Vec<f64> = tau.iter().map(|t| t.ln()).collect();
@@ -868,11 +988,11 @@ pub fn equalise_ladder(tau: &[f64], rejection: &[f64]) -> Vec<f64> {
         lambda[j + 1] = lambda[j] + rejection[j].max(1e-3);
     }
     let total = lambda[k - 1];
-    let mut out = Vec::with_capacity(k);
+    let mut out = Vec::with_capacity(rungs);
     out.push(tau[0]);
     let mut seg = 0;
-    for i in 1..k - 1 {
-        let target = total * i as f64 / (k - 1) as f64;
+    for i in 1..rungs - 1 {
+        let target = total * i as f64 / (rungs - 1) as f64;
         while seg + 1 < k - 1 && lambda[seg + 1] < target {
             seg += 1;
         }
@@ -881,6 +1001,18 @@ pub fn equalise_ladder(tau: &[f64], rejection: &[f64]) -> Vec<f64> {
     }
     out.push(tau[k - 1]);
     out
+}
+
+/// The number of rungs an automatic count moves to after measuring the
+/// rejection rates `rejection` of a ladder: `⌈2Λ̂⌉` for the barrier
+/// `Λ̂ = Σ r_k`, between 3 and 64 (Syed et al. 2022, §5.3: about 2Λ rungs
+/// carry states across a barrier Λ); `None` while a rate is unknown.
+pub fn auto_rungs(rejection: &[f64]) -> Option<usize> {
+    if rejection.is_empty() || rejection.iter().any(|r| !r.is_finite()) {
+        return None;
+    }
+    let barrier: f64 = rejection.iter().sum();
+    Some(((2.0 * barrier).ceil() as usize).clamp(3, 64))
 }
 
 /// Every chain's swap statistics, pair by pair, summed in chain order.
@@ -923,7 +1055,7 @@ pub fn fit_gibbs(bags: &Bags, opts: &MilGibbsOptions) -> Result<MilGibbsFit> {
         .collect();
     // The geometric ladder every chain starts on.
     let mut tau = opts.tempering.temperatures();
-    let adapt = opts.tempering.adapt && tau.len() > 2;
+    let adapt = (opts.tempering.adapt || opts.tempering.auto) && tau.len() > 2;
     let mut ends = if adapt {
         adaptation_points(mcmc.burn_in)
     } else {
@@ -945,8 +1077,25 @@ pub fn fit_gibbs(bags: &Bags, opts: &MilGibbsOptions) -> Result<MilGibbsFit> {
                 .iter()
                 .map(PairStats::rejection_rate)
                 .collect();
-            tau = equalise_ladder(&tau, &rates);
-            chains.iter_mut().for_each(|ch| ch.set_ladder(&tau));
+            let resized = opts
+                .tempering
+                .auto
+                .then(|| auto_rungs(&rates))
+                .flatten()
+                .filter(|&k| k != tau.len());
+            match resized {
+                Some(k) => {
+                    let new = respace_ladder(&tau, &rates, k);
+                    for (c, ch) in chains.iter_mut().enumerate() {
+                        ch.resize(&tau, &new, mcmc.seed, c, round);
+                    }
+                    tau = new;
+                }
+                None => {
+                    tau = equalise_ladder(&tau, &rates);
+                    chains.iter_mut().for_each(|ch| ch.set_ladder(&tau));
+                }
+            }
         }
     }
     let pairs = pooled_pairs(&chains);
@@ -1026,6 +1175,34 @@ mod tests {
         // The total barrier is the path's, whatever the ladder.
         let total: f64 = after.iter().sum();
         assert!((total - before.iter().sum::<f64>()).abs() < 1e-12);
+    }
+
+    /// A ladder re-spaced to another length spreads the same barrier evenly
+    /// over its new pairs, and the automatic count asks ⌈2Λ⌉ rungs of it.
+    #[test]
+    fn respaced_ladders_of_other_lengths_share_the_barrier_evenly() {
+        let hottest: f64 = 0.01;
+        let tau: Vec<f64> = (0..5).map(|i| hottest.powf(i as f64 / 4.0)).collect();
+        let total: f64 = rates(&tau).iter().sum();
+        for k in [3, 9, 17] {
+            let mut new = respace_ladder(&tau, &rates(&tau), k);
+            // A few rounds on the new ladder, as the burn-in does.
+            for _ in 0..6 {
+                new = equalise_ladder(&new, &rates(&new));
+            }
+            assert_eq!(new.len(), k);
+            assert_eq!((new[0], new[k - 1]), (1.0, hottest));
+            assert!(new.windows(2).all(|w| w[1] < w[0]), "{new:?}");
+            let r = rates(&new);
+            let each = total / (k - 1) as f64;
+            assert!(r.iter().all(|x| (x - each).abs() < 0.02 * each), "{r:?}");
+        }
+        // The synthetic path's barrier is 3 (1 − 0.01²) ≈ 3: six rungs.
+        assert_eq!(auto_rungs(&rates(&tau)), Some(6));
+        assert_eq!(auto_rungs(&[0.1, 0.1]), Some(3));
+        assert_eq!(auto_rungs(&[1.0; 63]), Some(64));
+        assert_eq!(auto_rungs(&[0.5, f64::NAN]), None);
+        assert_eq!(auto_rungs(&[]), None);
     }
 
     #[test]

@@ -24,7 +24,7 @@ pub mod simulate;
 pub mod study;
 pub mod vb;
 
-pub use gibbs::{GibbsStart, MilGibbsFit, MilGibbsOptions, Tempering, fit_gibbs};
+pub use gibbs::{GibbsStart, MilGibbsFit, MilGibbsOptions, RungCount, Tempering, fit_gibbs};
 pub use params::{Layout, MilPriors};
 pub use simulate::{MilDesign, simulate_bags, simulate_with};
 pub use study::{Factor, StudyCell, StudyOptions, run_study};

@@ -47,7 +47,8 @@ pub fn fit_notes(info: &MilFitInfo) -> Vec<String> {
     {
         notes.push(format!(
             "tempering: the communication barrier is Λ = {b:.1}, so about {:.0} rungs would \
-             suffice and this ladder has {k}; add rungs (`temperatures`)",
+             suffice and this ladder has {k}; add rungs (`temperatures`), or let the burn-in \
+             choose them (`temperatures auto`)",
             (2.0 * b).ceil()
         ));
     }
