@@ -544,10 +544,12 @@ impl FitResult {
         #[pyo3(from_py_with = races_arg)] races: usize,
         #[pyo3(from_py_with = seed_arg)] seed: u64,
     ) -> PyResult<Bound<'py, PyArray2<f64>>> {
-        if races == 0 {
-            return Err(PyValueError::new_err(
-                "invalid option races: expected at least 1",
-            ));
+        // A cap like the samplers' (each race costs a draw per item): a
+        // mistyped count should be an error, not hours of uninterruptible work.
+        if races == 0 || races > MAX_RACES {
+            return Err(PyValueError::new_err(format!(
+                "invalid option races: expected 1 to {MAX_RACES}, got {races}"
+            )));
         }
         let n = self.names.len();
         let all: Vec<u32> = (0..n as u32).collect();
@@ -627,6 +629,9 @@ pub(crate) fn choice_set(names: &[String], items: &[Bound<'_, PyAny>]) -> PyResu
     }
     Ok(set)
 }
+
+/// Most races `FitResult.rank_marginals` runs.
+const MAX_RACES: usize = 100_000_000;
 
 /// A count or seed argument `name`. pyo3's own conversion of a negative or
 /// too large int raises OverflowError without naming the argument; this

@@ -196,6 +196,7 @@ def test_estimators_survive_hostile_input():
         (lambda: pk.mil_cv(bags_frame(), folds=-2), "folds"),
         (lambda: pk.mil_study(replicates=-1), "replicates"),
         (lambda: pk.fit(DATA).rank_marginals(races=-1), "races"),
+        (lambda: pk.fit(DATA).rank_marginals(races=10**15), "invalid option races"),
         (lambda: pk.mil_fit(bags_frame()).model().predict(bags_frame(), seed=2**70), "seed"),
         (lambda: pk.selectors(SEL).chunk(-1, 1), "start"),
         (lambda: pk.PLClassifier(seed=float("inf")).fit(np.eye(4), [0, 1, 0, 1]), "seed"),
@@ -219,3 +220,35 @@ def test_a_model_path_must_be_a_path_not_a_file_descriptor():
     os.fstat(2)
     with pytest.raises(ValueError, match="nonexistent"):
         pk.load_model("/nonexistent/model.json")
+
+
+HUGE = 10**15
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: pk.fit(DATA, "gibbs", samples=HUGE),
+        lambda: pk.fit(DATA, "gibbs", burn_in=HUGE),
+        lambda: pk.fit(DATA, "vb", draws=HUGE),
+        lambda: pk.fit_mixture(DATA, 2, "gibbs", chains=HUGE),
+        lambda: pk.fit_mixture(DATA, 2, starts=HUGE),
+        lambda: pk.fit_adherence(DATA, "gibbs", samples=HUGE),
+        lambda: pk.aggregate(SEL, samples=HUGE),
+        lambda: pk.evaluate(SEL, np.ones((2, 3)), burn_in=HUGE),
+        lambda: pk.extract_keywords(DOC, "worth", engine="gibbs", samples=HUGE),
+        lambda: pk.mil_fit(bags_frame(), engine="gibbs", thin=HUGE),
+        lambda: pk.mil_fit(bags_frame(), engine="gibbs", temperatures=HUGE),
+        lambda: pk.mil_fit(bags_frame(), starts=HUGE),
+        lambda: pk.mil_cv(bags_frame(), repeats=HUGE),
+        lambda: pk.mil_study(replicates=HUGE),
+        lambda: pk.fit(DATA).rank_marginals(races=HUGE),
+        lambda: pk.PLClassifier(method="gibbs", samples=HUGE).fit(np.eye(4), [0, 1, 0, 1]),
+        lambda: pk.MILClassifier(draws=HUGE).fit([np.eye(2)] * 4, [0, 1, 0, 1]).predict([np.eye(2)]),
+    ],
+)
+def test_a_count_too_large_to_run_is_refused_before_any_work(call):
+    # Each would otherwise allocate or loop for days; every engine caps its
+    # counts and says which one.
+    with pytest.raises(ValueError, match="invalid option|draws:"):
+        call()
