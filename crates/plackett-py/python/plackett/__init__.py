@@ -16,7 +16,7 @@ from typing import Any, Iterable, Mapping, Optional, Sequence
 import numpy as np
 
 from . import _plackett
-from ._checks import check_counts, count, show
+from ._checks import check_counts, count, count_or_none, show
 from ._plackett import (
     AdherenceResult,
     AggregateResult,
@@ -426,8 +426,8 @@ def fit_adherence(
     samples, burn_in, chains, seed = (count(n, v) for n, v in (
         ("samples", samples), ("burn_in", burn_in), ("chains", chains), ("seed", seed)))
     return _plackett.fit_adherence(
-        data, engine=engine, pseudo=pseudo, tol=tol, max_iter=check_counts({"max_iter": max_iter})["max_iter"],
-        samples=int(samples), burn_in=int(burn_in), chains=int(chains), seed=int(seed), **kw
+        data, engine=engine, pseudo=pseudo, tol=tol, max_iter=count_or_none("max_iter", max_iter),
+        samples=samples, burn_in=burn_in, chains=chains, seed=seed, **kw
     )
 
 
@@ -945,8 +945,7 @@ def mil_cv(data: Any, *, engine: str = "vb", baselines: bool = False, folds: int
     (Monte Carlo draws per held-out bag, 500). See docs/mil.md.
     """
     source, text = _bags_source(data)
-    check_counts(options)
-    check_counts(dict(folds=folds, repeats=repeats))
+    check_counts({**options, "folds": folds, "repeats": repeats})
     return MilCv(_plackett.mil_cv(source, text, engine=engine, baselines=baselines,
                                   folds=folds, repeats=repeats, **options))
 

@@ -74,10 +74,8 @@ def check_counts(options: dict) -> dict:
             except TypeError:
                 continue
             for x in items:
-                if isinstance(x, (float, np.floating)) and not np.isfinite(x):
-                    raise ValueError(f"{name}: expected non-negative integers, got {show(x)}")
                 if isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_)):
                     count(name, x)
-                elif isinstance(x, (float, np.floating)) and (x < 0 or x > UINT_MAX):
+                elif isinstance(x, (float, np.floating)) and not (np.isfinite(x) and 0 <= x <= UINT_MAX):
                     raise ValueError(f"{name}: expected non-negative integers, got {show(x)}")
     return options

@@ -164,17 +164,10 @@ impl Tempering {
     /// The ladder's kind by name, as the front ends spell it: `geometric`
     /// (fixed) or `adaptive` (re-spaced during the burn-in).
     pub fn ladder(self, name: &str) -> Result<Tempering> {
-        let adapt = match name {
-            "geometric" => false,
-            "adaptive" => true,
-            _ => {
-                return Err(Error::param(
-                    "ladder",
-                    format!("expected geometric or adaptive, got {name:?}"),
-                ));
-            }
-        };
-        Ok(Tempering { adapt, ..self })
+        Ok(Tempering {
+            adapt: ladder_adapts(name)?,
+            ..self
+        })
     }
 
     /// `τ_k` for every rung of the geometric ladder, coldest (1) first.
@@ -185,6 +178,18 @@ impl Tempering {
         (0..self.rungs)
             .map(|k| self.hottest.powf(k as f64 / (self.rungs - 1) as f64))
             .collect()
+    }
+}
+
+/// Whether the ladder named `name` (`geometric` or `adaptive`) adapts.
+fn ladder_adapts(name: &str) -> Result<bool> {
+    match name {
+        "geometric" => Ok(false),
+        "adaptive" => Ok(true),
+        _ => Err(Error::param(
+            "ladder",
+            format!("expected geometric or adaptive, got {name:?}"),
+        )),
     }
 }
 
@@ -231,7 +236,8 @@ impl Tempering {
             }
             .ladder(ladder)?,
             RungCount::Auto => {
-                Tempering::default().ladder(ladder)?;
+                // Checked, then overruled: an automatic count adapts.
+                ladder_adapts(ladder)?;
                 Tempering::auto(hottest)
             }
         })
