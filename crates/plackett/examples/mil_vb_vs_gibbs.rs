@@ -26,7 +26,8 @@
 //!
 //! Environment: `RUNGS=K HOTTEST=τ` run both samplers with parallel
 //! tempering (`MilGibbsOptions::tempering`); `AT_VB=0` skips the second
-//! sampler (its columns then repeat the default start's).
+//! sampler (its columns then repeat the default start's); `INSTANCES=m`
+//! simulates bags of m instances (default 20).
 
 use plackett::eval::metrics::auc;
 use plackett::infer::mcmc::McmcSettings;
@@ -115,7 +116,12 @@ fn main() {
         auto: env("RUNGS_AUTO").is_some_and(|v| v == "1"),
     };
     let at_vb = env("AT_VB").is_none_or(|v| v != "0");
-    let design = MilDesign::default();
+    // `INSTANCES=m`: bags of m instances instead of the basic setting's 20
+    // (the m factor of Hu 2024 Fig. 2.2).
+    let design = MilDesign {
+        instances: env("INSTANCES").map_or(20, |v| v.parse().expect("INSTANCES")),
+        ..MilDesign::default()
+    };
     let priors = MilPriors::default();
     let mut acc_default = vec![[0.0; 7]; 7];
     let mut acc_at_vb = vec![[0.0; 7]; 7];
