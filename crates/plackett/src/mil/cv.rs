@@ -282,6 +282,7 @@ pub fn fit_model(bags: &Bags, engine: &MilEngine) -> Result<(MilModel, MilFitInf
         }
         MilEngine::Gibbs(o) => {
             let f = fit_gibbs(bags, o)?;
+            let tempered = f.temperatures.len() > 1;
             let info = MilFitInfo {
                 engine: "gibbs".into(),
                 iterations: None,
@@ -303,9 +304,9 @@ pub fn fit_model(bags: &Bags, engine: &MilEngine) -> Result<(MilModel, MilFitInf
                 ),
                 // The final ladder's length: an automatic count may have
                 // moved away from `o.tempering.rungs`.
-                temperatures: (f.temperatures.len() > 1).then_some(f.temperatures.len()),
-                swap_acceptance: (f.temperatures.len() > 1).then(|| f.swap_acceptance.clone()),
-                ladder: (f.temperatures.len() > 1).then(|| f.temperatures.clone()),
+                temperatures: tempered.then_some(f.temperatures.len()),
+                swap_acceptance: tempered.then(|| f.swap_acceptance.clone()),
+                ladder: tempered.then(|| f.temperatures.clone()),
                 barrier: f.barrier,
                 primary: f.primary.clone(),
             };

@@ -1083,25 +1083,23 @@ pub fn fit_gibbs(bags: &Bags, opts: &MilGibbsOptions) -> Result<MilGibbsFit> {
                 .iter()
                 .map(PairStats::rejection_rate)
                 .collect();
-            let resized = opts
+            // The same length (equalise_ladder), or ⌈2Λ̂⌉ rungs for an
+            // automatic count.
+            let k = opts
                 .tempering
                 .auto
                 .then(|| auto_rungs(&rates))
                 .flatten()
-                .filter(|&k| k != tau.len());
-            match resized {
-                Some(k) => {
-                    let new = respace_ladder(&tau, &rates, k);
-                    for (c, ch) in chains.iter_mut().enumerate() {
-                        ch.resize(&tau, &new, mcmc.seed, c, round);
-                    }
-                    tau = new;
-                }
-                None => {
-                    tau = equalise_ladder(&tau, &rates);
-                    chains.iter_mut().for_each(|ch| ch.set_ladder(&tau));
+                .unwrap_or(tau.len());
+            let new = respace_ladder(&tau, &rates, k);
+            if new.len() == tau.len() {
+                chains.iter_mut().for_each(|ch| ch.set_ladder(&new));
+            } else {
+                for (c, ch) in chains.iter_mut().enumerate() {
+                    ch.resize(&tau, &new, mcmc.seed, c, round);
                 }
             }
+            tau = new;
         }
     }
     let pairs = pooled_pairs(&chains);
