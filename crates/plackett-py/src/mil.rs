@@ -331,7 +331,7 @@ pub fn mil_fit(
         };
         let seconds = start.elapsed().as_secs_f64();
         let pred = model.predict(&bags, 500, seed)?;
-        let notes: Vec<String> = fit_notes(&info)
+        let notes: Vec<String> = fit_notes(&info, bags.counts())
             .iter()
             .map(|n| plackett::error::render_params(n, plackett::error::ParamStyle::Python))
             .collect();

@@ -13,11 +13,24 @@ use serde_json::{Value, json};
 /// between the posterior and the hot rungs, and tempering buys little.
 const MIN_SWAP_ACCEPTANCE: f64 = 0.05;
 
-/// Warnings about a fit: Gibbs chains that disagree, tempering rungs too
-/// far apart, VB's known weaknesses (under-dispersed sds; the degenerate
-/// optimum with no primary instance, Hu 2024 §2.2 on Musk).
-pub fn fit_notes(info: &MilFitInfo) -> Vec<String> {
+/// Warnings about a fit: a modality without instances (its coefficients
+/// keep their prior), Gibbs chains that disagree, tempering rungs too far
+/// apart, VB's known weaknesses (under-dispersed sds; the degenerate
+/// optimum with no primary instance, Hu 2024 §2.2 on Musk). `counts` are
+/// the training instances of modality 0 and 1 ([`Bags::counts`]).
+pub fn fit_notes(info: &MilFitInfo, counts: [usize; 2]) -> Vec<String> {
     let mut notes = Vec::new();
+    // The layout always holds both instance intercepts (a unimodal file has
+    // `c`, with no γ or d), so a modality the data lack is still printed:
+    // say that its rows are the prior, not an estimate.
+    for (m, coefs) in [(0, "beta, a, b"), (1, "gamma, c, d")] {
+        if counts[m] == 0 {
+            notes.push(format!(
+                "no modality-{m} instances: the data say nothing about that modality's \
+                 coefficients ({coefs}, where present); their rows repeat the prior"
+            ));
+        }
+    }
     if let (Some(r), Some(e)) = (info.max_rhat, info.min_ess)
         && (r > 1.01 || e < 400.0)
     {
@@ -178,18 +191,18 @@ mod tests {
     /// untempered fits get no tempering note.
     #[test]
     fn a_ladder_with_a_rarely_swapping_pair_is_named() {
-        let notes = fit_notes(&gibbs_info(Some(vec![0.5, 0.3, 0.01])));
+        let notes = fit_notes(&gibbs_info(Some(vec![0.5, 0.3, 0.01])), [3, 2]);
         assert!(
             notes
                 .iter()
                 .any(|n| n.contains("rungs 2 and 3") && n.contains("1%")),
             "{notes:?}"
         );
-        assert!(fit_notes(&gibbs_info(Some(vec![0.5, 0.2]))).is_empty());
+        assert!(fit_notes(&gibbs_info(Some(vec![0.5, 0.2])), [3, 2]).is_empty());
         // A ladder of 10 rungs across a barrier of 6.2 is short of 2Λ.
         let mut short = gibbs_info(Some(vec![0.4; 9]));
         short.barrier = Some(6.2);
-        let notes = fit_notes(&short);
+        let notes = fit_notes(&short, [3, 2]);
         assert!(
             notes
                 .iter()
@@ -197,7 +210,17 @@ mod tests {
             "{notes:?}"
         );
         short.barrier = Some(5.0);
-        assert!(fit_notes(&short).is_empty());
-        assert!(fit_notes(&gibbs_info(None)).is_empty());
+        assert!(fit_notes(&short, [3, 2]).is_empty());
+        assert!(fit_notes(&gibbs_info(None), [3, 2]).is_empty());
+    }
+
+    /// A unimodal fit says that modality 1's intercept `c` is its prior.
+    #[test]
+    fn a_missing_modality_is_named() {
+        let notes = fit_notes(&gibbs_info(None), [5, 0]);
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(notes[0].contains("no modality-1 instances") && notes[0].contains("c, d"));
+        let notes = fit_notes(&gibbs_info(None), [0, 5]);
+        assert!(notes[0].contains("no modality-0 instances"), "{notes:?}");
     }
 }
