@@ -38,7 +38,7 @@ use crate::error::{Error, Result};
 use crate::infer::mcmc::McmcSettings;
 use crate::infer::rng::{Rng, stream};
 use crate::numerics::linalg::Cholesky;
-use crate::numerics::probit::{ln_norm_cdf, truncated_draw};
+use crate::numerics::probit::{ln_norm_cdf, ln_norm_cdf_both, truncated_draw};
 use crate::numerics::sigmoid;
 use crate::numerics::slice::ellipse_slice;
 use crate::observer::{self, SharedObserver};
@@ -552,9 +552,9 @@ impl<'a> Chain<'a> {
                     .sum::<f64>();
             for j in b.start..b.end {
                 let rest = if self.delta[j] { mu - self.eta[j] } else { mu };
-                let l1 =
-                    ln_norm_cdf(self.nu[j]) + ln_norm_cdf(sign * self.scale * (rest + self.eta[j]));
-                let l0 = ln_norm_cdf(-self.nu[j]) + ln_norm_cdf(sign * self.scale * rest);
+                let (ln_on, ln_off) = ln_norm_cdf_both(self.nu[j]);
+                let l1 = ln_on + ln_norm_cdf(sign * self.scale * (rest + self.eta[j]));
+                let l0 = ln_off + ln_norm_cdf(sign * self.scale * rest);
                 let p = sigmoid(l1 - l0);
                 if keep {
                     self.prob_sum[j] += p;

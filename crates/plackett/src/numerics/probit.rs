@@ -65,6 +65,12 @@ pub fn probit_mean_sd(m: f64, v: f64) -> (f64, f64) {
 
 /// `ln Φ(x)`, finite for every finite `x`.
 pub fn ln_norm_cdf(x: f64) -> f64 {
+    // Above 0.53 (Φ = 0.702) the branch below always takes `ln(1 − Φ(−x))`:
+    // go there directly and save the `erfc` of `Φ(x)`, the bulk of the
+    // samplers' time (the same bits; tested).
+    if x > 0.53 {
+        return (-norm_cdf(-x)).ln_1p();
+    }
     if x > -37.0 {
         let p = norm_cdf(x);
         if p > 0.7 {
@@ -78,6 +84,25 @@ pub fn ln_norm_cdf(x: f64) -> f64 {
         let r = 1.0 / (x * x);
         let series = 1.0 - r * (1.0 - r * (3.0 - r * (15.0 - 105.0 * r)));
         -0.5 * x * x - LN_SQRT_2PI - (-x).ln() + series.ln()
+    }
+}
+
+/// `(ln Φ(x), ln Φ(−x))`, bit for bit the two calls of [`ln_norm_cdf`],
+/// with one `erfc` where `|x| > 0.53` (both come from `Φ(−|x|)` there).
+/// The Gibbs samplers' draws depend on the exact bits, so they use this
+/// rather than [`ln_norm_cdf_pair`], which rounds differently near 0.
+pub fn ln_norm_cdf_both(x: f64) -> (f64, f64) {
+    let t = -x.abs();
+    if t < -0.53 && t > -37.0 {
+        let q = norm_cdf(t);
+        let (tail, other) = (q.ln(), (-q).ln_1p());
+        if x > 0.0 {
+            (other, tail)
+        } else {
+            (tail, other)
+        }
+    } else {
+        (ln_norm_cdf(x), ln_norm_cdf(-x))
     }
 }
 
@@ -214,6 +239,52 @@ mod tests {
             assert!(mills(x).is_finite() && ln_norm_cdf(x).is_finite(), "{x}");
         }
         assert!((mills(-1e4) - 1e4).abs() < 1e-3);
+    }
+
+    /// The shortcut above 0.53 gives the bits of the two-step rule it
+    /// skips (`Φ(x)` first, then `ln(1 − Φ(−x))` when `Φ(x) > 0.7`).
+    #[test]
+    fn the_upper_shortcut_of_the_log_cdf_changes_no_bit() {
+        let two_step = |x: f64| {
+            let p = norm_cdf(x);
+            if p > 0.7 {
+                (-norm_cdf(-x)).ln_1p()
+            } else {
+                p.ln()
+            }
+        };
+        let mut x = 0.4f64;
+        while x < 45.0 {
+            assert_eq!(ln_norm_cdf(x).to_bits(), two_step(x).to_bits(), "{x}");
+            x += 1.37e-4;
+        }
+        assert_eq!(
+            ln_norm_cdf(f64::INFINITY).to_bits(),
+            two_step(f64::INFINITY).to_bits()
+        );
+        // Both signs at once: the bits of two single calls.
+        let mut x = -45.0f64;
+        while x < 45.0 {
+            let (a, b) = ln_norm_cdf_both(x);
+            assert_eq!(a.to_bits(), ln_norm_cdf(x).to_bits(), "{x}");
+            assert_eq!(b.to_bits(), ln_norm_cdf(-x).to_bits(), "{x}");
+            x += 1.37e-4;
+        }
+        for x in [
+            0.53,
+            -0.53,
+            37.0,
+            -37.0,
+            0.0,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+        ] {
+            let (a, b) = ln_norm_cdf_both(x);
+            assert_eq!(
+                (a.to_bits(), b.to_bits()),
+                (ln_norm_cdf(x).to_bits(), ln_norm_cdf(-x).to_bits())
+            );
+        }
     }
 
     #[test]
