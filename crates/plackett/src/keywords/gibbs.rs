@@ -16,7 +16,7 @@ use crate::error::{Error, Result};
 use crate::infer::mcmc::McmcSettings;
 use crate::infer::rng::stream;
 use crate::numerics::gamma::gamma_draw;
-use crate::numerics::probit::{ln_norm_cdf, norm_cdf, truncated_draw};
+use crate::numerics::probit::{ln_norm_cdf, ln_norm_cdf_both, norm_cdf, truncated_draw};
 use crate::numerics::slice::slice_step;
 use crate::numerics::{log_add_exp, sigmoid};
 use crate::posterior::diagnostics::{ScalarDiagnostics, diagnose};
@@ -147,7 +147,8 @@ impl<'a> Chain<'a> {
                     l += if y[i] {
                         (1.0 - al).ln() + ln_norm_cdf(m)
                     } else {
-                        log_add_exp(ln_norm_cdf(-m), al.ln() + ln_norm_cdf(m))
+                        let (ln_pos, ln_neg) = ln_norm_cdf_both(m);
+                        log_add_exp(ln_neg, al.ln() + ln_pos)
                     };
                 }
                 l
@@ -168,7 +169,8 @@ impl<'a> Chain<'a> {
                 }
                 true
             } else {
-                let p = sigmoid(self.alpha(i).ln() + ln_norm_cdf(m) - ln_norm_cdf(-m));
+                let (ln_pos, ln_neg) = ln_norm_cdf_both(m);
+                let p = sigmoid(self.alpha(i).ln() + ln_pos - ln_neg);
                 if let Some(l) = lat.as_deref_mut() {
                     l[i] += p;
                 }
