@@ -611,6 +611,38 @@ fn the_study_scores_primary_instances_against_their_own_truth() {
     );
 }
 
+/// A Gibbs model predicts from all its stored draws, whatever `draws` asks
+/// for: the draws run chain after chain, and a prediction from the first
+/// `draws` of them would read only the first chains. Here the first
+/// quarter (one "chain") has α = −8 and the rest α = +8, every slope and
+/// intercept 0, so a bag's p is the share of +8 draws used: 3/4.
+#[test]
+fn gibbs_predictions_use_every_chain() {
+    let bags = simulated(12, 3, 2, 5);
+    let fit = plackett::mil::vb::fit_vb(&bags, &VbOptions::default()).unwrap();
+    let mut model = MilModel::from_vb(&fit, &bags, MilPriors::default());
+    let len = model.layout.len();
+    let alpha = model.layout.alpha();
+    let stored = plackett::mil::model::MAX_STORED_DRAWS;
+    model.engine = "gibbs".into();
+    model.covariances = None;
+    model.draws = Some(
+        (0..stored)
+            .map(|s| {
+                let mut t = vec![0.0; len];
+                t[alpha] = if s < stored / 4 { -8.0 } else { 8.0 };
+                t
+            })
+            .collect(),
+    );
+    for draws in [100, 500, 1000, 3000] {
+        let pred = model.predict(&bags, draws, 1).unwrap();
+        for b in &pred {
+            assert!((b.p - 0.75).abs() < 1e-9, "draws {draws}: p {}", b.p);
+        }
+    }
+}
+
 /// Hu 2024 §2.3's design with `bags` bags of `instances` instances and
 /// `features` features per modality, the other settings at their defaults.
 fn simulated(bags: usize, instances: usize, features: usize, seed: u64) -> Bags {
