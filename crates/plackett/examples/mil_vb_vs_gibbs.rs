@@ -203,6 +203,18 @@ fn main() {
         let pv = predict(MilModel::from_vb(&vb, &train, priors));
         let pg = predict(MilModel::from_gibbs(&g, &train, priors));
         let pgv = predict(MilModel::from_gibbs(&g_at_vb, &train, priors));
+        // The reading before 2026-11-27: `predict` took the first 500 of
+        // the model's stored draws, which run chain after chain (the first
+        // half of the chains). Printed beside the corrected one.
+        let mut first = MilModel::from_gibbs(&g, &train, priors);
+        if let Some(d) = first.draws.as_mut() {
+            d.truncate(500);
+        }
+        println!(
+            "  sampler's held-out AUROC from every chain {:.3}, from the first 500 stored draws (before 2026-11-27) {:.3}",
+            auc(&pg, &y),
+            auc(&predict(first), &y)
+        );
         // Diagnostic of the mechanism (docs/mil.md, "What is not right
         // yet"): vMMIC's fit with each level rescaled to the default-start
         // sampler's length — the instance level (a, b and c, d, one factor
