@@ -357,6 +357,12 @@ pub fn extract(document: &str, known: &[String], opts: &ExtractOptions) -> Resul
                     o.max_iter, o.tol
                 ));
             }
+            if f.slope_unclear() {
+                notes.push(format!(
+                    "VBSS's slope b is not clear of 0 (E b = {:.3}, sd {:.3}): the graph barely separates the unlabelled words under VB, and mean-field VB can flatten probabilities the exact posterior tells apart; compare the exact posterior (engine gibbs; docs/keywords.md)",
+                    f.b.0, f.b.1
+                ));
+            }
             let p = f.probabilities(opts.probability).to_vec();
             let fit = json!({
                 "engine": "vb",

@@ -201,6 +201,27 @@ impl VbssFit {
     pub fn final_elbo(&self) -> f64 {
         self.elbo.last().copied().unwrap_or(f64::NAN)
     }
+
+    /// Whether the slope `b` linking the graph score `θ` to the keyword
+    /// probit is not clear of zero under `q` (`|E b| < 2 sd(b)`). Then the
+    /// co-occurrence prior hardly separates the unlabelled words under VB,
+    /// and mean-field VB is known to flatten them where the exact posterior
+    /// does not: on documents drawn from the model's own prior, whose
+    /// labels say little about `b`, `E[b]` collapses to about 0 (the
+    /// `b`–`θ` coupling through `E[θᵀθ]`, which carries `q(θ)`'s variance
+    /// along the prior's smoothest directions), every unlabelled word gets
+    /// nearly the same probability, and VB's ranking of them has Spearman
+    /// −0.1 to 0.6 with the exact posterior's (tests/keywords.rs). Where
+    /// the known keywords define the prior, as in `keywords extract`, `b`
+    /// sits about six sds from 0 and the two rankings agree (Spearman ≥
+    /// 0.9). Hu 2024 §1.3 does not discuss it; docs/keywords.md.
+    pub fn slope_unclear(&self) -> bool {
+        // A NaN moment counts as unclear.
+        matches!(
+            self.b.0.abs().partial_cmp(&(2.0 * self.b.1)),
+            Some(std::cmp::Ordering::Less) | None
+        )
+    }
 }
 
 /// `ln Φ(±m)` and the inverse Mills ratios `φ(m)/Φ(±m)` from one `erfc`
@@ -240,6 +261,53 @@ impl Tails {
                 ln_neg: ln_norm_cdf(-m),
                 mills_pos: mills(m),
                 mills_neg: mills(-m),
+            }
+        }
+    }
+}
+
+/// The moments of one `q(z_i)` that the ELBO reads: for a known keyword
+/// `N(m, 1)` truncated to `z > 0`; otherwise the two-piece density
+/// `[1(z ≤ 0) + w 1(z > 0)] φ(z − m) / C`, `ln w = E[ln α]`,
+/// `C = Φ(−m) + wΦ(m)` (Hu 2024, §1.3.3, U1, with the sign of `E[ln α]`
+/// fixed). The update evaluates it at the model's `m = E[a] + E[b]E[θ_i]`;
+/// the finite-difference tests move `m` and `ln w` away from there.
+#[derive(Debug, Clone, Copy)]
+struct ZFactor {
+    ez: f64,
+    /// `E[z²]`.
+    ez2: f64,
+    /// Entropy of `q(z_i)`.
+    hz: f64,
+    /// `q(z_i > 0)` of an unlabelled word (0 for a known keyword, whose
+    /// label is not a latent variable).
+    pi: f64,
+}
+
+impl ZFactor {
+    fn at(m: f64, ln_w: f64, known: bool) -> ZFactor {
+        let t = Tails::at(m);
+        if known {
+            let ez = m + t.mills_pos;
+            ZFactor {
+                ez,
+                ez2: 1.0 + m * ez,
+                hz: 0.5 * (LN_2PI + 1.0) + t.ln_pos - 0.5 * m * t.mills_pos,
+                pi: 0.0,
+            }
+        } else {
+            let lo = ln_w + t.ln_pos - t.ln_neg;
+            let pi = crate::numerics::sigmoid(lo);
+            let ep = m + t.mills_pos;
+            let en = m - t.mills_neg;
+            let ez = (1.0 - pi) * en + pi * ep;
+            let ez2 = (1.0 - pi) * (1.0 + m * en) + pi * (1.0 + m * ep);
+            let ln_c = log_add_exp(t.ln_neg, ln_w + t.ln_pos);
+            ZFactor {
+                ez,
+                ez2,
+                hz: ln_c - pi * ln_w + 0.5 * LN_2PI + 0.5 * (ez2 - 2.0 * m * ez + m * m),
+                pi,
             }
         }
     }
@@ -343,29 +411,11 @@ impl<'a> State<'a> {
     /// normal otherwise; `π_i = q(z_i > 0)` from its log-odds.
     fn update_z(&mut self) {
         for i in 0..self.n {
-            let m = self.m(i);
-            let t = Tails::at(m);
-            if self.y[i] {
-                let ez = m + t.mills_pos;
-                self.ez[i] = ez;
-                self.ez2[i] = 1.0 + m * ez;
-                self.hz[i] = 0.5 * (LN_2PI + 1.0) + t.ln_pos - 0.5 * m * t.mills_pos;
-                self.pi[i] = 0.0;
-            } else {
-                let ln_w = self.e_ln_alpha[i];
-                let lo = ln_w + t.ln_pos - t.ln_neg;
-                let pi = crate::numerics::sigmoid(lo);
-                let ep = m + t.mills_pos;
-                let en = m - t.mills_neg;
-                let ez = (1.0 - pi) * en + pi * ep;
-                let ez2 = (1.0 - pi) * (1.0 + m * en) + pi * (1.0 + m * ep);
-                // q(z) = [1(z ≤ 0) + w 1(z > 0)] φ(z − m) / C, C = Φ(−m) + wΦ(m).
-                let ln_c = log_add_exp(t.ln_neg, ln_w + t.ln_pos);
-                self.pi[i] = pi;
-                self.ez[i] = ez;
-                self.ez2[i] = ez2;
-                self.hz[i] = ln_c - pi * ln_w + 0.5 * LN_2PI + 0.5 * (ez2 - 2.0 * m * ez + m * m);
-            }
+            let f = ZFactor::at(self.m(i), self.e_ln_alpha[i], self.y[i]);
+            self.ez[i] = f.ez;
+            self.ez2[i] = f.ez2;
+            self.hz[i] = f.hz;
+            self.pi[i] = f.pi;
         }
     }
 
@@ -898,7 +948,9 @@ mod tests {
 
     #[test]
     fn the_elbo_never_decreases_under_exact_updates() {
-        for seed in 0..12 {
+        // 50 random documents (issue 14's acceptance), each under both θ
+        // steps and both α models.
+        for seed in 0..50 {
             let (g, y) = random_doc(seed, 300, 60);
             let pr = ThetaPrior::from_graph(&g, &y, 0.85, PriorScale::Dissertation).unwrap();
             for mode in [ThetaUpdate::Coordinate, ThetaUpdate::Block] {
@@ -977,6 +1029,123 @@ mod tests {
         check(&st, "s_t", &|s, h| s.s_t[5] *= 1.0 + h);
         st.update_alpha();
         check(&st, "alpha", &|s, h| s.alpha[0].0 *= 1.0 + h);
+    }
+
+    /// Central finite difference of the ELBO along coordinate `k` of the
+    /// packed variational parameters (positive ones on the log scale).
+    fn fd_along(st: &State, k: usize, h: f64) -> f64 {
+        let x = st.pack();
+        let at = |d: f64| {
+            let mut s2 = st.clone_shallow();
+            let mut xd = x.clone();
+            xd[k] += d;
+            s2.load(&xd);
+            s2.elbo()
+        };
+        (at(h) - at(-h)) / (2.0 * h)
+    }
+
+    /// Every closed-form update (Hu 2024 §1.3.3, U1–U6 with the errata
+    /// fixed) sets its block where the ELBO's gradient in that block
+    /// vanishes: central finite differences of the ELBO along each of the
+    /// block's parameters, taken right after the update, are zero to
+    /// rounding, where just before it they are not. For `q(z_i)`, a
+    /// free-form factor, along its two shape parameters (the location `m`
+    /// and the log-weight `ln w` of the two-piece normal); for a block
+    /// `q(θ)` along every mean and both covariance coefficients. Shared and
+    /// per-word `α`, block and coordinate `θ` steps, three documents.
+    #[test]
+    fn each_update_zeroes_the_elbo_gradient_of_its_block() {
+        let h = 1e-5;
+        let tol = 2e-6;
+        for seed in [3u64, 11, 29] {
+            let (g, y) = random_doc(seed, 200, 40);
+            let pr = ThetaPrior::from_graph(&g, &y, 0.85, PriorScale::Code).unwrap();
+            for mode in [ThetaUpdate::Block, ThetaUpdate::Coordinate] {
+                for alpha in [AlphaModel::Shared, AlphaModel::PerWord] {
+                    let o = VbssOptions {
+                        theta_update: mode,
+                        alpha,
+                        ..Default::default()
+                    };
+                    let mut st = State::new(&pr, &y, o);
+                    st.sweep();
+                    let n = st.n;
+                    let na = st.alpha.len();
+                    let th = 5 + 2 * na;
+                    let what = format!("seed {seed} {mode:?} {alpha:?}");
+                    // The packed coordinates of each block.
+                    let blocks: [(&str, Vec<usize>); 5] = [
+                        ("q(theta)", {
+                            let cov: Vec<usize> = match mode {
+                                ThetaUpdate::Block => vec![th + n, th + n + 1],
+                                _ => (th + n..th + 2 * n).collect(),
+                            };
+                            // Gauss–Seidel: each mean is optimal given the
+                            // means after it as they were, so only the last
+                            // one is stationary at the end of the pass.
+                            let means: Vec<usize> = match mode {
+                                ThetaUpdate::Block => (th..th + n).collect(),
+                                _ => vec![th + n - 1],
+                            };
+                            means.into_iter().chain(cov).collect()
+                        }),
+                        ("q(a)", vec![0, 1]),
+                        ("q(b)", vec![2, 3]),
+                        ("q(sigma2)", vec![4]),
+                        ("q(alpha)", (5..th).collect()),
+                    ];
+                    // q(z): each word's factor along (m, ln w).
+                    st.update_z();
+                    let base = st.elbo();
+                    for i in 0..n {
+                        let (m, lw) = (st.m(i), st.e_ln_alpha[i]);
+                        let with = |mm: f64, ww: f64| {
+                            let mut s2 = st.clone_shallow();
+                            let f = ZFactor::at(mm, ww, y[i]);
+                            s2.ez[i] = f.ez;
+                            s2.ez2[i] = f.ez2;
+                            s2.hz[i] = f.hz;
+                            s2.pi[i] = f.pi;
+                            s2.elbo()
+                        };
+                        let dm = (with(m + h, lw) - with(m - h, lw)) / (2.0 * h);
+                        assert!(dm.abs() < tol, "{what}: q(z_{i}) along m: {dm:e}");
+                        if !y[i] {
+                            let dw = (with(m, lw + h) - with(m, lw - h)) / (2.0 * h);
+                            assert!(dw.abs() < tol, "{what}: q(z_{i}) along ln w: {dw:e}");
+                        }
+                        assert!((with(m, lw) - base).abs() < 1e-9 * base.abs());
+                    }
+                    for (name, coords) in &blocks {
+                        let before = coords
+                            .iter()
+                            .map(|&k| fd_along(&st, k, h).abs())
+                            .fold(0.0, f64::max);
+                        match *name {
+                            "q(theta)" => st.update_theta(),
+                            "q(a)" => st.update_a(),
+                            "q(b)" => st.update_b(),
+                            "q(sigma2)" => st.update_sigma(),
+                            _ => st.update_alpha(),
+                        }
+                        for &k in coords {
+                            let d = fd_along(&st, k, h);
+                            assert!(
+                                d.abs() < tol,
+                                "{what}: {name}, packed coordinate {k}: dELBO {d:e} after its update (largest {before:e} before)"
+                            );
+                        }
+                        // The check has teeth: before the update the block
+                        // was not at its optimum.
+                        assert!(
+                            before > 100.0 * tol,
+                            "{what}: {name} already optimal ({before:e})"
+                        );
+                    }
+                }
+            }
+        }
     }
 
     impl State<'_> {
