@@ -71,21 +71,13 @@ fn simulate(prior: &ThetaPrior, h: Hyper, seed: u64) -> (Vec<bool>, Vec<bool>) {
     let mut rng = stream(seed, &[0x73696d]);
     loop {
         let s2 = 1.0 / gamma_draw(&mut rng, h.tau, h.tau);
-        let e: Vec<f64> = (0..n)
-            .map(|k| {
-                let z: f64 = StandardNormal.sample(&mut rng);
-                z * (s2 / prior.precision_eigenvalues[k]).sqrt()
-            })
-            .collect();
-        let dev = prior.unrotate(&e);
+        let theta = prior.sample(s2, &mut rng);
         let a = h.sigma_a2.sqrt() * Distribution::<f64>::sample(&StandardNormal, &mut rng);
         let b = h.sigma_b2.sqrt() * Distribution::<f64>::sample(&StandardNormal, &mut rng);
         let alpha: f64 = rng.random();
-        let star: Vec<bool> = prior
-            .theta0
+        let star: Vec<bool> = theta
             .iter()
-            .zip(&dev)
-            .map(|(t0, d)| rng.random::<f64>() < norm_cdf(a + b * (t0 + d)))
+            .map(|t| rng.random::<f64>() < norm_cdf(a + b * t))
             .collect();
         let y: Vec<bool> = star
             .iter()

@@ -427,15 +427,7 @@ mod tests {
                 let mut rng = stream(77, &[r as u64]);
                 loop {
                     let s2 = 1.0 / gamma_draw(&mut rng, tau, tau);
-                    let e: Vec<f64> = (0..n)
-                        .map(|k| {
-                            let z: f64 = StandardNormal.sample(&mut rng);
-                            z * (s2 / prior.precision_eigenvalues[k]).sqrt()
-                        })
-                        .collect();
-                    let dev = prior.unrotate(&e);
-                    let theta: Vec<f64> =
-                        prior.theta0.iter().zip(&dev).map(|(t, d)| t + d).collect();
+                    let theta = prior.sample(s2, &mut rng);
                     let a: f64 = sa.sqrt() * Distribution::<f64>::sample(&StandardNormal, &mut rng);
                     let b: f64 = sb.sqrt() * Distribution::<f64>::sample(&StandardNormal, &mut rng);
                     let alpha: f64 = rng.random();

@@ -212,6 +212,25 @@ impl ThetaPrior {
         mat_vec(&self.vectors, c, false)
     }
 
+    /// A draw of `θ ~ N(θ₀, σ² U)` (through the eigenvectors: `θ₀ + V z`
+    /// with `z_k ~ N(0, σ²/p_k)`), for simulating from the model.
+    pub fn sample<R: rand::Rng + ?Sized>(&self, sigma2: f64, rng: &mut R) -> Vec<f64> {
+        use rand_distr::{Distribution, StandardNormal};
+        let z: Vec<f64> = self
+            .precision_eigenvalues
+            .iter()
+            .map(|p| {
+                let e: f64 = StandardNormal.sample(rng);
+                e * (sigma2 / p).sqrt()
+            })
+            .collect();
+        self.theta0
+            .iter()
+            .zip(self.unrotate(&z))
+            .map(|(t, d)| t + d)
+            .collect()
+    }
+
     /// `diag(V diag(d) Vᵀ)`, the marginal variances of a Gaussian whose
     /// covariance shares the prior's eigenvectors.
     pub fn diag_of(&self, d: &[f64]) -> Vec<f64> {
