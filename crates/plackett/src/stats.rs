@@ -64,6 +64,31 @@ pub fn pearson(x: &[f64], y: &[f64]) -> f64 {
     sxy / (sxx * syy).sqrt()
 }
 
+/// Mid-ranks (1-based; tied values share the mean of their positions).
+pub fn mid_ranks(x: &[f64]) -> Vec<f64> {
+    let mut idx: Vec<usize> = (0..x.len()).collect();
+    idx.sort_by(|&a, &b| x[a].total_cmp(&x[b]));
+    let mut ranks = vec![0.0; x.len()];
+    let mut k = 0;
+    while k < idx.len() {
+        let mut e = k + 1;
+        while e < idx.len() && x[idx[e]] == x[idx[k]] {
+            e += 1;
+        }
+        let r = (k + 1 + e) as f64 / 2.0;
+        for &i in &idx[k..e] {
+            ranks[i] = r;
+        }
+        k = e;
+    }
+    ranks
+}
+
+/// Spearman's rank correlation: Pearson's on the mid-ranks.
+pub fn spearman(x: &[f64], y: &[f64]) -> f64 {
+    pearson(&mid_ranks(x), &mid_ranks(y))
+}
+
 /// The rank histogram of simulation-based calibration (Talts et al. 2018):
 /// each rank of a true value among `draws` posterior draws (0..=draws)
 /// counted in `bins` equal bins.
@@ -89,6 +114,13 @@ pub fn uniform_chi2(counts: &[usize]) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn mid_ranks_and_spearman_by_hand() {
+        assert_eq!(mid_ranks(&[0.3, 0.1, 0.3, 0.2]), vec![3.5, 1.0, 3.5, 2.0]);
+        assert_eq!(spearman(&[1.0, 2.0, 3.0], &[10.0, 20.0, 40.0]), 1.0);
+        assert_eq!(spearman(&[1.0, 2.0, 3.0], &[3.0, 2.0, 1.0]), -1.0);
+    }
 
     #[test]
     fn rank_histogram_bins_ranks_evenly() {

@@ -30,21 +30,7 @@ pub fn test_pairs(ds: &Dataset) -> Vec<(u32, u32)> {
 /// Area under the ROC curve of probabilities `p` for labels `y` (ties
 /// averaged; Mann–Whitney). NaN without both classes.
 pub fn auc(p: &[f64], y: &[bool]) -> f64 {
-    let mut idx: Vec<usize> = (0..p.len()).collect();
-    idx.sort_by(|&a, &b| p[a].total_cmp(&p[b]));
-    let mut ranks = vec![0.0; p.len()];
-    let mut k = 0;
-    while k < idx.len() {
-        let mut e = k + 1;
-        while e < idx.len() && p[idx[e]] == p[idx[k]] {
-            e += 1;
-        }
-        let r = (k + 1 + e) as f64 / 2.0;
-        for &i in &idx[k..e] {
-            ranks[i] = r;
-        }
-        k = e;
-    }
+    let ranks = crate::stats::mid_ranks(p);
     let n1 = y.iter().filter(|&&v| v).count() as f64;
     let n0 = y.len() as f64 - n1;
     if n1 == 0.0 || n0 == 0.0 {
