@@ -465,7 +465,7 @@ fn run_evaluate(a: &EvaluateArgs) -> Result<()> {
         .split(',')
         .map(|s| {
             s.trim().parse::<f64>().map_err(|_| {
-                anyhow::anyhow!("invalid option `--gamma`: `{}` is not a number", s.trim())
+                anyhow::anyhow!("invalid option `--gamma`: {:?} is not a number", s.trim())
             })
         })
         .collect::<Result<_>>()?;
@@ -474,7 +474,7 @@ fn run_evaluate(a: &EvaluateArgs) -> Result<()> {
         match Method::parse(m.trim()) {
             Some(x) => methods.push(x),
             None => bail!(
-                "invalid option `--methods`: unknown method `{}` (vbss, ss, textrank, positionrank, tfidf, bss, vbss-code)",
+                "invalid option `--methods`: unknown method {:?} (vbss, ss, textrank, positionrank, tfidf, bss, vbss-code)",
                 m.trim()
             ),
         }
@@ -512,7 +512,7 @@ fn run_evaluate(a: &EvaluateArgs) -> Result<()> {
     let mut opts = opts;
     for e in &a.external {
         let Some((name, file)) = e.split_once('=') else {
-            bail!("invalid option `--external`: `{e}` is not NAME=FILE.json");
+            bail!("invalid option `--external`: {e:?} is not NAME=FILE.json");
         };
         opts.external
             .push(read_external(Path::new(file), name, &pipe)?);

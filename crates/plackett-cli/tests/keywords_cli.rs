@@ -335,7 +335,18 @@ fn evaluate_prints_the_dissertation_layout() {
         .args(["keywords", "evaluate", &c, "--methods", "magic"])
         .output()
         .unwrap();
-    fails(&out, "unknown method");
+    // A value the user typed is quoted, never shown as a flag (`--magic`).
+    fails(&out, "unknown method \"magic\"");
+    let out = bin()
+        .args(["keywords", "evaluate", &c, "--gamma", "0.1,abc"])
+        .output()
+        .unwrap();
+    fails(&out, "\"abc\" is not a number");
+    let out = bin()
+        .args(["keywords", "evaluate", &c, "--external", "abc"])
+        .output()
+        .unwrap();
+    fails(&out, "\"abc\" is not NAME=FILE.json");
     let out = bin()
         .args(["keywords", "evaluate", &c, "--k", "11"])
         .output()

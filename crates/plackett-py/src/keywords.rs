@@ -23,7 +23,7 @@ fn choice<T: Copy>(name: &str, v: &str, options: &[(&str, T)]) -> PyResult<T> {
         .ok_or_else(|| {
             let names: Vec<&str> = options.iter().map(|(k, _)| *k).collect();
             PyValueError::new_err(format!(
-                "invalid option {name}: `{v}` (one of {})",
+                "invalid option {name}: {v:?} (one of {})",
                 names.join(", ")
             ))
         })
@@ -91,7 +91,7 @@ pub fn extract_keywords(
         }),
         other => {
             return Err(PyValueError::new_err(format!(
-                "invalid option engine: `{other}` (one of vb, gibbs)"
+                "invalid option engine: {other:?} (one of vb, gibbs)"
             )));
         }
     };
@@ -261,7 +261,7 @@ pub fn evaluate_keywords(
         .map(|m| {
             Method::parse(m).ok_or_else(|| {
                 PyValueError::new_err(format!(
-                    "invalid option methods: unknown method `{m}` (vbss, ss, textrank, positionrank, tfidf, bss, vbss-code)"
+                    "invalid option methods: unknown method {m:?} (vbss, ss, textrank, positionrank, tfidf, bss, vbss-code)"
                 ))
             })
         })

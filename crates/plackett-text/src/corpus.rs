@@ -134,7 +134,7 @@ pub fn read_external(path: &Path, name: &str, pipe: &Pipeline) -> Result<Externa
         for (phrase, score) in phrases {
             if !score.is_finite() {
                 return Err(Error::Data(format!(
-                    "{}: document {id}, phrase `{phrase}`: score {score} is not finite",
+                    "{}: document {id}, phrase {phrase:?}: score {score} is not finite",
                     path.display()
                 )));
             }

@@ -58,7 +58,7 @@ fn read_edges(text: &str, source: &str) -> Result<WordGraph> {
                 .ok_or_else(|| {
                     bad(
                         ln + 1,
-                        format!("weight `{v}` is not a finite non-negative number"),
+                        format!("weight {v:?} is not a finite non-negative number"),
                     )
                 })?,
         };

@@ -99,7 +99,7 @@ impl WordGraph {
             }
             if !(w.is_finite() && w >= 0.0) {
                 return Err(Error::Data(format!(
-                    "edge weight {w} between `{}` and `{}` is not a finite non-negative number",
+                    "edge weight {w} between {:?} and {:?} is not a finite non-negative number",
                     words[i], words[j]
                 )));
             }
