@@ -336,10 +336,16 @@ pub fn fit_mixture(
     let defaults = MixtureOptions::default();
     let (shape, rate, alpha) = match engine {
         "mle" => {
+            // Name what was given, as the command line does.
+            let given = if dirichlet.is_some() {
+                "dirichlet"
+            } else {
+                "prior"
+            };
             if prior_shape.is_some() || prior_rate.is_some() || dirichlet.is_some() {
-                return Err(PyValueError::new_err(
-                    "invalid option prior: only with engine=\"map\" or \"gibbs\" (mle has no prior)",
-                ));
+                return Err(PyValueError::new_err(format!(
+                    "invalid option {given}: only with engine=\"map\" or \"gibbs\" (mle has no prior)"
+                )));
             }
             (1.0, 0.0, 1.0)
         }

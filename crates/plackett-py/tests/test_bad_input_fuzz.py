@@ -252,3 +252,35 @@ def test_a_count_too_large_to_run_is_refused_before_any_work(call):
     # counts and says which one.
     with pytest.raises(ValueError, match="invalid option|draws:"):
         call()
+
+
+@pytest.mark.parametrize(
+    "call, name",
+    [
+        # Native functions: pyo3 names the argument only in a note
+        # ("while processing 'tol'", lost before Python 3.11); the package
+        # puts it in the message.
+        (lambda: pk.fit(DATA, "map", tol="x"), "tol"),
+        (lambda: pk.extract_keywords(DOC, "worth", fdr="x"), "fdr"),
+        (lambda: pk.mil_fit(bags_frame(), tol="x"), "tol"),
+        (lambda: pk.mil_fit(bags_frame(), slope_var=[1.0]), "slope_var"),
+        (lambda: pk.aggregate(SEL, prior_shape="x"), "prior_shape"),
+        # Conversions in the Python wrappers.
+        (lambda: pk.fit_mixture(DATA, components=2, engine="map", dirichlet="x"), "dirichlet"),
+        (lambda: pk.fit_adherence(DATA, fixed=["x"]), "fixed"),
+        (lambda: pk.fit_adherence(DATA, rankers=object()), "rankers"),
+        (lambda: pk.fit(DATA, "map", prior={"shape": "x"}), "prior shape"),
+        (lambda: pk.aggregate(SEL, cases=["x"]), "cases"),
+        (lambda: pk.evaluate(SEL, np.ones((2, 3)), reliability=["x"]), "reliability"),
+        (lambda: pk.rankings(DATA, weights=["x", 1, 1, 1]), "weights"),
+    ],
+)
+def test_a_wrong_type_is_a_type_error_naming_the_argument(call, name):
+    with pytest.raises(TypeError) as e:
+        call()
+    assert str(e.value).startswith(f"{name}:"), str(e.value)
+
+
+def test_a_prior_option_without_a_prior_names_the_option_given():
+    with pytest.raises(ValueError, match="invalid option dirichlet: only with"):
+        pk.fit_mixture(DATA, components=2, dirichlet=2.0)

@@ -15,8 +15,8 @@ from typing import Any, Iterable, Mapping, Optional, Sequence
 
 import numpy as np
 
-from . import _plackett
-from ._checks import check_counts, count, count_or_none, show
+from ._checks import native as _plackett
+from ._checks import check_counts, count, count_or_none, integers, names, real, reals, show
 from ._plackett import (
     AdherenceResult,
     AggregateResult,
@@ -123,7 +123,7 @@ def _from_frame(df: Any, ranking: str, rank: str, item: str, weight: Optional[st
             w = g[weight].unique()
             if len(w) != 1:
                 raise ValueError(f"weight must be constant within a ranking (ranking {show(g[ranking].iloc[0])})")
-            weights.append(float(w[0]))
+            weights.append(real("weight", w[0]))
     return rankings, (weights if weights else None)
 
 
@@ -177,9 +177,9 @@ def rankings(
         rk = [[[str(x) for x in e] if isinstance(e, list) else str(e) for e in r] for r in rk]
     doc: dict = {"rankings": rk}
     if items is not None:
-        doc["items"] = [str(x) for x in items]
+        doc["items"] = names("items", items)
     if weights is not None:
-        doc["weights"] = [float(w) for w in weights]
+        doc["weights"] = reals("weights", weights)
     # Plain lists are choix-style ids.
     text = json.dumps(doc) if named or weights is not None else json.dumps(rk)
     return _plackett.read_json_text(text, top_k=top_k, ties=ties)
@@ -297,15 +297,15 @@ def fit(
         if fam == "gamma":
             kwargs["prior"] = "gamma"
             if "shape" in p:
-                kwargs["prior_shape"] = float(p.pop("shape"))
+                kwargs["prior_shape"] = real("prior shape", p.pop("shape"))
             if "rate" in p:
-                kwargs["prior_rate"] = float(p.pop("rate"))
+                kwargs["prior_rate"] = real("prior rate", p.pop("rate"))
         elif fam == "normal":
             kwargs["prior"] = "normal"
             if "mean" in p:
-                kwargs["prior_mean"] = float(p.pop("mean"))
+                kwargs["prior_mean"] = real("prior mean", p.pop("mean"))
             if "sd" in p:
-                kwargs["prior_sd"] = float(p.pop("sd"))
+                kwargs["prior_sd"] = real("prior sd", p.pop("sd"))
         else:
             raise ValueError(f"prior family must be 'gamma' or 'normal', got {show(fam)}")
         if p:
@@ -316,7 +316,7 @@ def fit(
     if kwargs.get("eta") is not None:
         kwargs["eta"] = str(kwargs["eta"])
     if isinstance(kwargs.get("eta_grid"), (list, tuple)):
-        kwargs["eta_grid"] = ",".join(repr(float(v)) for v in kwargs["eta_grid"])
+        kwargs["eta_grid"] = ",".join(repr(v) for v in reals("eta_grid", kwargs["eta_grid"]))
     check_counts(kwargs)
     return _plackett.fit(data, engine=engine, seed=count("seed", seed), reference=reference, **kwargs)
 
@@ -369,7 +369,7 @@ def fit_mixture(
     data = _as_dataset(data, ties)
     kw = _gamma_kwargs(prior, "prior", "prior", "mixtures take")
     if dirichlet is not None:
-        kw["dirichlet"] = float(dirichlet)
+        kw["dirichlet"] = real("dirichlet", dirichlet)
     return _plackett.fit_mixture(
         data, lo=lo, hi=hi, engine=engine, tol=tol, **counts, **kw
     )
@@ -420,9 +420,9 @@ def fit_adherence(
     if rankers is not None:
         if isinstance(rankers, (str, bytes)):
             raise TypeError("rankers: expected a sequence of names, one per ranking")
-        kw["rankers"] = [str(r) for r in rankers]
+        kw["rankers"] = names("rankers", rankers)
     if fixed is not None:
-        kw["fixed"] = [float(x) for x in fixed]
+        kw["fixed"] = reals("fixed", fixed)
     samples, burn_in, chains, seed = (count(n, v) for n, v in (
         ("samples", samples), ("burn_in", burn_in), ("chains", chains), ("seed", seed)))
     return _plackett.fit_adherence(
@@ -457,7 +457,7 @@ def _gamma_kwargs(spec: Optional[dict], name: str, prefix: str, model: Optional[
     kw = {}
     for key in ("shape", "rate"):
         if key in p:
-            kw[f"{prefix}_{key}"] = float(p.pop(key))
+            kw[f"{prefix}_{key}"] = real(f"{name} {key}", p.pop(key))
     if p:
         raise ValueError(f"{name}: unknown keys {sorted(p)}")
     return kw
@@ -572,7 +572,7 @@ def aggregate(
         samples=samples,
         burn_in=burn_in,
         seed=seed,
-        cases=None if cases is None else [int(c) for c in cases],
+        cases=None if cases is None else integers("cases", cases),
         risks=_risks_arg(risks),
         prior_shape=prior_shape,
         prior_rate=prior_rate,
@@ -645,11 +645,11 @@ def evaluate(
         k=[int(x) for x in k],
         method=method,
         preset=preset,
-        reliability=None if reliability is None else [float(r) for r in reliability],
+        reliability=None if reliability is None else reals("reliability", reliability),
         samples=samples,
         burn_in=burn_in,
         seed=seed,
-        cases=None if cases is None else [int(c) for c in cases],
+        cases=None if cases is None else integers("cases", cases),
         risks=_risks_arg(risks),
         prior_shape=prior_shape,
         prior_rate=prior_rate,
@@ -832,7 +832,7 @@ def evaluate_keywords(corpus: Any, *, candidates: Any = None, **options: Any) ->
         raise TypeError("candidates: expected a folder path")
     if "gamma" in options:
         g = options["gamma"]
-        options["gamma"] = [float(x) for x in ([g] if isinstance(g, (int, float)) else g)]
+        options["gamma"] = reals("gamma", [g] if isinstance(g, (int, float)) else g)
     if isinstance(options.get("methods"), (list, tuple)):
         options["methods"] = ",".join(options["methods"])
     if options.get("external") is not None:

@@ -8,9 +8,13 @@ the argument, as everywhere else in the package.
 """
 from __future__ import annotations
 
+import functools
+import re
 from typing import Any, Optional
 
 import numpy as np
+
+from . import _plackett as _native_module
 
 def show(x: object, limit: int = 60) -> str:
     """``repr(x)`` for an error message: on one line (a data frame's or an
@@ -58,6 +62,46 @@ def count_or_none(name: str, v: Any) -> Optional[int]:
     return None if v is None else count(name, v)
 
 
+def real(name: str, v: Any) -> float:
+    """``float(v)``, or a TypeError naming ``name`` (Python's own says
+    only "could not convert string to float: 'x'")."""
+    if isinstance(v, (bool, np.bool_)):
+        raise TypeError(f"{name}: expected a number, got {show(v)}")
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name}: expected a number, got {type(v).__name__} {show(v)}") from None
+
+
+def _sequence(name: str, v: Any, what: str) -> list:
+    if isinstance(v, (str, bytes, dict)) or not hasattr(v, "__iter__"):
+        raise TypeError(f"{name}: expected a sequence of {what}, got {type(v).__name__} {show(v)}")
+    return list(v)
+
+
+def reals(name: str, v: Any) -> list:
+    """A sequence of numbers as floats; errors name ``name``."""
+    return [real(name, x) for x in _sequence(name, v, "numbers")]
+
+
+def integers(name: str, v: Any) -> list:
+    """A sequence of integers (integral floats accepted, as ``int()``
+    would) as ints; errors name ``name``."""
+    out = []
+    for x in _sequence(name, v, "integers"):
+        if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, float, np.integer, np.floating)):
+            raise TypeError(f"{name}: expected integers, got {type(x).__name__} {show(x)}")
+        if not np.isfinite(x) or x != int(x):
+            raise ValueError(f"{name}: expected integers, got {show(x)}")
+        out.append(int(x))
+    return out
+
+
+def names(name: str, v: Any) -> list:
+    """A sequence of names as strs; errors name ``name``."""
+    return [str(x) for x in _sequence(name, v, "names")]
+
+
 def check_counts(options: dict) -> dict:
     """Check the counts and seeds among keyword arguments (in place; also
     returned). Ints out of range are refused here; other types are left to
@@ -79,3 +123,50 @@ def check_counts(options: dict) -> dict:
                 elif isinstance(x, (float, np.floating)) and not (np.isfinite(x) and 0 <= x <= UINT_MAX):
                     raise ValueError(f"{name}: expected non-negative integers, got {show(x)}")
     return options
+
+
+_ARGUMENT_NOTE = re.compile(r"while processing '(\w+)'")
+
+
+def _with_argument_name(e: BaseException) -> Optional[BaseException]:
+    """pyo3 names the argument whose conversion failed in a note
+    (``add_note``; shown under the traceback on Python 3.11+, lost before),
+    not in the message: ``tol="x"`` raises ``TypeError('must be real
+    number, not str')``. The same error with the name in front of its
+    message, as every other error of the package reads, or None."""
+    for note in getattr(e, "__notes__", None) or ():
+        m = _ARGUMENT_NOTE.fullmatch(str(note))
+        if m:
+            return type(e)(f"{m.group(1)}: {e}")
+    return None
+
+
+class _Native:
+    """The native module with every function's TypeError and ValueError
+    carrying the argument's name in its message (see
+    ``_with_argument_name``); classes and constants pass through."""
+
+    def __init__(self, module: Any) -> None:
+        self._module = module
+
+    def __getattr__(self, name: str) -> Any:
+        obj = getattr(self._module, name)
+        if not callable(obj) or isinstance(obj, type):
+            return obj
+
+        @functools.wraps(obj)
+        def call(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return obj(*args, **kwargs)
+            except (TypeError, ValueError) as e:
+                named = _with_argument_name(e)
+                if named is None:
+                    raise
+                raise named from None
+
+        setattr(self, name, call)
+        return call
+
+
+#: What the wrappers call: ``from ._checks import native as _plackett``.
+native: Any = _Native(_native_module)

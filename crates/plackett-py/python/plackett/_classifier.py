@@ -7,7 +7,7 @@ from typing import Any, Optional, Union
 
 import numpy as np
 
-from . import _plackett
+from ._checks import native as _plackett
 from ._checks import count, show
 
 from ._sklearn import (

@@ -9,7 +9,7 @@ from typing import Any, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from . import _plackett
+from ._checks import native as _plackett
 from ._checks import count, show
 
 from ._sklearn import BaseEstimator, ClassifierMixin, check_classification_targets

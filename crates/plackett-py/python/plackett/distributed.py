@@ -30,7 +30,7 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from . import _plackett
+from ._checks import native as _plackett
 from ._checks import count, show
 from . import aggregate as _aggregate_local
 from . import rankings as _rankings
