@@ -190,6 +190,7 @@ def test_estimators_survive_hostile_input():
         (lambda: pk.fit_adherence(DATA, max_iter=-1), "max_iter"),
         (lambda: pk.aggregate(SEL, samples=-1), "samples"),
         (lambda: pk.evaluate(SEL, np.ones((2, 3)), cases=[1e308]), "cases"),
+        (lambda: pk.aggregate(SEL, cases=[10**400]), "cases"),
         (lambda: pk.evaluate(SEL, np.ones((2, 3)), k=[-1]), "k"),
         (lambda: pk.extract_keywords(DOC, "worth", window=-1), "window"),
         (lambda: pk.mil_fit(bags_frame(), thin=-1), "thin"),

@@ -54,7 +54,7 @@ def count(name: str, v: Any, *, lenient: bool = False) -> int:
     if v < 0:
         raise ValueError(f"{name}: must be non-negative, got {v}")
     if v > UINT_MAX:
-        raise ValueError(f"{name}: must be below 2**64, got {v}")
+        raise ValueError(f"{name}: must be below 2**64, got {show(v)}")
     return v
 
 
@@ -91,6 +91,10 @@ def integers(name: str, v: Any) -> list:
     for x in _sequence(name, v, "integers"):
         if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, float, np.integer, np.floating)):
             raise TypeError(f"{name}: expected integers, got {type(x).__name__} {show(x)}")
+        if isinstance(x, (int, np.integer)):
+            # Any size: the native layer says which are out of its range.
+            out.append(int(x))
+            continue
         if not np.isfinite(x) or x != int(x):
             raise ValueError(f"{name}: expected integers, got {show(x)}")
         out.append(int(x))
