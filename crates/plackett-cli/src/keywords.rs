@@ -1,6 +1,7 @@
-//! `plackett keywords extract|evaluate|tag`: keyword extraction with a few
-//! known keywords (VBSS, Hu 2024 ch. 1), its Gibbs gold standard, and the
-//! dissertation's evaluation protocol against graph baselines.
+//! `plackett keywords extract|batch|evaluate|tag`: keyword extraction with
+//! a few known keywords (VBSS, Hu 2024 ch. 1) for one document or many,
+//! its Gibbs gold standard, and the dissertation's evaluation protocol
+//! against graph baselines.
 
 use anyhow::{Result, bail};
 use clap::{Args, Subcommand};
@@ -11,8 +12,8 @@ use plackett::keywords::{
     VbssOptions, evaluate_observed,
 };
 use plackett_text::{
-    Engine, ExtractOptions, Input, Pipeline, extract, read_candidate_corpus, read_corpus,
-    read_external,
+    Engine, ExtractOptions, Extraction, Input, Pipeline, extract, extract_many,
+    read_candidate_corpus, read_corpus, read_external, read_manifest,
 };
 use serde_json::json;
 use std::path::Path;
@@ -22,6 +23,8 @@ use std::path::Path;
 pub enum KeywordsCommand {
     /// Score every candidate word of one document given a few known keywords; select by Bayesian FDR.
     Extract(Box<ExtractArgs>),
+    /// Score many documents, each with its own known keywords, listed in a CSV manifest (columns file, known); documents run in parallel, each exactly as extract alone.
+    Batch(Box<BatchArgs>),
     /// Run the evaluation protocol of Hu 2024 §1.4 on a corpus (docsutf8/ + keys/): VBSS against SS, TextRank, PositionRank and TF-IDF.
     Evaluate(Box<EvaluateArgs>),
     /// Show how the front-end reads documents: sentences, words, part-of-speech tags (Universal POS) and which words the word filter keeps as candidates.
@@ -138,6 +141,49 @@ pub struct ExtractArgs {
     /// Known keywords or keyphrases, comma-separated (each word is stemmed like the text).
     #[arg(long, value_name = "LIST")]
     pub known: String,
+    #[command(flatten)]
+    pub doc: DocArgs,
+    /// Output format.
+    #[arg(long, default_value = "table", value_parser = ["table", "json", "csv"])]
+    pub output: String,
+    /// Rows of the table (all with json/csv).
+    #[arg(long, default_value_t = 30)]
+    pub top: usize,
+    /// Write the output here instead of standard output.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<String>,
+    /// Exit 0 even if VBSS stopped at --max-iter.
+    #[arg(long)]
+    pub allow_nonconvergence: bool,
+    /// Write a self-contained HTML report: the candidates ranked by p as bars with the FDR cut and the known keywords marked, and the table.
+    #[arg(long, value_name = "FILE.html")]
+    pub report: Option<String>,
+}
+
+/// `plackett keywords batch`.
+#[derive(Args, Debug)]
+pub struct BatchArgs {
+    /// The manifest: CSV with a header naming the columns file (a document, relative to the manifest's folder unless absolute) and known (its known keywords, comma-separated; quote the field). Other columns are ignored.
+    pub manifest: String,
+    #[command(flatten)]
+    pub doc: DocArgs,
+    /// table: one line per document (its selected words); json: {"documents": [{"file", …extract's keys…} or {"file", "error"}]}; csv: extract's CSV rows with a leading file column.
+    #[arg(long, default_value = "table", value_parser = ["table", "json", "csv"])]
+    pub output: String,
+    /// Write the output here instead of standard output.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<String>,
+    /// Exit 0 even if VBSS stopped at --max-iter on some documents.
+    #[arg(long)]
+    pub allow_nonconvergence: bool,
+    /// Report a document that fails (a known keyword not in it, no candidates) and go on with the others, instead of stopping with nothing written.
+    #[arg(long)]
+    pub keep_going: bool,
+}
+
+/// Per-document settings shared by extract and batch.
+#[derive(Args, Debug)]
+pub struct DocArgs {
     /// text: run the front-end (normalise, keep nouns, verbs and adjectives (--word-filter), Porter-stem); tokens: the file already holds the candidate sequence; graph: your own weighted word graph as CSV lines source,target[,weight] (known keywords then name nodes verbatim).
     #[arg(long, default_value = "text", value_parser = ["text", "tokens", "graph"])]
     pub input: String,
@@ -165,24 +211,88 @@ pub struct ExtractArgs {
     /// gibbs: chains.
     #[arg(long, default_value_t = 4)]
     pub chains: usize,
-    /// Random seed (gibbs).
+    /// Random seed (gibbs; every document of a batch uses it, as extract would).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Output format.
-    #[arg(long, default_value = "table", value_parser = ["table", "json", "csv"])]
-    pub output: String,
-    /// Rows of the table (all with json/csv).
-    #[arg(long, default_value_t = 30)]
-    pub top: usize,
-    /// Write the output here instead of standard output.
-    #[arg(long, value_name = "FILE")]
-    pub out: Option<String>,
-    /// Exit 0 even if VBSS stopped at --max-iter.
-    #[arg(long)]
-    pub allow_nonconvergence: bool,
-    /// Write a self-contained HTML report: the candidates ranked by p as bars with the FDR cut and the known keywords marked, and the table.
-    #[arg(long, value_name = "FILE.html")]
-    pub report: Option<String>,
+}
+
+impl DocArgs {
+    /// The front-end's and the engine's settings for document `source`.
+    fn options(&self, source: &str) -> Result<ExtractOptions> {
+        let vb = self.model.vbss();
+        let engine = if self.engine == "gibbs" {
+            Engine::Gibbs(VbssGibbsOptions {
+                tau: vb.tau,
+                sigma_a2: vb.sigma_a2,
+                sigma_b2: vb.sigma_b2,
+                alpha: vb.alpha,
+                mcmc: McmcSettings {
+                    samples: self.samples,
+                    burn_in: self.burn_in,
+                    thin: 1,
+                    chains: self.chains,
+                    seed: self.seed,
+                },
+            })
+        } else {
+            Engine::Vb(vb)
+        };
+        Ok(ExtractOptions {
+            input: match self.input.as_str() {
+                "tokens" => Input::Tokens,
+                "graph" => Input::Graph,
+                _ => Input::Text,
+            },
+            source: source.to_string(),
+            pipeline: Pipeline {
+                min_count_exclusive: self.min_count,
+                filter: self.word_filter.parse().map_err(anyhow::Error::msg)?,
+                ..Default::default()
+            },
+            window: self.model.window,
+            self_loops: self.model.self_loops,
+            damping: self.model.damping,
+            scale: self.model.scale(),
+            probability: self.model.probability(),
+            fdr: self.fdr,
+            engine,
+        })
+    }
+
+    /// The exit-3 error of a run that stopped at --max-iter.
+    fn not_converged(&self, what: &str) -> anyhow::Error {
+        crate::NotConverged(format!(
+            "VBSS stopped at --max-iter {} before the mean change of p̂ fell below --tol {}{what}; raise --max-iter or pass --allow-nonconvergence",
+            self.model.max_iter, self.model.tol
+        ))
+        .into()
+    }
+}
+
+/// The columns of `--output csv` after the optional file column.
+const CSV_HEADER: &str = "stem,words,rank,known,selected,p,sd,p_plugin,p_predictive,p_latent,theta_mean,theta_sd,frequency";
+
+/// `ex`'s candidates as CSV rows, each starting with `prefix` (empty, or a
+/// quoted file name and a comma).
+fn csv_rows(ex: &Extraction, prefix: &str, s: &mut String) {
+    for w in &ex.candidates {
+        s.push_str(&format!(
+            "{prefix}{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+            plackett::io::output::csv_field(&w.stem),
+            plackett::io::output::csv_field(&w.words.join(" ")),
+            w.rank,
+            u8::from(w.known),
+            u8::from(w.selected),
+            w.p,
+            w.sd,
+            w.p_plugin,
+            w.p_predictive,
+            w.p_latent,
+            w.theta_mean,
+            w.theta_sd,
+            w.frequency
+        ));
+    }
 }
 
 /// `plackett keywords evaluate`.
@@ -259,6 +369,7 @@ pub struct EvaluateArgs {
 pub fn run(c: &KeywordsCommand) -> Result<()> {
     match c {
         KeywordsCommand::Extract(a) => run_extract(a),
+        KeywordsCommand::Batch(a) => run_batch(a),
         KeywordsCommand::Evaluate(a) => run_evaluate(a),
         KeywordsCommand::Tag(a) => run_tag(a),
     }
@@ -326,44 +437,7 @@ fn run_tag(a: &TagArgs) -> Result<()> {
 }
 
 fn run_extract(a: &ExtractArgs) -> Result<()> {
-    let vb = a.model.vbss();
-    let engine = if a.engine == "gibbs" {
-        Engine::Gibbs(VbssGibbsOptions {
-            tau: vb.tau,
-            sigma_a2: vb.sigma_a2,
-            sigma_b2: vb.sigma_b2,
-            alpha: vb.alpha,
-            mcmc: McmcSettings {
-                samples: a.samples,
-                burn_in: a.burn_in,
-                thin: 1,
-                chains: a.chains,
-                seed: a.seed,
-            },
-        })
-    } else {
-        Engine::Vb(vb)
-    };
-    let opts = ExtractOptions {
-        input: match a.input.as_str() {
-            "tokens" => Input::Tokens,
-            "graph" => Input::Graph,
-            _ => Input::Text,
-        },
-        source: a.file.clone(),
-        pipeline: Pipeline {
-            min_count_exclusive: a.min_count,
-            filter: a.word_filter.parse().map_err(anyhow::Error::msg)?,
-            ..Default::default()
-        },
-        window: a.model.window,
-        self_loops: a.model.self_loops,
-        damping: a.model.damping,
-        scale: a.model.scale(),
-        probability: a.model.probability(),
-        fdr: a.fdr,
-        engine,
-    };
+    let opts = a.doc.options(&a.file)?;
     let text = read_text(&a.file)?;
     let known: Vec<String> = a.known.split(',').map(str::to_string).collect();
     let ex = extract(&text, &known, &opts).map_err(|e| match e {
@@ -371,11 +445,7 @@ fn run_extract(a: &ExtractArgs) -> Result<()> {
         e => e.into(),
     })?;
     if !ex.converged && !a.allow_nonconvergence {
-        return Err(crate::NotConverged(format!(
-            "VBSS stopped at --max-iter {} before the mean change of p̂ fell below --tol {}; raise --max-iter or pass --allow-nonconvergence",
-            a.model.max_iter, a.model.tol
-        ))
-        .into());
+        return Err(a.doc.not_converged(""));
     }
     let out = match a.output.as_str() {
         "json" => {
@@ -384,27 +454,8 @@ fn run_extract(a: &ExtractArgs) -> Result<()> {
             serde_json::to_string_pretty(&v)? + "\n"
         }
         "csv" => {
-            let mut s = String::from(
-                "stem,words,rank,known,selected,p,sd,p_plugin,p_predictive,p_latent,theta_mean,theta_sd,frequency\n",
-            );
-            for w in &ex.candidates {
-                s.push_str(&format!(
-                    "{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
-                    plackett::io::output::csv_field(&w.stem),
-                    plackett::io::output::csv_field(&w.words.join(" ")),
-                    w.rank,
-                    u8::from(w.known),
-                    u8::from(w.selected),
-                    w.p,
-                    w.sd,
-                    w.p_plugin,
-                    w.p_predictive,
-                    w.p_latent,
-                    w.theta_mean,
-                    w.theta_sd,
-                    w.frequency
-                ));
-            }
+            let mut s = format!("{CSV_HEADER}\n");
+            csv_rows(&ex, "", &mut s);
             s
         }
         _ => {
@@ -413,7 +464,7 @@ fn run_extract(a: &ExtractArgs) -> Result<()> {
                 a.file,
                 ex.n_candidates,
                 ex.known,
-                a.engine,
+                a.doc.engine,
                 ex.selected.len(),
                 ex.fdr,
                 ex.probability
@@ -445,7 +496,10 @@ fn run_extract(a: &ExtractArgs) -> Result<()> {
     let mut files: Vec<(&str, String)> = Vec::new();
     if let Some(path) = &a.report {
         let title = format!("plackett keywords extract: {}", a.file);
-        files.push((path, plackett_text::report::render(&title, &a.engine, &ex)));
+        files.push((
+            path,
+            plackett_text::report::render(&title, &a.doc.engine, &ex),
+        ));
     }
     let stdout = match &a.out {
         Some(path) => {
@@ -457,6 +511,118 @@ fn run_extract(a: &ExtractArgs) -> Result<()> {
     let refs: Vec<(&str, &[u8])> = files.iter().map(|(p, t)| (*p, t.as_bytes())).collect();
     write_all_atomic(&refs)?;
     stdout.map_or(Ok(()), |t| crate::emit(&t))
+}
+
+fn run_batch(a: &BatchArgs) -> Result<()> {
+    let opts = a.doc.options(&a.manifest)?;
+    let docs = read_manifest(Path::new(&a.manifest))?;
+    let mut results = extract_many(&docs, &opts);
+    // Option errors are every document's: stop on the first whatever
+    // --keep-going says; without it, on the first failing document.
+    if let Some(i) = results.iter().position(|r| {
+        r.as_ref()
+            .is_err_and(|e| !a.keep_going || matches!(e, plackett::Error::InvalidParam { .. }))
+    }) && let Err(e) = results.swap_remove(i)
+    {
+        return Err(e.into());
+    }
+    let unconverged: Vec<&str> = docs
+        .iter()
+        .zip(&results)
+        .filter(|(_, r)| r.as_ref().is_ok_and(|ex| !ex.converged))
+        .map(|(d, _)| d.source.as_str())
+        .collect();
+    if let Some(first) = unconverged.first()
+        && !a.allow_nonconvergence
+    {
+        return Err(a.doc.not_converged(&format!(
+            " on {} of {} documents (first: {first})",
+            unconverged.len(),
+            docs.len()
+        )));
+    }
+    let failed = results.iter().filter(|r| r.is_err()).count();
+    let out = match a.output.as_str() {
+        "json" => {
+            let rows: Vec<serde_json::Value> = docs
+                .iter()
+                .zip(&results)
+                .map(|(d, r)| match r {
+                    Ok(ex) => {
+                        let mut v = serde_json::to_value(ex)?;
+                        v["file"] = json!(d.source);
+                        v["known_given"] = json!(d.known);
+                        Ok(v)
+                    }
+                    Err(e) => Ok(json!({"file": d.source, "error": e.to_string()})),
+                })
+                .collect::<Result<_>>()?;
+            serde_json::to_string_pretty(&json!({
+                "manifest": a.manifest,
+                "n_documents": docs.len(),
+                "failed": failed,
+                "documents": rows,
+            }))? + "\n"
+        }
+        "csv" => {
+            let mut s = format!("file,{CSV_HEADER}\n");
+            for (d, r) in docs.iter().zip(&results) {
+                if let Ok(ex) = r {
+                    let prefix = format!("{},", plackett::io::output::csv_field(&d.source));
+                    csv_rows(ex, &prefix, &mut s);
+                }
+            }
+            s
+        }
+        _ => {
+            let mut s = format!(
+                "{}: {} documents; engine {}; FDR γ = {} ({} probability)\n",
+                a.manifest,
+                docs.len(),
+                a.doc.engine,
+                a.doc.fdr,
+                a.doc.model.probability
+            );
+            for (d, r) in docs.iter().zip(&results) {
+                match r {
+                    Ok(ex) => {
+                        let new: Vec<String> = ex
+                            .candidates
+                            .iter()
+                            .filter(|w| w.selected && !w.known)
+                            .map(|w| w.words.first().unwrap_or(&w.stem).clone())
+                            .collect();
+                        s.push_str(&format!(
+                            "{}: {} candidates, {} known, {} selected{}{}\n",
+                            d.source,
+                            ex.n_candidates,
+                            ex.known,
+                            ex.selected.len(),
+                            if new.is_empty() { "" } else { "; new: " },
+                            new.join(", ")
+                        ));
+                        for n in &ex.notes {
+                            s.push_str(&format!("  note: {}\n", crate::cli_text(n)));
+                        }
+                    }
+                    Err(e) => s.push_str(&format!("failed: {e}\n")),
+                }
+            }
+            s
+        }
+    };
+    if failed > 0 && a.output != "table" {
+        eprintln!(
+            "note: {failed} of {} documents failed (--keep-going); {}",
+            docs.len(),
+            if a.output == "json" {
+                "their \"error\" says why"
+            } else {
+                "their rows are missing"
+            }
+        );
+    }
+    deliver(&a.out, &out)
 }
 
 fn run_evaluate(a: &EvaluateArgs) -> Result<()> {

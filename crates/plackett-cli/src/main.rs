@@ -54,7 +54,7 @@ enum Command {
     /// Multiple-instance classification of bags with two modalities (vMMIC, Hu 2024 ch. 2): fit, predict, simulate, cv.
     #[command(subcommand)]
     Mil(mil::MilCommand),
-    /// Keyword extraction with a few known keywords (VBSS, Hu 2024 ch. 1): extract, evaluate.
+    /// Keyword extraction with a few known keywords (VBSS, Hu 2024 ch. 1): extract (one document), batch (many), evaluate, tag.
     #[command(subcommand)]
     Keywords(keywords::KeywordsCommand),
 }

@@ -125,6 +125,7 @@ fn every_numeric_option_survives_edge_values() {
     let classes = s(&d.join("dermatology-ddx/dermatology_conditions.txt"));
     let iris = s(&d.join("uci/iris.csv"));
     let text = s(&d.join("text/ranking_models.txt"));
+    let batch = s(&d.join("text/batch.csv"));
     let fit = |extra: &[&str]| -> Vec<String> {
         let mut v = vec!["fit", salad.as_str(), "--ranking-col", "judge"];
         v.extend_from_slice(extra);
@@ -357,6 +358,10 @@ fn every_numeric_option_survives_edge_values() {
         (
             kw(&["--engine", "gibbs", "--samples", "100", "--burn-in", "50"]),
             &["--samples", "--burn-in", "--chains"],
+        ),
+        (
+            owned(&["keywords", "batch", batch.as_str()]),
+            &["--fdr", "--window", "--damping", "--tau", "--max-iter", "--seed"],
         ),
     ];
     let long = "x".repeat(70_000);

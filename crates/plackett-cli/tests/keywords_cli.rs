@@ -604,3 +604,124 @@ fn tag_shows_the_words_extract_keeps() {
     fails(&out, "bad.txt: not UTF-8");
     assert!(!target.exists());
 }
+
+/// `plackett keywords batch ARGS…`.
+fn batch(args: &[&str]) -> std::process::Output {
+    bin()
+        .args(["keywords", "batch"])
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// A document's JSON without its wall-clock field and the batch's own keys.
+fn comparable(mut v: serde_json::Value) -> serde_json::Value {
+    let o = v.as_object_mut().unwrap();
+    for k in ["seconds", "file", "known_given"] {
+        o.remove(k);
+    }
+    v
+}
+
+#[test]
+fn batch_equals_extract_on_each_document() {
+    let dir = tmpdir("kw_batch");
+    std::fs::create_dir_all(dir.join("docs")).unwrap();
+    write(&dir.join("docs"), "a.txt", TEXT);
+    let second = "Keyword extraction ranks the words of a document. Graph-based keyword \
+        extraction links words that occur together, and a few known keywords guide a \
+        Bayesian model of the rest. The posterior probability of each word being a keyword \
+        comes with an uncertainty, and a false discovery rate rule selects the set.";
+    write(&dir.join("docs"), "b.txt", second);
+    let manifest = write(
+        &dir,
+        "list.csv",
+        "id,file,known\n1,docs/a.txt,\"ranking model, worth\"\n2,docs/b.txt,\"keyword, document\"\n",
+    );
+    for engine in ["vb", "gibbs"] {
+        let small = [
+            "--engine",
+            engine,
+            "--samples",
+            "300",
+            "--burn-in",
+            "200",
+            "--chains",
+            "2",
+        ];
+        let out = batch(&[&[manifest.as_str(), "--output", "json"][..], &small[..]].concat());
+        let v = json(&out);
+        assert_eq!(v["n_documents"], 2);
+        assert_eq!(v["failed"], 0);
+        let docs = v["documents"].as_array().unwrap();
+        for (d, (name, known)) in docs.iter().zip([
+            ("a.txt", "ranking model, worth"),
+            ("b.txt", "keyword, document"),
+        ]) {
+            assert_eq!(d["file"], format!("docs/{name}"));
+            let path = dir.join("docs").join(name);
+            let alone = extract(
+                &[
+                    &[path.to_str().unwrap(), "--known", known, "--output", "json"][..],
+                    &small[..],
+                ]
+                .concat(),
+            );
+            assert_eq!(
+                comparable(d.clone()),
+                comparable(json(&alone)),
+                "{engine}, {name}: batch and extract differ"
+            );
+        }
+    }
+    // The CSV is extract's with a file column in front.
+    let out = batch(&[&manifest, "--output", "csv"]);
+    assert_ok(&out);
+    let csv = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        csv.starts_with("file,stem,words,rank,known,selected,p,sd,"),
+        "{csv}"
+    );
+    assert!(
+        csv.lines()
+            .skip(1)
+            .all(|l| l.starts_with("docs/a.txt,") || l.starts_with("docs/b.txt,"))
+    );
+}
+
+#[test]
+fn batch_names_the_manifest_line_and_writes_nothing_on_failure() {
+    let dir = tmpdir("kw_batch_bad");
+    write(&dir, "a.txt", TEXT);
+    let out_file = dir.join("out.json");
+    let out_path = out_file.to_str().unwrap();
+    let bad = write(&dir, "bad.csv", "file,known\na.txt,worth\na.txt,zebra\n");
+    fails(
+        &batch(&[&bad, "--out", out_path]),
+        "bad.csv:3: a.txt: known keyword \"zebra\" is not in the document",
+    );
+    assert!(!out_file.exists());
+    let missing = write(&dir, "missing.csv", "file,known\nnope.txt,worth\n");
+    fails(&batch(&[&missing]), "missing.csv:2: nope.txt:");
+    let header = write(&dir, "header.csv", "path,tags\na.txt,worth\n");
+    fails(
+        &batch(&[&header]),
+        "header.csv:1: expected a header with columns file and known",
+    );
+    let good = write(&dir, "good.csv", "file,known\na.txt,worth\n");
+    fails(&batch(&[&good, "--fdr", "3"]), "invalid option --fdr");
+    // --keep-going reports the failure in place and runs the rest.
+    let out = batch(&[&bad, "--keep-going", "--output", "json", "--out", out_path]);
+    assert_ok(&out);
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out_file).unwrap()).unwrap();
+    assert_eq!(v["failed"], 1);
+    assert!(v["documents"][0]["candidates"].is_array());
+    assert!(
+        v["documents"][1]["error"]
+            .as_str()
+            .unwrap()
+            .contains("known keyword \"zebra\""),
+        "{v}"
+    );
+}

@@ -1,5 +1,6 @@
 //! Keyword extraction from Python (VBSS, Hu 2024 ch. 1): the library's
-//! `plackett_text::extract`, returned as the JSON of `plackett keywords
+//! `plackett_text::extract` (one document) and `extract_many` (a batch,
+//! in parallel), each document returned as the JSON of `plackett keywords
 //! extract --output json` for the Python layer to shape.
 
 use crate::err;
@@ -9,8 +10,8 @@ use plackett::keywords::{
     VbssGibbsOptions, VbssOptions, evaluate,
 };
 use plackett_text::{
-    Engine, ExtractOptions, Input, Pipeline, WordFilter, extract, read_candidate_corpus,
-    read_corpus, read_external,
+    BatchDocument, Engine, ExtractOptions, Input, Pipeline, WordFilter, extract, extract_many,
+    read_candidate_corpus, read_corpus, read_external,
 };
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -29,10 +30,14 @@ fn choice<T: Copy>(name: &str, v: &str, options: &[(&str, T)]) -> PyResult<T> {
         })
 }
 
-/// Score every candidate word of `document` given `known` keywords or
-/// keyphrases; JSON as `plackett keywords extract --output json`.
+/// Score every candidate word of each of `documents` given its `known`
+/// keywords or keyphrases; one JSON per document as `plackett keywords
+/// extract --output json`. One document runs as `extract` (errors as
+/// such); several run in parallel as `keywords batch` does, each exactly
+/// as alone, and the first failing one (in order) raises, named
+/// `documents[i]`. `report` needs a single document.
 #[pyfunction]
-#[pyo3(signature = (document, known, *, tokens = false, fdr = 0.2, engine = "vb",
+#[pyo3(signature = (documents, known, *, tokens = false, fdr = 0.2, engine = "vb",
     probability = "latent", prior_scale = "code", theta_update = "block", alpha = "shared",
     window = 2, self_loops = false, damping = 0.85, min_count = 0, word_filter = "pos", tau = 0.1, sigma_a2 = 10.0,
     sigma_b2 = 10.0, tol = 1e-10, max_iter = 2000, samples = 2000, burn_in = 1000, chains = 4,
@@ -40,8 +45,8 @@ fn choice<T: Copy>(name: &str, v: &str, options: &[(&str, T)]) -> PyResult<T> {
 #[allow(clippy::too_many_arguments)]
 pub fn extract_keywords(
     py: Python<'_>,
-    document: &str,
-    known: Vec<String>,
+    documents: Vec<String>,
+    known: Vec<Vec<String>>,
     tokens: bool,
     fdr: f64,
     engine: &str,
@@ -65,7 +70,19 @@ pub fn extract_keywords(
     seed: u64,
     alpha_init: f64,
     report: Option<String>,
-) -> PyResult<String> {
+) -> PyResult<Vec<String>> {
+    if documents.len() != known.len() {
+        return Err(PyValueError::new_err(format!(
+            "known: one list of known keywords per document ({}), got {}",
+            documents.len(),
+            known.len()
+        )));
+    }
+    if report.is_some() && documents.len() != 1 {
+        return Err(PyValueError::new_err(
+            "invalid option report: a report shows one document",
+        ));
+    }
     let alpha = alpha_of(alpha)?;
     let engine_name = engine.to_string();
     let vb = vbss_options(
@@ -111,16 +128,36 @@ pub fn extract_keywords(
         fdr,
         engine,
     };
-    let doc = document.to_string();
-    let ex = py
-        .detach(move || extract(&doc, &known, &opts))
-        .map_err(err)?;
-    // The page `plackett keywords extract --report` writes.
-    if let Some(path) = report {
-        let page = plackett_text::report::render("plackett.extract_keywords", &engine_name, &ex);
-        plackett::io::output::write_all_atomic(&[(path.as_str(), page.as_bytes())]).map_err(err)?;
+    let results = py.detach(move || {
+        if let ([doc], [known]) = (documents.as_slice(), known.as_slice()) {
+            return vec![extract(doc, known, &opts)];
+        }
+        let docs: Vec<BatchDocument> = documents
+            .into_iter()
+            .zip(known)
+            .enumerate()
+            .map(|(i, (text, known))| BatchDocument {
+                source: format!("documents[{i}]"),
+                listed_at: None,
+                text,
+                known,
+            })
+            .collect();
+        extract_many(&docs, &opts)
+    });
+    let mut out = Vec::with_capacity(results.len());
+    for r in results {
+        let ex = r.map_err(err)?;
+        // The page `plackett keywords extract --report` writes.
+        if let Some(path) = &report {
+            let page =
+                plackett_text::report::render("plackett.extract_keywords", &engine_name, &ex);
+            plackett::io::output::write_all_atomic(&[(path.as_str(), page.as_bytes())])
+                .map_err(err)?;
+        }
+        out.push(serde_json::to_string(&ex).map_err(|e| PyValueError::new_err(e.to_string()))?);
     }
-    serde_json::to_string(&ex).map_err(|e| PyValueError::new_err(e.to_string()))
+    Ok(out)
 }
 
 fn alpha_of(alpha: &str) -> PyResult<AlphaModel> {

@@ -129,11 +129,17 @@ def test_keywords_survive_hostile_input():
         survive("tag_text", pk.tag_text, v)
         survive("tag_text", pk.tag_text, DOC, word_filter=v)
         survive("evaluate_keywords", pk.evaluate_keywords, v)
+        survive("extract_keywords_many", pk.extract_keywords_many, v, [["worth"]])
+        survive("extract_keywords_many", pk.extract_keywords_many, [DOC], v)
+        survive("extract_keywords_many", pk.extract_keywords_many, [DOC], [v])
+        survive("extract_keywords_many", pk.extract_keywords_many, [DOC, v], ["worth", "worth"])
     keys = ["fdr", "engine", "tokens", "probability", "prior_scale", "alpha", "alpha_init", "window",
             "self_loops", "damping", "min_count", "word_filter", "tau", "sigma_a2", "tol", "max_iter",
             "samples", "burn_in", "chains", "seed", "report", "bogus"]
     hostile_options("extract_keywords", pk.extract_keywords, keys, DOC, "worth, posterior",
                     fixed={"samples": 30, "burn_in": 10, "chains": 1})
+    hostile_options("extract_keywords_many", pk.extract_keywords_many, keys, [DOC, DOC],
+                    ["worth, posterior", "worth"], fixed={"samples": 30, "burn_in": 10, "chains": 1})
 
 
 def test_mil_survives_hostile_input():

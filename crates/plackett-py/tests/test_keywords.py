@@ -234,3 +234,55 @@ def test_evaluate_external_scores_match_the_cli(tmp_path):
         plackett.evaluate_keywords(c, external=["outside", str(f)])
     with pytest.raises(ValueError, match="missing.json"):
         plackett.evaluate_keywords(c, min_count=0, external={"x": tmp_path / "missing.json"})
+
+
+SECOND = (
+    "Keyword extraction ranks the words of a document. Graph-based keyword extraction links "
+    "words that occur together, and a few known keywords guide a Bayesian model of the rest. "
+    "The posterior probability of each word being a keyword comes with an uncertainty, and a "
+    "false discovery rate rule selects the set."
+)
+
+
+def _comparable(payload):
+    d = json.loads(payload)
+    for k in ("seconds", "file", "known_given"):
+        d.pop(k, None)
+    return d
+
+
+def test_extract_many_equals_extract_on_each_document_and_the_cli_batch(tmp_path):
+    text = open(DOC, encoding="utf-8").read()
+    docs = [text, SECOND]
+    known = [KNOWN, ["keyword", "document"]]
+    for engine, extra in (("vb", {}), ("gibbs", dict(samples=300, burn_in=200, chains=2))):
+        many = plackett.extract_keywords_many(docs, known, engine=engine, **extra)
+        assert len(many) == 2
+        for r, d, k in zip(many, docs, known):
+            alone = plackett.extract_keywords(d, k, engine=engine, **extra)
+            assert _comparable(r.to_json()) == _comparable(alone.to_json())
+    # plackett keywords batch on the same documents.
+    (tmp_path / "b.txt").write_text(SECOND, encoding="utf-8")
+    manifest = tmp_path / "list.csv"
+    manifest.write_text(f'file,known\n{os.path.abspath(DOC)},"{KNOWN}"\nb.txt,"keyword, document"\n')
+    cli = _cli("keywords", "batch", str(manifest), "--output", "json")
+    many = plackett.extract_keywords_many(docs, known)
+    assert [_comparable(r.to_json()) for r in many] == [
+        _comparable(json.dumps(d)) for d in cli["documents"]
+    ]
+
+
+def test_extract_many_names_the_failing_document():
+    with pytest.raises(ValueError, match=r'documents\[1\]: known keyword "zebra" is not in the document'):
+        plackett.extract_keywords_many([SECOND, SECOND], ["keyword", "zebra"])
+    with pytest.raises(ValueError, match="one entry per document"):
+        plackett.extract_keywords_many([SECOND, SECOND], ["keyword"])
+    with pytest.raises(TypeError, match=r"documents\[1\]: expected a str"):
+        plackett.extract_keywords_many([SECOND, 3], ["keyword", "keyword"])
+    with pytest.raises(TypeError, match="documents: expected a list of str"):
+        plackett.extract_keywords_many(SECOND, ["keyword"])
+    with pytest.raises(TypeError, match="report"):
+        plackett.extract_keywords_many([SECOND], ["keyword"], report="x.html")
+    with pytest.raises(ValueError, match="fdr"):
+        plackett.extract_keywords_many([SECOND], ["keyword"], fdr=2.0)
+    assert plackett.extract_keywords_many([], []) == []

@@ -18,6 +18,7 @@
 //! `docs/keywords.md` measures both against the authors' own candidate
 //! sets.
 
+pub mod batch;
 pub mod corpus;
 pub mod extract;
 pub mod pipeline;
@@ -25,6 +26,7 @@ pub mod pos;
 pub mod report;
 pub mod stopwords;
 
+pub use batch::{BatchDocument, extract_many, read_manifest};
 pub use corpus::{read_candidate_corpus, read_corpus, read_external};
 pub use extract::{Candidate, Engine, ExtractOptions, Extraction, Input, extract};
 pub use pipeline::{Pipeline, TaggedToken, WordFilter, stem};

@@ -49,6 +49,7 @@ __all__ = [
     "aggregate",
     "evaluate",
     "extract_keywords",
+    "extract_keywords_many",
     "evaluate_keywords",
     "tag_text",
     "KeywordEvaluation",
@@ -743,22 +744,67 @@ def extract_keywords(
         options["report"] = str(options["report"])
     if not isinstance(document, str):
         raise TypeError("document: expected a str")
+    fdr = _fdr_option(fdr, options)
+    (payload,) = _plackett.extract_keywords(
+        [document], [_known_list("known", known)], tokens=tokens, fdr=fdr, engine=engine, **options
+    )
+    return KeywordResult(payload)
+
+
+def extract_keywords_many(
+    documents: Sequence[str],
+    known: Sequence[Any],
+    *,
+    tokens: bool = False,
+    fdr: Optional[float] = None,
+    engine: str = "vb",
+    **options: Any,
+) -> list:
+    """:func:`extract_keywords` for many documents at once, each with its
+    own known keywords (``known[i]``: a list, or one comma-separated
+    string), with the same options: a list of :class:`KeywordResult`, one
+    per document, each equal to what :func:`extract_keywords` gives for that
+    document alone (the same seed for the Gibbs engine), computed in
+    parallel without holding the GIL. The first document that fails, in
+    order, raises ``ValueError`` naming it (``documents[3]: known keyword
+    …``). The same as ``plackett keywords batch``; see docs/keywords.md.
+    """
+    if isinstance(documents, (str, bytes)) or not isinstance(documents, Iterable):
+        raise TypeError("documents: expected a list of str")
+    documents = list(documents)
+    for i, d in enumerate(documents):
+        if not isinstance(d, str):
+            raise TypeError(f"documents[{i}]: expected a str, got {type(d).__name__}")
+    if isinstance(known, (str, bytes)) or not isinstance(known, Iterable):
+        raise TypeError("known: expected one list of known keywords (or comma-separated str) per document")
+    known = [_known_list(f"known[{i}]", k) for i, k in enumerate(known)]
+    if len(known) != len(documents):
+        raise ValueError(f"known: one entry per document ({len(documents)}), got {len(known)}")
+    if options.get("report") is not None:
+        raise TypeError("report: extract_keywords_many writes no report; use extract_keywords for one document")
+    fdr = _fdr_option(fdr, options)
+    payloads = _plackett.extract_keywords(documents, known, tokens=tokens, fdr=fdr, engine=engine, **options)
+    return [KeywordResult(p) for p in payloads]
+
+
+def _known_list(name: str, known: Any) -> list:
+    """Known keywords as a list of str: a list, or one comma-separated str."""
     if isinstance(known, str):
-        known = [k for k in known.split(",")]
-    elif isinstance(known, Iterable):
-        known = [str(k) for k in known]
-    else:
-        raise TypeError("known: expected a list of keywords or a comma-separated str")
+        return known.split(",")
+    if isinstance(known, Iterable) and not isinstance(known, (bytes, dict)):
+        return [str(k) for k in known]
+    raise TypeError(f"{name}: expected a list of keywords or a comma-separated str")
+
+
+def _fdr_option(fdr: Optional[float], options: dict) -> Any:
+    """``fdr`` or its alias ``gamma`` (default 0.2); checks ``options``'
+    counts on the way."""
     if "gamma" in options:
         if fdr is not None:
             raise TypeError("pass fdr or its alias gamma, not both")
         fdr = options.pop("gamma")
     check_counts(options)
-    return KeywordResult(
-        _plackett.extract_keywords(
-            document, known, tokens=tokens, fdr=0.2 if fdr is None else fdr, engine=engine, **options
-        )
-    )
+    return 0.2 if fdr is None else fdr
 
 
 def tag_text(document: str, *, word_filter: str = "pos") -> list:
