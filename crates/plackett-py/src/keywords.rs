@@ -32,16 +32,17 @@ fn choice<T: Copy>(name: &str, v: &str, options: &[(&str, T)]) -> PyResult<T> {
 
 /// Score every candidate word of each of `documents` given its `known`
 /// keywords or keyphrases; one JSON per document as `plackett keywords
-/// extract --output json`. One document runs as `extract` (errors as
-/// such); several run in parallel as `keywords batch` does, each exactly
-/// as alone, and the first failing one (in order) raises, named
-/// `documents[i]`. `report` needs a single document.
+/// extract --output json`. Without `batch`, one document runs as
+/// `extract` (errors as such); with it, the documents run in parallel as
+/// `keywords batch` does, each exactly as alone, and the first failing one
+/// (in order) raises, named `documents[i]`. `report` needs a single
+/// document.
 #[pyfunction]
 #[pyo3(signature = (documents, known, *, tokens = false, fdr = 0.2, engine = "vb",
     probability = "latent", prior_scale = "code", theta_update = "block", alpha = "shared",
     window = 2, self_loops = false, damping = 0.85, min_count = 0, word_filter = "pos", tau = 0.1, sigma_a2 = 10.0,
     sigma_b2 = 10.0, tol = 1e-10, max_iter = 2000, samples = 2000, burn_in = 1000, chains = 4,
-    seed = 1, alpha_init = 0.6, report = None))]
+    seed = 1, alpha_init = 0.6, report = None, batch = false))]
 #[allow(clippy::too_many_arguments)]
 pub fn extract_keywords(
     py: Python<'_>,
@@ -70,6 +71,7 @@ pub fn extract_keywords(
     seed: u64,
     alpha_init: f64,
     report: Option<String>,
+    batch: bool,
 ) -> PyResult<Vec<String>> {
     if documents.len() != known.len() {
         return Err(PyValueError::new_err(format!(
@@ -129,7 +131,7 @@ pub fn extract_keywords(
         engine,
     };
     let results = py.detach(move || {
-        if let ([doc], [known]) = (documents.as_slice(), known.as_slice()) {
+        if let ([doc], [known], false) = (documents.as_slice(), known.as_slice(), batch) {
             return vec![extract(doc, known, &opts)];
         }
         let docs: Vec<BatchDocument> = documents

@@ -275,6 +275,8 @@ def test_extract_many_equals_extract_on_each_document_and_the_cli_batch(tmp_path
 def test_extract_many_names_the_failing_document():
     with pytest.raises(ValueError, match=r'documents\[1\]: known keyword "zebra" is not in the document'):
         plackett.extract_keywords_many([SECOND, SECOND], ["keyword", "zebra"])
+    with pytest.raises(ValueError, match=r'documents\[0\]: known keyword "zebra"'):
+        plackett.extract_keywords_many([SECOND], ["zebra"])
     with pytest.raises(ValueError, match="one entry per document"):
         plackett.extract_keywords_many([SECOND, SECOND], ["keyword"])
     with pytest.raises(TypeError, match=r"documents\[1\]: expected a str"):

@@ -783,7 +783,9 @@ def extract_keywords_many(
     if options.get("report") is not None:
         raise TypeError("report: extract_keywords_many writes no report; use extract_keywords for one document")
     fdr = _fdr_option(fdr, options)
-    payloads = _plackett.extract_keywords(documents, known, tokens=tokens, fdr=fdr, engine=engine, **options)
+    payloads = _plackett.extract_keywords(
+        documents, known, tokens=tokens, fdr=fdr, engine=engine, batch=True, **options
+    )
     return [KeywordResult(p) for p in payloads]
 
 
