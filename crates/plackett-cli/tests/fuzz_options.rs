@@ -361,7 +361,14 @@ fn every_numeric_option_survives_edge_values() {
         ),
         (
             owned(&["keywords", "batch", batch.as_str()]),
-            &["--fdr", "--window", "--damping", "--tau", "--max-iter", "--seed"],
+            &[
+                "--fdr",
+                "--window",
+                "--damping",
+                "--tau",
+                "--max-iter",
+                "--seed",
+            ],
         ),
     ];
     let long = "x".repeat(70_000);
