@@ -13,7 +13,7 @@ use plackett::keywords::{
 };
 use plackett_text::{
     Engine, ExtractOptions, Extraction, Input, Pipeline, extract, extract_many,
-    read_candidate_corpus, read_corpus, read_external, read_manifest,
+    read_candidate_corpus, read_corpus, read_document, read_external, read_manifest,
 };
 use serde_json::json;
 use std::path::Path;
@@ -383,14 +383,7 @@ fn deliver(out: &Option<String>, text: &str) -> Result<()> {
 }
 
 fn read_text(path: &str) -> Result<String> {
-    let bytes = std::fs::read(path).map_err(|e| anyhow::anyhow!("{path}: {e}"))?;
-    match String::from_utf8(bytes) {
-        Ok(s) => Ok(s.trim_start_matches('\u{feff}').to_string()),
-        Err(e) => bail!(
-            "{path}: not UTF-8 text (invalid byte at offset {})",
-            e.utf8_error().valid_up_to()
-        ),
-    }
+    Ok(read_document(Path::new(path), path)?)
 }
 
 fn run_tag(a: &TagArgs) -> Result<()> {

@@ -8,7 +8,7 @@
 //! equal the single-document runs' and do not depend on the number of
 //! threads; documents run in parallel.
 
-use super::extract::{ExtractOptions, Extraction, extract};
+use super::extract::{ExtractOptions, Extraction, extract, read_document};
 use plackett::error::{Error, Result};
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
@@ -69,21 +69,8 @@ pub fn extract_many(docs: &[BatchDocument], opts: &ExtractOptions) -> Vec<Result
 /// anything runs; errors name the manifest and line.
 pub fn read_manifest(path: &Path) -> Result<Vec<BatchDocument>> {
     let name = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|source| Error::Io {
-        path: name.clone(),
-        source,
-    })?;
-    let text = String::from_utf8(bytes).map_err(|e| {
-        Error::input(
-            &name,
-            None,
-            format!(
-                "not UTF-8 text (invalid byte at offset {})",
-                e.utf8_error().valid_up_to()
-            ),
-        )
-    })?;
-    let text = text.trim_start_matches('\u{feff}');
+    let text = read_document(path, &name)?;
+    let text = text.as_str();
     let mut rdr = csv::ReaderBuilder::new()
         .flexible(true)
         .from_reader(text.as_bytes());
@@ -140,22 +127,12 @@ pub fn read_manifest(path: &Path) -> Result<Vec<BatchDocument>> {
         } else {
             base.join(file)
         };
-        let bytes = std::fs::read(&full)
-            .map_err(|e| Error::input(&name, Some(line), format!("{file}: {e}")))?;
-        let text = String::from_utf8(bytes).map_err(|e| {
-            Error::input(
-                &name,
-                Some(line),
-                format!(
-                    "{file}: not UTF-8 text (invalid byte at offset {})",
-                    e.utf8_error().valid_up_to()
-                ),
-            )
-        })?;
+        let text = read_document(&full, file)
+            .map_err(|e| Error::input(&name, Some(line), e.to_string()))?;
         rows.push(BatchDocument {
             source: file.to_string(),
             listed_at: Some((name.clone(), line)),
-            text: text.trim_start_matches('\u{feff}').to_string(),
+            text,
             known,
         });
     }

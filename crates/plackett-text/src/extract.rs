@@ -205,6 +205,27 @@ fn probability_name(p: Probability) -> &'static str {
     }
 }
 
+/// A document's text: UTF-8 (an error naming the offset of the first
+/// invalid byte otherwise), a leading byte-order mark dropped. `name` is
+/// how errors call the file.
+pub fn read_document(path: &std::path::Path, name: &str) -> Result<String> {
+    let bytes = std::fs::read(path).map_err(|source| Error::Io {
+        path: name.to_string(),
+        source,
+    })?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        Error::input(
+            name,
+            None,
+            format!(
+                "not UTF-8 text (invalid byte at offset {})",
+                e.utf8_error().valid_up_to()
+            ),
+        )
+    })?;
+    Ok(text.trim_start_matches('\u{feff}').to_string())
+}
+
 /// Score every candidate word of a document given the known keywords or
 /// keyphrases (each word stemmed like the text), and select by Bayesian FDR.
 pub fn extract(document: &str, known: &[String], opts: &ExtractOptions) -> Result<Extraction> {

@@ -411,12 +411,16 @@ impl<'a> State<'a> {
     /// normal otherwise; `π_i = q(z_i > 0)` from its log-odds.
     fn update_z(&mut self) {
         for i in 0..self.n {
-            let f = ZFactor::at(self.m(i), self.e_ln_alpha[i], self.y[i]);
-            self.ez[i] = f.ez;
-            self.ez2[i] = f.ez2;
-            self.hz[i] = f.hz;
-            self.pi[i] = f.pi;
+            self.set_z(i, ZFactor::at(self.m(i), self.e_ln_alpha[i], self.y[i]));
         }
+    }
+
+    /// Store word `i`'s `q(z_i)` moments.
+    fn set_z(&mut self, i: usize, f: ZFactor) {
+        self.ez[i] = f.ez;
+        self.ez2[i] = f.ez2;
+        self.hz[i] = f.hz;
+        self.pi[i] = f.pi;
     }
 
     /// (U2) and its exact alternatives.
@@ -1102,11 +1106,7 @@ mod tests {
                         let (m, lw) = (st.m(i), st.e_ln_alpha[i]);
                         let with = |mm: f64, ww: f64| {
                             let mut s2 = st.clone_shallow();
-                            let f = ZFactor::at(mm, ww, y[i]);
-                            s2.ez[i] = f.ez;
-                            s2.ez2[i] = f.ez2;
-                            s2.hz[i] = f.hz;
-                            s2.pi[i] = f.pi;
+                            s2.set_z(i, ZFactor::at(mm, ww, y[i]));
                             s2.elbo()
                         };
                         let dm = (with(m + h, lw) - with(m - h, lw)) / (2.0 * h);
