@@ -50,6 +50,9 @@ pub struct EngineArgs {
     /// vb: random starts (the highest ELBO wins).
     #[arg(long, default_value_t = 1)]
     pub starts: usize,
+    /// vb: fit K optima — the first from --vb-start, the others from starts drawn around it (each coefficient plus N(0, 0.5²)) — and predict from their equal-weight mixture (Yao, Vehtari & Gelman 2022). The posterior is multimodal in which instances are primary and coordinate ascent keeps the configuration it starts in; the mixture averages over several, as a sampler's chains do. About K times the work; on Hu 2024's basic setting 8 and 16 optima raise the held-out bag AUROC from 0.908 to 0.915 and 0.917 (the untempered sampler: 0.920; docs/mil.md).
+    #[arg(long, value_name = "K", conflicts_with = "starts")]
+    pub mixture: Option<usize>,
     /// vb: where coordinate ascent starts. marginal: the mode of the bag labels' approximate marginal posterior with the primary indicators integrated out (the prior means if it cannot be found); prior: every coefficient at its prior mean; moments: the instance slopes along a method-of-moments direction read from the bags' pooled first and second moments (at most 2,000 pooled features, d + d(d+1)/2 per modality). On Hu 2024's simulation design marginal classifies bags and ranks instances best at every setting; on small low-dimensional sets compare prior in cross-validation (docs/mil.md).
     #[arg(long, default_value = "marginal", value_parser = ["marginal", "prior", "moments"])]
     pub vb_start: String,
@@ -107,7 +110,8 @@ impl EngineArgs {
             },
             tol: self.tol,
             max_iter: self.max_iter,
-            starts: self.starts,
+            starts: self.mixture.unwrap_or(self.starts),
+            mixture: self.mixture.is_some(),
             vb_start: VbStart::parse(&self.vb_start).expect("clap checked the name"),
             gibbs_start: GibbsStart::parse(&self.gibbs_start).expect("clap checked the name"),
             mcmc: McmcSettings {
@@ -362,7 +366,18 @@ fn run_fit(a: &FitArgs) -> Result<()> {
                 }
             }
             if let (Some(it), Some(c), Some(e)) = (info.iterations, info.converged, info.elbo) {
-                let _ = writeln!(s, "sweeps {it}, converged {c}, ELBO {e:.4}");
+                match &info.mixture_elbos {
+                    Some(k) => {
+                        let _ = writeln!(
+                            s,
+                            "sweeps {it} over {} optima, every one converged {c}, ELBO of the first {e:.4}",
+                            k.len()
+                        );
+                    }
+                    None => {
+                        let _ = writeln!(s, "sweeps {it}, converged {c}, ELBO {e:.4}");
+                    }
+                }
             }
             if let (Some(r), Some(e)) = (info.max_rhat, info.min_ess) {
                 let _ = writeln!(s, "max split-R̂ {r:.3}, min bulk ESS {e:.0}");

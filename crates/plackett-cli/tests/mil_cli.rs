@@ -776,3 +776,66 @@ fn vb_starts_from_the_marginal_mode_the_prior_means_or_the_moments() {
     assert_eq!(doc["fit"]["vb_start"], "marginal");
     fails(&fit(&narrow, &["--vb-start", "random"]), "--vb-start");
 }
+
+/// `--mixture K` fits K vMMIC optima and writes a model of their
+/// equal-weight mixture that `predict` reads; the fit notes it; a mixture
+/// of one, or `--mixture` with `--starts`, exit 2 with nothing written.
+#[test]
+fn a_mixture_of_optima_writes_a_model_that_predicts() {
+    let dir = tmpdir("mil_mixture");
+    let data = simulate(&dir, 60);
+    let model = dir.join("mix.json");
+    let out = bin()
+        .args([
+            "mil",
+            "fit",
+            &data,
+            "--mixture",
+            "3",
+            "--output",
+            "json",
+            "--out",
+        ])
+        .arg(&model)
+        .output()
+        .unwrap();
+    let fit = json(&out);
+    assert_eq!(fit["fit"]["mixture_elbos"].as_array().unwrap().len(), 3);
+    assert!(
+        fit["notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|n| n.as_str().unwrap().contains("mixture of 3 optima")),
+        "{}",
+        fit["notes"]
+    );
+    let file: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&model).unwrap()).unwrap();
+    assert_eq!(file["mixture"].as_array().unwrap().len(), 3);
+    assert!(file.get("covariances").is_none());
+    let out = bin()
+        .args(["mil", "predict"])
+        .arg(&model)
+        .arg(&data)
+        .args(["--output", "json"])
+        .output()
+        .unwrap();
+    let pred = json(&out);
+    assert_eq!(pred["bags"].as_array().unwrap().len(), 60);
+    for (flags, named) in [
+        (vec!["--mixture", "1"], "--mixture"),
+        (vec!["--mixture", "3", "--starts", "2"], "--starts"),
+    ] {
+        let bad_model = dir.join("bad.json");
+        let out = bin()
+            .args(["mil", "fit", &data])
+            .args(&flags)
+            .arg("--out")
+            .arg(&bad_model)
+            .output()
+            .unwrap();
+        fails(&out, named);
+        assert!(!bad_model.exists(), "{flags:?} wrote a model");
+    }
+}

@@ -242,13 +242,19 @@ fn settings(
     slope_var: f64,
     tol: f64,
     max_iter: usize,
-    starts: usize,
+    (starts, mixture): (usize, Option<usize>),
     vb_start: &str,
     gibbs_start: &str,
     [samples, burn_in, thin, chains]: [usize; 4],
     (rungs, hottest, ladder): (Rungs, f64, &str),
     seed: u64,
 ) -> PyResult<MilEngineSettings> {
+    if mixture.is_some() && starts != 1 {
+        return Err(PyValueError::new_err(
+            "mixture: give starts (the highest ELBO wins) or mixture (every optimum kept), not both"
+                .to_string(),
+        ));
+    }
     let tempering = Tempering::from_options(rungs.0, hottest, ladder).map_err(err)?;
     Ok(MilEngineSettings {
         priors: MilPriors {
@@ -257,7 +263,8 @@ fn settings(
         },
         tol,
         max_iter,
-        starts,
+        starts: mixture.unwrap_or(starts),
+        mixture: mixture.is_some(),
         vb_start: VbStart::parse(vb_start).map_err(err)?,
         gibbs_start: plackett::mil::GibbsStart::parse(gibbs_start).map_err(err)?,
         mcmc: plackett::infer::mcmc::McmcSettings {
@@ -276,7 +283,7 @@ fn settings(
 /// Keyword arguments as `plackett mil fit`'s flags.
 #[pyfunction]
 #[pyo3(signature = (source, text = None, *, engine = "vb", standardise = false,
-    components = None, intercept_var = 16.0, slope_var = 4.0, tol = 1e-4, max_iter = 5000, starts = 1,
+    components = None, intercept_var = 16.0, slope_var = 4.0, tol = 1e-4, max_iter = 5000, starts = 1, mixture = None,
     vb_start = "marginal", gibbs_start = "marginal", samples = 1000, burn_in = 1000, thin = 1, chains = 4, temperatures = Rungs(RungCount::Fixed(1)), hottest = 0.03, ladder = "geometric", seed = 1, init = None))]
 #[allow(clippy::too_many_arguments)]
 pub fn mil_fit(
@@ -291,6 +298,7 @@ pub fn mil_fit(
     tol: f64,
     max_iter: usize,
     starts: usize,
+    mixture: Option<usize>,
     vb_start: &str,
     gibbs_start: &str,
     samples: usize,
@@ -310,7 +318,7 @@ pub fn mil_fit(
         slope_var,
         tol,
         max_iter,
-        starts,
+        (starts, mixture),
         vb_start,
         gibbs_start,
         [samples, burn_in, thin, chains],
@@ -357,7 +365,7 @@ pub fn mil_fit(
 #[pyfunction]
 #[pyo3(signature = (source, text = None, *, engine = "vb", baselines = false, folds = 10,
     repeats = 1, draws = 500, standardise = false, components = None, intercept_var = 16.0,
-    slope_var = 4.0, tol = 1e-4, max_iter = 5000, starts = 1, vb_start = "marginal",
+    slope_var = 4.0, tol = 1e-4, max_iter = 5000, starts = 1, mixture = None, vb_start = "marginal",
     gibbs_start = "marginal", samples = 1000, burn_in = 1000, thin = 1, chains = 4, temperatures = Rungs(RungCount::Fixed(1)), hottest = 0.03, ladder = "geometric", seed = 1))]
 #[allow(clippy::too_many_arguments)]
 pub fn mil_cv(
@@ -376,6 +384,7 @@ pub fn mil_cv(
     tol: f64,
     max_iter: usize,
     starts: usize,
+    mixture: Option<usize>,
     vb_start: &str,
     gibbs_start: &str,
     samples: usize,
@@ -398,7 +407,7 @@ pub fn mil_cv(
         slope_var,
         tol,
         max_iter,
-        starts,
+        (starts, mixture),
         vb_start,
         gibbs_start,
         [samples, burn_in, thin, chains],
@@ -428,7 +437,7 @@ pub fn mil_cv(
 #[pyfunction]
 #[pyo3(signature = (*, factors = "basic", methods = "vmmic,milr,si-mean,si-max",
     replicates = 20, test_bags = 300, max_bags = 16000, draws = 200,
-    intercept_var = 16.0, slope_var = 4.0, tol = 1e-4, max_iter = 5000, starts = 1,
+    intercept_var = 16.0, slope_var = 4.0, tol = 1e-4, max_iter = 5000, starts = 1, mixture = None,
     vb_start = "marginal", gibbs_start = "marginal", samples = 1000, burn_in = 1000, thin = 1, chains = 4, temperatures = Rungs(RungCount::Fixed(1)), hottest = 0.03, ladder = "geometric", seed = 1))]
 #[allow(clippy::too_many_arguments)]
 pub fn mil_study(
@@ -444,6 +453,7 @@ pub fn mil_study(
     tol: f64,
     max_iter: usize,
     starts: usize,
+    mixture: Option<usize>,
     vb_start: &str,
     gibbs_start: &str,
     samples: usize,
@@ -476,7 +486,7 @@ pub fn mil_study(
         slope_var,
         tol,
         max_iter,
-        starts,
+        (starts, mixture),
         vb_start,
         gibbs_start,
         [samples, burn_in, thin, chains],

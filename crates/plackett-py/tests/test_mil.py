@@ -41,6 +41,7 @@ def _comparable(doc):
     ("vb", {"components": 2}),
     ("vb", {"vb_start": "moments"}),
     ("vb", {"vb_start": "prior"}),
+    ("vb", {"mixture": 3}),
     ("gibbs", {"samples": 150, "burn_in": 100, "chains": 2}),
     ("gibbs", {"samples": 150, "burn_in": 100, "chains": 2, "gibbs_start": "dispersed"}),
 ])
@@ -347,3 +348,28 @@ def test_mil_classifier_in_scikit_learn_and_bad_input():
         plackett.MILClassifier().fit(np.ones((4, 2)), [0, 1, 0, 1])
     with pytest.raises(ValueError, match="engine"):
         plackett.MILClassifier(engine="magic").fit(X, y)
+
+
+def test_mixture_of_optima_and_its_bad_input(bags):
+    """``mixture=K`` is ``mil fit --mixture K`` (the parity case above);
+    the classifier takes it too; a mixture of one, both ``starts`` and
+    ``mixture``, and counts of the wrong sign or type are refused naming
+    the argument."""
+    d, path = bags
+    fit = plackett.mil_fit(path, mixture=2)
+    doc = json.loads(fit.to_json())
+    assert len(doc["fit"]["mixture_elbos"]) == 2
+    assert len(json.loads(fit.model().to_json())["mixture"]) == 2
+    X, y, _ = _bag_arrays(path)
+    clf = plackett.MILClassifier(mixture=2).fit(X, y)
+    assert len(json.loads(clf.model_.to_json())["mixture"]) == 2
+    with pytest.raises(ValueError, match="mixture: a mixture needs at least 2 optima, got 1"):
+        plackett.mil_fit(path, mixture=1)
+    with pytest.raises(ValueError, match="mixture: give starts"):
+        plackett.mil_fit(path, mixture=3, starts=2)
+    with pytest.raises(ValueError, match="mixture: must be non-negative"):
+        plackett.mil_fit(path, mixture=-1)
+    with pytest.raises(TypeError, match="mixture"):
+        plackett.mil_fit(path, mixture="3")
+    with pytest.raises(ValueError, match="mixture: must be non-negative"):
+        plackett.MILClassifier(mixture=-2).fit(X, y)

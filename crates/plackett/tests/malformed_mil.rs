@@ -23,6 +23,18 @@ fn fit_everything(bags: &Bags) {
         let json = serde_json::to_string(&model).expect("model serialises");
         MilModel::from_json("fuzz.json", &json).expect("a written model reads back");
     }
+    // A vMMIC mixture of two optima, its model file and predictions.
+    let mix = VbOptions {
+        max_iter: 30,
+        starts: 2,
+        mixture: true,
+        ..VbOptions::default()
+    };
+    if let Ok((model, _)) = fit_model(bags, &MilEngine::Vb(mix)) {
+        let _ = model.predict(bags, 5, 1);
+        let json = serde_json::to_string(&model).expect("model serialises");
+        MilModel::from_json("fuzz.json", &json).expect("a written mixture reads back");
+    }
     let gibbs = MilGibbsOptions {
         mcmc: McmcSettings::new(5, 5, 1, 1),
         ..MilGibbsOptions::default()

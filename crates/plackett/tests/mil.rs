@@ -710,3 +710,130 @@ fn cross_validation_stops_when_cancelled() {
     let out = cross_validate_methods(&bags, &methods, Preprocess::None, 5, 3, 20, 1, Some(&obs));
     assert!(matches!(out, Err(plackett::Error::Cancelled)), "{out:?}");
 }
+
+/// `VbOptions::mixture`: every start's optimum is a component with equal
+/// weight; the first is the plain fit from the same first start; the
+/// summaries are the mixture's moments and quantiles; each instance's
+/// `p_primary` is the components' average; the model file reads back to
+/// the same predictions; and nothing depends on the thread count.
+#[test]
+fn a_vb_mixture_keeps_every_optimum_with_equal_weight() {
+    use plackett::numerics::probit::norm_cdf;
+    let bags = simulated(60, 5, 3, 21);
+    let priors = MilPriors::default();
+    let opts = VbOptions {
+        starts: 3,
+        mixture: true,
+        ..VbOptions::default()
+    };
+    let fits = fit_vb_mixture(&bags, &opts).unwrap();
+    assert_eq!(fits.len(), 3);
+    let plain = fit_vb(&bags, &VbOptions::default()).unwrap();
+    assert_eq!(
+        fits[0].mean, plain.mean,
+        "the first component is the plain fit"
+    );
+    assert!(
+        fits[1].mean != fits[0].mean && fits[2].mean != fits[1].mean,
+        "the other starts are drawn apart"
+    );
+    let (model, info) = fit_model(&bags, &MilEngine::Vb(opts.clone())).unwrap();
+    let parts = model.mixture.as_ref().expect("a mixture model");
+    assert!(model.covariances.is_none() && model.draws.is_none());
+    assert_eq!(parts.len(), 3);
+    for (p, f) in parts.iter().zip(&fits) {
+        assert_eq!(p.weight, 1.0 / 3.0);
+        assert_eq!(p.mean, f.mean);
+        assert_eq!(p.elbo, *f.elbo.last().unwrap());
+    }
+    assert_eq!(
+        info.mixture_elbos.as_deref(),
+        Some(&parts.iter().map(|p| p.elbo).collect::<Vec<_>>()[..])
+    );
+    let sds: Vec<Vec<f64>> = fits.iter().map(|f| f.sd()).collect();
+    for (k, s) in model.parameters.iter().enumerate() {
+        let mean = fits.iter().map(|f| f.mean[k]).sum::<f64>() / 3.0;
+        let second = fits
+            .iter()
+            .zip(&sds)
+            .map(|(f, sd)| sd[k] * sd[k] + f.mean[k] * f.mean[k])
+            .sum::<f64>()
+            / 3.0;
+        assert!((s.mean - mean).abs() < 1e-12, "{}", s.name);
+        assert!(
+            (s.sd * s.sd - (second - mean * mean)).abs() < 1e-9,
+            "{}",
+            s.name
+        );
+        let cdf = |x: f64| {
+            fits.iter()
+                .zip(&sds)
+                .map(|(f, sd)| norm_cdf((x - f.mean[k]) / sd[k]))
+                .sum::<f64>()
+                / 3.0
+        };
+        assert!(
+            (cdf(s.lower) - 0.05).abs() < 1e-9,
+            "{}: 5% quantile",
+            s.name
+        );
+        assert!(
+            (cdf(s.upper) - 0.95).abs() < 1e-9,
+            "{}: 95% quantile",
+            s.name
+        );
+    }
+    // Training instances: the average of the components' E_q[δ].
+    for j in 0..bags.n_instances() {
+        let avg = fits.iter().map(|f| f.primary[j]).sum::<f64>() / 3.0;
+        assert!((info.primary[j] - avg).abs() < 1e-12);
+    }
+    // New bags: p_primary is the average of the components' closed forms.
+    let test = simulated(20, 5, 3, 22);
+    let pred = model.predict(&test, 90, 3).unwrap();
+    let singles: Vec<Vec<f64>> = fits
+        .iter()
+        .map(|f| {
+            let m = MilModel::from_vb(f, &bags, priors);
+            primary_by_instance(&test, &m.predict(&test, 1, 3).unwrap())
+        })
+        .collect();
+    let mixed = primary_by_instance(&test, &pred);
+    for j in 0..test.n_instances() {
+        let avg = singles.iter().map(|s| s[j]).sum::<f64>() / 3.0;
+        assert!((mixed[j] - avg).abs() < 1e-12);
+    }
+    // The model file reads back to the same predictions.
+    let json = serde_json::to_string(&model).unwrap();
+    let back = MilModel::from_json("m.json", &json).unwrap();
+    assert_eq!(back.predict(&test, 90, 3).unwrap(), pred);
+    // Weights that do not sum to one are refused, naming the file.
+    let mut bad = model.clone();
+    bad.mixture.as_mut().unwrap()[0].weight = 0.5;
+    let e = MilModel::from_json("m.json", &serde_json::to_string(&bad).unwrap())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("m.json") && e.contains("weights"), "{e}");
+    // One thread or two: the same components.
+    let one = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap()
+        .install(|| fit_vb_mixture(&bags, &opts).unwrap());
+    for (a, b) in one.iter().zip(&fits) {
+        assert_eq!(a.mean, b.mean);
+        assert_eq!(a.elbo, b.elbo);
+    }
+    // A mixture of one is a user's mistake.
+    let e = fit_vb_mixture(
+        &bags,
+        &VbOptions {
+            starts: 1,
+            mixture: true,
+            ..VbOptions::default()
+        },
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("mixture") && e.contains("at least 2"), "{e}");
+}

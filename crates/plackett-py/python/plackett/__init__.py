@@ -920,7 +920,9 @@ def mil_fit(data: Any, *, engine: str = "vb", **options: Any) -> MilFit:
     principal components; from its default start vMMIC does not need it,
     from ``vb_start="prior"`` on wide features such as Musk's it does),
     ``intercept_var``, ``slope_var``, ``tol``, ``max_iter``, ``starts``,
-    ``vb_start`` ("marginal", the default: the mode of the bag labels'
+    ``mixture`` (fit this many vMMIC optima, the starts after the first
+    drawn around it, and predict from their equal-weight mixture;
+    ``--mixture``), ``vb_start`` ("marginal", the default: the mode of the bag labels'
     approximate marginal posterior with the primary indicators integrated
     out; "prior"; or "moments": the method-of-moments start of the
     instance slopes; ``--vb-start``), ``gibbs_start`` ("marginal", the

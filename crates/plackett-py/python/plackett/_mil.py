@@ -140,6 +140,10 @@ class MILClassifier(ClassifierMixin, BaseEstimator):
     tol, max_iter, starts, vb_start
         vMMIC's stopping rule, sweep cap, random starts and first start
         ("marginal", "prior", "moments").
+    mixture : int or None
+        Fit this many vMMIC optima (the first from ``vb_start``, the others
+        from starts drawn around it) and predict from their equal-weight
+        mixture (``--mixture``; instead of ``starts``); docs/mil.md.
     samples, burn_in, thin, chains, gibbs_start
         The sampler's settings.
     draws : int
@@ -168,6 +172,7 @@ class MILClassifier(ClassifierMixin, BaseEstimator):
         tol: float = 1e-4,
         max_iter: int = 5000,
         starts: int = 1,
+        mixture: Optional[int] = None,
         vb_start: str = "marginal",
         samples: int = 1000,
         burn_in: int = 1000,
@@ -185,6 +190,7 @@ class MILClassifier(ClassifierMixin, BaseEstimator):
         self.tol = tol
         self.max_iter = max_iter
         self.starts = starts
+        self.mixture = mixture
         self.vb_start = vb_start
         self.samples = samples
         self.burn_in = burn_in
@@ -217,6 +223,7 @@ class MILClassifier(ClassifierMixin, BaseEstimator):
             tol=float(self.tol),
             max_iter=count("max_iter", self.max_iter, lenient=True),
             starts=count("starts", self.starts, lenient=True),
+            mixture=None if self.mixture is None else count("mixture", self.mixture, lenient=True),
             vb_start=self.vb_start,
             gibbs_start=self.gibbs_start,
             samples=count("samples", self.samples, lenient=True),

@@ -7,7 +7,7 @@ use super::baselines::{Baseline, fit_baseline};
 use super::gibbs::{MilGibbsOptions, fit_gibbs};
 use super::model::MilModel;
 use super::params::MilPriors;
-use super::vb::{VbOptions, fit_vb};
+use super::vb::{VbOptions, fit_vb, fit_vb_mixture};
 use crate::error::{Error, Result};
 use crate::eval::metrics::auc;
 use crate::infer::rng::stream;
@@ -36,6 +36,9 @@ pub struct MilEngineSettings {
     pub max_iter: usize,
     /// VB: random starts.
     pub starts: usize,
+    /// VB: predict from the equal-weight mixture of every start's optimum
+    /// ([`VbOptions::mixture`]).
+    pub mixture: bool,
     /// VB: where the first start is.
     pub vb_start: super::vb::VbStart,
     /// Gibbs: where the chains start.
@@ -54,6 +57,7 @@ impl MilEngineSettings {
             tol: self.tol,
             max_iter: self.max_iter,
             starts: self.starts,
+            mixture: self.mixture,
             seed: self.mcmc.seed,
             init: None,
             start: self.vb_start,
@@ -107,6 +111,12 @@ pub struct MilFitInfo {
     /// `moments`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub vb_start: Option<String>,
+    /// VB mixture ([`VbOptions::mixture`]): every component's final ELBO,
+    /// the first start's first; `iterations` then counts every
+    /// component's sweeps, `converged` holds if each converged, and
+    /// `elbo` is the first component's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mixture_elbos: Option<Vec<f64>>,
     /// Gibbs: where the chains started (`init`, `marginal`, `dispersed`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gibbs_start: Option<String>,
@@ -261,6 +271,31 @@ pub fn fit_model_warm(
 /// Fit `bags` with `engine`.
 pub fn fit_model(bags: &Bags, engine: &MilEngine) -> Result<(MilModel, MilFitInfo)> {
     match engine {
+        MilEngine::Vb(o) if o.mixture => {
+            let fits = fit_vb_mixture(bags, o)?;
+            let k = fits.len() as f64;
+            let first = &fits[0];
+            let primary = (0..first.primary.len())
+                .map(|j| fits.iter().map(|f| f.primary[j]).sum::<f64>() / k)
+                .collect();
+            let info = MilFitInfo {
+                engine: "vb".into(),
+                iterations: Some(fits.iter().map(|f| f.iterations).sum()),
+                converged: Some(fits.iter().all(|f| f.converged)),
+                elbo: first.elbo.last().copied(),
+                vb_start: Some(first.started_from.to_string()),
+                mixture_elbos: Some(first.start_elbos.clone()),
+                gibbs_start: None,
+                max_rhat: None,
+                min_ess: None,
+                temperatures: None,
+                swap_acceptance: None,
+                ladder: None,
+                barrier: None,
+                primary,
+            };
+            Ok((MilModel::from_vb_mixture(&fits, bags, o.priors), info))
+        }
         MilEngine::Vb(o) => {
             let f = fit_vb(bags, o)?;
             let info = MilFitInfo {
@@ -269,6 +304,7 @@ pub fn fit_model(bags: &Bags, engine: &MilEngine) -> Result<(MilModel, MilFitInf
                 converged: Some(f.converged),
                 elbo: f.elbo.last().copied(),
                 vb_start: Some(f.started_from.to_string()),
+                mixture_elbos: None,
                 gibbs_start: None,
                 max_rhat: None,
                 min_ess: None,
@@ -289,6 +325,7 @@ pub fn fit_model(bags: &Bags, engine: &MilEngine) -> Result<(MilModel, MilFitInf
                 converged: None,
                 elbo: None,
                 vb_start: None,
+                mixture_elbos: None,
                 gibbs_start: Some(f.started_from.to_string()),
                 max_rhat: Some(
                     f.diagnostics

@@ -28,7 +28,7 @@ pub use gibbs::{GibbsStart, MilGibbsFit, MilGibbsOptions, RungCount, Tempering, 
 pub use params::{Layout, MilPriors};
 pub use simulate::{MilDesign, simulate_bags, simulate_with};
 pub use study::{Factor, StudyCell, StudyOptions, run_study};
-pub use vb::{VbFit, VbOptions, VbStart, fit_vb};
+pub use vb::{VbFit, VbOptions, VbStart, fit_vb, fit_vb_mixture};
 pub mod cv;
 pub mod model;
 pub mod summary;
@@ -36,4 +36,4 @@ pub use cv::{
     MilCv, MilEngine, MilEngineSettings, MilFitInfo, MilMethod, Preprocess, cross_validate,
     cross_validate_methods, cv_document, fit_model, fit_model_warm, fit_model_with,
 };
-pub use model::{BagPrediction, MIL_MODEL_FORMAT, MilModel, primary_by_instance};
+pub use model::{BagPrediction, MIL_MODEL_FORMAT, MilModel, VbComponent, primary_by_instance};

@@ -63,6 +63,11 @@ pub struct MilModel {
     /// row lists.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub covariances: Option<Vec<Vec<Vec<f64>>>>,
+    /// VB mixture ([`super::VbOptions::mixture`]): the components, each a
+    /// mean-field optimum with its Gaussian factors, weighted equally;
+    /// `parameters` then summarise the mixture and `covariances` is absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mixture: Option<Vec<VbComponent>>,
     /// Gibbs: posterior draws of θ (at most [`MAX_STORED_DRAWS`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub draws: Option<Vec<Vec<f64>>>,
@@ -76,6 +81,137 @@ pub struct MilModel {
     /// alike, and the coefficients are per component.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub components: Option<Components>,
+}
+
+/// One component of a VB mixture: a mean-field optimum.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct VbComponent {
+    /// Its weight (equal for every component).
+    pub weight: f64,
+    /// Means of θ (layout order).
+    pub mean: Vec<f64>,
+    /// Covariance of each Gaussian factor (α, β, γ, a, b, c, d), as row
+    /// lists.
+    pub covariances: Vec<Vec<Vec<f64>>>,
+    /// The optimum's ELBO.
+    pub elbo: f64,
+}
+
+fn rows_of(blocks: &[DMatrix<f64>]) -> Vec<Vec<Vec<f64>>> {
+    blocks
+        .iter()
+        .map(|b| {
+            (0..b.nrows())
+                .map(|r| b.row(r).iter().copied().collect())
+                .collect()
+        })
+        .collect()
+}
+
+/// Whether `c` holds the seven factor covariances of `layout`, finite.
+fn covariances_fit(c: &[Vec<Vec<f64>>], layout: &Layout) -> bool {
+    let sizes = [1, layout.d0, layout.d1, 1, layout.d0, 1, layout.d1];
+    c.len() == 7
+        && c.iter().zip(sizes).all(|(b, d)| {
+            b.len() == d
+                && b.iter()
+                    .all(|r| r.len() == d && r.iter().all(|v| v.is_finite()))
+        })
+}
+
+/// A Gaussian `q` of θ by its means and factor covariances: draws, and
+/// each instance's `E_q[Φ(ν̃_j)] = Φ(μ_ν/√(1 + s²_ν))`.
+struct GaussianQ<'a> {
+    mean: &'a [f64],
+    cov: &'a [Vec<Vec<f64>>],
+    factors: Vec<DMatrix<f64>>,
+}
+
+impl<'a> GaussianQ<'a> {
+    fn new(mean: &'a [f64], cov: &'a [Vec<Vec<f64>>]) -> Result<GaussianQ<'a>> {
+        let mut factors = Vec::new();
+        for b in cov {
+            let d = b.len();
+            if d == 0 {
+                factors.push(DMatrix::zeros(0, 0));
+                continue;
+            }
+            let m = DMatrix::from_fn(d, d, |r, c| b[r][c]);
+            let l = Cholesky::new(&m)
+                .ok_or_else(|| {
+                    Error::Numerical("a model covariance is not positive definite".into())
+                })?
+                .l();
+            factors.push(l);
+        }
+        Ok(GaussianQ { mean, cov, factors })
+    }
+
+    fn draw(&self, lay: &Layout, rng: &mut impl rand::Rng) -> Vec<f64> {
+        let starts = [
+            lay.alpha(),
+            lay.beta().start,
+            lay.gamma().start,
+            lay.a(),
+            lay.b().start,
+            lay.c(),
+            lay.d().start,
+        ];
+        let mut t = self.mean.to_vec();
+        for (l, &s) in self.factors.iter().zip(&starts) {
+            let d = l.nrows();
+            let z: Vec<f64> = (0..d).map(|_| StandardNormal.sample(rng)).collect();
+            for r in 0..d {
+                t[s + r] += (0..=r).map(|c| l[(r, c)] * z[c]).sum::<f64>();
+            }
+        }
+        t
+    }
+
+    fn p_primary(&self, bags: &Bags, lay: &Layout, j: usize) -> f64 {
+        let m = bags.modality[j];
+        let x = bags.features(j);
+        let (ia, is) = if m == 0 { (3, 4) } else { (5, 6) };
+        let (_, nu) = predictors(bags, lay, self.mean, j);
+        let vb = &self.cov[is];
+        let mut s2 = self.cov[ia][0][0];
+        for r in 0..x.len() {
+            for c in 0..x.len() {
+                s2 += x[r] * vb[r][c] * x[c];
+            }
+        }
+        norm_cdf(nu / (1.0 + s2).sqrt())
+    }
+}
+
+/// The `q`-quantile of an equal-weight mixture of normals `(mean, sd)`,
+/// by bisection on its distribution function.
+fn mixture_quantile(parts: &[(f64, f64)], q: f64) -> f64 {
+    let cdf = |x: f64| {
+        parts
+            .iter()
+            .map(|&(m, s)| norm_cdf((x - m) / s))
+            .sum::<f64>()
+            / parts.len() as f64
+    };
+    let z = 40.0;
+    let mut lo = parts
+        .iter()
+        .map(|&(m, s)| m - z * s)
+        .fold(f64::INFINITY, f64::min);
+    let mut hi = parts
+        .iter()
+        .map(|&(m, s)| m + z * s)
+        .fold(f64::NEG_INFINITY, f64::max);
+    for _ in 0..200 {
+        let mid = 0.5 * (lo + hi);
+        if cdf(mid) < q {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    0.5 * (lo + hi)
 }
 
 /// A bag's prediction.
@@ -151,13 +287,59 @@ impl MilModel {
             layout: fit.layout,
             priors,
             parameters,
-            covariances: Some(
-                fit.blocks
-                    .iter()
-                    .map(|b| {
-                        (0..b.nrows())
-                            .map(|r| b.row(r).iter().copied().collect())
-                            .collect()
+            covariances: Some(rows_of(&fit.blocks)),
+            mixture: None,
+            draws: None,
+            scaling: None,
+            components: None,
+        }
+    }
+
+    /// The model of a VB mixture: every optimum of [`super::fit_vb_mixture`]
+    /// with equal weight. The parameter summaries are the mixture's: its
+    /// means, sds (within and between components) and 5% and 95%
+    /// quantiles.
+    pub fn from_vb_mixture(fits: &[VbFit], bags: &Bags, priors: MilPriors) -> MilModel {
+        let k = fits.len() as f64;
+        let layout = fits[0].layout;
+        let sds: Vec<Vec<f64>> = fits.iter().map(VbFit::sd).collect();
+        let parts = |p: usize| -> Vec<(f64, f64)> {
+            fits.iter()
+                .zip(&sds)
+                .map(|(f, s)| (f.mean[p], s[p]))
+                .collect()
+        };
+        let mean: Vec<f64> = (0..layout.len())
+            .map(|p| fits.iter().map(|f| f.mean[p]).sum::<f64>() / k)
+            .collect();
+        let sd: Vec<f64> = (0..layout.len())
+            .map(|p| {
+                let second = parts(p).iter().map(|&(m, s)| s * s + m * m).sum::<f64>() / k;
+                (second - mean[p] * mean[p]).max(0.0).sqrt()
+            })
+            .collect();
+        let parameters = summaries(&layout, &bags.feature_names, &mean, &sd, &|p| {
+            let parts = parts(p);
+            (
+                mixture_quantile(&parts, 0.05),
+                mixture_quantile(&parts, 0.95),
+            )
+        });
+        MilModel {
+            format: MIL_MODEL_FORMAT.into(),
+            engine: "vb".into(),
+            feature_names: bags.feature_names.clone(),
+            layout,
+            priors,
+            parameters,
+            covariances: None,
+            mixture: Some(
+                fits.iter()
+                    .map(|f| VbComponent {
+                        weight: 1.0 / k,
+                        mean: f.mean.clone(),
+                        covariances: rows_of(&f.blocks),
+                        elbo: *f.elbo.last().expect("sweeps"),
                     })
                     .collect(),
             ),
@@ -184,6 +366,7 @@ impl MilModel {
             priors,
             parameters,
             covariances: None,
+            mixture: None,
             draws: Some(rows.into_iter().step_by(step).collect()),
             scaling: None,
             components: None,
@@ -224,20 +407,30 @@ impl MilModel {
         {
             return Err(bad("parameters missing or not finite"));
         }
-        match (m.engine.as_str(), &m.covariances, &m.draws) {
-            ("vb", Some(c), None) => {
-                let sizes = [1, m.layout.d0, m.layout.d1, 1, m.layout.d0, 1, m.layout.d1];
-                if c.len() != 7
-                    || c.iter().zip(sizes).any(|(b, d)| {
-                        b.len() != d
-                            || b.iter()
-                                .any(|r| r.len() != d || r.iter().any(|v| !v.is_finite()))
-                    })
-                {
+        match (m.engine.as_str(), &m.covariances, &m.mixture, &m.draws) {
+            ("vb", Some(c), None, None) => {
+                if !covariances_fit(c, &m.layout) {
                     return Err(bad("covariances have the wrong shape or are not finite"));
                 }
             }
-            ("gibbs", None, Some(d)) => {
+            ("vb", None, Some(parts), None) => {
+                let total: f64 = parts.iter().map(|p| p.weight).sum();
+                if parts.is_empty()
+                    || (total - 1.0).abs() > 1e-9
+                    || parts.iter().any(|p| {
+                        !(p.weight.is_finite() && p.weight > 0.0)
+                            || p.mean.len() != m.layout.len()
+                            || p.mean.iter().any(|v| !v.is_finite())
+                            || !covariances_fit(&p.covariances, &m.layout)
+                    })
+                {
+                    return Err(bad(
+                        "mixture components need positive weights summing to 1, finite means \
+                         of the layout's length and covariances of the right shape",
+                    ));
+                }
+            }
+            ("gibbs", None, None, Some(d)) => {
                 if d.is_empty()
                     || d.iter()
                         .any(|r| r.len() != m.layout.len() || r.iter().any(|v| !v.is_finite()))
@@ -247,7 +440,7 @@ impl MilModel {
             }
             _ => {
                 return Err(bad(
-                    "engine must be vb (with covariances) or gibbs (with draws)",
+                    "engine must be vb (with covariances or a mixture) or gibbs (with draws)",
                 ));
             }
         }
@@ -267,47 +460,23 @@ impl MilModel {
         if let Some(d) = &self.draws {
             return Ok((0..n).map(|s| d[s * d.len() / n].clone()).collect());
         }
-        let cov = self.covariances.as_ref().expect("checked on load");
+        let mut rng = stream(seed, &[0x4d49_4c50]);
         let lay = self.layout;
-        let starts = [
-            lay.alpha(),
-            lay.beta().start,
-            lay.gamma().start,
-            lay.a(),
-            lay.b().start,
-            lay.c(),
-            lay.d().start,
-        ];
-        let mut factors = Vec::new();
-        for b in cov {
-            let d = b.len();
-            if d == 0 {
-                factors.push(DMatrix::zeros(0, 0));
-                continue;
-            }
-            let m = DMatrix::from_fn(d, d, |r, c| b[r][c]);
-            let l = Cholesky::new(&m)
-                .ok_or_else(|| {
-                    Error::Numerical("a model covariance is not positive definite".into())
-                })?
-                .l();
-            factors.push(l);
+        if let Some(parts) = &self.mixture {
+            // Equal weights: the draws split evenly over the components,
+            // in component order.
+            let qs = parts
+                .iter()
+                .map(|p| GaussianQ::new(&p.mean, &p.covariances))
+                .collect::<Result<Vec<_>>>()?;
+            return Ok((0..n)
+                .map(|s| qs[s * qs.len() / n].draw(&lay, &mut rng))
+                .collect());
         }
         let mean = self.mean();
-        let mut rng = stream(seed, &[0x4d49_4c50]);
-        Ok((0..n)
-            .map(|_| {
-                let mut t = mean.clone();
-                for (l, &s) in factors.iter().zip(&starts) {
-                    let d = l.nrows();
-                    let z: Vec<f64> = (0..d).map(|_| StandardNormal.sample(&mut rng)).collect();
-                    for r in 0..d {
-                        t[s + r] += (0..=r).map(|c| l[(r, c)] * z[c]).sum::<f64>();
-                    }
-                }
-                t
-            })
-            .collect())
+        let cov = self.covariances.as_ref().expect("checked on load");
+        let q = GaussianQ::new(&mean, cov)?;
+        Ok((0..n).map(|_| q.draw(&lay, &mut rng)).collect())
     }
 
     /// Check that `bags` has this model's features.
@@ -357,23 +526,21 @@ impl MilModel {
         let lay = self.layout;
         let thetas = self.parameter_draws(draws, seed)?;
         let mean = self.mean();
+        let qs: Vec<(f64, GaussianQ)> = match (&self.covariances, &self.mixture) {
+            (Some(cov), _) => vec![(1.0, GaussianQ::new(&mean, cov)?)],
+            (None, Some(parts)) => parts
+                .iter()
+                .map(|p| Ok((p.weight, GaussianQ::new(&p.mean, &p.covariances)?)))
+                .collect::<Result<_>>()?,
+            (None, None) => Vec::new(),
+        };
         let p_primary: Vec<f64> = (0..bags.n_instances())
-            .map(|j| match &self.covariances {
-                Some(cov) => {
-                    let m = bags.modality[j];
-                    let x = bags.features(j);
-                    let (ia, is) = if m == 0 { (3, 4) } else { (5, 6) };
-                    let (_, nu) = predictors(bags, &lay, &mean, j);
-                    let vb = &cov[is];
-                    let mut s2 = cov[ia][0][0];
-                    for r in 0..x.len() {
-                        for c in 0..x.len() {
-                            s2 += x[r] * vb[r][c] * x[c];
-                        }
-                    }
-                    norm_cdf(nu / (1.0 + s2).sqrt())
-                }
-                None => {
+            .map(|j| match qs.is_empty() {
+                false => qs
+                    .iter()
+                    .map(|(w, q)| w * q.p_primary(bags, &lay, j))
+                    .sum::<f64>(),
+                true => {
                     thetas
                         .iter()
                         .map(|t| norm_cdf(predictors(bags, &lay, t, j).1))

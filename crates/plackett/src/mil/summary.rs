@@ -73,6 +73,19 @@ pub fn fit_notes(info: &MilFitInfo, counts: [usize; 2]) -> Vec<String> {
             "the Gibbs chains started around the coefficient means of the `init` model".into(),
         );
     }
+    if let Some(e) = &info.mixture_elbos {
+        let (lo, hi) = e
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| {
+                (a.min(v), b.max(v))
+            });
+        notes.push(format!(
+            "vb mixture of {} optima (ELBO {lo:.2} to {hi:.2}), weighted equally: predictions \
+             and instance probabilities average them, and the coefficient sds include the \
+             spread between them",
+            e.len()
+        ));
+    }
     if info.engine == "vb" {
         notes.push(
             "vb: mean-field sds are too small and coefficient means can be far from the \
@@ -176,6 +189,7 @@ mod tests {
             converged: None,
             elbo: None,
             vb_start: None,
+            mixture_elbos: None,
             gibbs_start: Some("marginal".into()),
             max_rhat: Some(1.001),
             min_ess: Some(1000.0),

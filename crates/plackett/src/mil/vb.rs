@@ -46,8 +46,20 @@ pub struct VbOptions {
     /// Sweep cap.
     pub max_iter: usize,
     /// Starts: the first as `init` or `start` says, the others drawn around
-    /// zero; the highest ELBO wins.
+    /// zero (around the first under `mixture`); the highest ELBO wins,
+    /// or under `mixture` every optimum is kept ([`fit_vb_mixture`]).
     pub starts: usize,
+    /// Keep every start's optimum as a component of an equal-weight
+    /// mixture instead of the highest ELBO's, the starts after the first
+    /// drawn around it (each coefficient plus `N(0, 0.5²)`).
+    /// [`fit_vb_mixture`] fits them and [`super::fit_model`] predicts from
+    /// the mixture. Why: the posterior is multimodal in the primary-instance
+    /// configuration, coordinate ascent keeps the configuration it starts
+    /// in, and the ELBO does not say which optimum predicts best; averaging
+    /// over several, as a sampler's unmixed chains do, hedges over them
+    /// (the multi-run averaging of Yao, Vehtari & Gelman 2022, with equal
+    /// weights; docs/mil.md).
+    pub mixture: bool,
     /// Seed of the random starts.
     pub seed: u64,
     /// Coefficient means to start from (in [`Layout`] order) instead of
@@ -68,6 +80,7 @@ impl std::fmt::Debug for VbOptions {
             .field("tol", &self.tol)
             .field("max_iter", &self.max_iter)
             .field("starts", &self.starts)
+            .field("mixture", &self.mixture)
             .field("seed", &self.seed)
             .field("init", &self.init.as_ref().map(Vec::len))
             .field("start", &self.start)
@@ -82,6 +95,7 @@ impl Default for VbOptions {
             tol: 1e-4,
             max_iter: 5000,
             starts: 1,
+            mixture: false,
             seed: 1,
             init: None,
             start: VbStart::default(),
@@ -145,6 +159,12 @@ impl VbOptions {
         }
         if self.starts == 0 || self.starts > 1000 {
             return Err(Error::param("starts", "between 1 and 1000"));
+        }
+        if self.mixture && self.starts < 2 {
+            return Err(Error::param(
+                "mixture",
+                format!("a mixture needs at least 2 optima, got {}", self.starts),
+            ));
         }
         if let Some(x) = &self.init
             && x.iter().any(|v| !v.is_finite())
@@ -1589,7 +1609,8 @@ impl MonotoneMap for SweepMap<'_> {
 }
 
 /// Fit vMMIC by coordinate ascent (Hu 2024, Appendix B.1; exact δ/U step),
-/// accelerated by SQUAREM under the ELBO.
+/// accelerated by SQUAREM under the ELBO; of several starts the highest
+/// ELBO's optimum.
 pub fn fit_vb(bags: &Bags, opts: &VbOptions) -> Result<VbFit> {
     fit_vb_with(bags, opts, true)
 }
@@ -1597,6 +1618,44 @@ pub fn fit_vb(bags: &Bags, opts: &VbOptions) -> Result<VbFit> {
 /// [`fit_vb`] with or without the acceleration (plain CAVI sweeps, every
 /// one of which raises the ELBO: the test of the updates).
 pub fn fit_vb_with(bags: &Bags, opts: &VbOptions, accelerate: bool) -> Result<VbFit> {
+    let fits = fit_every_start(bags, opts, accelerate)?;
+    let start_elbos: Vec<f64> = fits.iter().map(VbFit::final_elbo).collect();
+    // The first of the highest: ties keep the earlier start.
+    let mut best = 0;
+    for (s, e) in start_elbos.iter().enumerate() {
+        if *e > start_elbos[best] {
+            best = s;
+        }
+    }
+    let mut fit = fits.into_iter().nth(best).expect("at least one start");
+    fit.start_elbos = start_elbos;
+    Ok(fit)
+}
+
+/// Every start's optimum, in start order: the components of an
+/// equal-weight mixture ([`VbOptions::mixture`]; with `mixture` unset the
+/// starts after the first are drawn around zero as for [`fit_vb`]). Each
+/// component's `start_elbos` lists every component's final ELBO.
+pub fn fit_vb_mixture(bags: &Bags, opts: &VbOptions) -> Result<Vec<VbFit>> {
+    let mut fits = fit_every_start(bags, opts, true)?;
+    let elbos: Vec<f64> = fits.iter().map(VbFit::final_elbo).collect();
+    for f in &mut fits {
+        f.start_elbos = elbos.clone();
+    }
+    Ok(fits)
+}
+
+impl VbFit {
+    fn final_elbo(&self) -> f64 {
+        *self.elbo.last().expect("sweeps")
+    }
+}
+
+/// Coordinate ascent from every start of `opts`, the starts run in
+/// parallel (each from its own seeded draw, so the result does not depend
+/// on the number of threads).
+fn fit_every_start(bags: &Bags, opts: &VbOptions, accelerate: bool) -> Result<Vec<VbFit>> {
+    use rayon::prelude::*;
     opts.check()?;
     let y = bags.training_labels("data")?;
     let layout = Layout::of(bags);
@@ -1629,13 +1688,15 @@ pub fn fit_vb_with(bags: &Bags, opts: &VbOptions, accelerate: bool) -> Result<Vb
             None => (start(&layout, opts.seed, 0), "prior"),
         },
     };
-    let mut best: Option<VbFit> = None;
-    let mut start_elbos = Vec::new();
-    for s in 0..opts.starts {
-        let means = if s == 0 {
-            first.clone()
-        } else {
-            start(&layout, opts.seed, s)
+    let one = |s: usize| -> Result<VbFit> {
+        let means = match s {
+            0 => first.clone(),
+            _ if opts.mixture => start(&layout, opts.seed, s)
+                .iter()
+                .zip(&first)
+                .map(|(z, f)| f + z)
+                .collect(),
+            _ => start(&layout, opts.seed, s),
         };
         let state = State::new(bags, y.clone(), opts.priors, &means);
         let x0 = state.pack();
@@ -1658,31 +1719,26 @@ pub fn fit_vb_with(bags: &Bags, opts: &VbOptions, accelerate: bool) -> Result<Vb
         // The state at the accepted point (its covariances and E[δ]).
         map.state.load(&out.x);
         let last = map.state.elbo();
-        start_elbos.push(last);
-        if best
-            .as_ref()
-            .is_none_or(|b| last > *b.elbo.last().expect("sweeps"))
-        {
-            let mut elbo = out.trace.clone();
-            elbo.push(last);
-            elbo.dedup();
-            best = Some(VbFit {
-                layout,
-                mean: map.state.m.clone(),
-                blocks: map.state.v.to_vec(),
-                primary: map.state.e.clone(),
-                bag_p: map.state.bag_p(),
-                elbo,
-                iterations: out.evaluations,
-                converged: out.converged(),
-                start_elbos: Vec::new(),
-                started_from,
-            });
-        }
+        let mut elbo = out.trace.clone();
+        elbo.push(last);
+        elbo.dedup();
+        Ok(VbFit {
+            layout,
+            mean: map.state.m.clone(),
+            blocks: map.state.v.to_vec(),
+            primary: map.state.e.clone(),
+            bag_p: map.state.bag_p(),
+            elbo,
+            iterations: out.evaluations,
+            converged: out.converged(),
+            start_elbos: Vec::new(),
+            started_from,
+        })
+    };
+    if opts.starts == 1 {
+        return Ok(vec![one(0)?]);
     }
-    let mut fit = best.expect("at least one start");
-    fit.start_elbos = start_elbos;
-    Ok(fit)
+    (0..opts.starts).into_par_iter().map(one).collect()
 }
 
 #[cfg(test)]
