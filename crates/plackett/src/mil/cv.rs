@@ -268,52 +268,46 @@ pub fn fit_model_warm(
     fit_model_with(bags, &warm, prep)
 }
 
+impl MilFitInfo {
+    /// The facts of a VB fit: one optimum, or every component of a
+    /// mixture (`mixture`; sweeps summed, converged if each did, the first
+    /// component's ELBO and start, the training instances' probabilities
+    /// averaged).
+    fn vb(fits: &[super::VbFit], mixture: bool) -> MilFitInfo {
+        let first = &fits[0];
+        let k = fits.len() as f64;
+        MilFitInfo {
+            engine: "vb".into(),
+            iterations: Some(fits.iter().map(|f| f.iterations).sum()),
+            converged: Some(fits.iter().all(|f| f.converged)),
+            elbo: first.elbo.last().copied(),
+            vb_start: Some(first.started_from.to_string()),
+            mixture_elbos: mixture.then(|| first.start_elbos.clone()),
+            gibbs_start: None,
+            max_rhat: None,
+            min_ess: None,
+            temperatures: None,
+            swap_acceptance: None,
+            ladder: None,
+            barrier: None,
+            primary: (0..first.primary.len())
+                .map(|j| fits.iter().map(|f| f.primary[j]).sum::<f64>() / k)
+                .collect(),
+        }
+    }
+}
+
 /// Fit `bags` with `engine`.
 pub fn fit_model(bags: &Bags, engine: &MilEngine) -> Result<(MilModel, MilFitInfo)> {
     match engine {
         MilEngine::Vb(o) if o.mixture => {
             let fits = fit_vb_mixture(bags, o)?;
-            let k = fits.len() as f64;
-            let first = &fits[0];
-            let primary = (0..first.primary.len())
-                .map(|j| fits.iter().map(|f| f.primary[j]).sum::<f64>() / k)
-                .collect();
-            let info = MilFitInfo {
-                engine: "vb".into(),
-                iterations: Some(fits.iter().map(|f| f.iterations).sum()),
-                converged: Some(fits.iter().all(|f| f.converged)),
-                elbo: first.elbo.last().copied(),
-                vb_start: Some(first.started_from.to_string()),
-                mixture_elbos: Some(first.start_elbos.clone()),
-                gibbs_start: None,
-                max_rhat: None,
-                min_ess: None,
-                temperatures: None,
-                swap_acceptance: None,
-                ladder: None,
-                barrier: None,
-                primary,
-            };
+            let info = MilFitInfo::vb(&fits, true);
             Ok((MilModel::from_vb_mixture(&fits, bags, o.priors), info))
         }
         MilEngine::Vb(o) => {
             let f = fit_vb(bags, o)?;
-            let info = MilFitInfo {
-                engine: "vb".into(),
-                iterations: Some(f.iterations),
-                converged: Some(f.converged),
-                elbo: f.elbo.last().copied(),
-                vb_start: Some(f.started_from.to_string()),
-                mixture_elbos: None,
-                gibbs_start: None,
-                max_rhat: None,
-                min_ess: None,
-                temperatures: None,
-                swap_acceptance: None,
-                ladder: None,
-                barrier: None,
-                primary: f.primary.clone(),
-            };
+            let info = MilFitInfo::vb(std::slice::from_ref(&f), false);
             Ok((MilModel::from_vb(&f, bags, o.priors), info))
         }
         MilEngine::Gibbs(o) => {

@@ -185,12 +185,16 @@ impl<'a> GaussianQ<'a> {
 }
 
 /// The `q`-quantile of an equal-weight mixture of normals `(mean, sd)`,
-/// by bisection on its distribution function.
+/// by bisection on its distribution function (a component of sd 0 is a
+/// point mass).
 fn mixture_quantile(parts: &[(f64, f64)], q: f64) -> f64 {
     let cdf = |x: f64| {
         parts
             .iter()
-            .map(|&(m, s)| norm_cdf((x - m) / s))
+            .map(|&(m, s)| match s > 0.0 {
+                true => norm_cdf((x - m) / s),
+                false => f64::from(u8::from(x >= m)),
+            })
             .sum::<f64>()
             / parts.len() as f64
     };
@@ -588,5 +592,22 @@ impl MilModel {
             })
             .collect();
         Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::mixture_quantile;
+
+    #[test]
+    fn mixture_quantiles_of_normals_and_point_masses() {
+        // One standard normal: its own quantiles.
+        assert!((mixture_quantile(&[(0.0, 1.0)], 0.95) - 1.644_853_626_951_472_2).abs() < 1e-9);
+        // Two far-apart components: the 25% quantile is the lower one's median.
+        let q = mixture_quantile(&[(-100.0, 1.0), (100.0, 1.0)], 0.25);
+        assert!((q + 100.0).abs() < 1e-9, "{q}");
+        // A point mass at 2 and N(0, 1): the 75% quantile sits on the mass.
+        let q = mixture_quantile(&[(2.0, 0.0), (0.0, 1.0)], 0.75);
+        assert!((q - 2.0).abs() < 1e-9, "{q}");
     }
 }
