@@ -331,27 +331,20 @@ fn evaluate_prints_the_dissertation_layout() {
             }
         }
     }
-    let out = bin()
-        .args(["keywords", "evaluate", &c, "--methods", "magic"])
-        .output()
-        .unwrap();
     // A value the user typed is quoted, never shown as a flag (`--magic`).
-    fails(&out, "unknown method \"magic\"");
-    let out = bin()
-        .args(["keywords", "evaluate", &c, "--gamma", "0.1,abc"])
-        .output()
-        .unwrap();
-    fails(&out, "\"abc\" is not a number");
-    let out = bin()
-        .args(["keywords", "evaluate", &c, "--external", "abc"])
-        .output()
-        .unwrap();
-    fails(&out, "\"abc\" is not NAME=FILE.json");
-    let out = bin()
-        .args(["keywords", "evaluate", &c, "--k", "11"])
-        .output()
-        .unwrap();
-    fails(&out, "--min-keywords");
+    for (flags, needle) in [
+        (["--methods", "magic"], "unknown method \"magic\""),
+        (["--gamma", "0.1,abc"], "\"abc\" is not a number"),
+        (["--external", "abc"], "\"abc\" is not NAME=FILE.json"),
+        (["--k", "11"], "--min-keywords"),
+    ] {
+        let out = bin()
+            .args(["keywords", "evaluate", &c])
+            .args(flags)
+            .output()
+            .unwrap();
+        fails(&out, needle);
+    }
 }
 
 #[test]

@@ -451,36 +451,39 @@ impl MilModel {
         Ok(m)
     }
 
-    /// `n` parameter draws: from q's Gaussian factors (VB) or the stored
-    /// posterior draws, spread evenly over them (Gibbs: `n` below the
-    /// stored count takes every `len/n`-th, above it repeats each about
-    /// `n/len` times). The stored draws run chain after chain, so taking
-    /// the first `n` — as this did before 2026-11-27 — read only the first
-    /// chains, and where unmixed chains sit in different configurations
-    /// that biased the predictions (held-out bag AUROC 0.920 from the first
-    /// two of four chains against 0.926 from all four on one basic-setting
-    /// data set; docs/mil.md).
-    fn parameter_draws(&self, n: usize, seed: u64) -> Result<Vec<Vec<f64>>> {
+    /// VB's Gaussian `q`s with their weights: the one of a plain fit (its
+    /// means are `mean`, [`MilModel::mean`]) or every component of a
+    /// mixture; none for Gibbs. Factorised once per prediction, for the
+    /// draws and the instances' closed forms alike.
+    fn gaussians<'a>(&'a self, mean: &'a [f64]) -> Result<Vec<(f64, GaussianQ<'a>)>> {
+        match (&self.covariances, &self.mixture) {
+            (Some(cov), _) => Ok(vec![(1.0, GaussianQ::new(mean, cov)?)]),
+            (None, Some(parts)) => parts
+                .iter()
+                .map(|p| Ok((p.weight, GaussianQ::new(&p.mean, &p.covariances)?)))
+                .collect(),
+            (None, None) => Ok(Vec::new()),
+        }
+    }
+
+    /// `n` parameter draws: from VB's Gaussian `qs` (a mixture's equal
+    /// weights split the draws evenly over its components, in component
+    /// order) or the stored posterior draws, spread evenly over them
+    /// (Gibbs: `n` below the stored count takes every `len/n`-th, above it
+    /// repeats each about `n/len` times). The stored draws run chain after
+    /// chain, so taking the first `n` — as this did before 2026-11-27 —
+    /// read only the first chains, and where unmixed chains sit in
+    /// different configurations that biased the predictions (held-out bag
+    /// AUROC 0.920 from the first two of four chains against 0.926 from all
+    /// four on one basic-setting data set; docs/mil.md).
+    fn parameter_draws(&self, qs: &[(f64, GaussianQ)], n: usize, seed: u64) -> Vec<Vec<f64>> {
         if let Some(d) = &self.draws {
-            return Ok((0..n).map(|s| d[s * d.len() / n].clone()).collect());
+            return (0..n).map(|s| d[s * d.len() / n].clone()).collect();
         }
         let mut rng = stream(seed, &[0x4d49_4c50]);
-        let lay = self.layout;
-        if let Some(parts) = &self.mixture {
-            // Equal weights: the draws split evenly over the components,
-            // in component order.
-            let qs = parts
-                .iter()
-                .map(|p| GaussianQ::new(&p.mean, &p.covariances))
-                .collect::<Result<Vec<_>>>()?;
-            return Ok((0..n)
-                .map(|s| qs[s * qs.len() / n].draw(&lay, &mut rng))
-                .collect());
-        }
-        let mean = self.mean();
-        let cov = self.covariances.as_ref().expect("checked on load");
-        let q = GaussianQ::new(&mean, cov)?;
-        Ok((0..n).map(|_| q.draw(&lay, &mut rng)).collect())
+        (0..n)
+            .map(|s| qs[s * qs.len() / n].1.draw(&self.layout, &mut rng))
+            .collect()
     }
 
     /// Check that `bags` has this model's features.
@@ -528,16 +531,9 @@ impl MilModel {
             (None, None) => bags,
         };
         let lay = self.layout;
-        let thetas = self.parameter_draws(draws, seed)?;
         let mean = self.mean();
-        let qs: Vec<(f64, GaussianQ)> = match (&self.covariances, &self.mixture) {
-            (Some(cov), _) => vec![(1.0, GaussianQ::new(&mean, cov)?)],
-            (None, Some(parts)) => parts
-                .iter()
-                .map(|p| Ok((p.weight, GaussianQ::new(&p.mean, &p.covariances)?)))
-                .collect::<Result<_>>()?,
-            (None, None) => Vec::new(),
-        };
+        let qs = self.gaussians(&mean)?;
+        let thetas = self.parameter_draws(&qs, draws, seed);
         let p_primary: Vec<f64> = (0..bags.n_instances())
             .map(|j| match qs.is_empty() {
                 false => qs
