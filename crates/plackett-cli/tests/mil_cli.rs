@@ -102,6 +102,17 @@ fn fit_then_predict_follows_the_contract() {
     assert_eq!(again, pred);
 }
 
+/// `plackett mil fit DATA FLAGS… --out MODEL`.
+fn fit_to(data: &str, flags: &[&str], model: &std::path::Path) -> std::process::Output {
+    bin()
+        .args(["mil", "fit", data])
+        .args(flags)
+        .arg("--out")
+        .arg(model)
+        .output()
+        .unwrap()
+}
+
 /// A short sampler run: enough to write a model file, not to mix.
 const SHORT_GIBBS: [&str; 8] = [
     "--engine",
@@ -119,13 +130,11 @@ fn gibbs_engine_writes_a_model_that_predicts() {
     let dir = tmpdir("mil_gibbs");
     let data = simulate(&dir, 60);
     let model = dir.join("g.json");
-    let out = bin()
-        .args(["mil", "fit", &data])
-        .args(SHORT_GIBBS)
-        .args(["--output", "json", "--out"])
-        .arg(&model)
-        .output()
-        .unwrap();
+    let out = fit_to(
+        &data,
+        &[&SHORT_GIBBS[..], &["--output", "json"]].concat(),
+        &model,
+    );
     let fit = json(&out);
     assert!(fit["fit"]["max_rhat"].is_number());
     assert_eq!(fit["fit"]["gibbs_start"], "marginal");
@@ -785,20 +794,7 @@ fn a_mixture_of_optima_writes_a_model_that_predicts() {
     let dir = tmpdir("mil_mixture");
     let data = simulate(&dir, 60);
     let model = dir.join("mix.json");
-    let out = bin()
-        .args([
-            "mil",
-            "fit",
-            &data,
-            "--mixture",
-            "3",
-            "--output",
-            "json",
-            "--out",
-        ])
-        .arg(&model)
-        .output()
-        .unwrap();
+    let out = fit_to(&data, &["--mixture", "3", "--output", "json"], &model);
     let fit = json(&out);
     assert_eq!(fit["fit"]["mixture_elbos"].as_array().unwrap().len(), 3);
     assert!(
@@ -828,13 +824,7 @@ fn a_mixture_of_optima_writes_a_model_that_predicts() {
         (vec!["--mixture", "3", "--starts", "2"], "--starts"),
     ] {
         let bad_model = dir.join("bad.json");
-        let out = bin()
-            .args(["mil", "fit", &data])
-            .args(&flags)
-            .arg("--out")
-            .arg(&bad_model)
-            .output()
-            .unwrap();
+        let out = fit_to(&data, &flags, &bad_model);
         fails(&out, named);
         assert!(!bad_model.exists(), "{flags:?} wrote a model");
     }

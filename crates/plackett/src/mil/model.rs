@@ -343,7 +343,7 @@ impl MilModel {
                         weight: 1.0 / k,
                         mean: f.mean.clone(),
                         covariances: rows_of(&f.blocks),
-                        elbo: *f.elbo.last().expect("sweeps"),
+                        elbo: f.final_elbo(),
                     })
                     .collect(),
             ),

@@ -1646,7 +1646,8 @@ pub fn fit_vb_mixture(bags: &Bags, opts: &VbOptions) -> Result<Vec<VbFit>> {
 }
 
 impl VbFit {
-    fn final_elbo(&self) -> f64 {
+    /// The ELBO at the optimum (the last of the trace).
+    pub(crate) fn final_elbo(&self) -> f64 {
         *self.elbo.last().expect("sweeps")
     }
 }
