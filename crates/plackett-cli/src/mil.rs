@@ -56,6 +56,9 @@ pub struct EngineArgs {
     /// vb: where coordinate ascent starts. marginal: the mode of the bag labels' approximate marginal posterior with the primary indicators integrated out (the prior means if it cannot be found); prior: every coefficient at its prior mean; moments: the instance slopes along a method-of-moments direction read from the bags' pooled first and second moments (at most 2,000 pooled features, d + d(d+1)/2 per modality). On Hu 2024's simulation design marginal classifies bags and ranks instances best at every setting; on small low-dimensional sets compare prior in cross-validation (docs/mil.md).
     #[arg(long, default_value = "marginal", value_parser = ["marginal", "prior", "moments"])]
     pub vb_start: String,
+    /// vb: the covariance the model reports and predicts with. mean-field: the factors' own (Hu 2024, Appendix B.1), whose instance-level sds are 20–30 times smaller than the exact posterior's; linear-response: the instance level's linear-response correction (Giordano, Broderick & Jordan 2015) with the bag level held, about the exact posterior's scale. Means and ELBO are the same either way (docs/mil.md).
+    #[arg(long, default_value = "mean-field", value_parser = ["mean-field", "linear-response"])]
+    pub covariance: String,
     /// gibbs: where the chains start. marginal: around the mode of the bag labels' approximate marginal posterior (the primary indicators integrated out), each chain jittered; dispersed: every coefficient drawn from N(0, 0.5²). The chains do not cross between primary-instance configurations in runs of practical length, so the start decides which one they describe (docs/mil.md).
     #[arg(long, default_value = "marginal", value_parser = ["marginal", "dispersed"])]
     pub gibbs_start: String,
@@ -113,6 +116,8 @@ impl EngineArgs {
             starts: self.mixture.unwrap_or(self.starts),
             mixture: self.mixture.is_some(),
             vb_start: VbStart::parse(&self.vb_start).expect("clap checked the name"),
+            covariance: plackett::mil::VbCovariance::parse(&self.covariance)
+                .expect("clap checked the name"),
             gibbs_start: GibbsStart::parse(&self.gibbs_start).expect("clap checked the name"),
             mcmc: McmcSettings {
                 samples: self.samples,

@@ -829,3 +829,57 @@ fn a_mixture_of_optima_writes_a_model_that_predicts() {
         assert!(!bad_model.exists(), "{flags:?} wrote a model");
     }
 }
+
+#[test]
+fn linear_response_widens_the_instance_level_and_keeps_the_means() {
+    let dir = tmpdir("mil_linear_response");
+    let data = simulate(&dir, 60);
+    let read = |name: &str, flags: &[&str]| -> (serde_json::Value, Vec<(String, f64, f64)>) {
+        let model = dir.join(name);
+        let fit = json(&fit_to(
+            &data,
+            &[flags, &["--output", "json"]].concat(),
+            &model,
+        ));
+        let file: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&model).unwrap()).unwrap();
+        let params = file["parameters"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| {
+                (
+                    p["name"].as_str().unwrap().to_string(),
+                    p["mean"].as_f64().unwrap(),
+                    p["sd"].as_f64().unwrap(),
+                )
+            })
+            .collect();
+        (fit, params)
+    };
+    let (mf_fit, mf) = read("mf.json", &[]);
+    let (lr_fit, lr) = read("lr.json", &["--covariance", "linear-response"]);
+    assert_eq!(lr_fit["fit"]["covariance"], "linear-response");
+    assert!(mf_fit["fit"].get("covariance").is_none());
+    // The same optimum: every mean, the ELBO and the bag level's sds agree;
+    // the instance level's sds grow (mean-field's are those of a regression
+    // on 240 observed latent variables).
+    assert_eq!(mf_fit["fit"]["elbo"], lr_fit["fit"]["elbo"]);
+    let instance_level =
+        |n: &str| n == "a" || n == "c" || n.starts_with("b[") || n.starts_with("d[");
+    let mut widened = 0;
+    for ((name, m0, s0), (name1, m1, s1)) in mf.iter().zip(&lr) {
+        assert_eq!(name, name1);
+        assert_eq!(m0, m1, "{name}");
+        if instance_level(name) {
+            assert!(s1 > s0, "{name}: sd {s1} against mean-field {s0}");
+            widened += 1;
+        } else {
+            assert_eq!(s0, s1, "{name}");
+        }
+    }
+    assert!(widened >= 2, "{widened}");
+    let out = fit_to(&data, &["--covariance", "lr"], &dir.join("bad.json"));
+    fails(&out, "--covariance");
+    assert!(!dir.join("bad.json").exists());
+}

@@ -243,7 +243,7 @@ fn settings(
     tol: f64,
     max_iter: usize,
     (starts, mixture): (usize, Option<usize>),
-    vb_start: &str,
+    (vb_start, covariance): (&str, &str),
     gibbs_start: &str,
     [samples, burn_in, thin, chains]: [usize; 4],
     (rungs, hottest, ladder): (Rungs, f64, &str),
@@ -266,6 +266,7 @@ fn settings(
         starts: mixture.unwrap_or(starts),
         mixture: mixture.is_some(),
         vb_start: VbStart::parse(vb_start).map_err(err)?,
+        covariance: plackett::mil::VbCovariance::parse(covariance).map_err(err)?,
         gibbs_start: plackett::mil::GibbsStart::parse(gibbs_start).map_err(err)?,
         mcmc: plackett::infer::mcmc::McmcSettings {
             samples,
@@ -284,7 +285,7 @@ fn settings(
 #[pyfunction]
 #[pyo3(signature = (source, text = None, *, engine = "vb", standardise = false,
     components = None, intercept_var = 16.0, slope_var = 4.0, tol = 1e-4, max_iter = 5000, starts = 1, mixture = None,
-    vb_start = "marginal", gibbs_start = "marginal", samples = 1000, burn_in = 1000, thin = 1, chains = 4, temperatures = Rungs(RungCount::Fixed(1)), hottest = 0.03, ladder = "geometric", seed = 1, init = None))]
+    vb_start = "marginal", covariance = "mean-field", gibbs_start = "marginal", samples = 1000, burn_in = 1000, thin = 1, chains = 4, temperatures = Rungs(RungCount::Fixed(1)), hottest = 0.03, ladder = "geometric", seed = 1, init = None))]
 #[allow(clippy::too_many_arguments)]
 pub fn mil_fit(
     py: Python<'_>,
@@ -300,6 +301,7 @@ pub fn mil_fit(
     starts: usize,
     mixture: Option<usize>,
     vb_start: &str,
+    covariance: &str,
     gibbs_start: &str,
     samples: usize,
     burn_in: usize,
@@ -319,7 +321,7 @@ pub fn mil_fit(
         tol,
         max_iter,
         (starts, mixture),
-        vb_start,
+        (vb_start, covariance),
         gibbs_start,
         [samples, burn_in, thin, chains],
         (temperatures, hottest, ladder),
@@ -365,7 +367,7 @@ pub fn mil_fit(
 #[pyfunction]
 #[pyo3(signature = (source, text = None, *, engine = "vb", baselines = false, folds = 10,
     repeats = 1, draws = 500, standardise = false, components = None, intercept_var = 16.0,
-    slope_var = 4.0, tol = 1e-4, max_iter = 5000, starts = 1, mixture = None, vb_start = "marginal",
+    slope_var = 4.0, tol = 1e-4, max_iter = 5000, starts = 1, mixture = None, vb_start = "marginal", covariance = "mean-field",
     gibbs_start = "marginal", samples = 1000, burn_in = 1000, thin = 1, chains = 4, temperatures = Rungs(RungCount::Fixed(1)), hottest = 0.03, ladder = "geometric", seed = 1))]
 #[allow(clippy::too_many_arguments)]
 pub fn mil_cv(
@@ -386,6 +388,7 @@ pub fn mil_cv(
     starts: usize,
     mixture: Option<usize>,
     vb_start: &str,
+    covariance: &str,
     gibbs_start: &str,
     samples: usize,
     burn_in: usize,
@@ -408,7 +411,7 @@ pub fn mil_cv(
         tol,
         max_iter,
         (starts, mixture),
-        vb_start,
+        (vb_start, covariance),
         gibbs_start,
         [samples, burn_in, thin, chains],
         (temperatures, hottest, ladder),
@@ -438,7 +441,7 @@ pub fn mil_cv(
 #[pyo3(signature = (*, factors = "basic", methods = "vmmic,milr,si-mean,si-max",
     replicates = 20, test_bags = 300, max_bags = 16000, draws = 200,
     intercept_var = 16.0, slope_var = 4.0, tol = 1e-4, max_iter = 5000, starts = 1, mixture = None,
-    vb_start = "marginal", gibbs_start = "marginal", samples = 1000, burn_in = 1000, thin = 1, chains = 4, temperatures = Rungs(RungCount::Fixed(1)), hottest = 0.03, ladder = "geometric", seed = 1))]
+    vb_start = "marginal", covariance = "mean-field", gibbs_start = "marginal", samples = 1000, burn_in = 1000, thin = 1, chains = 4, temperatures = Rungs(RungCount::Fixed(1)), hottest = 0.03, ladder = "geometric", seed = 1))]
 #[allow(clippy::too_many_arguments)]
 pub fn mil_study(
     py: Python<'_>,
@@ -455,6 +458,7 @@ pub fn mil_study(
     starts: usize,
     mixture: Option<usize>,
     vb_start: &str,
+    covariance: &str,
     gibbs_start: &str,
     samples: usize,
     burn_in: usize,
@@ -487,7 +491,7 @@ pub fn mil_study(
         tol,
         max_iter,
         (starts, mixture),
-        vb_start,
+        (vb_start, covariance),
         gibbs_start,
         [samples, burn_in, thin, chains],
         (temperatures, hottest, ladder),

@@ -42,6 +42,8 @@ def _comparable(doc):
     ("vb", {"vb_start": "moments"}),
     ("vb", {"vb_start": "prior"}),
     ("vb", {"mixture": 3}),
+    ("vb", {"covariance": "linear-response"}),
+    ("vb", {"mixture": 2, "covariance": "linear-response"}),
     ("gibbs", {"samples": 150, "burn_in": 100, "chains": 2}),
     ("gibbs", {"samples": 150, "burn_in": 100, "chains": 2, "gibbs_start": "dispersed"}),
 ])
@@ -373,3 +375,26 @@ def test_mixture_of_optima_and_its_bad_input(bags):
         plackett.mil_fit(path, mixture="3")
     with pytest.raises(ValueError, match="mixture: must be non-negative"):
         plackett.MILClassifier(mixture=-2).fit(X, y)
+
+
+def test_linear_response_covariance_and_its_bad_input(bags):
+    """``covariance="linear-response"`` (``mil fit --covariance``; parity
+    above) keeps vMMIC's means and widens only the instance level's sds;
+    the classifier takes it; an unknown name is refused naming the
+    argument."""
+    d, path = bags
+    mf = json.loads(plackett.mil_fit(path).model().to_json())["parameters"]
+    fit = plackett.mil_fit(path, covariance="linear-response")
+    assert json.loads(fit.to_json())["fit"]["covariance"] == "linear-response"
+    lr = json.loads(fit.model().to_json())["parameters"]
+    for a, b in zip(mf, lr):
+        assert a["name"] == b["name"] and a["mean"] == b["mean"]
+        inner = a["name"] in ("a", "c") or a["name"][:2] in ("b[", "d[")
+        assert (b["sd"] > a["sd"]) if inner else (b["sd"] == a["sd"]), a["name"]
+    X, y, _ = _bag_arrays(path)
+    clf = plackett.MILClassifier(covariance="linear-response").fit(X, y)
+    assert clf.predict_proba(X).shape == (len(X), 2)
+    with pytest.raises(ValueError, match="covariance: expected"):
+        plackett.mil_fit(path, covariance="lr")
+    with pytest.raises(ValueError, match="covariance: expected"):
+        plackett.MILClassifier(covariance="full").fit(X, y)

@@ -925,7 +925,10 @@ def mil_fit(data: Any, *, engine: str = "vb", **options: Any) -> MilFit:
     ``--mixture``), ``vb_start`` ("marginal", the default: the mode of the bag labels'
     approximate marginal posterior with the primary indicators integrated
     out; "prior"; or "moments": the method-of-moments start of the
-    instance slopes; ``--vb-start``), ``gibbs_start`` ("marginal", the
+    instance slopes; ``--vb-start``), ``covariance`` ("mean-field", the
+    default, or "linear-response": the instance level's linear-response
+    correction, Giordano, Broderick & Jordan 2015; ``--covariance``),
+    ``gibbs_start`` ("marginal", the
     default, or "dispersed"; ``--gibbs-start``),
     ``samples``, ``burn_in``, ``thin``, ``chains``, ``seed``; Gibbs's
     parallel tempering: ``temperatures`` (rungs per chain, 1: none; or

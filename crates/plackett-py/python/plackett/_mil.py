@@ -144,6 +144,11 @@ class MILClassifier(ClassifierMixin, BaseEstimator):
         Fit this many vMMIC optima (the first from ``vb_start``, the others
         from starts drawn around it) and predict from their equal-weight
         mixture (``--mixture``; instead of ``starts``); docs/mil.md.
+    covariance : "mean-field" | "linear-response"
+        The covariance vMMIC's model reports and predicts with: the
+        mean-field factors' own, or the instance level's linear-response
+        correction (Giordano, Broderick & Jordan 2015; ``--covariance``),
+        about the exact posterior's scale; docs/mil.md.
     samples, burn_in, thin, chains, gibbs_start
         The sampler's settings.
     draws : int
@@ -174,6 +179,7 @@ class MILClassifier(ClassifierMixin, BaseEstimator):
         starts: int = 1,
         mixture: Optional[int] = None,
         vb_start: str = "marginal",
+        covariance: str = "mean-field",
         samples: int = 1000,
         burn_in: int = 1000,
         thin: int = 1,
@@ -192,6 +198,7 @@ class MILClassifier(ClassifierMixin, BaseEstimator):
         self.starts = starts
         self.mixture = mixture
         self.vb_start = vb_start
+        self.covariance = covariance
         self.samples = samples
         self.burn_in = burn_in
         self.thin = thin
@@ -225,6 +232,7 @@ class MILClassifier(ClassifierMixin, BaseEstimator):
             starts=count("starts", self.starts, lenient=True),
             mixture=None if self.mixture is None else count("mixture", self.mixture, lenient=True),
             vb_start=self.vb_start,
+            covariance=self.covariance,
             gibbs_start=self.gibbs_start,
             samples=count("samples", self.samples, lenient=True),
             burn_in=count("burn_in", self.burn_in, lenient=True),

@@ -5,6 +5,7 @@
 use super::bags::Bags;
 use super::baselines::{Baseline, fit_baseline};
 use super::gibbs::{MilGibbsOptions, fit_gibbs};
+use super::linear_response::VbCovariance;
 use super::model::MilModel;
 use super::params::MilPriors;
 use super::vb::{VbOptions, fit_vb, fit_vb_mixture};
@@ -41,6 +42,8 @@ pub struct MilEngineSettings {
     pub mixture: bool,
     /// VB: where the first start is.
     pub vb_start: super::vb::VbStart,
+    /// VB: mean-field or linear-response covariance of the instance level.
+    pub covariance: super::linear_response::VbCovariance,
     /// Gibbs: where the chains start.
     pub gibbs_start: super::gibbs::GibbsStart,
     /// Gibbs: draws, burn-in, thinning, chains, and the seed of both.
@@ -62,6 +65,7 @@ impl MilEngineSettings {
             init: None,
             start: self.vb_start,
             observer: None,
+            covariance: self.covariance,
         })
     }
 
@@ -117,6 +121,14 @@ pub struct MilFitInfo {
     /// `elbo` is the first component's.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mixture_elbos: Option<Vec<f64>>,
+    /// VB: `linear-response` when the instance level's covariance was
+    /// corrected ([`VbOptions::covariance`]); absent for mean-field.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub covariance: Option<String>,
+    /// VB with the linear-response covariance: modalities whose correction
+    /// was not positive definite and kept their mean-field covariance.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub mean_field_kept: Vec<u8>,
     /// Gibbs: where the chains started (`init`, `marginal`, `dispersed`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gibbs_start: Option<String>,
@@ -283,6 +295,8 @@ impl MilFitInfo {
             elbo: first.elbo.last().copied(),
             vb_start: Some(first.started_from.to_string()),
             mixture_elbos: mixture.then(|| first.start_elbos.clone()),
+            covariance: None,
+            mean_field_kept: Vec::new(),
             gibbs_start: None,
             max_rhat: None,
             min_ess: None,
@@ -300,15 +314,38 @@ impl MilFitInfo {
 /// Fit `bags` with `engine`.
 pub fn fit_model(bags: &Bags, engine: &MilEngine) -> Result<(MilModel, MilFitInfo)> {
     match engine {
-        MilEngine::Vb(o) if o.mixture => {
-            let fits = fit_vb_mixture(bags, o)?;
-            let info = MilFitInfo::vb(&fits, true);
-            Ok((MilModel::from_vb_mixture(&fits, bags, o.priors), info))
-        }
         MilEngine::Vb(o) => {
-            let f = fit_vb(bags, o)?;
-            let info = MilFitInfo::vb(std::slice::from_ref(&f), false);
-            Ok((MilModel::from_vb(&f, bags, o.priors), info))
+            let fits = if o.mixture {
+                fit_vb_mixture(bags, o)?
+            } else {
+                vec![fit_vb(bags, o)?]
+            };
+            let mut info = MilFitInfo::vb(&fits, o.mixture);
+            let fits = match o.covariance {
+                VbCovariance::MeanField => fits,
+                VbCovariance::LinearResponse => {
+                    info.covariance = Some(o.covariance.name().into());
+                    let mut kept = Vec::new();
+                    let fits = fits
+                        .iter()
+                        .map(|f| {
+                            let (g, k) = super::linear_response::apply(f, bags, o.priors);
+                            kept.extend(k);
+                            g
+                        })
+                        .collect();
+                    kept.sort_unstable();
+                    kept.dedup();
+                    info.mean_field_kept = kept;
+                    fits
+                }
+            };
+            let model = if o.mixture {
+                MilModel::from_vb_mixture(&fits, bags, o.priors)
+            } else {
+                MilModel::from_vb(&fits[0], bags, o.priors)
+            };
+            Ok((model, info))
         }
         MilEngine::Gibbs(o) => {
             let f = fit_gibbs(bags, o)?;
@@ -320,6 +357,8 @@ pub fn fit_model(bags: &Bags, engine: &MilEngine) -> Result<(MilModel, MilFitInf
                 elbo: None,
                 vb_start: None,
                 mixture_elbos: None,
+                covariance: None,
+                mean_field_kept: Vec::new(),
                 gibbs_start: Some(f.started_from.to_string()),
                 max_rhat: Some(
                     f.diagnostics

@@ -17,6 +17,7 @@ pub use bags::{Bag, Bags, Scaling, read_bags};
 pub use baselines::{Baseline, BaselineFit, fit_baseline};
 pub use components::Components;
 pub mod gibbs;
+pub mod linear_response;
 pub mod marginal;
 pub mod moments;
 pub mod params;
@@ -25,6 +26,7 @@ pub mod study;
 pub mod vb;
 
 pub use gibbs::{GibbsStart, MilGibbsFit, MilGibbsOptions, RungCount, Tempering, fit_gibbs};
+pub use linear_response::VbCovariance;
 pub use params::{Layout, MilPriors};
 pub use simulate::{MilDesign, simulate_bags, simulate_with};
 pub use study::{Factor, StudyCell, StudyOptions, run_study};

@@ -31,6 +31,14 @@ pub fn fit_notes(info: &MilFitInfo, counts: [usize; 2]) -> Vec<String> {
             ));
         }
     }
+    for m in &info.mean_field_kept {
+        notes.push(format!(
+            "linear-response covariance: modality {m}'s correction was not positive definite \
+             (its instances' information, where the bag labels and the instance level pull \
+             apart, sums to less than zero somewhere); that modality keeps its mean-field \
+             covariance"
+        ));
+    }
     if let (Some(r), Some(e)) = (info.max_rhat, info.min_ess)
         && (r > 1.01 || e < 400.0)
     {
@@ -190,6 +198,8 @@ mod tests {
             elbo: None,
             vb_start: None,
             mixture_elbos: None,
+            covariance: None,
+            mean_field_kept: Vec::new(),
             gibbs_start: Some("marginal".into()),
             max_rhat: Some(1.001),
             min_ess: Some(1000.0),

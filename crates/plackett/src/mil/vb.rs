@@ -71,6 +71,11 @@ pub struct VbOptions {
     pub start: VbStart,
     /// Told of finished sweeps; may cancel.
     pub observer: Option<SharedObserver>,
+    /// Which covariance the fitted model reports and predicts with: the
+    /// mean-field factors' (the default, Hu 2024's) or the instance level's
+    /// linear-response correction ([`super::linear_response`]), applied by
+    /// [`super::fit_model`]. Means and ELBO are the same either way.
+    pub covariance: super::linear_response::VbCovariance,
 }
 
 impl std::fmt::Debug for VbOptions {
@@ -84,6 +89,7 @@ impl std::fmt::Debug for VbOptions {
             .field("seed", &self.seed)
             .field("init", &self.init.as_ref().map(Vec::len))
             .field("start", &self.start)
+            .field("covariance", &self.covariance)
             .finish()
     }
 }
@@ -100,6 +106,7 @@ impl Default for VbOptions {
             init: None,
             start: VbStart::default(),
             observer: None,
+            covariance: Default::default(),
         }
     }
 }
