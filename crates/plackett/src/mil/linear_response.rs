@@ -262,4 +262,35 @@ mod tests {
         // The base point is the fit's own (the fixed point held).
         assert!((&base - &m0).amax() < 1e-3, "{}", (&base - &m0).amax());
     }
+
+    /// Where the instances' information is negative enough that the
+    /// corrected precision is not positive definite, the modality keeps its
+    /// mean-field blocks and is reported: here every instance is left
+    /// undecided (`E[δ] = ½`) under long instance slopes, so that
+    /// `Var_q U > 1` for nearly all of them.
+    #[test]
+    fn a_precision_that_is_not_positive_definite_keeps_mean_field() {
+        let design = MilDesign {
+            bags: 40,
+            instances: 4,
+            features: 3,
+            ..MilDesign::default()
+        };
+        let bags = simulate_bags(&design, 5).unwrap();
+        let priors = MilPriors::default();
+        let fit = fit_vb(&bags, &VbOptions::default()).unwrap();
+        let (good, kept) = apply(&fit, &bags, priors);
+        assert!(kept.is_empty(), "{kept:?}");
+        assert!(good.blocks[4][(0, 0)] > fit.blocks[4][(0, 0)]);
+        let mut odd = fit.clone();
+        odd.primary.iter_mut().for_each(|e| *e = 0.5);
+        for k in odd.layout.b().chain(odd.layout.d()) {
+            odd.mean[k] = 10.0 * odd.mean[k].signum().max(0.5);
+        }
+        assert!(Cholesky::new(&precision(&odd, &bags, priors, 0).unwrap()).is_none());
+        let (out, kept) = apply(&odd, &bags, priors);
+        assert!(kept.contains(&0), "{kept:?}");
+        assert_eq!(out.blocks[3], odd.blocks[3]);
+        assert_eq!(out.blocks[4], odd.blocks[4]);
+    }
 }

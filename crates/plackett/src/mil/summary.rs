@@ -33,10 +33,9 @@ pub fn fit_notes(info: &MilFitInfo, counts: [usize; 2]) -> Vec<String> {
     }
     for m in &info.mean_field_kept {
         notes.push(format!(
-            "linear-response covariance: modality {m}'s correction was not positive definite \
-             (its instances' information, where the bag labels and the instance level pull \
-             apart, sums to less than zero somewhere); that modality keeps its mean-field \
-             covariance"
+            "linear-response covariance: modality {m}'s corrected precision is not positive \
+             definite (instances whose bag-level evidence and instance-level predictor pull \
+             apart carry negative information); that modality keeps its mean-field covariance"
         ));
     }
     if let (Some(r), Some(e)) = (info.max_rhat, info.min_ess)
@@ -239,6 +238,20 @@ mod tests {
     }
 
     /// A unimodal fit says that modality 1's intercept `c` is its prior.
+    #[test]
+    fn a_modality_kept_mean_field_is_named() {
+        let info = MilFitInfo {
+            mean_field_kept: vec![1],
+            ..gibbs_info(None)
+        };
+        let notes = fit_notes(&info, [5, 3]);
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(
+            notes[0].contains("modality 1's corrected precision is not positive definite"),
+            "{notes:?}"
+        );
+    }
+
     #[test]
     fn a_missing_modality_is_named() {
         let notes = fit_notes(&gibbs_info(None), [5, 0]);
