@@ -426,11 +426,7 @@ fn instance_precisions(bags: &Bags, pri: MilPriors) -> [DMatrix<f64>; 2] {
     let mut inst_precision = [DMatrix::zeros(0, 0), DMatrix::zeros(0, 0)];
     for m in 0..2u8 {
         let d = bags.width(m);
-        let mut p = DMatrix::zeros(d + 1, d + 1);
-        p[(0, 0)] = 1.0 / pri.intercept_var;
-        for k in 1..=d {
-            p[(k, k)] = 1.0 / pri.slope_var;
-        }
+        let mut p = pri.precision(d);
         for j in 0..n {
             if bags.modality[j] == m {
                 let x = bags.features(j);
@@ -571,11 +567,7 @@ impl<'a> Chain<'a> {
         // 3a: (α, β, γ) | y*, δ.
         let (d0, d1) = (self.lay.d0, self.lay.d1);
         let k = 1 + d0 + d1;
-        let mut p = DMatrix::zeros(k, k);
-        p[(0, 0)] = 1.0 / self.pri.intercept_var;
-        for r in 1..k {
-            p[(r, r)] = 1.0 / self.pri.slope_var;
-        }
+        let mut p = self.pri.precision(d0 + d1);
         let mut rhs = DVector::zeros(k);
         let mut w = vec![0.0; k];
         let sc = self.scale;

@@ -36,8 +36,8 @@
 //! instance-level covariances that predictions and summaries read.
 
 use super::bags::Bags;
-use super::params::MilPriors;
-use super::vb::VbFit;
+use super::params::{MilPriors, predictors};
+use super::vb::{A, B, C, D, VbFit};
 use crate::numerics::linalg::Cholesky;
 use crate::numerics::probit::truncated_mean;
 use nalgebra::{DMatrix, DVector};
@@ -86,12 +86,7 @@ pub fn precision(
     priors: MilPriors,
     modality: u8,
 ) -> Option<DMatrix<f64>> {
-    let lay = fit.layout;
-    let (ia, slopes) = match modality {
-        0 => (lay.a(), lay.b()),
-        _ => (lay.c(), lay.d()),
-    };
-    let d = slopes.len();
+    let d = fit.layout.inst_slopes(modality).len();
     let mut p = DMatrix::<f64>::zeros(d + 1, d + 1);
     let mut any = false;
     let mut z = DVector::<f64>::zeros(d + 1);
@@ -100,11 +95,7 @@ pub fn precision(
         any = true;
         let x = bags.features(j);
         z.rows_mut(1, d).copy_from_slice(x);
-        let mu = fit.mean[ia]
-            + x.iter()
-                .zip(slopes.clone())
-                .map(|(v, k)| v * fit.mean[k])
-                .sum::<f64>();
+        let mu = predictors(bags, &fit.layout, &fit.mean, j).1;
         // q(U) is E[δ]·N(μ, 1) truncated above 0 plus the rest truncated
         // below: its mean from the two pieces' (exact, whatever Δ was).
         let e = fit.primary[j];
@@ -112,14 +103,7 @@ pub fn precision(
         let w = eu * (eu - mu);
         p.ger(w, &z, &z, 1.0);
     }
-    if !any {
-        return None;
-    }
-    p[(0, 0)] += 1.0 / priors.intercept_var;
-    for k in 1..=d {
-        p[(k, k)] += 1.0 / priors.slope_var;
-    }
-    Some(p)
+    any.then(|| p + priors.precision(d))
 }
 
 /// `fit` with each modality's instance-level covariance blocks (a, b or
@@ -129,8 +113,7 @@ pub fn precision(
 pub fn apply(fit: &VbFit, bags: &Bags, priors: MilPriors) -> (VbFit, Vec<u8>) {
     let mut out = fit.clone();
     let mut kept = Vec::new();
-    // Block order of `VbFit::blocks`: α, β, γ, a, b, c, d.
-    for (m, ia, ib) in [(0u8, 3usize, 4usize), (1, 5, 6)] {
+    for (m, ia, ib) in [(0u8, A, B), (1, C, D)] {
         let Some(p) = precision(fit, bags, priors, m) else {
             continue;
         };
@@ -153,6 +136,17 @@ mod tests {
     use crate::mil::{Layout, MilDesign, VbOptions, fit_vb, simulate_bags};
     use crate::numerics::probit::{ln_norm_cdf, norm_cdf};
 
+    /// Simulated bags of Hu 2024's design, small: 3 features per modality.
+    fn small(bags: usize, instances: usize, seed: u64) -> Bags {
+        let design = MilDesign {
+            bags,
+            instances,
+            features: 3,
+            ..MilDesign::default()
+        };
+        simulate_bags(&design, seed).unwrap()
+    }
+
     /// The defining property of linear response: tilting `ln p` by `t θ_k`
     /// and re-solving the instance level's fixed point (bag level and Δ
     /// held) moves the means by `t Σ_LR e_k` to first order. Checked by
@@ -160,13 +154,7 @@ mod tests {
     /// (a, b).
     #[test]
     fn the_closed_form_equals_the_tilted_fixed_points_response() {
-        let design = MilDesign {
-            bags: 60,
-            instances: 5,
-            features: 3,
-            ..MilDesign::default()
-        };
-        let bags = simulate_bags(&design, 3).unwrap();
+        let bags = small(60, 5, 3);
         let priors = MilPriors::default();
         let fit = fit_vb(
             &bags,
@@ -215,13 +203,9 @@ mod tests {
         };
         // Mean-field precision of (a, b) taken jointly (their fixed point is
         // the same as the separate factors' alternation).
-        let mut p0 = DMatrix::<f64>::zeros(d + 1, d + 1);
+        let mut p0 = priors.precision(d);
         for z in &zs {
             p0 += z * z.transpose();
-        }
-        p0[(0, 0)] += 1.0 / priors.intercept_var;
-        for k in 1..=d {
-            p0[(k, k)] += 1.0 / priors.slope_var;
         }
         let ch0 = Cholesky::new(&p0).unwrap();
         let solve = |tilt: &DVector<f64>| -> DVector<f64> {
@@ -270,13 +254,7 @@ mod tests {
     /// `Var_q U > 1` for nearly all of them.
     #[test]
     fn a_precision_that_is_not_positive_definite_keeps_mean_field() {
-        let design = MilDesign {
-            bags: 40,
-            instances: 4,
-            features: 3,
-            ..MilDesign::default()
-        };
-        let bags = simulate_bags(&design, 5).unwrap();
+        let bags = small(40, 4, 5);
         let priors = MilPriors::default();
         let fit = fit_vb(&bags, &VbOptions::default()).unwrap();
         let (good, kept) = apply(&fit, &bags, priors);

@@ -156,6 +156,15 @@ impl MilPriors {
         Ok(self)
     }
 
+    /// Prior precision of a probit regression's `(intercept, slopes)` with
+    /// `slopes` slopes, intercept first (diagonal).
+    pub fn precision(&self, slopes: usize) -> nalgebra::DMatrix<f64> {
+        let mut p =
+            nalgebra::DMatrix::from_diagonal_element(slopes + 1, slopes + 1, 1.0 / self.slope_var);
+        p[(0, 0)] = 1.0 / self.intercept_var;
+        p
+    }
+
     /// Prior variance of parameter `k`.
     pub fn var(&self, layout: &Layout, k: usize) -> f64 {
         if k == layout.alpha() || k == layout.a() || k == layout.c() {

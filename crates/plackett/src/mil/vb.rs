@@ -344,10 +344,10 @@ const INSTANCE_CHUNK: usize = BAG_CHUNK * 16;
 const ALPHA: usize = 0;
 const BETA: usize = 1;
 const GAMMA: usize = 2;
-const A: usize = 3;
-const B: usize = 4;
-const C: usize = 5;
-const D: usize = 6;
+pub(crate) const A: usize = 3;
+pub(crate) const B: usize = 4;
+pub(crate) const C: usize = 5;
+pub(crate) const D: usize = 6;
 
 fn dot(a: &[f64], b: &[f64]) -> f64 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
