@@ -31,7 +31,7 @@
 //! (docs/mil.md).
 
 use super::bags::Bags;
-use super::params::{Layout, MilPriors};
+use super::params::{Layout, MilPriors, predictors};
 use crate::numerics::chunked_map;
 use crate::numerics::probit::{ln_norm_cdf, mills, norm_cdf, norm_pdf};
 
@@ -46,10 +46,6 @@ pub const MAX_BAGS: usize = 2_000;
 
 /// L-BFGS iterations per start.
 const MAX_ITERS: u64 = 1_000;
-
-fn dot(a: &[f64], b: &[f64]) -> f64 {
-    a.iter().zip(b).map(|(x, y)| x * y).sum()
-}
 
 /// The approximate marginal log posterior (up to a constant) at `theta`
 /// ([`Layout`] order), its gradient added into `grad` (zeroed first).
@@ -77,10 +73,7 @@ pub fn log_posterior(
             nu.clear();
             let (mut mu, mut var) = (0.0, 0.0);
             for j in bag.start..bag.end {
-                let m = bags.modality[j];
-                let x = bags.features(j);
-                let e = dot(x, &theta[l.bag_slopes(m)]);
-                let n = theta[l.inst_intercept(m)] + dot(x, &theta[l.inst_slopes(m)]);
+                let (e, n) = predictors(bags, &l, theta, j);
                 let pj = norm_cdf(n);
                 mu += pj * e;
                 var += pj * (1.0 - pj) * e * e;
@@ -103,12 +96,12 @@ pub fn log_posterior(
                 let (e, pj) = (eta[k], p[k]);
                 let g_eta = gt * (dt_dmu * pj + dt_dv * 2.0 * pj * (1.0 - pj) * e);
                 let g_nu = gt * (dt_dmu * e + dt_dv * (1.0 - 2.0 * pj) * e * e) * norm_pdf(nu[k]);
-                for (idx, xv) in l.bag_slopes(m).zip(x) {
-                    g[idx] += g_eta * xv;
+                for (gk, xv) in g[l.bag_slopes(m)].iter_mut().zip(x) {
+                    *gk += g_eta * xv;
                 }
                 g[l.inst_intercept(m)] += g_nu;
-                for (idx, xv) in l.inst_slopes(m).zip(x) {
-                    g[idx] += g_nu * xv;
+                for (gk, xv) in g[l.inst_slopes(m)].iter_mut().zip(x) {
+                    *gk += g_nu * xv;
                 }
             }
         }

@@ -18,10 +18,11 @@ use super::vb::VbFit;
 use crate::error::{Error, Result};
 use crate::infer::rng::stream;
 use crate::numerics::linalg::Cholesky;
-use crate::numerics::probit::norm_cdf;
+use crate::numerics::probit::{lt_norm_cdf, norm_cdf};
 use nalgebra::DMatrix;
 use rand::RngExt;
 use rand_distr::{Distribution, StandardNormal};
+use rayon::prelude::*;
 
 /// Format tag of model files.
 pub const MIL_MODEL_FORMAT: &str = "plackett-mil-model/1";
@@ -534,7 +535,11 @@ impl MilModel {
         let mean = self.mean();
         let qs = self.gaussians(&mean)?;
         let thetas = self.parameter_draws(&qs, draws, seed);
+        // Both passes run in parallel; every bag draws from its own stream
+        // (seed, bag index), so the output does not depend on the threads.
         let p_primary: Vec<f64> = (0..bags.n_instances())
+            .into_par_iter()
+            .with_min_len(4096)
             .map(|j| match qs.is_empty() {
                 false => qs
                     .iter()
@@ -551,7 +556,8 @@ impl MilModel {
             .collect();
         let out = bags
             .bags
-            .iter()
+            .par_iter()
+            .with_min_len(64)
             .enumerate()
             .map(|(i, b)| {
                 let mut rng = stream(seed, &[0x4d49_4c42, i as u64]);
@@ -560,7 +566,7 @@ impl MilModel {
                     let mut lin = t[lay.alpha()];
                     for j in b.start..b.end {
                         let (eta, nu) = predictors(bags, &lay, t, j);
-                        if rng.random::<f64>() < norm_cdf(nu) {
+                        if lt_norm_cdf(rng.random::<f64>(), nu) {
                             lin += eta;
                         }
                     }

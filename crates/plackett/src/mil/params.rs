@@ -180,11 +180,16 @@ impl MilPriors {
 pub fn predictors(bags: &Bags, layout: &Layout, theta: &[f64], j: usize) -> (f64, f64) {
     let m = bags.modality[j];
     let x = bags.features(j);
-    let dot =
-        |r: std::ops::Range<usize>| -> f64 { x.iter().zip(&theta[r]).map(|(a, b)| a * b).sum() };
-    let eta = dot(layout.bag_slopes(m));
-    let nu = theta[layout.inst_intercept(m)] + dot(layout.inst_slopes(m));
-    (eta, nu)
+    let (beta, b) = (&theta[layout.bag_slopes(m)], &theta[layout.inst_slopes(m)]);
+    // Both dot products in one pass: two independent chains of additions
+    // (the Monte Carlo predictions' inner loop is bound by their latency),
+    // each in the order `Iterator::sum` adds, from its −0.0.
+    let (mut eta, mut dot) = (-0.0, -0.0);
+    for ((xk, bk), ck) in x.iter().zip(beta).zip(b) {
+        eta += xk * bk;
+        dot += xk * ck;
+    }
+    (eta, theta[layout.inst_intercept(m)] + dot)
 }
 
 /// `P(δ̃_j = 1 | θ) = Φ(ν_j)` for every instance of `bags`.
