@@ -857,10 +857,17 @@ fn linear_response_widens_the_instance_level_and_keeps_the_means() {
             .collect();
         (fit, params)
     };
-    let (mf_fit, mf) = read("mf.json", &[]);
+    let (mf_fit, mf) = read("mf.json", &["--covariance", "mean-field"]);
     let (lr_fit, lr) = read("lr.json", &["--covariance", "linear-response"]);
     assert_eq!(lr_fit["fit"]["covariance"], "linear-response");
-    assert!(mf_fit["fit"].get("covariance").is_none());
+    assert_eq!(mf_fit["fit"]["covariance"], "mean-field");
+    // Linear response is the default: the same model file without the flag.
+    let (default_fit, _) = read("default.json", &[]);
+    assert_eq!(default_fit["fit"]["covariance"], "linear-response");
+    assert_eq!(
+        std::fs::read_to_string(dir.join("default.json")).unwrap(),
+        std::fs::read_to_string(dir.join("lr.json")).unwrap()
+    );
     // The same optimum: every mean, the ELBO and the bag level's sds agree;
     // the instance level's sds grow (mean-field's are those of a regression
     // on 240 observed latent variables).

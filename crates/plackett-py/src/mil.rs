@@ -285,7 +285,7 @@ fn settings(
 #[pyfunction]
 #[pyo3(signature = (source, text = None, *, engine = "vb", standardise = false,
     components = None, intercept_var = 16.0, slope_var = 4.0, tol = 1e-4, max_iter = 5000, starts = 1, mixture = None,
-    vb_start = "marginal", covariance = "mean-field", gibbs_start = "marginal", samples = 1000, burn_in = 1000, thin = 1, chains = 4, temperatures = Rungs(RungCount::Fixed(1)), hottest = 0.03, ladder = "geometric", seed = 1, init = None))]
+    vb_start = "marginal", covariance = "linear-response", gibbs_start = "marginal", samples = 1000, burn_in = 1000, thin = 1, chains = 4, temperatures = Rungs(RungCount::Fixed(1)), hottest = 0.03, ladder = "geometric", seed = 1, init = None))]
 #[allow(clippy::too_many_arguments)]
 pub fn mil_fit(
     py: Python<'_>,
@@ -367,7 +367,7 @@ pub fn mil_fit(
 #[pyfunction]
 #[pyo3(signature = (source, text = None, *, engine = "vb", baselines = false, folds = 10,
     repeats = 1, draws = 500, standardise = false, components = None, intercept_var = 16.0,
-    slope_var = 4.0, tol = 1e-4, max_iter = 5000, starts = 1, mixture = None, vb_start = "marginal", covariance = "mean-field",
+    slope_var = 4.0, tol = 1e-4, max_iter = 5000, starts = 1, mixture = None, vb_start = "marginal", covariance = "linear-response",
     gibbs_start = "marginal", samples = 1000, burn_in = 1000, thin = 1, chains = 4, temperatures = Rungs(RungCount::Fixed(1)), hottest = 0.03, ladder = "geometric", seed = 1))]
 #[allow(clippy::too_many_arguments)]
 pub fn mil_cv(
@@ -441,7 +441,7 @@ pub fn mil_cv(
 #[pyo3(signature = (*, factors = "basic", methods = "vmmic,milr,si-mean,si-max",
     replicates = 20, test_bags = 300, max_bags = 16000, draws = 200,
     intercept_var = 16.0, slope_var = 4.0, tol = 1e-4, max_iter = 5000, starts = 1, mixture = None,
-    vb_start = "marginal", covariance = "mean-field", gibbs_start = "marginal", samples = 1000, burn_in = 1000, thin = 1, chains = 4, temperatures = Rungs(RungCount::Fixed(1)), hottest = 0.03, ladder = "geometric", seed = 1))]
+    vb_start = "marginal", covariance = "linear-response", gibbs_start = "marginal", samples = 1000, burn_in = 1000, thin = 1, chains = 4, temperatures = Rungs(RungCount::Fixed(1)), hottest = 0.03, ladder = "geometric", seed = 1))]
 #[allow(clippy::too_many_arguments)]
 pub fn mil_study(
     py: Python<'_>,

@@ -42,8 +42,8 @@ def _comparable(doc):
     ("vb", {"vb_start": "moments"}),
     ("vb", {"vb_start": "prior"}),
     ("vb", {"mixture": 3}),
-    ("vb", {"covariance": "linear-response"}),
-    ("vb", {"mixture": 2, "covariance": "linear-response"}),
+    ("vb", {"covariance": "mean-field"}),
+    ("vb", {"mixture": 2, "covariance": "mean-field"}),
     ("gibbs", {"samples": 150, "burn_in": 100, "chains": 2}),
     ("gibbs", {"samples": 150, "burn_in": 100, "chains": 2, "gibbs_start": "dispersed"}),
 ])
@@ -379,20 +379,23 @@ def test_mixture_of_optima_and_its_bad_input(bags):
 
 def test_linear_response_covariance_and_its_bad_input(bags):
     """``covariance="linear-response"`` (``mil fit --covariance``; parity
-    above) keeps vMMIC's means and widens only the instance level's sds;
-    the classifier takes it; an unknown name is refused naming the
-    argument."""
+    above), the default, keeps vMMIC's means and widens only the instance
+    level's sds against ``"mean-field"``; the classifier takes either; an
+    unknown name is refused naming the argument."""
     d, path = bags
-    mf = json.loads(plackett.mil_fit(path).model().to_json())["parameters"]
+    mf_fit = plackett.mil_fit(path, covariance="mean-field")
+    assert json.loads(mf_fit.to_json())["fit"]["covariance"] == "mean-field"
+    mf = json.loads(mf_fit.model().to_json())["parameters"]
     fit = plackett.mil_fit(path, covariance="linear-response")
     assert json.loads(fit.to_json())["fit"]["covariance"] == "linear-response"
+    assert fit.model().to_json() == plackett.mil_fit(path).model().to_json()
     lr = json.loads(fit.model().to_json())["parameters"]
     for a, b in zip(mf, lr):
         assert a["name"] == b["name"] and a["mean"] == b["mean"]
         inner = a["name"] in ("a", "c") or a["name"][:2] in ("b[", "d[")
         assert (b["sd"] > a["sd"]) if inner else (b["sd"] == a["sd"]), a["name"]
     X, y, _ = _bag_arrays(path)
-    clf = plackett.MILClassifier(covariance="linear-response").fit(X, y)
+    clf = plackett.MILClassifier(covariance="mean-field").fit(X, y)
     assert clf.predict_proba(X).shape == (len(X), 2)
     with pytest.raises(ValueError, match="covariance: expected"):
         plackett.mil_fit(path, covariance="lr")

@@ -750,7 +750,15 @@ fn a_vb_mixture_keeps_every_optimum_with_equal_weight() {
         info.mixture_elbos.as_deref(),
         Some(&parts.iter().map(|p| p.elbo).collect::<Vec<_>>()[..])
     );
-    let sds: Vec<Vec<f64>> = fits.iter().map(|f| f.sd()).collect();
+    // The default covariance is linear-response: the model mixes the
+    // corrected components (same means, instance-level sds corrected).
+    assert_eq!(opts.covariance, VbCovariance::LinearResponse);
+    let corrected: Vec<_> = fits
+        .iter()
+        .map(|f| linear_response::apply(f, &bags, priors).0)
+        .collect();
+    let sds: Vec<Vec<f64>> = corrected.iter().map(|f| f.sd()).collect();
+    assert!(sds[0] != fits[0].sd(), "the correction changes the sds");
     for (k, s) in model.parameters.iter().enumerate() {
         let mean = fits.iter().map(|f| f.mean[k]).sum::<f64>() / 3.0;
         let second = fits
@@ -791,7 +799,7 @@ fn a_vb_mixture_keeps_every_optimum_with_equal_weight() {
     // New bags: p_primary is the average of the components' closed forms.
     let test = simulated(20, 5, 3, 22);
     let pred = model.predict(&test, 90, 3).unwrap();
-    let singles: Vec<Vec<f64>> = fits
+    let singles: Vec<Vec<f64>> = corrected
         .iter()
         .map(|f| {
             let m = MilModel::from_vb(f, &bags, priors);
@@ -836,4 +844,34 @@ fn a_vb_mixture_keeps_every_optimum_with_equal_weight() {
     .unwrap_err()
     .to_string();
     assert!(e.contains("mixture") && e.contains("at least 2"), "{e}");
+}
+
+/// The Monte Carlo predictions run in parallel over bags and instances,
+/// each bag with its own random stream: the same bits on one thread or
+/// three, for a vMMIC model and a Gibbs model.
+#[test]
+fn predictions_do_not_depend_on_the_number_of_threads() {
+    let train = simulated(80, 6, 3, 31);
+    let test = simulated(300, 6, 3, 32);
+    let gibbs = MilGibbsOptions {
+        mcmc: McmcSettings {
+            chains: 2,
+            samples: 100,
+            burn_in: 50,
+            thin: 1,
+            seed: 3,
+        },
+        ..MilGibbsOptions::default()
+    };
+    for engine in [MilEngine::Vb(VbOptions::default()), MilEngine::Gibbs(gibbs)] {
+        let (model, _) = fit_model(&train, &engine).unwrap();
+        let on = |threads: usize| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap()
+                .install(|| model.predict(&test, 200, 5).unwrap())
+        };
+        assert_eq!(on(1), on(3));
+    }
 }

@@ -146,9 +146,11 @@ class MILClassifier(ClassifierMixin, BaseEstimator):
         mixture (``--mixture``; instead of ``starts``); docs/mil.md.
     covariance : "mean-field" | "linear-response"
         The covariance vMMIC's model reports and predicts with: the
-        mean-field factors' own, or the instance level's linear-response
-        correction (Giordano, Broderick & Jordan 2015; ``--covariance``),
-        about the exact posterior's scale; docs/mil.md.
+        instance level's linear-response correction (Giordano, Broderick &
+        Jordan 2015; ``--covariance``), about the exact posterior's scale
+        (the default), or the mean-field factors' own (Hu 2024's vMMIC,
+        instance-level sds about 1/25 of the exact posterior's);
+        docs/mil.md.
     samples, burn_in, thin, chains, gibbs_start
         The sampler's settings.
     draws : int
@@ -179,7 +181,7 @@ class MILClassifier(ClassifierMixin, BaseEstimator):
         starts: int = 1,
         mixture: Optional[int] = None,
         vb_start: str = "marginal",
-        covariance: str = "mean-field",
+        covariance: str = "linear-response",
         samples: int = 1000,
         burn_in: int = 1000,
         thin: int = 1,

@@ -121,8 +121,9 @@ pub struct MilFitInfo {
     /// `elbo` is the first component's.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mixture_elbos: Option<Vec<f64>>,
-    /// VB: `linear-response` when the instance level's covariance was
-    /// corrected ([`VbOptions::covariance`]); absent for mean-field.
+    /// VB: the covariance reported and predicted with, `linear-response`
+    /// (the instance level corrected) or `mean-field`
+    /// ([`VbOptions::covariance`]); absent for Gibbs.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub covariance: Option<String>,
     /// VB with the linear-response covariance: modalities whose correction
@@ -321,10 +322,10 @@ pub fn fit_model(bags: &Bags, engine: &MilEngine) -> Result<(MilModel, MilFitInf
                 vec![fit_vb(bags, o)?]
             };
             let mut info = MilFitInfo::vb(&fits, o.mixture);
+            info.covariance = Some(o.covariance.name().into());
             let fits = match o.covariance {
                 VbCovariance::MeanField => fits,
                 VbCovariance::LinearResponse => {
-                    info.covariance = Some(o.covariance.name().into());
                     let mut kept = Vec::new();
                     let fits = fits
                         .iter()

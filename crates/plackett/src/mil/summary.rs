@@ -94,11 +94,21 @@ pub fn fit_notes(info: &MilFitInfo, counts: [usize; 2]) -> Vec<String> {
         ));
     }
     if info.engine == "vb" {
-        notes.push(
+        // The linear-response correction reaches the instance level only;
+        // the bag level's sds stay mean-field (1–6% of the exact
+        // posterior's on Hu 2024's basic setting, docs/mil.md).
+        let corrected =
+            info.covariance.as_deref() == Some("linear-response") && info.mean_field_kept.len() < 2;
+        notes.push(if corrected {
+            "vb: the bag level's sds (alpha, beta, gamma) are mean-field and far too small, the \
+             instance level's are linear-response corrected; coefficient means can be far from \
+             the posterior's (docs/mil.md); use `engine=gibbs` for coefficient intervals"
+                .into()
+        } else {
             "vb: mean-field sds are too small and coefficient means can be far from the \
              posterior's (docs/mil.md); use `engine=gibbs` for coefficient intervals"
-                .into(),
-        );
+                .into()
+        });
         if info.primary.iter().all(|&p| p < 1e-3) {
             notes.push(
                 "vb: no instance is primary (every probability below 0.001): a degenerate \
@@ -248,6 +258,33 @@ mod tests {
         assert_eq!(notes.len(), 1, "{notes:?}");
         assert!(
             notes[0].contains("modality 1's corrected precision is not positive definite"),
+            "{notes:?}"
+        );
+    }
+
+    /// vMMIC's note on its sds says which level is still mean-field.
+    #[test]
+    fn the_vb_note_names_the_levels_whose_sds_are_mean_field() {
+        let vb = |covariance: &str| MilFitInfo {
+            engine: "vb".into(),
+            covariance: Some(covariance.into()),
+            gibbs_start: None,
+            max_rhat: None,
+            min_ess: None,
+            ..gibbs_info(None)
+        };
+        let notes = fit_notes(&vb("linear-response"), [5, 3]);
+        assert!(
+            notes
+                .iter()
+                .any(|n| n.contains("bag level's sds") && n.contains("linear-response corrected")),
+            "{notes:?}"
+        );
+        let notes = fit_notes(&vb("mean-field"), [5, 3]);
+        assert!(
+            notes
+                .iter()
+                .any(|n| n.contains("mean-field sds are too small")),
             "{notes:?}"
         );
     }

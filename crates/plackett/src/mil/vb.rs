@@ -72,9 +72,10 @@ pub struct VbOptions {
     /// Told of finished sweeps; may cancel.
     pub observer: Option<SharedObserver>,
     /// Which covariance the fitted model reports and predicts with: the
-    /// mean-field factors' (the default, Hu 2024's) or the instance level's
-    /// linear-response correction ([`super::linear_response`]), applied by
-    /// [`super::fit_model`]. Means and ELBO are the same either way.
+    /// instance level's linear-response correction (the default;
+    /// [`super::linear_response`]) or the mean-field factors' (Hu 2024's),
+    /// applied by [`super::fit_model`] ([`fit_vb`] itself returns the
+    /// mean-field factors). Means and ELBO are the same either way.
     pub covariance: super::linear_response::VbCovariance,
 }
 
