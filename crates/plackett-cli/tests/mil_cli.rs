@@ -634,6 +634,9 @@ fn fit_report_shows_roc_coefficients_and_a_bags_instances() {
     assert!(html.contains("Coefficients with 90% intervals") && html.contains("alpha"));
     assert!(html.contains("Instances of bag bag7") && html.contains("true primary"));
     assert_eq!(html.matches("<svg").count(), 2);
+    // The default vMMIC says which of its intervals are still mean-field.
+    assert!(html.contains("vb (linear-response covariance)"));
+    assert!(html.contains("bag-level intervals (α, β, γ) are mean-field"));
     // The listed instances are sorted by P(primary), largest first.
     let table = &html[html.find("Instances of bag bag7").unwrap()..];
     let ps: Vec<f64> = table

@@ -67,8 +67,12 @@ pub fn render(v: &MilView<'_>) -> Result<String> {
     let labels: Vec<bool> = bags.bags.iter().map(|b| b.label == Some(true)).collect();
     let p: Vec<f64> = v.pred.iter().map(|b| b.p).collect();
     let (bag_auc, primary_auc) = v.aurocs;
+    let engine = match v.info.covariance.as_deref() {
+        Some(c) => format!("{} ({c} covariance)", v.info.engine),
+        None => v.info.engine.clone(),
+    };
     let mut facts: Vec<(&str, String)> = vec![
-        ("engine", v.info.engine.clone()),
+        ("engine", engine),
         (
             "data",
             format!(
@@ -140,11 +144,17 @@ pub fn render(v: &MilView<'_>) -> Result<String> {
         &format!(
             "Largest mean first. α, β, γ: the bag-level (outer) probit; a, b, c, d: which \
              instances are primary (inner probit; Hu 2024, §2.2.1).{}",
-            if v.info.engine == "vb" {
-                " VB's mean-field intervals are far too narrow (docs/mil.md): read them as \
-                 locations, and use the Gibbs engine for intervals."
-            } else {
-                ""
+            match (v.info.engine.as_str(), v.info.covariance.as_deref()) {
+                ("vb", Some("linear-response")) => {
+                    " VB's bag-level intervals (α, β, γ) are mean-field and far too narrow; \
+                     the instance level's (a, b, c, d) are linear-response corrected, of the \
+                     exact posterior's scale (docs/mil.md). Use the Gibbs engine for intervals."
+                }
+                ("vb", _) => {
+                    " VB's mean-field intervals are far too narrow (docs/mil.md): read them as \
+                     locations, and use the Gibbs engine for intervals."
+                }
+                _ => "",
             }
         ),
     );
