@@ -282,6 +282,14 @@ pub fn fit_model_warm(
 }
 
 impl MilFitInfo {
+    /// Whether every modality's instance-level covariance is the
+    /// linear-response correction (none kept mean-field): what the notes
+    /// and the report say about which intervals are still too narrow.
+    pub fn instance_level_corrected(&self) -> bool {
+        self.covariance.as_deref() == Some(VbCovariance::LinearResponse.name())
+            && self.mean_field_kept.is_empty()
+    }
+
     /// The facts of a VB fit: one optimum, or every component of a
     /// mixture (`mixture`; sweeps summed, converged if each did, the first
     /// component's ELBO and start, the training instances' probabilities

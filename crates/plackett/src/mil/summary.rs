@@ -97,9 +97,7 @@ pub fn fit_notes(info: &MilFitInfo, counts: [usize; 2]) -> Vec<String> {
         // The linear-response correction reaches the instance level only;
         // the bag level's sds stay mean-field (1–6% of the exact
         // posterior's on Hu 2024's basic setting, docs/mil.md).
-        let corrected =
-            info.covariance.as_deref() == Some("linear-response") && info.mean_field_kept.len() < 2;
-        notes.push(if corrected {
+        notes.push(if info.instance_level_corrected() {
             "vb: the bag level's sds (alpha, beta, gamma) are mean-field and far too small, the \
              instance level's are linear-response corrected; coefficient means can be far from \
              the posterior's (docs/mil.md); use `engine=gibbs` for coefficient intervals"

@@ -144,8 +144,8 @@ pub fn render(v: &MilView<'_>) -> Result<String> {
         &format!(
             "Largest mean first. α, β, γ: the bag-level (outer) probit; a, b, c, d: which \
              instances are primary (inner probit; Hu 2024, §2.2.1).{}",
-            match (v.info.engine.as_str(), v.info.covariance.as_deref()) {
-                ("vb", Some("linear-response")) => {
+            match (v.info.engine.as_str(), v.info.instance_level_corrected()) {
+                ("vb", true) => {
                     " VB's bag-level intervals (α, β, γ) are mean-field and far too narrow; \
                      the instance level's (a, b, c, d) are linear-response corrected, of the \
                      exact posterior's scale (docs/mil.md). Use the Gibbs engine for intervals."
