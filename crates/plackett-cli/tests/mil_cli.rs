@@ -846,6 +846,8 @@ fn linear_response_widens_the_instance_level_and_keeps_the_means() {
         ));
         let file: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(&model).unwrap()).unwrap();
+        // The model file names its covariance as the fit document does.
+        assert_eq!(file["covariance"], fit["fit"]["covariance"]);
         let params = file["parameters"]
             .as_array()
             .unwrap()

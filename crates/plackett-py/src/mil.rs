@@ -89,6 +89,15 @@ impl PyMilModel {
         self.model.engine.clone()
     }
 
+    /// VB: the covariance the model predicts with, `"linear-response"`
+    /// (the default; the instance level corrected, Giordano, Broderick &
+    /// Jordan 2015) or `"mean-field"` (Hu 2024's vMMIC); `None` for Gibbs
+    /// and for model files that predate the field (those are mean-field).
+    #[getter]
+    fn covariance(&self) -> Option<String> {
+        self.model.covariance.clone()
+    }
+
     /// Posterior summaries: `(name, mean, sd, 5%, 95%)` per coefficient
     /// (α, β, γ, a, b, c, d; Hu 2024 §2.2.1).
     fn parameters(&self) -> Vec<(String, f64, f64, f64, f64)> {

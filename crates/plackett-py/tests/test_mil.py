@@ -388,6 +388,9 @@ def test_linear_response_covariance_and_its_bad_input(bags):
     mf = json.loads(mf_fit.model().to_json())["parameters"]
     fit = plackett.mil_fit(path, covariance="linear-response")
     assert json.loads(fit.to_json())["fit"]["covariance"] == "linear-response"
+    assert fit.model().covariance == "linear-response"
+    assert mf_fit.model().covariance == "mean-field"
+    assert json.loads(fit.model().to_json())["covariance"] == "linear-response"
     assert fit.model().to_json() == plackett.mil_fit(path).model().to_json()
     lr = json.loads(fit.model().to_json())["parameters"]
     for a, b in zip(mf, lr):

@@ -875,3 +875,51 @@ fn predictions_do_not_depend_on_the_number_of_threads() {
         assert_eq!(on(1), on(3));
     }
 }
+
+/// A VB model file names its covariance (linear-response by default,
+/// Giordano, Broderick & Jordan 2015; mean-field on request), which reads
+/// back; a file without the field (written before it existed) still reads;
+/// an unknown name, a covariance on a Gibbs model or modalities kept
+/// mean-field under a mean-field covariance are refused, naming the file.
+#[test]
+fn model_files_name_their_covariance() {
+    let bags = simulated(40, 5, 3, 31);
+    let fit = |covariance| {
+        let o = VbOptions {
+            covariance,
+            ..VbOptions::default()
+        };
+        fit_model(&bags, &MilEngine::Vb(o)).unwrap()
+    };
+    let (lr, info) = fit(VbCovariance::LinearResponse);
+    assert_eq!(lr.covariance.as_deref(), Some("linear-response"));
+    assert_eq!(lr.covariance, info.covariance);
+    let (mf, _) = fit(VbCovariance::MeanField);
+    assert_eq!(mf.covariance.as_deref(), Some("mean-field"));
+    let text = serde_json::to_string(&lr).unwrap();
+    let back = MilModel::from_json("m.json", &text).unwrap();
+    assert_eq!(back.covariance.as_deref(), Some("linear-response"));
+    let mut old: serde_json::Value = serde_json::from_str(&text).unwrap();
+    old.as_object_mut().unwrap().remove("covariance");
+    let old = MilModel::from_json("old.json", &old.to_string()).unwrap();
+    assert_eq!(old.covariance, None);
+    assert_eq!(
+        old.predict(&bags, 20, 1).unwrap(),
+        lr.predict(&bags, 20, 1).unwrap()
+    );
+    let refused = |m: &MilModel, what: &str| {
+        let e = MilModel::from_json("m.json", &serde_json::to_string(m).unwrap())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("m.json") && e.contains(what), "{e}");
+    };
+    let mut bad = lr.clone();
+    bad.covariance = Some("full".into());
+    refused(&bad, "covariance \"full\"");
+    let mut bad = mf.clone();
+    bad.mean_field_kept = vec![0];
+    refused(&bad, "mean_field_kept");
+    let mut bad = lr.clone();
+    bad.mean_field_kept = vec![2];
+    refused(&bad, "mean_field_kept");
+}

@@ -349,11 +349,13 @@ pub fn fit_model(bags: &Bags, engine: &MilEngine) -> Result<(MilModel, MilFitInf
                     fits
                 }
             };
-            let model = if o.mixture {
+            let mut model = if o.mixture {
                 MilModel::from_vb_mixture(&fits, bags, o.priors)
             } else {
                 MilModel::from_vb(&fits[0], bags, o.priors)
             };
+            model.covariance = info.covariance.clone();
+            model.mean_field_kept = info.mean_field_kept.clone();
             Ok((model, info))
         }
         MilEngine::Gibbs(o) => {

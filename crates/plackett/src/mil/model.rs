@@ -69,6 +69,17 @@ pub struct MilModel {
     /// `parameters` then summarise the mixture and `covariances` is absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mixture: Option<Vec<VbComponent>>,
+    /// VB: the covariance the factors hold, `linear-response` (the
+    /// instance level corrected; Giordano, Broderick & Jordan 2015) or
+    /// `mean-field` ([`super::VbOptions::covariance`]), so that a model
+    /// file says which of its intervals are too narrow. Absent for Gibbs
+    /// and in files written before 2026-11-28 (those are mean-field).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub covariance: Option<String>,
+    /// VB with the linear-response covariance: modalities whose correction
+    /// was not positive definite and kept their mean-field covariance.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mean_field_kept: Vec<u8>,
     /// Gibbs: posterior draws of θ (at most [`MAX_STORED_DRAWS`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub draws: Option<Vec<Vec<f64>>>,
@@ -294,6 +305,8 @@ impl MilModel {
             parameters,
             covariances: Some(rows_of(&fit.blocks)),
             mixture: None,
+            covariance: None,
+            mean_field_kept: Vec::new(),
             draws: None,
             scaling: None,
             components: None,
@@ -348,6 +361,8 @@ impl MilModel {
                     })
                     .collect(),
             ),
+            covariance: None,
+            mean_field_kept: Vec::new(),
             draws: None,
             scaling: None,
             components: None,
@@ -372,6 +387,8 @@ impl MilModel {
             parameters,
             covariances: None,
             mixture: None,
+            covariance: None,
+            mean_field_kept: Vec::new(),
             draws: Some(rows.into_iter().step_by(step).collect()),
             scaling: None,
             components: None,
@@ -411,6 +428,23 @@ impl MilModel {
                 .any(|p| !(p.mean.is_finite() && p.sd.is_finite()))
         {
             return Err(bad("parameters missing or not finite"));
+        }
+        match (m.engine.as_str(), m.covariance.as_deref()) {
+            ("vb", None | Some("mean-field" | "linear-response")) | ("gibbs", None) => {}
+            (e, Some(c)) => {
+                return Err(bad(&format!(
+                    "covariance {c:?} for engine {e:?}: expected mean-field or linear-response, \
+                     and only for vb"
+                )));
+            }
+            _ => {}
+        }
+        if m.mean_field_kept.iter().any(|&k| k > 1)
+            || (!m.mean_field_kept.is_empty() && m.covariance.as_deref() != Some("linear-response"))
+        {
+            return Err(bad(
+                "mean_field_kept lists modalities 0 or 1, and only for a linear-response covariance",
+            ));
         }
         match (m.engine.as_str(), &m.covariances, &m.mixture, &m.draws) {
             ("vb", Some(c), None, None) => {
