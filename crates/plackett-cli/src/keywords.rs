@@ -702,7 +702,10 @@ fn run_evaluate(a: &EvaluateArgs) -> Result<()> {
         plackett::report::charts::scatter(
             &pts,
             "log10 candidate words n",
-            &format!("log10 VBSS seconds (slope {:.2})", table.time_exponent()),
+            &match table.time_exponent() {
+                Some(e) => format!("log10 VBSS seconds (slope {e:.2})"),
+                None => "log10 VBSS seconds (n spans too narrow a range for a slope)".into(),
+            },
             false,
         )
     });

@@ -300,10 +300,17 @@ pub struct DocTiming {
     pub iterations: usize,
 }
 
+/// How many times the largest document's candidate count must exceed the
+/// smallest's for [`EvalTable::time_exponent`] to fit a slope.
+pub const MIN_N_SPAN: f64 = 2.0;
+
 impl EvalTable {
     /// Least-squares slope of log seconds on log n over the documents
-    /// (the growth exponent of VBSS's per-document time).
-    pub fn time_exponent(&self) -> f64 {
+    /// (the growth exponent of VBSS's per-document time), or `None` when
+    /// it cannot be estimated: fewer than three timed documents, or
+    /// candidate counts spanning less than a factor of
+    /// [`MIN_N_SPAN`] (a slope over a narrow range of n is timer noise).
+    pub fn time_exponent(&self) -> Option<f64> {
         let pts: Vec<(f64, f64)> = self
             .per_document
             .iter()
@@ -311,15 +318,20 @@ impl EvalTable {
             .map(|d| ((d.n as f64).ln(), d.seconds.ln()))
             .collect();
         let m = pts.len() as f64;
-        if m < 2.0 {
-            return f64::NAN;
+        let (lo, hi) = pts
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), p| {
+                (l.min(p.0), h.max(p.0))
+            });
+        if m < 3.0 || hi - lo < MIN_N_SPAN.ln() {
+            return None;
         }
         let (mx, my) = pts
             .iter()
             .fold((0.0, 0.0), |(a, b), p| (a + p.0 / m, b + p.1 / m));
         let sxy: f64 = pts.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
         let sxx: f64 = pts.iter().map(|p| (p.0 - mx).powi(2)).sum();
-        sxy / sxx
+        Some(sxy / sxx)
     }
 }
 
@@ -890,11 +902,15 @@ impl EvalTable {
         }
         s.push('\n');
         if !self.per_document.is_empty() {
-            s.push_str(&format!(
-                "VBSS time per document grows as n^{:.2} (least squares on log–log over {} documents)\n",
-                self.time_exponent(),
-                self.per_document.len()
-            ));
+            s.push_str(&match self.time_exponent() {
+                Some(e) => format!(
+                    "VBSS time per document grows as n^{e:.2} (least squares on log–log over {} documents)\n",
+                    self.per_document.len()
+                ),
+                None => format!(
+                    "VBSS time per document vs n: not estimated (needs 3 documents whose candidate counts span a factor of {MIN_N_SPAN})\n"
+                ),
+            });
         }
         if self.vbss_not_converged > 0 {
             s.push_str(&format!(
@@ -911,5 +927,54 @@ impl EvalTable {
             ));
         }
         s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn table(times: &[(usize, f64)]) -> EvalTable {
+        EvalTable {
+            documents: times.len(),
+            documents_given: times.len(),
+            candidates: 0,
+            keywords: 0,
+            k: 5,
+            draws: 1,
+            gammas: vec![],
+            rates: vec![],
+            rates_from: Method::Vbss,
+            methods: vec![],
+            labels: vec![],
+            cells: vec![],
+            seconds: vec![],
+            vbss_not_converged: 0,
+            vbss_code_not_converged: 0,
+            forced: false,
+            per_document: times
+                .iter()
+                .map(|&(n, seconds)| DocTiming {
+                    id: String::new(),
+                    n,
+                    seconds,
+                    iterations: 1,
+                })
+                .collect(),
+        }
+    }
+
+    /// Quadratic timings give slope 2; candidate counts within a factor of
+    /// two of each other, or fewer than three documents, give no slope
+    /// (and the text table says so instead of printing noise).
+    #[test]
+    fn the_time_exponent_needs_a_range_of_n() {
+        let quad = table(&[(100, 1e-4), (200, 4e-4), (400, 1.6e-3)]);
+        assert!((quad.time_exponent().unwrap() - 2.0).abs() < 1e-9);
+        let narrow = table(&[(17, 1e-3), (18, 1e-4), (19, 2e-3)]);
+        assert_eq!(narrow.time_exponent(), None);
+        assert!(narrow.render().contains("not estimated"));
+        assert_eq!(table(&[(10, 1e-3), (400, 1e-2)]).time_exponent(), None);
+        assert_eq!(table(&[(10, 1e-3); 5]).time_exponent(), None);
     }
 }
