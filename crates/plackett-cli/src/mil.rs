@@ -485,6 +485,9 @@ fn run_predict(a: &PredictArgs) -> Result<()> {
     let bags = read_bags(&a.file)?;
     model.check_bags(&bags, &a.file)?;
     let pred = model.predict(&bags, a.draws, a.seed)?;
+    for n in plackett::mil::summary::predict_notes(&model) {
+        eprintln!("note: {n}");
+    }
     let out = match a.output.as_str() {
         "json" => {
             serde_json::to_string_pretty(&plackett::mil::summary::predict_document(&pred))? + "\n"

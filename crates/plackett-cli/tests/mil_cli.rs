@@ -891,6 +891,31 @@ fn linear_response_widens_the_instance_level_and_keeps_the_means() {
         }
     }
     assert!(widened >= 2, "{widened}");
+    // Predictions from a mean-field model say so on standard error (a
+    // model file without the key, written before it existed, too); from
+    // the default model they do not.
+    let predict_err = |model: &std::path::Path| {
+        let out = bin()
+            .args(["mil", "predict"])
+            .arg(model)
+            .arg(&data)
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        String::from_utf8(out.stderr).unwrap()
+    };
+    assert_eq!(predict_err(&dir.join("lr.json")), "");
+    let note = predict_err(&dir.join("mf.json"));
+    assert!(
+        note.starts_with("note: the model has mean-field covariances"),
+        "{note}"
+    );
+    assert_eq!(note.lines().count(), 1);
+    let mut old: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("mf.json")).unwrap()).unwrap();
+    old.as_object_mut().unwrap().remove("covariance");
+    std::fs::write(dir.join("old.json"), old.to_string()).unwrap();
+    assert!(predict_err(&dir.join("old.json")).contains("names no covariance"));
     let out = fit_to(&data, &["--covariance", "lr"], &dir.join("bad.json"));
     fails(&out, "--covariance");
     assert!(!dir.join("bad.json").exists());

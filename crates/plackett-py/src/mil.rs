@@ -98,6 +98,14 @@ impl PyMilModel {
         self.model.covariance.clone()
     }
 
+    /// What `plackett mil predict` notes on standard error about
+    /// predictions from this model (a mean-field vMMIC model's narrow
+    /// instance-level uncertainty); empty for the default model.
+    #[getter]
+    fn notes(&self) -> Vec<String> {
+        plackett::mil::summary::predict_notes(&self.model)
+    }
+
     /// Posterior summaries: `(name, mean, sd, 5%, 95%)` per coefficient
     /// (α, β, γ, a, b, c, d; Hu 2024 §2.2.1).
     fn parameters(&self) -> Vec<(String, f64, f64, f64, f64)> {

@@ -390,6 +390,8 @@ def test_linear_response_covariance_and_its_bad_input(bags):
     assert json.loads(fit.to_json())["fit"]["covariance"] == "linear-response"
     assert fit.model().covariance == "linear-response"
     assert mf_fit.model().covariance == "mean-field"
+    assert fit.model().notes == []
+    assert mf_fit.model().notes[0].startswith("the model has mean-field covariances")
     assert json.loads(fit.model().to_json())["covariance"] == "linear-response"
     assert fit.model().to_json() == plackett.mil_fit(path).model().to_json()
     lr = json.loads(fit.model().to_json())["parameters"]
