@@ -623,8 +623,13 @@ impl MilModel {
 }
 
 /// Draws per block of the Monte Carlo predictions: a bag's `η` and `ν`
-/// under a block of draws are computed together, the draws in SIMD lanes.
+/// under a block of draws are computed together, the draws in SIMD lanes
+/// (fewer for bags of more than [`BLOCK_VALUES`] / 128 instances, so that
+/// the buffers stay small; the blocks change no number).
 const DRAW_BLOCK: usize = 128;
+
+/// Most values of `η` (and of `ν`) a bag's block holds.
+const BLOCK_VALUES: usize = 1 << 16;
 
 /// Every parameter draw's slopes per modality, feature by feature: entry
 /// `k·T + t` is draw `t`'s slope of feature `k`, for the bag-level slopes
@@ -664,7 +669,7 @@ impl DrawSlopes {
 /// `Σ_t Φ(α_t + Σ_j δ̃_jt η_jt)` over the draws `thetas` for bag `b`, each
 /// `δ̃_jt ~ Bernoulli(Φ(ν_jt))` drawn from `rng` in draw order, then
 /// instance order; `η` and `ν` are those of [`predictors`], computed for
-/// blocks of [`DRAW_BLOCK`] draws at once.
+/// blocks of up to [`DRAW_BLOCK`] draws at once.
 fn draws_of_bag(
     bags: &Bags,
     lay: &Layout,
@@ -675,18 +680,19 @@ fn draws_of_bag(
 ) -> f64 {
     let phi = phi_table();
     let mut acc = 0.0;
-    // Instance q's η and ν under draw s of the block at q·DRAW_BLOCK + s.
-    let mut eta = vec![0.0; b.len() * DRAW_BLOCK];
-    let mut nu = vec![0.0; b.len() * DRAW_BLOCK];
-    for t0 in (0..thetas.len()).step_by(DRAW_BLOCK) {
-        let block = &thetas[t0..(t0 + DRAW_BLOCK).min(thetas.len())];
+    let per = (BLOCK_VALUES / b.len()).clamp(1, DRAW_BLOCK);
+    // Instance q's η and ν under draw s of the block at q·per + s.
+    let mut eta = vec![0.0; b.len() * per];
+    let mut nu = vec![0.0; b.len() * per];
+    for t0 in (0..thetas.len()).step_by(per) {
+        let block = &thetas[t0..(t0 + per).min(thetas.len())];
         let nb = block.len();
         for (q, j) in (b.start..b.end).enumerate() {
             let m = bags.modality[j];
             let x = bags.features(j);
-            let e = &mut eta[q * DRAW_BLOCK..][..nb];
+            let e = &mut eta[q * per..][..nb];
             slopes.dots(&slopes.bag[m as usize], x, t0, e);
-            let v = &mut nu[q * DRAW_BLOCK..][..nb];
+            let v = &mut nu[q * per..][..nb];
             slopes.dots(&slopes.inst[m as usize], x, t0, v);
             let c = lay.inst_intercept(m);
             // `intercept + dot`, as `predictors` adds them (the sum of
@@ -698,7 +704,7 @@ fn draws_of_bag(
         for (s, t) in block.iter().enumerate() {
             let mut lin = t[lay.alpha()];
             for q in 0..b.len() {
-                let at = q * DRAW_BLOCK + s;
+                let at = q * per + s;
                 // Adding 0 for a non-primary instance leaves `lin` as it
                 // was (up to the sign of a zero, which Φ does not see).
                 let on = phi.lt(rng.random::<f64>(), nu[at]);
@@ -712,7 +718,49 @@ fn draws_of_bag(
 
 #[cfg(test)]
 mod tests {
-    use super::mixture_quantile;
+    use super::*;
+    use crate::mil::{MilDesign, MilEngine, fit_model, simulate_bags};
+
+    /// The blocked Monte Carlo sum is bit for bit the plain loop over draws
+    /// and instances with [`predictors`] and `u < Φ(ν)`, for bags small
+    /// enough for full blocks and large enough for shorter ones, with a
+    /// partial last block.
+    #[test]
+    fn blocked_bag_draws_equal_the_plain_loop() {
+        let design = |bags, instances| MilDesign {
+            bags,
+            instances,
+            features: 3,
+            ..MilDesign::default()
+        };
+        let train = simulate_bags(&design(60, 5), 1).unwrap();
+        let (model, _) = fit_model(&train, &MilEngine::Vb(Default::default())).unwrap();
+        let lay = model.layout;
+        let mean = model.mean();
+        let qs = model.gaussians(&mean).unwrap();
+        let thetas = model.parameter_draws(&qs, 300, 9);
+        let slopes = DrawSlopes::of(&lay, &thetas);
+        for instances in [7, 1500] {
+            let bags = simulate_bags(&design(3, instances), 2).unwrap();
+            for (i, b) in bags.bags.iter().enumerate() {
+                let mut rng = stream(4, &[i as u64]);
+                let blocked = draws_of_bag(&bags, &lay, &thetas, &slopes, b, &mut rng);
+                let mut rng = stream(4, &[i as u64]);
+                let mut plain = 0.0;
+                for t in &thetas {
+                    let mut lin = t[lay.alpha()];
+                    for j in b.start..b.end {
+                        let (eta, nu) = predictors(&bags, &lay, t, j);
+                        if rng.random::<f64>() < norm_cdf(nu) {
+                            lin += eta;
+                        }
+                    }
+                    plain += norm_cdf(lin);
+                }
+                assert_eq!(blocked.to_bits(), plain.to_bits(), "{instances} instances");
+            }
+        }
+    }
 
     #[test]
     fn mixture_quantiles_of_normals_and_point_masses() {
