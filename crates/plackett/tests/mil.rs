@@ -923,3 +923,36 @@ fn model_files_name_their_covariance() {
     bad.mean_field_kept = vec![2];
     refused(&bad, "mean_field_kept");
 }
+
+/// `predictors_into` (four instances side by side) gives `predictors`'
+/// bits for every instance: runs of one modality, modality switches
+/// inside a group of four, and ragged ends.
+#[test]
+fn predictors_into_is_predictors_bit_for_bit() {
+    use plackett::mil::params::{Layout, predictors, predictors_into};
+    let bags = simulated(30, 7, 5, 41);
+    let lay = Layout::of(&bags);
+    let mut rng = stream(5, &[]);
+    let theta: Vec<f64> = (0..lay.len())
+        .map(|_| {
+            let z: f64 = StandardNormal.sample(&mut rng);
+            3.0 * z
+        })
+        .collect();
+    let (mut eta, mut nu) = (Vec::new(), Vec::new());
+    for b in &bags.bags {
+        for start in [b.start, b.start + 1] {
+            eta.clear();
+            nu.clear();
+            predictors_into(&bags, &lay, &theta, start..b.end, &mut eta, &mut nu);
+            assert_eq!(eta.len(), b.end - start);
+            for (k, j) in (start..b.end).enumerate() {
+                let (e, n) = predictors(&bags, &lay, &theta, j);
+                assert_eq!(
+                    (eta[k].to_bits(), nu[k].to_bits()),
+                    (e.to_bits(), n.to_bits())
+                );
+            }
+        }
+    }
+}

@@ -31,7 +31,7 @@
 //! (docs/mil.md).
 
 use super::bags::Bags;
-use super::params::{Layout, MilPriors, predictors};
+use super::params::{Layout, MilPriors, predictors_into};
 use crate::numerics::chunked_map;
 use crate::numerics::probit::{ln_norm_cdf, mills, norm_cdf, norm_pdf};
 
@@ -71,15 +71,13 @@ pub fn log_posterior(
             eta.clear();
             p.clear();
             nu.clear();
+            predictors_into(bags, &l, theta, bag.start..bag.end, &mut eta, &mut nu);
             let (mut mu, mut var) = (0.0, 0.0);
-            for j in bag.start..bag.end {
-                let (e, n) = predictors(bags, &l, theta, j);
+            for (&e, &n) in eta.iter().zip(&nu) {
                 let pj = norm_cdf(n);
                 mu += pj * e;
                 var += pj * (1.0 - pj) * e * e;
-                eta.push(e);
                 p.push(pj);
-                nu.push(n);
             }
             let sq = (1.0 + var).sqrt();
             let t = (theta[l.alpha()] + mu) / sq;
