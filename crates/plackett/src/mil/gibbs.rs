@@ -727,16 +727,29 @@ impl<'a> Chain<'a> {
                 }
             })
             .collect();
-        let (bags, y, eta, nu, sc) = (self.bags, self.y, &self.eta, &self.nu, self.scale);
+        // Modality m's instances packed bag by bag (in instance order, so
+        // every μ_i adds the same terms in the same order): the ellipse's
+        // points are tried without skipping the other modality's.
+        let (bags, y, sc) = (self.bags, self.y, self.scale);
+        let mut ends = Vec::with_capacity(bags.n_bags());
+        let mut packed: Vec<[f64; 4]> = Vec::with_capacity(n);
+        for b in &bags.bags {
+            for j in (b.start..b.end).filter(|&j| bags.modality[j] == m) {
+                packed.push([self.nu[j], nu_dir[j], eps[j], self.eta[j]]);
+            }
+            ends.push(packed.len());
+        }
         let (c, s) = ellipse_slice(rng, |c, s| {
             let mut l = 0.0;
-            for (i, b) in bags.bags.iter().enumerate() {
+            let mut from = 0;
+            for (i, &to) in ends.iter().enumerate() {
                 let mut mu = fixed[i];
-                for j in b.start..b.end {
-                    if bags.modality[j] == m && nu[j] * c + nu_dir[j] * s + eps[j] > 0.0 {
-                        mu += eta[j];
+                for &[nu, nu_dir, eps, eta] in &packed[from..to] {
+                    if nu * c + nu_dir * s + eps > 0.0 {
+                        mu += eta;
                     }
                 }
+                from = to;
                 l += ln_norm_cdf(if y[i] { sc * mu } else { -sc * mu });
             }
             l
