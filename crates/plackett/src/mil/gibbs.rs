@@ -546,11 +546,20 @@ impl<'a> Chain<'a> {
                     .filter(|&j| self.delta[j])
                     .map(|j| self.eta[j])
                     .sum::<f64>();
+            // ln Φ(±s μ) at the current μ, once known: the previous
+            // instance computed it as one of its two cases, and an instance
+            // that is not primary has `rest = μ` (the same bits), so its
+            // second case need not be recomputed.
+            let mut at_mu: Option<f64> = None;
             for j in b.start..b.end {
                 let rest = if self.delta[j] { mu - self.eta[j] } else { mu };
                 let (ln_on, ln_off) = ln_norm_cdf_both(self.nu[j]);
-                let l1 = ln_on + ln_norm_cdf(sign * self.scale * (rest + self.eta[j]));
-                let l0 = ln_off + ln_norm_cdf(sign * self.scale * rest);
+                let lik_on = ln_norm_cdf(sign * self.scale * (rest + self.eta[j]));
+                let lik_off = match at_mu {
+                    Some(v) if !self.delta[j] => v,
+                    _ => ln_norm_cdf(sign * self.scale * rest),
+                };
+                let (l1, l0) = (ln_on + lik_on, ln_off + lik_off);
                 let p = sigmoid(l1 - l0);
                 if keep {
                     self.prob_sum[j] += p;
@@ -558,6 +567,7 @@ impl<'a> Chain<'a> {
                 let d = rng.random::<f64>() < p;
                 self.delta[j] = d;
                 mu = if d { rest + self.eta[j] } else { rest };
+                at_mu = Some(if d { lik_on } else { lik_off });
             }
             self.ystar[i] = truncated_draw(rng, self.scale * mu, self.y[i]);
             for j in b.start..b.end {
