@@ -823,11 +823,7 @@ fn a_vb_mixture_keeps_every_optimum_with_equal_weight() {
         .to_string();
     assert!(e.contains("m.json") && e.contains("weights"), "{e}");
     // One thread or two: the same components.
-    let one = rayon::ThreadPoolBuilder::new()
-        .num_threads(1)
-        .build()
-        .unwrap()
-        .install(|| fit_vb_mixture(&bags, &opts).unwrap());
+    let one = common::on_threads(1, || fit_vb_mixture(&bags, &opts).unwrap());
     for (a, b) in one.iter().zip(&fits) {
         assert_eq!(a.mean, b.mean);
         assert_eq!(a.elbo, b.elbo);
@@ -865,13 +861,8 @@ fn predictions_do_not_depend_on_the_number_of_threads() {
     };
     for engine in [MilEngine::Vb(VbOptions::default()), MilEngine::Gibbs(gibbs)] {
         let (model, _) = fit_model(&train, &engine).unwrap();
-        let on = |threads: usize| {
-            rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .build()
-                .unwrap()
-                .install(|| model.predict(&test, 200, 5).unwrap())
-        };
+        let on =
+            |threads: usize| common::on_threads(threads, || model.predict(&test, 200, 5).unwrap());
         assert_eq!(on(1), on(3));
     }
 }

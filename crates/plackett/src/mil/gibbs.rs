@@ -702,20 +702,6 @@ impl<'a> Chain<'a> {
                 }
             })
             .collect();
-        let alpha = self.theta[self.lay.alpha()];
-        // μ_i's part that does not move: α and the other modality.
-        let fixed: Vec<f64> = self
-            .bags
-            .bags
-            .iter()
-            .map(|b| {
-                alpha
-                    + (b.start..b.end)
-                        .filter(|&j| self.bags.modality[j] != m && self.delta[j])
-                        .map(|j| self.eta[j])
-                        .sum::<f64>()
-            })
-            .collect();
         // The ellipse's other axis, a draw from the block's prior.
         let block: Vec<usize> = std::iter::once(k0).chain(ks).collect();
         let dir: Vec<f64> = block
@@ -737,16 +723,27 @@ impl<'a> Chain<'a> {
                 }
             })
             .collect();
-        // Modality m's instances packed bag by bag (in instance order, so
-        // every μ_i adds the same terms in the same order): the ellipse's
-        // points are tried without skipping the other modality's.
+        // Per bag, μ_i's part that does not move (α and the other
+        // modality), and modality m's instances packed bag by bag (in
+        // instance order, so every μ_i adds the same terms in the same
+        // order): the ellipse's points are tried without skipping the other
+        // modality's.
         let (bags, y, sc) = (self.bags, self.y, self.scale);
+        let alpha = self.theta[self.lay.alpha()];
+        let mut fixed = Vec::with_capacity(bags.n_bags());
         let mut ends = Vec::with_capacity(bags.n_bags());
         let mut packed: Vec<[f64; 4]> = Vec::with_capacity(n);
         for b in &bags.bags {
-            for j in (b.start..b.end).filter(|&j| bags.modality[j] == m) {
-                packed.push([self.nu[j], nu_dir[j], eps[j], self.eta[j]]);
+            // Added from −0.0 in instance order, as `Iterator::sum` adds.
+            let mut other = -0.0;
+            for j in b.start..b.end {
+                if bags.modality[j] == m {
+                    packed.push([self.nu[j], nu_dir[j], eps[j], self.eta[j]]);
+                } else if self.delta[j] {
+                    other += self.eta[j];
+                }
             }
+            fixed.push(alpha + other);
             ends.push(packed.len());
         }
         let (c, s) = ellipse_slice(rng, |c, s| {

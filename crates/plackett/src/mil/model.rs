@@ -400,6 +400,14 @@ impl MilModel {
         self.parameters.iter().map(|p| p.mean).collect()
     }
 
+    /// Whether a VB model's instance level is linear-response corrected in
+    /// every modality (the rule of [`super::MilFitInfo::instance_level_corrected`],
+    /// read from the file).
+    pub fn instance_level_corrected(&self) -> bool {
+        self.covariance.as_deref() == Some(super::VbCovariance::LinearResponse.name())
+            && self.mean_field_kept.is_empty()
+    }
+
     /// Parse a model file's text, checking it is complete and finite.
     pub fn from_json(path: &str, text: &str) -> Result<MilModel> {
         let m: MilModel = serde_json::from_str(text).map_err(|e| {

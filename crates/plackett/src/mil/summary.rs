@@ -21,20 +21,17 @@ const MIN_SWAP_ACCEPTANCE: f64 = 0.05;
 /// instance's `p_primary` average over them.
 pub fn predict_notes(model: &MilModel) -> Vec<String> {
     let mut notes = Vec::new();
-    if model.engine == "vb" {
+    if model.engine == "vb" && !model.instance_level_corrected() {
         let what = match model.covariance.as_deref() {
-            Some("linear-response") if model.mean_field_kept.is_empty() => None,
-            Some("linear-response") => Some("keeps a mean-field covariance in some modality"),
-            Some(_) => Some("has mean-field covariances (Hu 2024's vMMIC)"),
-            None => Some("names no covariance (written before 2026-11-28: mean-field)"),
+            Some("linear-response") => "keeps a mean-field covariance in some modality",
+            Some(_) => "has mean-field covariances (Hu 2024's vMMIC)",
+            None => "names no covariance (written before 2026-11-28: mean-field)",
         };
-        if let Some(what) = what {
-            notes.push(format!(
-                "the model {what}: its instance-level uncertainty is far narrower than the \
-                 exact posterior's, and p and p_primary average over it; refit with the \
-                 default --covariance linear-response"
-            ));
-        }
+        notes.push(format!(
+            "the model {what}: its instance-level uncertainty is far narrower than the \
+             exact posterior's, and p and p_primary average over it; refit with the \
+             default --covariance linear-response"
+        ));
     }
     notes
 }
