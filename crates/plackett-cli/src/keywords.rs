@@ -262,7 +262,7 @@ impl DocArgs {
     /// The exit-3 error of a run that stopped at --max-iter.
     fn not_converged(&self, what: &str) -> anyhow::Error {
         crate::NotConverged(format!(
-            "VBSS stopped at --max-iter {} before the mean change of p̂ fell below --tol {}{what}; raise --max-iter or pass --allow-nonconvergence",
+            "VBSS stopped at --max-iter {} before the mean change of p̂ fell below --tol {:e}{what}; raise --max-iter or pass --allow-nonconvergence",
             self.model.max_iter, self.model.tol
         ))
         .into()

@@ -442,7 +442,7 @@ fn run_fit(a: &FitArgs) -> Result<()> {
     };
     if info.converged == Some(false) && !a.allow_nonconvergence {
         return Err(crate::NotConverged(format!(
-            "vb stopped at --max-iter {} before the bag probabilities settled (--tol {}); raise --max-iter, or pass --allow-nonconvergence to keep the result",
+            "vb stopped at --max-iter {} before the bag probabilities settled (--tol {:e}); raise --max-iter, or pass --allow-nonconvergence to keep the result",
             a.engine.max_iter, a.engine.tol
         ))
         .into());

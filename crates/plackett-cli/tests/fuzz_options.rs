@@ -1,6 +1,6 @@
 //! Every subcommand's numeric options with edge values (issue 17's
-//! acceptance fuzz test): 0, 1, −1, NaN, inf, 1e300, a huge count and a
-//! 70,000-character string, on small data. Whatever the value, the process
+//! acceptance fuzz test): 0, 1, −1, NaN, inf, 1e300, 1e-300, a subnormal
+//! 1e-310, a huge count and a 70,000-character string, on small data. Whatever the value, the process
 //! must not panic or abort, must answer within a minute, may exit 0 only
 //! with finite output (no NaN or inf printed), and otherwise exits 2 (bad
 //! input) or 3 (stopped at an iteration cap) with a one-line message.
@@ -12,7 +12,17 @@ use std::path::Path;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-const VALUES: [&str; 7] = ["0", "1", "-1", "NaN", "inf", "1e300", "99999999999"];
+const VALUES: [&str; 9] = [
+    "0",
+    "1",
+    "-1",
+    "NaN",
+    "inf",
+    "1e300",
+    "1e-300",
+    "1e-310",
+    "99999999999",
+];
 
 /// Run with a deadline; `None` if it had to be killed.
 fn run(args: &[String], cwd: &Path) -> Option<std::process::Output> {
@@ -277,6 +287,8 @@ fn every_numeric_option_survives_edge_values() {
                 "--tol",
                 "--max-iter",
                 "--starts",
+                "--mixture",
+                "--components",
             ],
         ),
         (
@@ -291,7 +303,14 @@ fn every_numeric_option_survives_edge_values() {
                 "--burn-in",
                 "20",
             ]),
-            &["--samples", "--burn-in", "--thin", "--chains"],
+            &[
+                "--samples",
+                "--burn-in",
+                "--thin",
+                "--chains",
+                "--temperatures",
+                "--hottest",
+            ],
         ),
         (
             owned(&["mil", "predict", &s(&mil_model), &s(&bags)]),
@@ -337,7 +356,7 @@ fn every_numeric_option_survives_edge_values() {
                 "--methods",
                 "si-mean",
             ]),
-            &["--replicates", "--test-bags", "--draws"],
+            &["--replicates", "--test-bags", "--draws", "--max-bags"],
         ),
         (
             kw(&[]),
@@ -350,6 +369,7 @@ fn every_numeric_option_survives_edge_values() {
                 "--sigma-a2",
                 "--sigma-b2",
                 "--alpha",
+                "--alpha-init",
                 "--tol",
                 "--max-iter",
                 "--top",

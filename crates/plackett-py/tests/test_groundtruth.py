@@ -76,6 +76,16 @@ def test_chunks_keep_case_ids_and_join_bit_for_bit():
     assert s2.offset == 5 and len(s2) == 4
 
 
+def test_tiny_prior_shapes_give_finite_plausibilities_as_the_cli():
+    # Shape 1e-4 (the default 1/K for 10,000 classes) used to stop the
+    # sampler on cases 11 and 20 (tests/groundtruth_cli.rs).
+    want = cli_text("aggregate", SEL, "--classes", CLASSES, "--cases", "11,20", "--prior-shape", "1e-4",
+                    "--samples", "200", "--output", "json")
+    got = plackett.aggregate(SEL, classes=CLASSES, cases=[11, 20], prior_shape=1e-4, samples=200)
+    assert got.to_json() == want
+    assert np.isfinite(got.certainty).all()
+
+
 @pytest.mark.parametrize(
     "kwargs, exc, fragment",
     [
@@ -88,6 +98,7 @@ def test_chunks_keep_case_ids_and_join_bit_for_bit():
         (dict(preset="reference"), ValueError, "the only preset is paper"),
         (dict(prior_rate=-1.0), ValueError, "invalid option prior_rate"),
         (dict(irn_ties="both"), ValueError, "expected split or no-split"),
+        (dict(prior_shape=1e-11), ValueError, "a Gamma shape must be at least 1e-10"),
     ],
 )
 def test_aggregate_bad_options_raise(kwargs, exc, fragment):

@@ -156,6 +156,16 @@ pub enum ParamStyle {
     Python,
 }
 
+/// A number as an error message shows it: tiny magnitudes in scientific
+/// notation ("1e-300", not three hundred zeros), others as Rust prints them.
+pub fn show_number(v: f64) -> String {
+    if v != 0.0 && v.abs() < 1e-4 {
+        format!("{v:e}")
+    } else {
+        v.to_string()
+    }
+}
+
 /// Library messages name parameters in backticks: `` `prior_shape` `` or,
 /// with a value, `` `engine=gibbs` ``. This turns them into a front end's
 /// spelling, so that one message serves the CLI and Python alike.

@@ -25,14 +25,10 @@ pub mod vb;
 pub use data::{ClassData, Preprocess, Table, read_table};
 pub use model::{Engine, Fitted};
 
-/// The Gamma(a, b) prior on the classifier's weights needs `a, b > 0`.
+/// The Gamma(a, b) prior on the classifier's weights needs `a` at least
+/// [`MIN_GAMMA_SHAPE`](crate::numerics::gamma::MIN_GAMMA_SHAPE) and `b > 0`.
 fn check_gamma(a: f64, b: f64) -> crate::Result<()> {
-    if !(a.is_finite() && a > 0.0) {
-        return Err(crate::Error::param(
-            "a",
-            format!("the Gamma shape must be positive, got {a}"),
-        ));
-    }
+    crate::numerics::gamma::check_shape("a", a)?;
     if !(b.is_finite() && b > 0.0) {
         return Err(crate::Error::param(
             "b",

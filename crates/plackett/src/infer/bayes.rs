@@ -1,7 +1,7 @@
 //! What the Bayesian engines (Gibbs, EP, VB) return.
 
 use super::prior::Prior;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::posterior::{Draws, Gauge, ScalarDiagnostics, Summary};
 
 /// Gamma prior shapes per item (common rate). The usual case is one shape
@@ -26,8 +26,8 @@ impl GammaPrior {
     }
     /// Per-item shapes.
     pub fn per_item(shapes: Vec<f64>, rate: f64) -> Result<GammaPrior> {
-        if shapes.iter().any(|s| !(s.is_finite() && *s > 0.0)) {
-            return Err(Error::param("prior_shape", "every shape must be positive"));
+        for &s in &shapes {
+            crate::numerics::gamma::check_shape("prior_shape", s)?;
         }
         Prior::Gamma { shape: 1.0, rate }.check()?;
         Ok(GammaPrior { shapes, rate })

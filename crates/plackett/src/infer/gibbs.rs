@@ -140,6 +140,20 @@ pub fn sample_group_order(
     }
 }
 
+/// A tied member's worth as the group-order walk reads it: worths below
+/// the smallest normal double (on the sweep's scale, where the largest is 1)
+/// count as that smallest one. Such worths arise only under extreme priors
+/// (Gamma shapes near 1e-4 and below give log worths of −10⁴): a group
+/// whose remaining members all had worth 0, with nothing of positive worth
+/// after it, would give the walk 0/0 (a NaN probability). At the floor those
+/// members come after every representable one, as they must, and in uniform
+/// order among themselves — their worth shares are 0 to double precision
+/// either way. Worths at or above the floor pass unchanged.
+#[inline]
+fn tie_worth(l: f64) -> f64 {
+    l.max(f64::MIN_POSITIVE)
+}
+
 /// One chunk of one sweep: sample orders and latent times, accumulate
 /// `zden` (on the scale of `lam`). Returns the universe coefficient.
 /// `weights`, when given, replaces the observations' weights (a mixture
@@ -249,7 +263,8 @@ pub(crate) fn sweep_observation(
                         w.order.extend_from_slice(gm);
                     } else {
                         w.lam_g.clear();
-                        w.lam_g.extend(gm.iter().map(|&i| lam[i as usize]));
+                        w.lam_g
+                            .extend(gm.iter().map(|&i| tie_worth(lam[i as usize])));
                         let mut out = std::mem::take(&mut w.order);
                         sample_group_order(
                             rng,
@@ -359,7 +374,8 @@ fn counted_copies(
             w.zden[i as usize] += cum;
         }
         w.lam_g.clear();
-        w.lam_g.extend(gm.iter().map(|&i| lam[i as usize]));
+        w.lam_g
+            .extend(gm.iter().map(|&i| tie_worth(lam[i as usize])));
         w.tables.compute(&w.lam_g, w.suffix[g.end]);
         level.clear();
         level.push(((1usize << gm.len()) - 1, copies));
@@ -548,9 +564,23 @@ impl<'a> Chain<'a> {
         let b = self.rate;
         let mut lr = stream(seed, &[c, sweep, u64::MAX]);
         for i in 0..n {
-            let zi = (self.zden[i] + if i < ds.universe() { cu } else { 0.0 }) * scale;
-            self.log_lam[i] =
-                ln_gamma_draw(&mut lr, self.shapes[i] + self.wins[i], b + zi.max(0.0));
+            let zsum = self.zden[i] + if i < ds.universe() { cu } else { 0.0 };
+            let zi = zsum * scale;
+            let shape = self.shapes[i] + self.wins[i];
+            self.log_lam[i] = if zi.is_finite() {
+                ln_gamma_draw(&mut lr, shape, b + zi.max(0.0))
+            } else {
+                // e^{−mx} or Σz overflows when every worth is astronomically
+                // small, as a tiny total prior shape makes them under
+                // `rescale` (the total mass is drawn from Gamma(Σ shapes)):
+                // the rate b + Σz in log space, the same draw.
+                let ln_rate = if zsum > 0.0 {
+                    -mx + zsum.ln() + (b * mx.exp() / zsum).ln_1p()
+                } else {
+                    b.ln()
+                };
+                ln_gamma_draw(&mut lr, shape, 1.0) - ln_rate
+            };
         }
         if self.rescale {
             let l = crate::numerics::log_sum_exp(&self.log_lam);

@@ -30,12 +30,7 @@ impl Prior {
         match *self {
             Prior::Flat => Ok(()),
             Prior::Gamma { shape, rate } => {
-                if !(shape.is_finite() && shape > 0.0) {
-                    return Err(Error::param(
-                        "prior_shape",
-                        format!("must be > 0, got {shape}"),
-                    ));
-                }
+                crate::numerics::gamma::check_shape("prior_shape", shape)?;
                 if !(rate.is_finite() && rate > 0.0) {
                     return Err(Error::param(
                         "prior_rate",

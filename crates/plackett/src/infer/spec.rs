@@ -175,10 +175,12 @@ impl FitSpec {
             return Err(Error::param("max_iter", "expected at least 1"));
         }
         gamma_parameter("prior_shape", self.gamma.0)?;
+        crate::numerics::gamma::check_shape("prior_shape", self.gamma.0)?;
         gamma_parameter("prior_rate", self.gamma.1)?;
         match self.map_prior {
             Prior::Gamma { shape, rate } => {
                 gamma_parameter("prior_shape", shape)?;
+                crate::numerics::gamma::check_shape("prior_shape", shape)?;
                 gamma_parameter("prior_rate", rate)?;
             }
             Prior::Normal { mean, sd } => {

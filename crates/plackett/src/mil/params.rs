@@ -140,16 +140,21 @@ impl Default for MilPriors {
 }
 
 impl MilPriors {
-    /// The priors if both variances are positive and finite (at most 1e10).
+    /// The priors if both variances are between 1e-10 and 1e10 (a smaller
+    /// one pins its coefficients at 0 as firmly; one below about 1e-308
+    /// has no finite precision).
     pub fn check(self) -> Result<MilPriors> {
         for (name, v) in [
             ("intercept_var", self.intercept_var),
             ("slope_var", self.slope_var),
         ] {
-            if !(v.is_finite() && v > 0.0 && v <= 1e10) {
+            if !(v.is_finite() && (1e-10..=1e10).contains(&v)) {
                 return Err(Error::param(
                     name,
-                    format!("a prior variance must be positive and at most 1e10, got {v}"),
+                    format!(
+                        "a prior variance must be between 1e-10 and 1e10, got {}",
+                        crate::error::show_number(v)
+                    ),
                 ));
             }
         }
