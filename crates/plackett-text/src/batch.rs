@@ -90,25 +90,16 @@ pub fn read_manifest(path: &Path) -> Result<Vec<BatchDocument>> {
         ));
     };
     let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
-    // The reader's own line count skips blank lines; count from the byte
-    // offset instead, so that errors name the line an editor shows.
-    // The position is where the reader resumed, before any blank lines
-    // it then skipped.
-    let line_at = |p: &csv::Position| {
-        let bytes = text.as_bytes();
-        let mut at = (p.byte() as usize).min(bytes.len());
-        while at < bytes.len() && (bytes[at] == b'\n' || bytes[at] == b'\r') {
-            at += 1;
-        }
-        1 + bytes[..at].iter().filter(|&&b| b == b'\n').count()
-    };
+    // The reader's own line count is off after blank lines and CRLF line
+    // ends; count from the byte offset instead.
+    let mut lines = plackett::io::CsvLines::default();
     let mut rows = Vec::new();
     for rec in rdr.records() {
         let rec = rec.map_err(|e| {
-            let line = e.position().map(line_at);
+            let line = e.position().map(|p| lines.line_of(text, p));
             Error::input(&name, line, e.to_string())
         })?;
-        let line = rec.position().map_or(0, line_at);
+        let line = rec.position().map_or(0, |p| lines.line_of(text, p));
         if rec.iter().all(|f| f.trim().is_empty()) {
             continue;
         }

@@ -219,17 +219,64 @@ pub fn finite_feature(path: &str, line: usize, s: &str, what: &str) -> Result<f6
     Ok(v)
 }
 
+/// A CSV text's reader and where its records start: what
+/// [`csv_with_headers`] returns and [`next_record`] reads.
+pub struct CsvRows<'a> {
+    rdr: csv::Reader<&'a [u8]>,
+    text: &'a str,
+    lines: CsvLines,
+}
+
 /// The next CSV record into `rec` and its 1-based line, `None` at the end
 /// of the file, or a one-line error naming `name` and the line.
-pub fn next_record<R: std::io::Read>(
-    rdr: &mut csv::Reader<R>,
+pub fn next_record(
+    rows: &mut CsvRows<'_>,
     rec: &mut csv::StringRecord,
     name: &str,
 ) -> Result<Option<usize>> {
-    match rdr.read_record(rec) {
+    match rows.rdr.read_record(rec) {
         Ok(false) => Ok(None),
-        Ok(true) => Ok(Some(rec.position().map_or(0, |p| p.line() as usize))),
-        Err(e) => Err(csv_error(name, &e)),
+        Ok(true) => Ok(Some(
+            rec.position()
+                .map_or(0, |p| rows.lines.line_of(rows.text, p)),
+        )),
+        Err(e) => Err(csv_error(name, rows.text, &mut rows.lines, &e)),
+    }
+}
+
+/// The 1-based lines on which a CSV text's records start, as an editor
+/// numbers them, for records met in order. The csv crate's own count
+/// (`Position::line`) is one short after blank lines (rust-csv issue 208)
+/// and after every CRLF line end (issue 395); its byte offset is where the
+/// reader resumed — before the blank lines it then skipped, on the LF of a
+/// CRLF — so this skips line ends from there and counts the line ends
+/// before the record (LF, CRLF or a lone CR, as the reader accepts them),
+/// from where the previous record left off (linear in the text).
+#[derive(Debug, Clone, Default)]
+pub struct CsvLines {
+    /// Bytes counted so far.
+    at: usize,
+    /// Line ends among them.
+    ends: usize,
+}
+
+impl CsvLines {
+    /// The line of the record at `p` in `text` (positions must not go
+    /// backwards; a position before the last one counts from there).
+    pub fn line_of(&mut self, text: &str, p: &csv::Position) -> usize {
+        let bytes = text.as_bytes();
+        let mut to = (p.byte() as usize).min(bytes.len());
+        while to < bytes.len() && (bytes[to] == b'\n' || bytes[to] == b'\r') {
+            to += 1;
+        }
+        for i in self.at..to {
+            // A CR ends a line unless an LF follows (then the LF does).
+            if bytes[i] == b'\n' || (bytes[i] == b'\r' && bytes.get(i + 1) != Some(&b'\n')) {
+                self.ends += 1;
+            }
+        }
+        self.at = self.at.max(to);
+        1 + self.ends
     }
 }
 
@@ -292,24 +339,26 @@ pub(crate) fn initial_items(opts: &ReadOptions) -> (Items, bool) {
 pub(crate) fn csv_with_headers<'a>(
     name: &str,
     text: &'a str,
-) -> Result<(csv::Reader<&'a [u8]>, Vec<String>)> {
+) -> Result<(CsvRows<'a>, Vec<String>)> {
     let mut rdr = csv::ReaderBuilder::new()
         .has_headers(true)
         .trim(csv::Trim::All)
         .from_reader(text.as_bytes());
+    let mut lines = CsvLines::default();
     let headers = rdr
         .headers()
-        .map_err(|e| csv_error(name, &e))?
+        .map_err(|e| csv_error(name, text, &mut lines, &e))?
         .iter()
         .map(|h| h.trim_start_matches('\u{feff}').to_string())
         .collect();
-    Ok((rdr, headers))
+    Ok((CsvRows { rdr, text, lines }, headers))
 }
 
-/// A CSV parse error as a one-line input error naming `name` and the line:
-/// ragged rows say how many fields were expected, bad bytes say so.
-pub(crate) fn csv_error(name: &str, e: &csv::Error) -> Error {
-    let line = e.position().map(|p| p.line() as usize);
+/// A CSV parse error in `text` as a one-line input error naming `name` and
+/// the line: ragged rows say how many fields were expected, bad bytes say
+/// so.
+fn csv_error(name: &str, text: &str, lines: &mut CsvLines, e: &csv::Error) -> Error {
+    let line = e.position().map(|p| lines.line_of(text, p));
     let msg = match e.kind() {
         csv::ErrorKind::UnequalLengths {
             expected_len, len, ..
@@ -320,4 +369,44 @@ pub(crate) fn csv_error(name: &str, e: &csv::Error) -> Error {
         _ => format!("malformed CSV: {e}"),
     };
     Error::input(name, line, msg)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Records' lines as an editor numbers them, whatever the line ends
+    /// and blank lines (the csv crate's own count is one short after a
+    /// CRLF or a blank line).
+    #[test]
+    fn csv_records_are_numbered_as_an_editor_numbers_lines() {
+        for (text, want) in [
+            ("h\na\nb\nc\n", vec![2, 3, 4]),
+            ("h\r\na\r\nb\r\nc\r\n", vec![2, 3, 4]),
+            ("h\r\na\r\nb\r\nc", vec![2, 3, 4]),
+            ("h\na\n\nb\n\n\nc\n", vec![2, 4, 7]),
+            ("h\r\n\r\na\r\n\r\nb\r\nc\r\n", vec![3, 5, 6]),
+            ("h\ra\rb\rc\r", vec![2, 3, 4]),
+        ] {
+            let (mut rows, _) = csv_with_headers("t.csv", text).unwrap();
+            let mut rec = csv::StringRecord::new();
+            let mut got = Vec::new();
+            while let Some(line) = next_record(&mut rows, &mut rec, "t.csv").unwrap() {
+                got.push(line);
+            }
+            assert_eq!(got, want, "{text:?}");
+        }
+        // An error in the third data row of a CRLF file names line 4.
+        let text = "h,k\r\n1,2\r\n3,4\r\n5\r\n";
+        let (mut rows, _) = csv_with_headers("t.csv", text).unwrap();
+        let mut rec = csv::StringRecord::new();
+        let e = loop {
+            match next_record(&mut rows, &mut rec, "t.csv") {
+                Ok(Some(_)) => continue,
+                Ok(None) => panic!("no error"),
+                Err(e) => break e.to_string(),
+            }
+        };
+        assert!(e.starts_with("t.csv:4: expected 2 fields, found 1"), "{e}");
+    }
 }

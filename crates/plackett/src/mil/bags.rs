@@ -872,6 +872,11 @@ mod tests {
                 "bag,label,modality,m0_a,m1_b\nb,1,0,1,2\n",
                 "t.csv:2: column \"m1_b\" is filled",
             ),
+            // CRLF line ends and a blank line: the line an editor shows.
+            (
+                "bag,label,modality,m0_a\r\nb,1,0,1\r\n\r\nb,1,0,NaN\r\n",
+                "t.csv:4: column \"m0_a\" is NaN",
+            ),
         ];
         for (text, want) in cases {
             let e = read_bags_csv("t.csv", text).unwrap_err().to_string();
