@@ -486,7 +486,7 @@ fn run_predict(a: &PredictArgs) -> Result<()> {
     model.check_bags(&bags, &a.file)?;
     let pred = model.predict(&bags, a.draws, a.seed)?;
     for n in plackett::mil::summary::predict_notes(&model) {
-        eprintln!("note: {n}");
+        eprintln!("note: {}", crate::cli_text(&n));
     }
     let out = match a.output.as_str() {
         "json" => {

@@ -104,6 +104,9 @@ impl PyMilModel {
     #[getter]
     fn notes(&self) -> Vec<String> {
         plackett::mil::summary::predict_notes(&self.model)
+            .iter()
+            .map(|n| plackett::error::render_params(n, plackett::error::ParamStyle::Python))
+            .collect()
     }
 
     /// Posterior summaries: `(name, mean, sd, 5%, 95%)` per coefficient

@@ -162,6 +162,13 @@ fn gamma_parameter(name: &str, v: f64) -> Result<()> {
     Ok(())
 }
 
+/// A Gamma shape: [`gamma_parameter`]'s bounds and the samplers' floor
+/// ([`crate::numerics::gamma::MIN_GAMMA_SHAPE`]).
+fn gamma_shape(name: &str, v: f64) -> Result<()> {
+    gamma_parameter(name, v)?;
+    crate::numerics::gamma::check_shape(name, v)
+}
+
 /// Most numbers (draws × items) a fit may store as posterior draws (2 GB).
 pub const MAX_DRAW_VALUES: usize = 250_000_000;
 
@@ -174,13 +181,11 @@ impl FitSpec {
         if self.max_iter == Some(0) {
             return Err(Error::param("max_iter", "expected at least 1"));
         }
-        gamma_parameter("prior_shape", self.gamma.0)?;
-        crate::numerics::gamma::check_shape("prior_shape", self.gamma.0)?;
+        gamma_shape("prior_shape", self.gamma.0)?;
         gamma_parameter("prior_rate", self.gamma.1)?;
         match self.map_prior {
             Prior::Gamma { shape, rate } => {
-                gamma_parameter("prior_shape", shape)?;
-                crate::numerics::gamma::check_shape("prior_shape", shape)?;
+                gamma_shape("prior_shape", shape)?;
                 gamma_parameter("prior_rate", rate)?;
             }
             Prior::Normal { mean, sd } => {

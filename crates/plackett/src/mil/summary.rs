@@ -18,19 +18,22 @@ const MIN_SWAP_ACCEPTANCE: f64 = 0.05;
 /// before model files named their covariance) carries instance-level
 /// intervals about 25 times narrower than the exact posterior's on Hu
 /// 2024's design, and the Monte Carlo bag probabilities and each
-/// instance's `p_primary` average over them.
+/// instance's `p_primary` average over them. Parameters are named in the
+/// library's backtick form (`error::render_params` spells them for a front
+/// end).
 pub fn predict_notes(model: &MilModel) -> Vec<String> {
     let mut notes = Vec::new();
     if model.engine == "vb" && !model.instance_level_corrected() {
+        let corrected = super::VbCovariance::LinearResponse.name();
         let what = match model.covariance.as_deref() {
-            Some("linear-response") => "keeps a mean-field covariance in some modality",
+            Some(c) if c == corrected => "keeps a mean-field covariance in some modality",
             Some(_) => "has mean-field covariances (Hu 2024's vMMIC)",
             None => "names no covariance (written before 2026-11-28: mean-field)",
         };
         notes.push(format!(
             "the model {what}: its instance-level uncertainty is far narrower than the \
              exact posterior's, and p and p_primary average over it; refit with the \
-             default --covariance linear-response"
+             default `covariance={corrected}`"
         ));
     }
     notes
