@@ -212,12 +212,20 @@ fn climb(problem: Negative<'_>, start: Vec<f64>) -> Option<(Vec<f64>, f64)> {
 pub fn marginal_mode(bags: &Bags, y: &[bool], priors: MilPriors) -> Option<Vec<f64>> {
     let layout = Layout::of(bags);
     let which = subset(bags.n_bags());
-    let mut starts = vec![vec![0.0; layout.len()]];
-    if let Some(m) = super::moments::moment_start(bags) {
-        starts.push(m);
-    }
-    let mut best: Option<(Vec<f64>, f64)> = None;
-    for s in starts {
+    let moments = super::moments::moment_start(bags);
+    // The climbs read the chosen bags' features on every evaluation: copied
+    // together (same bags, same order, so the same sums), they stay in
+    // cache instead of being gathered from across all the bags.
+    let (gathered, y_gathered);
+    let (bags, y) = if which.len() < bags.n_bags() {
+        gathered = bags.subset(&which);
+        y_gathered = which.iter().map(|&i| y[i]).collect::<Vec<bool>>();
+        (&gathered, y_gathered.as_slice())
+    } else {
+        (bags, y)
+    };
+    let which: Vec<usize> = (0..bags.n_bags()).collect();
+    let run = |s: Vec<f64>| {
         let problem = Negative {
             bags,
             y,
@@ -225,9 +233,23 @@ pub fn marginal_mode(bags: &Bags, y: &[bool], priors: MilPriors) -> Option<Vec<f
             priors,
             last: std::sync::Mutex::new(None),
         };
-        if let Some((x, f)) = climb(problem, s)
-            && best.as_ref().is_none_or(|b| f > b.1)
-        {
+        climb(problem, s)
+    };
+    // The two climbs run side by side: each evaluation's parallel runs
+    // leave a core idle at its end, which the other climb fills. Each climb
+    // is the same computation on any number of threads.
+    let prior_means = vec![0.0; layout.len()];
+    let climbs = match moments {
+        Some(m) => {
+            let (a, b) = rayon::join(|| run(prior_means), || run(m));
+            vec![a, b]
+        }
+        None => vec![run(prior_means)],
+    };
+    // The first of the highest: ties keep the prior means' climb.
+    let mut best: Option<(Vec<f64>, f64)> = None;
+    for (x, f) in climbs.into_iter().flatten() {
+        if best.as_ref().is_none_or(|b| f > b.1) {
             best = Some((x, f));
         }
     }
@@ -297,6 +319,45 @@ mod tests {
         let v: f64 = (0..4).map(|k| p[k] * (1.0 - p[k]) * eta[k] * eta[k]).sum();
         let approx = norm_cdf((alpha + mu) / (1.0 + v).sqrt());
         assert!((approx - exact).abs() < 0.01, "{approx} against {exact}");
+    }
+
+    #[test]
+    fn the_gathered_bags_climb_exactly_as_the_spaced_ones_in_place() {
+        // More bags than MAX_BAGS: the mode is computed on a gathered copy
+        // of every (n / MAX_BAGS)-th bag, with the two climbs side by side.
+        // The same climbs in order on the bags in place give the same bits.
+        use crate::mil::simulate::{MilDesign, simulate_bags};
+        let design = MilDesign {
+            bags: MAX_BAGS + 700,
+            instances: 4,
+            features: 3,
+            ..MilDesign::default()
+        };
+        let bags = simulate_bags(&design, 5).unwrap();
+        let y = bags.labels("t").unwrap();
+        let pri = MilPriors::default();
+        let which = subset(bags.n_bags());
+        assert_eq!(which.len(), MAX_BAGS);
+        let mut best: Option<(Vec<f64>, f64)> = None;
+        let starts = [
+            vec![0.0; Layout::of(&bags).len()],
+            crate::mil::moments::moment_start(&bags).unwrap(),
+        ];
+        for s in starts {
+            let problem = Negative {
+                bags: &bags,
+                y: &y,
+                which: &which,
+                priors: pri,
+                last: std::sync::Mutex::new(None),
+            };
+            if let Some((x, f)) = climb(problem, s)
+                && best.as_ref().is_none_or(|b| f > b.1)
+            {
+                best = Some((x, f));
+            }
+        }
+        assert_eq!(marginal_mode(&bags, &y, pri), best.map(|b| b.0));
     }
 
     #[test]
