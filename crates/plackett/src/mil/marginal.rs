@@ -217,14 +217,13 @@ pub fn marginal_mode(bags: &Bags, y: &[bool], priors: MilPriors) -> Option<Vec<f
     // together (same bags, same order, so the same sums), they stay in
     // cache instead of being gathered from across all the bags.
     let (gathered, y_gathered);
-    let (bags, y) = if which.len() < bags.n_bags() {
+    let (bags, y, which) = if which.len() < bags.n_bags() {
         gathered = bags.subset(&which);
         y_gathered = which.iter().map(|&i| y[i]).collect::<Vec<bool>>();
-        (&gathered, y_gathered.as_slice())
+        (&gathered, y_gathered.as_slice(), (0..which.len()).collect())
     } else {
-        (bags, y)
+        (bags, y, which)
     };
-    let which: Vec<usize> = (0..bags.n_bags()).collect();
     let run = |s: Vec<f64>| {
         let problem = Negative {
             bags,
