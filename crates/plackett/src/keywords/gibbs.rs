@@ -134,21 +134,25 @@ impl<'a> Chain<'a> {
         // imbalance; Johndrow et al. 2019).
         {
             let (theta, y) = (&self.theta, self.y);
-            let alphas = &self.alpha;
+            // ln α and ln(1 − α) per word, computed once per sweep rather
+            // than in each of the slice steps' likelihood evaluations
+            // (the same numbers: the logarithms were of these values).
+            let ln_alpha: Vec<(f64, f64)> =
+                self.alpha.iter().map(|&al| (al.ln(), (1.0 - al).ln())).collect();
             let loglik = |a: f64, b: f64| -> f64 {
                 let mut l = 0.0;
                 for i in 0..n {
                     let m = a + b * theta[i];
-                    let al = if alphas.len() == 1 {
-                        alphas[0]
+                    let (ln_al, ln_not) = if ln_alpha.len() == 1 {
+                        ln_alpha[0]
                     } else {
-                        alphas[i]
+                        ln_alpha[i]
                     };
                     l += if y[i] {
-                        (1.0 - al).ln() + ln_norm_cdf(m)
+                        ln_not + ln_norm_cdf(m)
                     } else {
                         let (ln_pos, ln_neg) = ln_norm_cdf_both(m);
-                        log_add_exp(ln_neg, al.ln() + ln_pos)
+                        log_add_exp(ln_neg, ln_al + ln_pos)
                     };
                 }
                 l
