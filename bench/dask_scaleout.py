@@ -43,7 +43,7 @@ def main():
                       env={"RAYON_NUM_THREADS": "1"}) as cluster, Client(cluster) as client:
         # 1. Many independent fits.
         t0 = time.perf_counter()
-        cli = subprocess.run([BIN, "aggregate", sel_path, "--classes", classes, "--seed", "7"],
+        cli = subprocess.run([BIN, "aggregate", sel_path, "--classes", classes, "--seed", "7", "--output", "json"],
                              check=True, capture_output=True, text=True).stdout
         t_cli = time.perf_counter() - t0
         t0 = time.perf_counter()
