@@ -137,8 +137,11 @@ impl<'a> Chain<'a> {
             // ln α and ln(1 − α) per word, computed once per sweep rather
             // than in each of the slice steps' likelihood evaluations
             // (the same numbers: the logarithms were of these values).
-            let ln_alpha: Vec<(f64, f64)> =
-                self.alpha.iter().map(|&al| (al.ln(), (1.0 - al).ln())).collect();
+            let ln_alpha: Vec<(f64, f64)> = self
+                .alpha
+                .iter()
+                .map(|&al| (al.ln(), (1.0 - al).ln()))
+                .collect();
             let loglik = |a: f64, b: f64| -> f64 {
                 let mut l = 0.0;
                 for i in 0..n {
