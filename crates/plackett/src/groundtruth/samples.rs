@@ -50,6 +50,36 @@ impl CaseSamples {
     }
 }
 
+/// Best first: higher value, then lower class id.
+fn by_value(a: &(u32, f64), b: &(u32, f64)) -> std::cmp::Ordering {
+    b.1.total_cmp(&a.1).then(a.0.cmp(&b.0))
+}
+
+/// Adds to `risk` the mass `other · e^{ln_share}` of the unranked classes
+/// counted in `counts` (per risk level), split over the levels as
+/// `Dirichlet(α·n_r)` (the aggregation property of the symmetric split).
+fn split_by_level<R: rand::Rng + ?Sized>(
+    rng: &mut R,
+    alpha: f64,
+    counts: [usize; 3],
+    other: f64,
+    ln_share: f64,
+    risk: &mut [f64; 3],
+) {
+    let mut g = [f64::NEG_INFINITY; 3];
+    for r in 0..3 {
+        if counts[r] > 0 {
+            g[r] = ln_gamma_draw(rng, alpha * counts[r] as f64, 1.0);
+        }
+    }
+    let l = crate::numerics::log_sum_exp(&g);
+    for r in 0..3 {
+        if g[r].is_finite() {
+            risk[r] += other * (ln_share + g[r] - l).exp();
+        }
+    }
+}
+
 /// Turns (tracked values, other mass) into exact top-`T` lists.
 #[derive(Debug, Clone)]
 pub struct Expander {
@@ -117,7 +147,6 @@ impl Expander {
         self.cand.clear();
         self.cand
             .extend(self.tracked.iter().copied().zip(vals.iter().copied()));
-        let by_value = |a: &(u32, f64), b: &(u32, f64)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
         self.cand.sort_by(by_value);
         let vt = if self.cand.len() >= t {
             self.cand[t - 1].1
@@ -136,29 +165,9 @@ impl Expander {
             self.split_top(rng, other, &mut risk);
         } else {
             if self.risks.is_some() && other > 0.0 {
-                // Only the risk-level sums of the split: Dirichlet(α·n_r).
-                let mut g = [0.0f64; 3];
-                let mut tot = 0.0;
-                for r in 0..3 {
-                    if self.other_risk_counts[r] > 0 {
-                        g[r] = ln_gamma_draw(
-                            rng,
-                            self.alpha_split * self.other_risk_counts[r] as f64,
-                            1.0,
-                        );
-                    } else {
-                        g[r] = f64::NEG_INFINITY;
-                    }
-                }
-                let l = crate::numerics::log_sum_exp(&g);
-                for r in 0..3 {
-                    if g[r].is_finite() {
-                        let v = other * (g[r] - l).exp();
-                        risk[r] += v;
-                        tot += v;
-                    }
-                }
-                let _ = tot;
+                // Only the risk-level sums of the split.
+                let counts = self.other_risk_counts;
+                split_by_level(rng, self.alpha_split, counts, other, 0.0, &mut risk);
             }
             // Fewer tracked classes than T (and O = 0): pad with other
             // classes at value 0, lowest id first.
@@ -210,7 +219,6 @@ impl Expander {
         let mut left = self.other_risk_counts;
         // Log of the share of `other` not yet picked.
         let mut ln_rest = 0.0f64;
-        let by_value = |a: &(u32, f64), b: &(u32, f64)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
         while !self.pool.is_empty() {
             if self.cand.len() == t {
                 // A relative margin so that rounding in the later shares
@@ -250,18 +258,7 @@ impl Expander {
         }
         if self.risks.is_some() && ln_rest > f64::NEG_INFINITY {
             // The classes never picked: their mass by risk level.
-            let mut g = [f64::NEG_INFINITY; 3];
-            for r in 0..3 {
-                if left[r] > 0 {
-                    g[r] = ln_gamma_draw(rng, a * left[r] as f64, 1.0);
-                }
-            }
-            let l = crate::numerics::log_sum_exp(&g);
-            for r in 0..3 {
-                if g[r].is_finite() {
-                    risk[r] += other * (ln_rest + g[r] - l).exp();
-                }
-            }
+            split_by_level(rng, a, left, other, ln_rest, risk);
         }
     }
 }

@@ -115,14 +115,6 @@ impl<'a> Chain<'a> {
         }
     }
 
-    fn alpha(&self, i: usize) -> f64 {
-        if self.alpha.len() == 1 {
-            self.alpha[0]
-        } else {
-            self.alpha[i]
-        }
-    }
-
     /// One sweep; adds `P(z_i > 0 | rest)` to `latent` when kept.
     fn sweep<R: rand::Rng>(&mut self, rng: &mut R, latent: Option<&mut [f64]>) -> Result<()> {
         let n = self.y.len();
@@ -132,25 +124,22 @@ impl<'a> Chain<'a> {
         // intercept is tied to the z of hundreds of negatives and moves
         // by tiny steps (the slow mixing of data augmentation under
         // imbalance; Johndrow et al. 2019).
+        // ln α and ln(1 − α) (one pair, or one per word), computed once per
+        // sweep for the slice steps' likelihood evaluations and the z
+        // update below; α itself moves only after both.
+        let ln_alpha: Vec<(f64, f64)> = self
+            .alpha
+            .iter()
+            .map(|&al| (al.ln(), (1.0 - al).ln()))
+            .collect();
+        let ln_alpha_of = |i: usize| ln_alpha[if ln_alpha.len() == 1 { 0 } else { i }];
         {
             let (theta, y) = (&self.theta, self.y);
-            // ln α and ln(1 − α) per word, computed once per sweep rather
-            // than in each of the slice steps' likelihood evaluations
-            // (the same numbers: the logarithms were of these values).
-            let ln_alpha: Vec<(f64, f64)> = self
-                .alpha
-                .iter()
-                .map(|&al| (al.ln(), (1.0 - al).ln()))
-                .collect();
             let loglik = |a: f64, b: f64| -> f64 {
                 let mut l = 0.0;
                 for i in 0..n {
                     let m = a + b * theta[i];
-                    let (ln_al, ln_not) = if ln_alpha.len() == 1 {
-                        ln_alpha[0]
-                    } else {
-                        ln_alpha[i]
-                    };
+                    let (ln_al, ln_not) = ln_alpha_of(i);
                     l += if y[i] {
                         ln_not + ln_norm_cdf(m)
                     } else {
@@ -177,7 +166,7 @@ impl<'a> Chain<'a> {
                 true
             } else {
                 let (ln_pos, ln_neg) = ln_norm_cdf_both(m);
-                let p = sigmoid(self.alpha(i).ln() + ln_pos - ln_neg);
+                let p = sigmoid(ln_alpha_of(i).0 + ln_pos - ln_neg);
                 if let Some(l) = lat.as_deref_mut() {
                     l[i] += p;
                 }
