@@ -5,7 +5,7 @@ use anyhow::{Context, Result, bail};
 use clap::{Args, Subcommand};
 use plackett::classify::cv::{ClassifierCvOptions, cross_validate};
 use plackett::classify::data::{encode_classes, training_data};
-use plackett::classify::model::{Engine, EngineFit, FitOptions, Fitted, MODEL_FORMAT, fit};
+use plackett::classify::model::{Engine, EngineFit, FitOptions, Fitted, fit};
 use plackett::classify::path::regularisation_path;
 use plackett::classify::read_table;
 use plackett::io::output::write_atomic;
@@ -400,35 +400,7 @@ fn truncate(s: &str, n: usize) -> String {
 
 fn run_predict(a: &PredictArgs) -> Result<()> {
     let text = read_text(&a.model)?;
-    let model: Fitted = serde_json::from_str(&text).map_err(|e| {
-        anyhow::anyhow!(
-            "{}: not a plackett classifier model: {}",
-            a.model,
-            plackett::error::json_message(&e)
-        )
-    })?;
-    if model.format != MODEL_FORMAT {
-        bail!(
-            "{}: model format {:?}, expected {MODEL_FORMAT:?}",
-            a.model,
-            model.format
-        );
-    }
-    let k = model.classes.len();
-    let p = model.transforms.len();
-    let bad_shape = model.weights.len() != k
-        || model.weights.iter().any(|r| r.len() != p)
-        || model.preprocess.p() != p
-        || model
-            .draws
-            .as_ref()
-            .is_some_and(|d| d.iter().any(|r| r.len() != k * p));
-    if bad_shape {
-        bail!(
-            "{}: inconsistent model file (weights do not match classes × transforms)",
-            a.model
-        );
-    }
+    let model = Fitted::from_json(&a.model, &text)?;
     let data = read_text(&a.file)?;
     let t = read_table(&a.file, &data, &model.class_col, false)?;
     let prob = model.predict(&a.file, &t)?;

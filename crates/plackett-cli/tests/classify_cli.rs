@@ -630,3 +630,129 @@ fn gibbs_defaults_pass_the_mixing_checks_on_the_examples() {
         "em fixes the shape",
     );
 }
+
+/// Model files edited by hand or truncated by a tool: every array whose
+/// shape the classes and transforms fix, and every number with a domain,
+/// is checked when the file is read, so `predict` reports the file in one
+/// line (exit 2, nothing written) instead of indexing past an array or
+/// dividing by a zero sd. (A shortened `sd` array once panicked.)
+#[test]
+fn corrupted_model_files_are_refused_in_one_line() {
+    let d = tmpdir("corrupt-model");
+    let data = d.join("train.csv");
+    write_data(&data, 60);
+    let g = data.to_str().unwrap();
+    let out = d.join("pred.csv");
+    for engine in ["em", "vb", "gibbs"] {
+        let model = d.join(format!("{engine}.json"));
+        stdout(
+            &classify("fit", g, engine)
+                .args(["--samples", "50", "--burn-in", "50", "--chains", "1"])
+                .args(["--model-out", model.to_str().unwrap()])
+                .output()
+                .unwrap(),
+        );
+        let good: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&model).unwrap()).unwrap();
+        type Edit = fn(&mut serde_json::Value);
+        let mut edits: Vec<(&str, Edit, &str)> = vec![
+            (
+                "short-sd",
+                |m| {
+                    m["preprocess"]["sd"].as_array_mut().unwrap().pop();
+                },
+                "sds",
+            ),
+            (
+                "short-mean",
+                |m| {
+                    m["preprocess"]["mean"].as_array_mut().unwrap().remove(0);
+                },
+                "means",
+            ),
+            (
+                "zero-sd",
+                |m| m["preprocess"]["sd"][1] = 0.0.into(),
+                "positive",
+            ),
+            (
+                "extra-feature",
+                |m| {
+                    m["preprocess"]["features"]
+                        .as_array_mut()
+                        .unwrap()
+                        .push("z".into());
+                },
+                "preprocess",
+            ),
+            (
+                "pairwise",
+                |m| m["preprocess"]["pairwise"] = true.into(),
+                "transforms",
+            ),
+            (
+                "short-weights",
+                |m| {
+                    m["weights"][0].as_array_mut().unwrap().pop();
+                },
+                "weights",
+            ),
+            (
+                "negative-weight",
+                |m| m["weights"][1][0] = (-1.0).into(),
+                "weights",
+            ),
+            (
+                "one-class",
+                |m| {
+                    m["classes"] = serde_json::json!(["a"]);
+                },
+                "classes",
+            ),
+            ("rate-zero", |m| m["b"] = 0.0.into(), "b = 0"),
+        ];
+        if engine == "vb" {
+            edits.push((
+                "shape-alone",
+                |m| m["q_rate"] = serde_json::Value::Null,
+                "q_rate",
+            ));
+            edits.push((
+                "shape-short",
+                |m| {
+                    m["q_shape"].as_array_mut().unwrap().pop();
+                },
+                "q_shape",
+            ));
+            edits.push((
+                "rate-negative",
+                |m| m["q_rate"][0][0] = (-2.0).into(),
+                "q_rate",
+            ));
+        }
+        if engine == "gibbs" {
+            edits.push((
+                "draw-short",
+                |m| {
+                    m["draws"][3].as_array_mut().unwrap().pop();
+                },
+                "draws",
+            ));
+            edits.push(("no-draws", |m| m["draws"] = serde_json::json!([]), "draws"));
+        }
+        for (name, edit, needle) in edits {
+            let mut m = good.clone();
+            edit(&mut m);
+            let bad = d.join(format!("{engine}-{name}.json"));
+            std::fs::write(&bad, serde_json::to_string(&m).unwrap()).unwrap();
+            let run = bin()
+                .args(["classify", "predict", "--model", bad.to_str().unwrap(), g])
+                .args(["--out", out.to_str().unwrap()])
+                .output()
+                .unwrap();
+            fails(&run, needle);
+            fails(&run, bad.to_str().unwrap());
+            assert!(!out.exists(), "{engine} {name}: output written on failure");
+        }
+    }
+}

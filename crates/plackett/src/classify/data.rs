@@ -206,7 +206,13 @@ impl Preprocess {
     /// Number of transformed features `p`.
     pub fn p(&self) -> usize {
         let d = self.features.len();
-        2 * d + 1 + if self.pairwise { d * (d - 1) } else { 0 }
+        2 * d
+            + 1
+            + if self.pairwise {
+                d * d.saturating_sub(1)
+            } else {
+                0
+            }
     }
 
     /// Names of the transformed features, in `W` order.

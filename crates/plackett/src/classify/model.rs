@@ -100,6 +100,95 @@ impl Fitted {
         self.transforms.len()
     }
 
+    /// Parse a model file's text (what `classify fit --model-out` writes),
+    /// checking that every array has the shape the classes and transforms
+    /// imply and every number is in its domain, so that prediction cannot
+    /// index past an array or divide by a zero standard deviation.
+    pub fn from_json(path: &str, text: &str) -> Result<Fitted> {
+        let m: Fitted = serde_json::from_str(text.trim_start_matches('\u{feff}')).map_err(|e| {
+            Error::input(
+                path,
+                Some(e.line()),
+                format!(
+                    "not a plackett classifier model: {}",
+                    crate::error::json_message(&e)
+                ),
+            )
+        })?;
+        let bad = |msg: String| Err(Error::input(path, None, msg));
+        if m.format != MODEL_FORMAT {
+            return bad(format!(
+                "model format {:?}, expected {MODEL_FORMAT:?} (written by `plackett classify fit --model-out`)",
+                m.format
+            ));
+        }
+        let (k, d) = (m.k(), m.preprocess.features.len());
+        if k < 2 {
+            return bad(format!("{k} classes; a classifier has at least 2"));
+        }
+        if d == 0 || m.preprocess.mean.len() != d || m.preprocess.sd.len() != d {
+            return bad(format!(
+                "preprocess: {d} features with {} means and {} sds; expected one of each per feature",
+                m.preprocess.mean.len(),
+                m.preprocess.sd.len()
+            ));
+        }
+        if m.preprocess.mean.iter().any(|v| !v.is_finite())
+            || m.preprocess.sd.iter().any(|v| !(v.is_finite() && *v > 0.0))
+        {
+            return bad("preprocess: means must be finite and sds finite and positive".into());
+        }
+        let p = m.p();
+        if m.preprocess.p() != p {
+            return bad(format!(
+                "{p} transforms, but {d} features{} give {}",
+                if m.preprocess.pairwise {
+                    " with pairwise terms"
+                } else {
+                    ""
+                },
+                m.preprocess.p()
+            ));
+        }
+        let weights_ok = |w: &[f64]| w.iter().all(|v| v.is_finite() && *v >= 0.0);
+        if m.weights.len() != k || m.weights.iter().any(|r| r.len() != p || !weights_ok(r)) {
+            return bad(format!(
+                "weights must be {k} rows (classes) of {p} (transforms) finite non-negative numbers"
+            ));
+        }
+        if let Some(draws) = &m.draws
+            && (draws.is_empty() || draws.iter().any(|r| r.len() != k * p || !weights_ok(r)))
+        {
+            return bad(format!(
+                "draws must each hold {} finite non-negative numbers ({k} classes × {p} transforms)",
+                k * p
+            ));
+        }
+        let gamma_ok = |q: &Option<Vec<Vec<f64>>>| {
+            q.as_ref().is_none_or(|rows| {
+                rows.len() == k
+                    && rows
+                        .iter()
+                        .all(|r| r.len() == p && r.iter().all(|v| v.is_finite() && *v > 0.0))
+            })
+        };
+        if m.q_shape.is_some() != m.q_rate.is_some()
+            || !gamma_ok(&m.q_shape)
+            || !gamma_ok(&m.q_rate)
+        {
+            return bad(format!(
+                "q_shape and q_rate come together, each {k} rows of {p} finite positive numbers"
+            ));
+        }
+        if !(m.a.is_finite() && m.a > 0.0 && m.b.is_finite() && m.b > 0.0) {
+            return bad(format!(
+                "a = {} and b = {} must be finite and positive",
+                m.a, m.b
+            ));
+        }
+        Ok(m)
+    }
+
     /// The weight vectors predictions average over: the point (em), the
     /// kept draws (gibbs), draws from q (vb).
     fn predictive_weights(&self) -> Vec<Vec<f64>> {
