@@ -702,6 +702,21 @@ fn corrupted_model_files_are_refused_in_one_line() {
                 |m| m["weights"][1][0] = (-1.0).into(),
                 "weights",
             ),
+            // Two huge weights in one class overflowed its score: NaN
+            // probabilities, exit 0.
+            (
+                "huge-weights",
+                |m| {
+                    m["weights"][0][0] = 1e308.into();
+                    m["weights"][0][1] = 1e308.into();
+                },
+                "summing to 1",
+            ),
+            (
+                "unnormalised",
+                |m| m["weights"][2][2] = 0.5.into(),
+                "summing to 1",
+            ),
             (
                 "one-class",
                 |m| {
@@ -729,6 +744,17 @@ fn corrupted_model_files_are_refused_in_one_line() {
                 |m| m["q_rate"][0][0] = (-2.0).into(),
                 "q_rate",
             ));
+            edits.push((
+                "underflow",
+                |m| {
+                    for row in m["q_shape"].as_array_mut().unwrap() {
+                        for v in row.as_array_mut().unwrap() {
+                            *v = 1e-320.into(); // every ln-Gamma draw −∞
+                        }
+                    }
+                },
+                "underflow",
+            ));
         }
         if engine == "gibbs" {
             edits.push((
@@ -739,6 +765,11 @@ fn corrupted_model_files_are_refused_in_one_line() {
                 "draws",
             ));
             edits.push(("no-draws", |m| m["draws"] = serde_json::json!([]), "draws"));
+            edits.push((
+                "draw-unnormalised",
+                |m| m["draws"][0][0] = 7.0.into(),
+                "draws",
+            ));
         }
         for (name, edit, needle) in edits {
             let mut m = good.clone();

@@ -86,6 +86,11 @@ pub struct Fitted {
     pub seed: u64,
 }
 
+/// How far a model file's normalised weights (and each stored draw) may
+/// sum from 1: JSON round-trips f64 exactly, so only the rounding of the
+/// normalisation itself (about `K p` ulps) is expected.
+const WEIGHT_SUM_TOL: f64 = 1e-6;
+
 /// Draws used for VB's posterior predictive.
 const VB_PREDICTIVE_DRAWS: usize = 2000;
 
@@ -150,17 +155,35 @@ impl Fitted {
                 m.preprocess.p()
             ));
         }
-        let weights_ok = |w: &[f64]| w.iter().all(|v| v.is_finite() && *v >= 0.0);
-        if m.weights.len() != k || m.weights.iter().any(|r| r.len() != p || !weights_ok(r)) {
+        // Normalised weights λ/Σλ: non-negative, summing to 1 over all
+        // classes and transforms (which also keeps every class score
+        // `Σ_j W_j λ_cj` at most 1, so no sum can overflow).
+        let normalised = |w: &mut dyn Iterator<Item = &f64>| {
+            let (mut sum, mut ok) = (0.0, true);
+            for v in w {
+                ok &= v.is_finite() && *v >= 0.0;
+                sum += v;
+            }
+            ok && (sum - 1.0).abs() <= WEIGHT_SUM_TOL
+        };
+        if m.weights.len() != k
+            || m.weights.iter().any(|r| r.len() != p)
+            || !normalised(&mut m.weights.iter().flatten())
+        {
             return bad(format!(
-                "weights must be {k} rows (classes) of {p} (transforms) finite non-negative numbers"
+                "weights must be {k} rows (classes) of {p} (transforms) non-negative numbers \
+                 summing to 1 (λ/Σλ)"
             ));
         }
         if let Some(draws) = &m.draws
-            && (draws.is_empty() || draws.iter().any(|r| r.len() != k * p || !weights_ok(r)))
+            && (draws.is_empty()
+                || draws
+                    .iter()
+                    .any(|r| r.len() != k * p || !normalised(&mut r.iter())))
         {
             return bad(format!(
-                "draws must each hold {} finite non-negative numbers ({k} classes × {p} transforms)",
+                "draws must each hold {} non-negative numbers summing to 1 ({k} classes × {p} \
+                 transforms)",
                 k * p
             ));
         }
@@ -185,6 +208,18 @@ impl Fitted {
                 "a = {} and b = {} must be finite and positive",
                 m.a, m.b
             ));
+        }
+        // VB predicts from draws of q: Gamma factors far outside anything a
+        // fit produces can underflow every draw, so the draws themselves
+        // are checked (2,000 draws of K p Gammas: milliseconds).
+        if m.q_shape.is_some()
+            && m.predictive_weights()
+                .iter()
+                .any(|w| !normalised(&mut w.iter()))
+        {
+            return bad(
+                "q_shape and q_rate give Gamma draws that cannot be normalised (underflow)".into(),
+            );
         }
         Ok(m)
     }
