@@ -435,6 +435,53 @@ fn evaluate_pools_draws_and_takes_rates_from_the_authors_code() {
     }
 }
 
+/// A corpus in the `docsutf8/` layout is read as strictly as one document:
+/// an invalid UTF-8 byte in a text or key file is an error naming that
+/// file (it was once replaced silently, so a mis-encoded key phrase simply
+/// never matched), and BSS's sweep counts are checked under their own
+/// flag names before any document is read.
+#[test]
+fn evaluate_names_a_corpus_file_that_is_not_utf8() {
+    let dir = tmpdir("kw-corpus-utf8");
+    let c = corpus(&dir);
+    let root = Path::new(&c);
+    let evaluate = |extra: &[&str]| {
+        bin()
+            .args(["keywords", "evaluate", &c, "--min-count", "0"])
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    assert_ok(&evaluate(&[]));
+    let key = root.join("keys").join("d2.key");
+    let good_key = std::fs::read(&key).unwrap();
+    let mut bad = good_key.clone();
+    bad.extend(b"\nqualit\xe9\n");
+    std::fs::write(&key, &bad).unwrap();
+    let out = evaluate(&[]);
+    fails(&out, "d2.key");
+    fails(&out, "not UTF-8");
+    std::fs::write(&key, &good_key).unwrap();
+    let doc = root.join("docsutf8").join("d4.txt");
+    let mut text = std::fs::read(&doc).unwrap();
+    text.extend(b" caf\xe9");
+    std::fs::write(&doc, &text).unwrap();
+    let out = evaluate(&[]);
+    fails(&out, "d4.txt");
+    fails(&out, "not UTF-8");
+    std::fs::remove_file(&doc).unwrap();
+    let out = evaluate(&[
+        "--methods",
+        "bss",
+        "--bss-iterations",
+        "100",
+        "--bss-burn-in",
+        "95",
+    ]);
+    fails(&out, "--bss-iterations");
+    fails(&out, "--bss-burn-in");
+}
+
 /// `keywords evaluate` on a test corpus (no frequency filter, 3 known
 /// keywords) on `threads` threads, as JSON.
 fn evaluate_json(corpus: &str, threads: &str, extra: &[&str]) -> serde_json::Value {

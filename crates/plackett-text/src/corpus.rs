@@ -9,14 +9,11 @@ use rayon::prelude::*;
 use std::collections::HashMap;
 use std::path::Path;
 
+/// A corpus file's text, strictly UTF-8 as the `docsutf8/` layout
+/// promises (the one reader `keywords extract` uses; an invalid byte is an
+/// error naming the file, not a silent replacement character).
 fn read(path: &Path) -> Result<String> {
-    let bytes = std::fs::read(path).map_err(|source| Error::Io {
-        path: path.display().to_string(),
-        source,
-    })?;
-    Ok(String::from_utf8_lossy(&bytes)
-        .trim_start_matches('\u{feff}')
-        .to_string())
+    crate::extract::read_document(path, &path.display().to_string())
 }
 
 fn truth_of(dir: &Path, id: &str, pipe: &Pipeline) -> Result<Vec<String>> {

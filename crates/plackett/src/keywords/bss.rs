@@ -161,7 +161,7 @@ pub fn fit_bss(graph: &WordGraph, y: &[bool], opts: &BssOptions) -> Result<BssFi
     if opts.iterations <= opts.burn_in + 10 {
         return Err(Error::param(
             "iterations",
-            "must exceed the burn-in by at least 10",
+            "must exceed the burn-in by more than 10",
         ));
     }
     check_labels_y(y)?;

@@ -481,6 +481,18 @@ pub fn evaluate_observed(
             "each level must lie strictly between 0 and 1",
         ));
     }
+    // BSS's own check names its fields; here they are the evaluation's
+    // `bss_iterations` / `bss_burn_in`, and a bad pair fails before any
+    // document is read rather than inside the first one.
+    if opts.methods.contains(&Method::Bss) && opts.bss.iterations <= opts.bss.burn_in + 10 {
+        return Err(Error::param(
+            "bss_iterations",
+            format!(
+                "must exceed `bss_burn_in` = {} by more than 10",
+                opts.bss.burn_in
+            ),
+        ));
+    }
     if opts.no_vbss && opts.methods.contains(&Method::Vbss) {
         return Err(Error::param(
             "methods",
