@@ -345,7 +345,7 @@ pub struct EvaluateArgs {
     /// Which method's own FDR selections set the other methods' cut rate r(γ): vbss, or vbss-code or bss when among --methods (Hu 2024's tables take it from the authors' code, i.e. vbss-code).
     #[arg(long, default_value = "vbss", value_parser = ["vbss", "vbss-code", "bss"])]
     pub rates_from: String,
-    /// bss: MCMC iterations per document (Wang et al. 2023's code: 50,000).
+    /// bss: MCMC iterations per document (Wang et al. 2023's code: 50,000; at most 1,000,000).
     #[arg(long, default_value_t = 50_000)]
     pub bss_iterations: usize,
     /// bss: burn-in iterations (Wang et al. 2023's code: 2,000).

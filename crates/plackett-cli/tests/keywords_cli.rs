@@ -439,7 +439,7 @@ fn evaluate_pools_draws_and_takes_rates_from_the_authors_code() {
 /// an invalid UTF-8 byte in a text or key file is an error naming that
 /// file (it was once replaced silently, so a mis-encoded key phrase simply
 /// never matched), and BSS's sweep counts are checked under their own
-/// flag names before any document is read.
+/// flag names before the first document is fitted.
 #[test]
 fn evaluate_names_a_corpus_file_that_is_not_utf8() {
     let dir = tmpdir("kw-corpus-utf8");
@@ -480,6 +480,22 @@ fn evaluate_names_a_corpus_file_that_is_not_utf8() {
     ]);
     fails(&out, "--bss-iterations");
     fails(&out, "--bss-burn-in");
+    // Counts near usize::MAX once overflowed into an index panic or a
+    // capacity overflow inside the sampler.
+    for (it, burn) in [
+        ("20", "18446744073709551615"),
+        ("18446744073709551615", "10"),
+    ] {
+        let out = evaluate(&[
+            "--methods",
+            "bss",
+            "--bss-iterations",
+            it,
+            "--bss-burn-in",
+            burn,
+        ]);
+        fails(&out, "--bss-iterations");
+    }
 }
 
 /// `keywords evaluate` on a test corpus (no frequency filter, 3 known

@@ -481,17 +481,23 @@ pub fn evaluate_observed(
             "each level must lie strictly between 0 and 1",
         ));
     }
-    // BSS's own check names its fields; here they are the evaluation's
-    // `bss_iterations` / `bss_burn_in`, and a bad pair fails before any
-    // document is read rather than inside the first one.
-    if opts.methods.contains(&Method::Bss) && opts.bss.iterations <= opts.bss.burn_in + 10 {
-        return Err(Error::param(
-            "bss_iterations",
-            format!(
-                "must exceed `bss_burn_in` = {} by more than 10",
-                opts.bss.burn_in
-            ),
-        ));
+    // BSS's own checks name its fields; here they are the evaluation's
+    // `bss_iterations` / `bss_burn_in`, and bad counts fail before the
+    // first document is fitted rather than inside it.
+    if opts.methods.contains(&Method::Bss) {
+        let (it, burn) = (opts.bss.iterations, opts.bss.burn_in);
+        if it > super::bss::MAX_ITERATIONS {
+            return Err(Error::param(
+                "bss_iterations",
+                format!("at most {}, got {it}", super::bss::MAX_ITERATIONS),
+            ));
+        }
+        if it <= burn.saturating_add(10) {
+            return Err(Error::param(
+                "bss_iterations",
+                format!("must exceed `bss_burn_in` = {burn} by more than 10"),
+            ));
+        }
     }
     if opts.no_vbss && opts.methods.contains(&Method::Vbss) {
         return Err(Error::param(
