@@ -496,6 +496,10 @@ fn evaluate_names_a_corpus_file_that_is_not_utf8() {
         ]);
         fails(&out, "--bss-iterations");
     }
+    // As did a draw count near it (an allocation).
+    for draws in ["0", "10001", "18446744073709551615"] {
+        fails(&evaluate(&["--draws", draws]), "--draws");
+    }
 }
 
 /// `keywords evaluate` on a test corpus (no frequency filter, 3 known

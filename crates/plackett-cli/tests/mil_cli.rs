@@ -920,3 +920,21 @@ fn linear_response_widens_the_instance_level_and_keeps_the_means() {
     fails(&out, "--covariance");
     assert!(!dir.join("bad.json").exists());
 }
+
+/// An out-of-range optimum count is reported under the flag the user
+/// typed: `--mixture K` sets the count of starts internally, and its error
+/// once named `--starts`.
+#[test]
+fn optimum_counts_are_refused_under_their_own_flag() {
+    let dir = common::tmpdir("mil-counts");
+    let data = simulate(&dir, 20);
+    let model = dir.join("m.json");
+    for (flags, needle) in [
+        (["--mixture", "5000"], "--mixture: between 2 and 1000"),
+        (["--mixture", "1"], "--mixture"),
+        (["--starts", "5000"], "--starts: between 1 and 1000"),
+    ] {
+        common::fails(&fit_to(&data, &flags, &model), needle);
+        assert!(!model.exists());
+    }
+}

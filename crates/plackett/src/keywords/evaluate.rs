@@ -452,6 +452,9 @@ pub fn evaluate(corpus: &Corpus, opts: &EvalOptions) -> Result<EvalTable> {
     evaluate_observed(corpus, opts, None)
 }
 
+/// Most draws of the known keywords one evaluation pools.
+pub const MAX_DRAWS: usize = 10_000;
+
 /// [`evaluate`], telling `observer` of every document taken up (progress
 /// bars; it may cancel the run).
 pub fn evaluate_observed(
@@ -472,8 +475,14 @@ pub fn evaluate_observed(
             ),
         ));
     }
-    if opts.draws == 0 {
-        return Err(Error::param("draws", "must be at least 1"));
+    // Each draw evaluates the whole corpus again (100 draws of SemEval-2010
+    // without VBSS take 20 s), so ten thousand is far beyond any use; a
+    // count near usize::MAX overflowed an allocation.
+    if opts.draws == 0 || opts.draws > MAX_DRAWS {
+        return Err(Error::param(
+            "draws",
+            format!("between 1 and {MAX_DRAWS}, got {}", opts.draws),
+        ));
     }
     if opts.gammas.is_empty() || opts.gammas.iter().any(|g| !(*g > 0.0 && *g < 1.0)) {
         return Err(Error::param(

@@ -166,7 +166,13 @@ impl VbOptions {
             return Err(Error::param("max_iter", "need at least one sweep"));
         }
         if self.starts == 0 || self.starts > 1000 {
-            return Err(Error::param("starts", "between 1 and 1000"));
+            // Under `mixture` the count is the mixture's (`--mixture K`).
+            let (name, low) = if self.mixture {
+                ("mixture", 2)
+            } else {
+                ("starts", 1)
+            };
+            return Err(Error::param(name, format!("between {low} and 1000")));
         }
         if self.mixture && self.starts < 2 {
             return Err(Error::param(
