@@ -154,6 +154,29 @@ fn textrank_operator(graph: &WordGraph, d: f64) -> DMatrix<f64> {
 /// 240 MB); the dissertation's runs take 50,000.
 pub const MAX_ITERATIONS: usize = 1_000_000;
 
+impl BssOptions {
+    /// The sweep counts: at most [`MAX_ITERATIONS`], and more than 10
+    /// beyond the burn-in (compared without overflow). `iterations` and
+    /// `burn_in` are how the caller's front end names the two fields
+    /// (`keywords evaluate` calls them `bss_iterations`, `bss_burn_in`).
+    pub fn check_counts(&self, iterations: &str, burn_in: &str) -> Result<()> {
+        let (it, burn) = (self.iterations, self.burn_in);
+        if it > MAX_ITERATIONS {
+            return Err(Error::param(
+                iterations,
+                format!("at most {MAX_ITERATIONS}, got {it}"),
+            ));
+        }
+        if it <= burn.saturating_add(10) {
+            return Err(Error::param(
+                iterations,
+                format!("must exceed `{burn_in}` = {burn} by more than 10"),
+            ));
+        }
+        Ok(())
+    }
+}
+
 /// Run BSS on one document.
 pub fn fit_bss(graph: &WordGraph, y: &[bool], opts: &BssOptions) -> Result<BssFit> {
     let d = opts.damping;
@@ -163,18 +186,7 @@ pub fn fit_bss(graph: &WordGraph, y: &[bool], opts: &BssOptions) -> Result<BssFi
             format!("must lie strictly between 0 and 1, got {d}"),
         ));
     }
-    if opts.iterations > MAX_ITERATIONS {
-        return Err(Error::param(
-            "iterations",
-            format!("at most {MAX_ITERATIONS}, got {}", opts.iterations),
-        ));
-    }
-    if opts.iterations <= opts.burn_in.saturating_add(10) {
-        return Err(Error::param(
-            "iterations",
-            "must exceed the burn-in by more than 10",
-        ));
-    }
+    opts.check_counts("iterations", "burn_in")?;
     check_labels_y(y)?;
     if let Some(a) = opts.fixed_alpha
         && !(a > 0.0 && a < 1.0)

@@ -494,19 +494,7 @@ pub fn evaluate_observed(
     // `bss_iterations` / `bss_burn_in`, and bad counts fail before the
     // first document is fitted rather than inside it.
     if opts.methods.contains(&Method::Bss) {
-        let (it, burn) = (opts.bss.iterations, opts.bss.burn_in);
-        if it > super::bss::MAX_ITERATIONS {
-            return Err(Error::param(
-                "bss_iterations",
-                format!("at most {}, got {it}", super::bss::MAX_ITERATIONS),
-            ));
-        }
-        if it <= burn.saturating_add(10) {
-            return Err(Error::param(
-                "bss_iterations",
-                format!("must exceed `bss_burn_in` = {burn} by more than 10"),
-            ));
-        }
+        opts.bss.check_counts("bss_iterations", "bss_burn_in")?;
     }
     if opts.no_vbss && opts.methods.contains(&Method::Vbss) {
         return Err(Error::param(
