@@ -646,14 +646,14 @@ pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
         }
         pending.push((path.clone(), String::from_utf8(w.into_inner()?)?));
     }
+    // A model of ties as events (Davidson–Luce) answers every question
+    // below through its tie prevalences as well as its worths.
+    let ties: &[plackett::posterior::TieParameter] = match &post {
+        Some(p) => p.tie_parameters(),
+        None => &[],
+    };
     if let Some(path) = &a.model_out {
-        if ds.ties() == plackett::data::TieSemantics::Event && ds.has_ties() {
-            bail!(
-                "invalid option --model-out: models of ties read as events are not yet supported \
-                 (their tie parameters are not saved); fit with --ties unknown"
-            );
-        }
-        let m = plackett::posterior::SavedModel::new(&report.engine, names, &source, 4000);
+        let m = plackett::posterior::SavedModel::new(&report.engine, names, &source, 4000, ties);
         pending.push((path.clone(), m.to_json()));
     }
     if let Some(path) = &a.draws_out {
@@ -678,13 +678,13 @@ pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
                      not yet supported with --features (compare pairs: \"A,B\")"
                 );
             }
-            let probs = match &post {
-                Some(p) => p.choice_probabilities(&set),
-                None => source.choice_probabilities(&set),
+            let (probs, tie) = match &post {
+                Some(p) => (p.choice_probabilities(&set), p.first_tie_probability(&set)),
+                None => (source.choice_probabilities(&set), None),
             };
             report
                 .choices
-                .push(plackett::io::output::Choice::new(names, &set, probs));
+                .push(plackett::io::output::Choice::new(names, &set, probs).with_tie(tie));
             continue;
         }
         let (na, nb) = compare_names(pair)?;
@@ -695,23 +695,28 @@ pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
             continue;
         }
         let (i, j) = compare_ids(&ds, pair)?;
-        let parts = [na, nb];
-        report.comparisons.push(plackett::io::output::Comparison {
-            winner: parts[0].to_string(),
-            loser: parts[1].to_string(),
-            probability: match &post {
-                Some(p) => p.prob_beats(i as usize, j as usize),
-                None => source.prob_beats(i as usize, j as usize),
-            },
-            plug_in: None,
-            difference_mean: None,
-            difference_sd: None,
-        });
+        let (probability, tie) = match &post {
+            Some(p) => (
+                p.prob_beats(i as usize, j as usize),
+                p.tie_probability(i as usize, j as usize),
+            ),
+            None => (source.prob_beats(i as usize, j as usize), None),
+        };
+        report
+            .comparisons
+            .push(plackett::io::output::Comparison::new(
+                na,
+                nb,
+                probability,
+                tie,
+            ));
     }
     if let Some(path) = &a.rank_marginals {
         let all: Vec<u32> = (0..ds.n_items() as u32).collect();
         let rm = match &post {
-            Some(p) => p.rank_marginals(&all, 20_000, a.seed),
+            Some(p) => p
+                .rank_marginals(&all, 20_000, a.seed)
+                .map_err(|e| anyhow::anyhow!("invalid option --rank-marginals: {e}"))?,
             None => source.rank_marginals(&all, (20_000 / source.len().max(1)).max(1), a.seed),
         };
         let mut text = String::from("item");
@@ -734,7 +739,9 @@ pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
         ta.file = test_path.clone();
         let test = load_with_universe(&ta, ds.items())?;
         report.predictive_log_likelihood = Some(match &post {
-            Some(p) => p.predictive_log_likelihood(&test),
+            Some(p) => p
+                .predictive_log_likelihood(&test)
+                .map_err(|e| anyhow::anyhow!("{test_path}: {}", crate::cli_text(&e.to_string())))?,
             None => source.predictive_log_likelihood(&test),
         });
         report.n_test_observations = Some(test.n_obs());
@@ -805,7 +812,9 @@ pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
             facts,
             summary: &summary,
             draws: has_draws.then_some(source.as_ref()),
-            point: point.as_deref(),
+            // Rank marginals (drawn from the point) are not defined for
+            // ties as events: tied items share a place.
+            point: point.as_deref().filter(|_| ties.is_empty()),
             diagnostics: diag.as_deref(),
             trace: trace
                 .as_ref()

@@ -149,16 +149,13 @@ pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
     }
     for pair in &a.compare {
         let (i, j) = compare_ids(&ds, pair)?;
-        let parts = compare_names(pair)?;
-        let parts = [parts.0, parts.1];
-        report.comparisons.push(Comparison {
-            winner: parts[0].to_string(),
-            loser: parts[1].to_string(),
-            probability: report.prob_beats(i as usize, j as usize),
-            plug_in: None,
-            difference_mean: None,
-            difference_sd: None,
-        });
+        let (na, nb) = compare_names(pair)?;
+        report.comparisons.push(Comparison::new(
+            na,
+            nb,
+            report.prob_beats(i as usize, j as usize),
+            None,
+        ));
     }
     if let Some(test_path) = &a.test {
         let mut ta = a.data.clone();

@@ -56,29 +56,26 @@ pub fn run(a: &PredictArgs) -> Result<()> {
     })?;
     let logp = model
         .predict(&ds)
-        .map_err(|e| anyhow::anyhow!(crate::cli_text(&e.to_string())))?;
+        .map_err(|e| anyhow::anyhow!("{}: {}", a.data.file, crate::cli_text(&e.to_string())))?;
     let names = &model.items;
+    let ties = model.tie_model();
     let mut comparisons = Vec::new();
     let mut choices = Vec::new();
     for spec in &a.compare {
         if let Some(set) = choice_set(&ds, spec)? {
-            choices.push(Choice::new(
-                names,
-                &set,
-                model.draws.choice_probabilities(&set),
-            ));
+            let (probs, tie) = ties.choice(&model.draws, &set);
+            choices.push(Choice::new(names, &set, probs).with_tie(tie));
             continue;
         }
         let (na, nb) = compare_names(spec)?;
         let (i, j) = compare_ids(&ds, spec)?;
-        comparisons.push(Comparison {
-            winner: na.to_string(),
-            loser: nb.to_string(),
-            probability: model.draws.prob_beats(i as usize, j as usize),
-            plug_in: None,
-            difference_mean: None,
-            difference_sd: None,
-        });
+        let [win, _, tie] = ties.outcomes(&model.draws, i as usize, j as usize);
+        comparisons.push(Comparison::new(
+            na,
+            nb,
+            win,
+            (!ties.is_empty()).then_some(tie),
+        ));
     }
     let weights: Vec<f64> = (0..ds.n_obs()).map(|o| ds.obs(o).weight).collect();
     let total: f64 = logp.iter().zip(&weights).map(|(l, w)| w * l).sum();
@@ -104,6 +101,7 @@ pub fn run(a: &PredictArgs) -> Result<()> {
                 "engine": model.engine,
                 "n_items": names.len(),
                 "draws": model.draws.len(),
+                "ties": model.ties,
                 "observations": obs,
                 "total_log_probability": total,
                 "comparisons": comparisons,
@@ -138,6 +136,14 @@ pub fn run(a: &PredictArgs) -> Result<()> {
                 },
                 ds.n_obs()
             );
+            if !model.ties.is_empty() {
+                let deltas: Vec<String> = model
+                    .ties
+                    .iter()
+                    .map(|t| format!("delta_{} {:.6}", t.order, t.delta))
+                    .collect();
+                let _ = writeln!(s, "ties as events (Davidson–Luce): {}", deltas.join(", "));
+            }
             let _ = writeln!(s, "total log-probability {total:.4}\n");
             let _ = writeln!(
                 s,

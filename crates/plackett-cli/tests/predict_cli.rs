@@ -167,26 +167,159 @@ fn predict_refuses_bad_models_and_data() {
     );
     // Not yet supported: nothing written.
     let m2 = dir.join("m2.json");
-    let pud = data("pudding").join("pairs.csv");
-    fails(
-        &bin()
-            .arg("fit")
-            .arg(&pud)
-            .args([
-                "--format",
-                "pairs",
-                "--ties",
-                "event",
-                "--model-out",
-                m2.to_str().unwrap(),
-            ])
-            .output()
-            .unwrap(),
-        "not yet supported",
-    );
     fails(
         &fit(&["--components", "2", "--model-out", m2.to_str().unwrap()]),
         "--model-out",
     );
     assert!(!m2.exists());
+}
+
+/// A model of ties as events (Davidson–Luce) is saved with its tie
+/// prevalence and predicts under Davidson's (1970) formulas, computed here
+/// by hand from the saved worths and δ: a decided pair `λ_i / (λ_i + λ_j +
+/// δ√(λ_iλ_j))`, a tie `δ√(λ_iλ_j) / (…)`. On the training data the total
+/// is the fit's log-likelihood, and `fit --test` and `--compare` agree.
+#[test]
+fn a_saved_model_of_ties_as_events_predicts_under_davidson_luce() {
+    let dir = tmpdir("predict_davidson");
+    let model = dir.join("d.json");
+    let pud = data("pudding").join("pairs.csv");
+    let pud = pud.to_str().unwrap();
+    let flags = ["--format", "pairs", "--ties", "event"];
+    let f = json(
+        &bin()
+            .args(["fit", pud])
+            .args(flags)
+            .args(["--model-out", model.to_str().unwrap(), "--test", pud])
+            .args(["--compare", "1,2", "--compare", "1,2,3", "--output", "json"])
+            .output()
+            .unwrap(),
+    );
+    let ll = f["log_likelihood"].as_f64().unwrap();
+    let test = f["predictive_log_likelihood"].as_f64().unwrap();
+    assert!((test - ll).abs() < 1e-9 * ll.abs(), "{test} vs {ll}");
+    let m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&model).unwrap()).unwrap();
+    assert_eq!(m["version"], 2);
+    let delta = m["ties"][0]["delta"].as_f64().unwrap();
+    assert_eq!(m["ties"][0]["order"], 2);
+    assert!((delta - 0.746823).abs() < 1e-6, "{delta}");
+    let items: Vec<&str> = m["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_str().unwrap())
+        .collect();
+    let lam = |name: &str| -> f64 {
+        let k = items.iter().position(|&x| x == name).unwrap();
+        m["draws"]["data"][k].as_f64().unwrap().exp()
+    };
+    let davidson = |a: &str, b: &str| -> (f64, f64) {
+        let (la, lb) = (lam(a), lam(b));
+        let den = la + lb + delta * (la * lb).sqrt();
+        (la / den, delta * (la * lb).sqrt() / den)
+    };
+    let (win, tie) = davidson("1", "2");
+    let c = &f["comparisons"][0];
+    assert!((c["probability"].as_f64().unwrap() - win).abs() < 1e-12);
+    assert!((c["tie_probability"].as_f64().unwrap() - tie).abs() < 1e-12);
+    let ch = &f["choices"][0];
+    let alone: f64 = (0..3)
+        .map(|a| ch["items"][a]["probability"].as_f64().unwrap())
+        .sum();
+    assert!((alone + ch["tie_probability"].as_f64().unwrap() - 1.0).abs() < 1e-12);
+    // predict: every pair row of the file, by hand.
+    let p = json(
+        &bin()
+            .args(["predict", model.to_str().unwrap(), pud])
+            .args(flags)
+            .args(["--compare", "1,2", "--output", "json"])
+            .output()
+            .unwrap(),
+    );
+    let total = p["total_log_probability"].as_f64().unwrap();
+    assert!((total - ll).abs() < 1e-9 * ll.abs(), "{total} vs {ll}");
+    assert_eq!(p["comparisons"][0], f["comparisons"][0]);
+    let text = std::fs::read_to_string(pud).unwrap();
+    let obs = p["observations"].as_array().unwrap();
+    let mut o = 0;
+    for line in text.lines().skip(1) {
+        let v: Vec<&str> = line.split(',').collect();
+        let (a, b) = (v[0], v[1]);
+        let (w_ab, t_ab) = davidson(a, b);
+        let (w_ba, _) = davidson(b, a);
+        for (count, prob) in [(v[3], w_ab), (v[4], w_ba), (v[5], t_ab)] {
+            if count.parse::<f64>().unwrap() == 0.0 {
+                continue;
+            }
+            let got = obs[o]["probability"].as_f64().unwrap();
+            assert!((got - prob).abs() < 1e-12, "{a} {b}: {got} vs {prob}");
+            o += 1;
+        }
+    }
+    assert_eq!(o, obs.len());
+    // Data the model gives no probability, or reads otherwise: refused in
+    // one line naming the file, nothing written.
+    let out = dir.join("p.json");
+    let predict_to = |file: &str, extra: &[&str]| {
+        bin()
+            .args(["predict", model.to_str().unwrap(), file])
+            .args(extra)
+            .args(["--out", out.to_str().unwrap()])
+            .output()
+            .unwrap()
+    };
+    fails(&predict_to(pud, &["--format", "pairs"]), "--ties event");
+    let three = dir.join("three.csv");
+    std::fs::write(&three, "r,i,p\n1,1,1\n1,2,1\n1,3,1\n").unwrap();
+    let three = three.to_str().unwrap();
+    let cols = ["--ranking-col", "r", "--item-col", "i", "--rank-col", "p"];
+    let mut with_event = cols.to_vec();
+    with_event.extend(["--ties", "event"]);
+    fails(&predict_to(three, &with_event), "a tie of 3 items");
+    assert!(!out.exists());
+    // A Plackett–Luce model cannot predict ties as events.
+    let pl = dir.join("pl.json");
+    common::assert_ok(&fit(&["--model-out", pl.to_str().unwrap()]));
+    let salad_tie = dir.join("salad_tie.csv");
+    std::fs::write(&salad_tie, "judge,item,rank\n1,A,1\n1,B,1\n1,C,2\n").unwrap();
+    fails(
+        &bin()
+            .args(["predict", pl.to_str().unwrap(), salad_tie.to_str().unwrap()])
+            .args(["--ranking-col", "judge", "--ties", "event"])
+            .output()
+            .unwrap(),
+        "no tie prevalences",
+    );
+    // Rank marginals are not defined with ties as events.
+    let rm = dir.join("rm.csv");
+    fails(
+        &bin()
+            .args(["fit", pud])
+            .args(flags)
+            .args(["--rank-marginals", rm.to_str().unwrap()])
+            .output()
+            .unwrap(),
+        "--rank-marginals",
+    );
+    assert!(!rm.exists());
+    // A version-2 file without its ties, or with a bad delta, is refused.
+    let text = std::fs::read_to_string(&model).unwrap();
+    for (what, from, to) in [
+        ("torn", r#""version":2"#, r#""version":1"#),
+        ("negative", &format!("{delta}"), "-0.5"),
+    ] {
+        let bad = dir.join(format!("{what}.json"));
+        let t = text.replacen(from, to, 1);
+        assert_ne!(t, text, "{what}");
+        std::fs::write(&bad, t).unwrap();
+        fails(
+            &bin()
+                .args(["predict", bad.to_str().unwrap(), pud])
+                .args(flags)
+                .output()
+                .unwrap(),
+            "tie prevalence",
+        );
+    }
 }

@@ -455,19 +455,28 @@ impl FitResult {
     /// draws of the normalised log-worths, at most 4,000 (one at the
     /// estimate for mle/map) — the file ``plackett fit --model-out`` writes.
     fn model(&self) -> PyResult<model::Model> {
-        if self.report.ties == "event" && self.report.tie_parameters.is_some() {
-            return Err(PyValueError::new_err(
-                "models of ties read as events are not yet supported (their tie parameters are not saved); fit with ties=\"unknown\"",
-            ));
-        }
         Ok(model::Model {
             m: plackett::posterior::SavedModel::new(
                 &self.report.engine,
                 &self.names,
                 &self.post.draws(),
                 4000,
+                self.post.tie_parameters(),
             ),
         })
+    }
+    /// With ties as events (Davidson–Luce), P(a and b tie) in a pairwise
+    /// comparison (``compare`` is then P(a wins outright)); None for a
+    /// model without ties. Items by name or index.
+    fn tie_probability(&self, a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResult<Option<f64>> {
+        Ok(self.post.tie_probability(self.index(a)?, self.index(b)?))
+    }
+    /// With ties as events (Davidson–Luce), the probability that the first
+    /// choice from ``items`` is a tie (``choice_probabilities`` are then of
+    /// being chosen alone); None for a model without ties.
+    fn first_tie_probability(&self, items: Vec<Bound<'_, PyAny>>) -> PyResult<Option<f64>> {
+        let set = choice_set(&self.names, &items)?;
+        Ok(self.post.first_tie_probability(&set))
     }
     /// P(a beats b) in a pairwise comparison: the posterior mean of
     /// λ_a/(λ_a + λ_b), or its plug-in value for a point estimate. Items by
@@ -554,7 +563,9 @@ impl FitResult {
         let n = self.names.len();
         let all: Vec<u32> = (0..n as u32).collect();
         let post = &self.post;
-        let rm = py.detach(|| post.rank_marginals(&all, races, seed));
+        let rm = py
+            .detach(|| post.rank_marginals(&all, races, seed))
+            .map_err(err)?;
         let flat: Vec<f64> = rm.into_iter().flatten().collect();
         Ok(Array2::from_shape_vec((n, n), flat)
             .expect("items × places")
@@ -571,7 +582,8 @@ impl FitResult {
         }
         let post = &self.post;
         let ds = &data.ds;
-        Ok(py.detach(|| post.predictive_log_likelihood(ds)))
+        py.detach(|| post.predictive_log_likelihood(ds))
+            .map_err(err)
     }
     /// Per-item table (item, worth, log_worth, se, sd, ci_low, ci_high): a
     /// pandas DataFrame when pandas is installed, else a dict of numpy

@@ -8,10 +8,19 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
 /// A saved Plackett–Luce model: item names and draws of the normalised
-/// log-worths (one at the estimate for mle/map).
+/// log-worths (one at the estimate for mle/map), and for a model of ties
+/// as events its tie prevalences (Davidson–Luce).
 #[pyclass(module = "plackett._plackett", name = "Model", frozen)]
 pub struct Model {
     pub(crate) m: SavedModel,
+}
+
+impl Model {
+    /// `[P(a ≻ b), P(b ≻ a), P(tie)]`.
+    fn outcomes(&self, a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResult<[f64; 3]> {
+        let (i, j) = (item_index(&self.m.items, a)?, item_index(&self.m.items, b)?);
+        Ok(self.m.tie_model().outcomes(&self.m.draws, i, j))
+    }
 }
 
 #[pymethods]
@@ -54,25 +63,42 @@ impl Model {
         let v = py.detach(|| self.m.predict(&data.ds)).map_err(err)?;
         Ok(PyArray1::from_vec(py, v))
     }
-    /// Choice probabilities over a set of items (as `FitResult.choice_probabilities`).
+    /// Tie prevalences δ_k by tie order k, for a model of ties as events
+    /// (Davidson–Luce); empty for Plackett–Luce.
+    #[getter]
+    fn ties(&self) -> std::collections::BTreeMap<usize, f64> {
+        self.m.ties.iter().map(|t| (t.order, t.delta)).collect()
+    }
+    /// Choice probabilities over a set of items (as `FitResult.choice_probabilities`;
+    /// with ties as events, of being chosen alone).
     fn choice_probabilities<'py>(
         &self,
         py: Python<'py>,
         items: Vec<Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyArray1<f64>>> {
         let set = choice_set(&self.m.items, &items)?;
-        let p = self.m.draws.choice_probabilities(&set);
+        let p = self.m.tie_model().choice(&self.m.draws, &set).0;
         Ok(PyArray1::from_vec(
             py,
             p.into_iter().map(|(m, _)| m).collect(),
         ))
     }
-    /// P(a beats b) under the model.
+    /// P(a beats b) under the model (with ties as events: outright).
     fn compare(&self, a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResult<f64> {
-        Ok(self
-            .m
-            .draws
-            .prob_beats(item_index(&self.m.items, a)?, item_index(&self.m.items, b)?))
+        Ok(self.outcomes(a, b)?[0])
+    }
+    /// With ties as events, P(a and b tie); None for a model without ties
+    /// (as `FitResult.tie_probability`).
+    fn tie_probability(&self, a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResult<Option<f64>> {
+        let t = self.outcomes(a, b)?[2];
+        Ok((!self.m.ties.is_empty()).then_some(t))
+    }
+    /// With ties as events, the probability that the first choice from
+    /// `items` is a tie; None for a model without ties (as
+    /// `FitResult.first_tie_probability`).
+    fn first_tie_probability(&self, items: Vec<Bound<'_, PyAny>>) -> PyResult<Option<f64>> {
+        let set = choice_set(&self.m.items, &items)?;
+        Ok(self.m.tie_model().choice(&self.m.draws, &set).1)
     }
     /// The model file's text (what `plackett fit --model-out` writes).
     fn to_json(&self) -> String {

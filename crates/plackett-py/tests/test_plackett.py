@@ -376,3 +376,43 @@ def test_saved_model_equals_the_cli(tmp_path):
         plackett.load_model(str(bad))
     with pytest.raises(ValueError):
         loaded.predict(plackett.read_csv(SALAD, ranking_col="judge", items=["D", "C", "B", "A"]))
+
+
+def test_ties_as_events_model_equals_the_cli(tmp_path):
+    # A Davidson–Luce fit (Davidson 1970's puddings) saves its tie
+    # prevalence: result.model() is the CLI's model file byte for byte, its
+    # predictions are `plackett predict`'s, and a pair's three outcomes
+    # follow Davidson's formulas.
+    path = os.path.join(DATA, "pudding", "pairs.csv")
+    mfile = tmp_path / "d.json"
+    js = cli("fit", path, "--format", "pairs", "--ties", "event", "--compare", "1,2",
+             "--compare", "1,2,3", "--model-out", str(mfile))
+    data = plackett.read_pairs(path, ties="event")
+    r = plackett.fit(data)
+    m = r.model()
+    assert m.to_json() == mfile.read_text()
+    assert list(m.ties) == [2] and m.ties[2] == pytest.approx(0.746823, abs=1e-6)
+    lam = dict(zip(r.items, np.exp(r.log_worth)))
+    d = m.ties[2]
+    den = lam["1"] + lam["2"] + d * np.sqrt(lam["1"] * lam["2"])
+    for obj in (r, m):
+        assert obj.compare("1", "2") == pytest.approx(lam["1"] / den, rel=1e-12)
+        assert obj.tie_probability("1", "2") == pytest.approx(d * np.sqrt(lam["1"] * lam["2"]) / den, rel=1e-12)
+        p = obj.choice_probabilities(["1", "2", "3"])
+        assert p.sum() + obj.first_tie_probability(["1", "2", "3"]) == pytest.approx(1.0, abs=1e-12)
+    assert r.compare("1", "2") == pytest.approx(js["comparisons"][0]["probability"], rel=1e-12)
+    assert r.tie_probability("1", "2") == pytest.approx(js["comparisons"][0]["tie_probability"], rel=1e-12)
+    np.testing.assert_allclose(r.choice_probabilities(["1", "2", "3"]),
+                               [c["probability"] for c in js["choices"][0]["items"]], rtol=1e-12)
+    assert r.predictive_log_likelihood(data) == pytest.approx(js["log_likelihood"], rel=1e-10)
+    got = m.predict(data)
+    pj = cli("predict", str(mfile), path, "--format", "pairs", "--ties", "event")
+    np.testing.assert_allclose(got, [o["log_probability"] for o in pj["observations"]], rtol=1e-13)
+    # What the model cannot answer is a ValueError, not a wrong number.
+    with pytest.raises(ValueError, match="rank marginals"):
+        r.rank_marginals()
+    with pytest.raises(ValueError, match='ties="event"'):
+        m.predict(plackett.read_pairs(path))
+    salad = plackett.fit(plackett.read_csv(SALAD, ranking_col="judge"))
+    assert salad.tie_probability("A", "B") is None and salad.model().ties == {}
+    assert salad.first_tie_probability(["A", "B", "C"]) is None

@@ -366,6 +366,7 @@ impl FeatureOutcome {
             } else {
                 p.plug_in
             },
+            tie_probability: None,
             plug_in: Some(p.plug_in),
             difference_mean: Some(p.mean),
             difference_sd: self.fit.cov.as_ref().map(|_| p.sd),

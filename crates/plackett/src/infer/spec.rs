@@ -362,10 +362,15 @@ impl Posterior for Fitted {
     fn prob_beats(&self, i: usize, j: usize) -> f64 {
         self.inner().prob_beats(i, j)
     }
-    fn rank_marginals(&self, set: &[u32], races: usize, seed: u64) -> Vec<Vec<f64>> {
+    fn rank_marginals(
+        &self,
+        set: &[u32],
+        races: usize,
+        seed: u64,
+    ) -> crate::error::Result<Vec<Vec<f64>>> {
         self.inner().rank_marginals(set, races, seed)
     }
-    fn predictive_log_likelihood(&self, test: &Dataset) -> f64 {
+    fn predictive_log_likelihood(&self, test: &Dataset) -> crate::error::Result<f64> {
         self.inner().predictive_log_likelihood(test)
     }
 }

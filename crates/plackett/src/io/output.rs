@@ -38,8 +38,11 @@ pub struct Comparison {
     pub winner: String,
     /// Second item.
     pub loser: String,
-    /// P(winner ≻ loser).
+    /// P(winner ≻ loser); for ties as events, P(winner wins outright).
     pub probability: f64,
+    /// For ties as events (Davidson–Luce): P(winner and loser tie).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tie_probability: Option<f64>,
     /// With `--features`: the plug-in probability `σ(x_abᵀβ̂)`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub plug_in: Option<f64>,
@@ -51,6 +54,39 @@ pub struct Comparison {
     pub difference_sd: Option<f64>,
 }
 
+impl Comparison {
+    /// A comparison of `winner` and `loser` by its probability and, for
+    /// ties as events, the probability of a tie.
+    pub fn new(winner: &str, loser: &str, probability: f64, tie: Option<f64>) -> Comparison {
+        Comparison {
+            winner: winner.to_string(),
+            loser: loser.to_string(),
+            probability,
+            tie_probability: tie,
+            plug_in: None,
+            difference_mean: None,
+            difference_sd: None,
+        }
+    }
+
+    /// For ties as events, the rest of the three outcomes after the
+    /// probability: the loser's, the tie's, and the winner's given no tie.
+    pub fn tie_note(&self) -> String {
+        match self.tie_probability {
+            Some(t) => format!(
+                "   ({} beats {} {:.4}, tie {t:.4}; {} beats {} given no tie {:.4})",
+                self.loser,
+                self.winner,
+                (1.0 - self.probability - t).max(0.0),
+                self.winner,
+                self.loser,
+                self.probability / (1.0 - t)
+            ),
+            None => String::new(),
+        }
+    }
+}
+
 /// Choice probabilities over a set of items (`--compare "A,B,C"`): the
 /// probability that each is chosen first from the set (Luce's choice axiom).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -59,6 +95,20 @@ pub struct Choice {
     pub set: Vec<String>,
     /// One entry per item of the set.
     pub items: Vec<ChoiceItem>,
+    /// For ties as events (Davidson–Luce): the probability that the first
+    /// choice is a tie (the items' own probabilities are then of being
+    /// chosen alone).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tie_probability: Option<f64>,
+}
+
+impl Choice {
+    /// With the probability that the first choice is a tie (ties as
+    /// events; `None` otherwise).
+    pub fn with_tie(mut self, tie: Option<f64>) -> Choice {
+        self.tie_probability = tie;
+        self
+    }
 }
 
 /// One item's choice probability in a [`Choice`].
@@ -88,7 +138,15 @@ impl Choice {
         for it in &self.items {
             let name: String = it.name.chars().take(60).collect();
             let sd = it.sd.map_or(String::new(), |sd| format!("  (sd {sd:.4})"));
-            let _ = writeln!(s, "  {name:<w$}  {:.4}{sd}", it.probability);
+            let alone = if self.tie_probability.is_some() {
+                "  (alone)"
+            } else {
+                ""
+            };
+            let _ = writeln!(s, "  {name:<w$}  {:.4}{sd}{alone}", it.probability);
+        }
+        if let Some(t) = self.tie_probability {
+            let _ = writeln!(s, "  {:<w$}  {t:.4}", "a tie");
         }
         s
     }
@@ -98,6 +156,7 @@ impl Choice {
     /// returns them.
     pub fn new(names: &[String], set: &[usize], probs: Vec<(f64, Option<f64>)>) -> Choice {
         Choice {
+            tie_probability: None,
             set: set.iter().map(|&i| names[i].clone()).collect(),
             items: set
                 .iter()
@@ -644,7 +703,7 @@ impl FitReport {
                     (Some(p), Some(m), None) => {
                         format!("   (plug-in {p:.4}; log-worth difference {m:.4})")
                     }
-                    _ => String::new(),
+                    _ => c.tie_note(),
                 };
                 let _ = writeln!(
                     s,

@@ -45,6 +45,90 @@ fn esp(y: &[f64], m: usize, out: &mut Vec<f64>) {
     }
 }
 
+/// The orders of a model with their prevalences, `(k, δ_k, index into
+/// `log_delta`)`, led by `(1, 1, None)`.
+fn with_order_one(orders: &[usize], log_delta: &[f64]) -> Vec<(usize, f64, Option<usize>)> {
+    let mut ks: Vec<(usize, f64, Option<usize>)> = vec![(1, 1.0, None)];
+    for (q, &k) in orders.iter().enumerate() {
+        ks.push((k, log_delta[q].exp(), Some(q)));
+    }
+    ks
+}
+
+/// Scratch for [`for_each_stage`].
+#[derive(Default)]
+struct StageScratch {
+    listed: Vec<bool>,
+    r_ids: Vec<u32>,
+    r_th: Vec<f64>,
+}
+
+/// Calls `stage(weight, chosen, remaining, c, shifted)` for every stage of
+/// observation `o` at which a choice is made: the group chosen (`k` items,
+/// level), the set it was chosen from (the group, later members and, for a
+/// top-k observation, the unlisted items), the largest log-worth `c` in
+/// that set and its log-worths shifted by it (the stage's probability is
+/// invariant to the shift, and every `λ^{1/k}` is then ≤ 1). A single item
+/// left to choose from itself has probability 1 and is skipped.
+fn for_each_stage(
+    ds: &Dataset,
+    o: usize,
+    theta: &[f64],
+    sc: &mut StageScratch,
+    mut stage: impl FnMut(f64, &[u32], &[u32], f64, &[f64]),
+) {
+    let StageScratch {
+        listed,
+        r_ids,
+        r_th,
+    } = sc;
+    listed.resize(ds.universe(), false);
+    let obs = ds.obs(o);
+    let mem = obs.members;
+    let unlisted = ds.unlisted(&obs, listed);
+    for g in obs.groups() {
+        if g.is_tail {
+            continue;
+        }
+        let rest_after = mem.len() - g.end + unlisted.len();
+        if g.len() == 1 && rest_after == 0 {
+            continue; // a single item chosen from itself: probability 1
+        }
+        // Remaining set R: this group, later members, unlisted items.
+        r_ids.clear();
+        r_ids.extend_from_slice(&mem[g.start..]);
+        r_ids.extend_from_slice(&unlisted);
+        let c = r_ids
+            .iter()
+            .map(|&i| theta[i as usize])
+            .fold(f64::NEG_INFINITY, f64::max);
+        r_th.clear();
+        r_th.extend(r_ids.iter().map(|&i| theta[i as usize] - c));
+        stage(obs.weight, &mem[g.start..g.end], r_ids, c, r_th);
+    }
+}
+
+/// `ln Σ_{k'∈K} δ_{k'} e_{k'}(exp(θ̃/k'))` over the shifted log-worths `r_th`
+/// of a remaining set (orders above its size cannot occur and are skipped).
+fn ln_denominator(
+    r_th: &[f64],
+    ks: &[(usize, f64, Option<usize>)],
+    y: &mut Vec<f64>,
+    e: &mut Vec<f64>,
+) -> f64 {
+    let mut z = 0.0;
+    for &(kk, dk, _) in ks {
+        if kk > r_th.len() {
+            continue;
+        }
+        y.clear();
+        y.extend(r_th.iter().map(|t| (t / kk as f64).exp()));
+        esp(y, kk, e);
+        z += dk * e[kk];
+    }
+    z.ln()
+}
+
 /// Log-likelihood and gradient with respect to `(θ, log δ_k for k in
 /// orders)`, over the observations `0..end`.
 pub fn loglik_grad(
@@ -59,43 +143,16 @@ pub fn loglik_grad(
     let mut gd = vec![0.0; orders.len()];
     let mut ll = 0.0;
     // All orders with their δ: (k, δ_k, index into log_delta or None for k = 1).
-    let mut ks: Vec<(usize, f64, Option<usize>)> = vec![(1, 1.0, None)];
-    for (q, &k) in orders.iter().enumerate() {
-        ks.push((k, log_delta[q].exp(), Some(q)));
-    }
-    let mut listed = vec![false; ds.universe()];
-    let mut r_ids: Vec<u32> = Vec::new();
-    let mut r_th: Vec<f64> = Vec::new();
+    let ks = with_order_one(orders, log_delta);
+    let mut sc = StageScratch::default();
     let mut y: Vec<f64> = Vec::new();
     let mut e: Vec<f64> = Vec::new();
     let mut e_minus: Vec<f64> = Vec::new();
     let mut dz: Vec<f64> = Vec::new();
     for o in 0..end {
-        let obs = ds.obs(o);
-        let w = obs.weight;
-        let mem = obs.members;
-        let unlisted = ds.unlisted(&obs, &mut listed);
-        let groups: Vec<_> = obs.groups().collect();
-        for (gi, g) in groups.iter().enumerate() {
-            if g.is_tail {
-                continue;
-            }
-            let k = g.len();
-            let rest_after = mem.len() - g.end + unlisted.len();
-            if k == 1 && rest_after == 0 {
-                continue; // a single item chosen from itself: probability 1
-            }
-            // Remaining set R: this group, later members, unlisted items.
-            r_ids.clear();
-            r_ids.extend_from_slice(&mem[g.start..]);
-            r_ids.extend_from_slice(&unlisted);
+        for_each_stage(ds, o, theta, &mut sc, |w, chosen, r_ids, c, r_th| {
+            let k = chosen.len();
             let r = r_ids.len();
-            let c = r_ids
-                .iter()
-                .map(|&i| theta[i as usize])
-                .fold(f64::NEG_INFINITY, f64::max);
-            r_th.clear();
-            r_th.extend(r_ids.iter().map(|&i| theta[i as usize] - c));
             // Denominator Z = Σ_{k'} δ_{k'} e_{k'}(exp(θ̃/k')) and its
             // θ-derivatives dz_j = Σ_{k'} δ_{k'} (1/k') y_j e_{k'-1}(y_{-j}).
             let mut z = 0.0;
@@ -127,13 +184,9 @@ pub fn loglik_grad(
                 .find(|x| x.0 == k)
                 .map(|x| (x.1, x.2))
                 .expect("every observed tie order is a parameter");
-            let num: f64 = mem[g.start..g.end]
-                .iter()
-                .map(|&i| theta[i as usize] - c)
-                .sum::<f64>()
-                / k as f64;
+            let num: f64 = chosen.iter().map(|&i| theta[i as usize] - c).sum::<f64>() / k as f64;
             ll += w * (dk_chosen.ln() + num - z.ln());
-            for &i in &mem[g.start..g.end] {
+            for &i in chosen {
                 gt[i as usize] += w / k as f64;
             }
             for (j, &i) in r_ids.iter().enumerate() {
@@ -147,10 +200,71 @@ pub fn loglik_grad(
                     gd[idx] -= w * dk * ek[q] / z;
                 }
             }
-            let _ = gi;
-        }
+        });
     }
     (ll, gt, gd)
+}
+
+/// The first tie order of `ds` that a model with tie orders `orders`
+/// cannot produce, as `(observation, order)`: its probability under the
+/// model is 0 (`δ_k = 0` for an order absent from the training data).
+pub fn unmodelled_tie(ds: &Dataset, orders: &[usize]) -> Option<(usize, usize)> {
+    ds.observations().enumerate().find_map(|(o, obs)| {
+        obs.groups()
+            .find(|g| !g.is_tail && g.len() > 1 && !orders.contains(&g.len()))
+            .map(|g| (o, g.len()))
+    })
+}
+
+/// Each observation's log-probability under the Davidson–Luce model at
+/// log-worths `theta` and prevalences `exp(log_delta)` of `orders` —
+/// weighted as [`loglik_grad`] sums them, or at unit weight (`unit`). The
+/// data's tie orders must be among `orders` ([`unmodelled_tie`]).
+pub fn log_probabilities(
+    ds: &Dataset,
+    theta: &[f64],
+    log_delta: &[f64],
+    orders: &[usize],
+    unit: bool,
+) -> Vec<f64> {
+    let ks = with_order_one(orders, log_delta);
+    let mut sc = StageScratch::default();
+    let (mut y, mut e) = (Vec::new(), Vec::new());
+    (0..ds.n_obs())
+        .map(|o| {
+            let mut lp = 0.0;
+            for_each_stage(ds, o, theta, &mut sc, |w, chosen, _, c, r_th| {
+                let k = chosen.len();
+                let dk = ks.iter().find(|x| x.0 == k).map_or(0.0, |x| x.1);
+                let num = chosen.iter().map(|&i| theta[i as usize] - c).sum::<f64>() / k as f64;
+                let term = dk.ln() + num - ln_denominator(r_th, &ks, &mut y, &mut e);
+                lp += if unit { term } else { w * term };
+            });
+            lp
+        })
+        .collect()
+}
+
+/// The first choice from a set with log-worths `theta` under the
+/// Davidson–Luce model: each item's probability of being chosen alone,
+/// `λ_i / Z`, and the probability that the first choice is a tie (of any
+/// order in `orders` up to the set's size), `Σ_{k≥2} δ_k e_k / Z`. For two
+/// items: `P(i ≻ j)`, `P(j ≻ i)` and `P(tie) = δ₂√(λ_iλ_j) / (λ_i + λ_j +
+/// δ₂√(λ_iλ_j))` (Davidson 1970).
+pub fn first_choice(theta: &[f64], log_delta: &[f64], orders: &[usize]) -> (Vec<f64>, f64) {
+    let ks = with_order_one(orders, log_delta);
+    let c = theta.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let r_th: Vec<f64> = theta.iter().map(|t| t - c).collect();
+    let (mut y, mut e) = (Vec::new(), Vec::new());
+    let ln_z = ln_denominator(&r_th, &ks, &mut y, &mut e);
+    let alone: Vec<f64> = r_th.iter().map(|t| (t - ln_z).exp()).collect();
+    let tie = ks
+        .iter()
+        .filter(|x| x.0 > 1)
+        .map(|x| ln_denominator(&r_th, &[*x], &mut y, &mut e))
+        .map(|l| (l - ln_z).exp())
+        .sum();
+    (alone, tie)
 }
 
 #[cfg(test)]
@@ -173,8 +287,9 @@ mod tests {
         assert!((ll - want).abs() < 1e-13, "{ll} {want}");
     }
 
-    #[test]
-    fn gradient_matches_finite_differences() {
+    /// Five items, weighted observations with ties of orders 2 and 3 and a
+    /// top-k observation.
+    fn mixed_ties() -> DatasetBuilder {
         let mut b = DatasetBuilder::new(Items::numbered(5), TieSemantics::Event);
         b.push(&[vec![0], vec![1, 2], vec![3]], Tail::None, &[], 1.5)
             .unwrap();
@@ -182,6 +297,12 @@ mod tests {
             .unwrap();
         b.push(&[vec![2], vec![4, 0]], Tail::Universe, &[], 2.0)
             .unwrap();
+        b
+    }
+
+    #[test]
+    fn gradient_matches_finite_differences() {
+        let mut b = mixed_ties();
         b.push(&[vec![1], vec![2]], Tail::None, &[], 1.0).unwrap();
         let d = b.finish();
         let orders = tie_orders(&d);
@@ -208,5 +329,89 @@ mod tests {
         // Invariant to a common shift of θ.
         let shifted: Vec<f64> = th.iter().map(|t| t + 3.7).collect();
         assert!((f(&th, &ld) - f(&shifted, &ld)).abs() < 1e-12);
+    }
+
+    /// Every ordered set partition of `items` (the outcomes of a
+    /// Davidson–Luce ranking with ties of any order).
+    fn ordered_partitions(items: &[u32]) -> Vec<Vec<Vec<u32>>> {
+        if items.is_empty() {
+            return vec![vec![]];
+        }
+        let mut out = Vec::new();
+        // The first group: every non-empty subset.
+        for mask in 1..(1u32 << items.len()) {
+            let first: Vec<u32> = (0..items.len())
+                .filter(|&b| mask & (1 << b) != 0)
+                .map(|b| items[b])
+                .collect();
+            let rest: Vec<u32> = (0..items.len())
+                .filter(|&b| mask & (1 << b) == 0)
+                .map(|b| items[b])
+                .collect();
+            for mut tail in ordered_partitions(&rest) {
+                tail.insert(0, first.clone());
+                out.push(tail);
+            }
+        }
+        out
+    }
+
+    /// The model's outcomes of four items — all 75 ordered set partitions,
+    /// ties of orders 2, 3 and 4 included — have probabilities summing to 1,
+    /// so `log_probabilities` is a distribution over rankings with ties;
+    /// with only order 2 modelled, the outcomes holding no larger tie sum
+    /// to 1 on their own.
+    #[test]
+    fn outcome_probabilities_sum_to_one() {
+        let th = [0.4, -0.3, 1.1, -0.8];
+        for (orders, ld) in [(vec![2, 3, 4], vec![-0.2, 0.3, -1.0]), (vec![2], vec![0.5])] {
+            let all = ordered_partitions(&[0, 1, 2, 3]);
+            let mut b = DatasetBuilder::new(Items::numbered(4), TieSemantics::Event);
+            let mut kept = 0;
+            for part in &all {
+                if part
+                    .iter()
+                    .all(|g| g.len() == 1 || orders.contains(&g.len()))
+                {
+                    b.push(part, Tail::None, &[], 1.0).unwrap();
+                    kept += 1;
+                }
+            }
+            let d = b.finish();
+            assert_eq!(d.n_obs(), kept);
+            let lp = log_probabilities(&d, &th, &ld, &orders, true);
+            let total: f64 = lp.iter().map(|l| l.exp()).sum();
+            assert!((total - 1.0).abs() < 1e-12, "{orders:?}: {total}");
+            // The first stage alone: choice alone plus a tie, also 1.
+            let (alone, tie) = first_choice(&th, &ld, &orders);
+            assert!((alone.iter().sum::<f64>() + tie - 1.0).abs() < 1e-12);
+        }
+        assert_eq!(ordered_partitions(&[0, 1, 2, 3]).len(), 75);
+    }
+
+    /// Davidson's (1970) pair: `P(i ≻ j) = λ_i / (λ_i + λ_j + δ√(λ_iλ_j))`,
+    /// `P(tie) = δ√(λ_iλ_j) / (…)`; and the per-observation values sum to
+    /// the log-likelihood, weighted, or divide by the weight at unit weight.
+    #[test]
+    fn pair_outcomes_and_per_observation_values() {
+        let (l0, l1, dl): (f64, f64, f64) = (2.0, 3.0, 0.7);
+        let (alone, tie) = first_choice(&[l0.ln(), l1.ln()], &[dl.ln()], &[2]);
+        let den = l0 + l1 + dl * (l0 * l1).sqrt();
+        assert!((alone[0] - l0 / den).abs() < 1e-15);
+        assert!((alone[1] - l1 / den).abs() < 1e-15);
+        assert!((tie - dl * (l0 * l1).sqrt() / den).abs() < 1e-15);
+        let d = mixed_ties().finish();
+        let orders = tie_orders(&d);
+        let th = [0.3, -0.2, 0.9, 0.0, -1.1];
+        let ld = [-0.4, 0.2];
+        let (ll, _, _) = loglik_grad(&d, &th, &ld, &orders, d.n_obs());
+        let weighted = log_probabilities(&d, &th, &ld, &orders, false);
+        assert!((weighted.iter().sum::<f64>() - ll).abs() < 1e-12);
+        let unit = log_probabilities(&d, &th, &ld, &orders, true);
+        for (o, (w, u)) in weighted.iter().zip(&unit).enumerate() {
+            assert!((w / d.obs(o).weight - u).abs() < 1e-12);
+        }
+        assert_eq!(unmodelled_tie(&d, &orders), None);
+        assert_eq!(unmodelled_tie(&d, &[2]), Some((1, 3)));
     }
 }

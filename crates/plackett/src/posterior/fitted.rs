@@ -13,7 +13,9 @@
 use super::diagnostics::ScalarDiagnostics;
 use super::draws::Draws;
 use super::summary::{Gauge, Summary};
+use super::ties::TieModel;
 use crate::data::Dataset;
+use crate::error::{Error, Result};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 
@@ -137,31 +139,68 @@ pub trait Posterior {
         None
     }
 
+    /// The tie prevalences as a model for predictions (empty unless ties
+    /// were read as events).
+    fn tie_model(&self) -> TieModel {
+        TieModel::new(self.tie_parameters())
+    }
+
     /// P(i ≻ j) in a pairwise comparison: posterior mean of
-    /// `λ_i / (λ_i + λ_j)`, or its plug-in value for a point estimate.
+    /// `λ_i / (λ_i + λ_j)`, or its plug-in value for a point estimate; for
+    /// ties as events the probability that `i` wins outright, `λ_i / (λ_i +
+    /// λ_j + δ₂√(λ_iλ_j))` (Davidson 1970), see [`Posterior::tie_probability`].
     fn prob_beats(&self, i: usize, j: usize) -> f64 {
-        self.draws().prob_beats(i, j)
+        self.tie_model().outcomes(&self.draws(), i, j)[0]
+    }
+
+    /// For ties as events, P(i and j tie) in a pairwise comparison; `None`
+    /// for a model without ties.
+    fn tie_probability(&self, i: usize, j: usize) -> Option<f64> {
+        let t = self.tie_model();
+        (!t.is_empty()).then(|| t.outcomes(&self.draws(), i, j)[2])
     }
 
     /// Choice probabilities over `set`: for each item, the posterior mean
     /// (and sd) of `λ_i / Σ_{j ∈ set} λ_j`, or the plug-in value (sd
-    /// `None`) for a point estimate (see [`Draws::choice_probabilities`]).
+    /// `None`) for a point estimate (see [`Draws::choice_probabilities`]);
+    /// for ties as events the probability of being chosen alone (see
+    /// [`Posterior::first_tie_probability`]).
     fn choice_probabilities(&self, set: &[usize]) -> Vec<(f64, Option<f64>)> {
-        self.draws().choice_probabilities(set)
+        self.tie_model().choice(&self.draws(), set).0
+    }
+
+    /// For ties as events, the probability that the first choice from `set`
+    /// is a tie; `None` for a model without ties.
+    fn first_tie_probability(&self, set: &[usize]) -> Option<f64> {
+        self.tie_model().choice(&self.draws(), set).1
     }
 
     /// Rank marginals of the items `set` in a race among them (see
-    /// [`Draws::rank_marginals`]); `races` exponential races in all.
-    fn rank_marginals(&self, set: &[u32], races: usize, seed: u64) -> Vec<Vec<f64>> {
+    /// [`Draws::rank_marginals`]); `races` exponential races in all. Not
+    /// for ties as events, where tied items share a place.
+    fn rank_marginals(&self, set: &[u32], races: usize, seed: u64) -> Result<Vec<Vec<f64>>> {
+        if !self.tie_parameters().is_empty() {
+            return Err(Error::Unsupported(
+                "rank marginals are not computed for ties as events (Davidson–Luce): tied items \
+                 share a place, which the races among single items do not model"
+                    .into(),
+            ));
+        }
         let d = self.draws();
         let per_draw = (races / d.len().max(1)).max(1);
-        d.rank_marginals(set, per_draw, seed)
+        Ok(d.rank_marginals(set, per_draw, seed))
     }
 
     /// Posterior predictive log-likelihood of held-out observations over the
-    /// same items.
-    fn predictive_log_likelihood(&self, test: &Dataset) -> f64 {
-        self.draws().predictive_log_likelihood(test)
+    /// same items (for ties as events under the Davidson–Luce model); an
+    /// error where the model gives the data no probability
+    /// ([`TieModel::check`]).
+    fn predictive_log_likelihood(&self, test: &Dataset) -> Result<f64> {
+        Ok(self
+            .tie_model()
+            .log_probabilities(&self.draws(), test, false)?
+            .iter()
+            .sum())
     }
 }
 

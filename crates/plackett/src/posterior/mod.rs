@@ -7,9 +7,11 @@ pub mod fitted;
 pub mod quasi;
 pub mod saved;
 pub mod summary;
+pub mod ties;
 
 pub use diagnostics::{ScalarDiagnostics, diagnose};
 pub use draws::Draws;
 pub use fitted::{FitInfo, Posterior, TieParameter, Trace};
 pub use saved::SavedModel;
 pub use summary::{Gauge, ItemSummary, Summary};
+pub use ties::TieModel;

@@ -1,11 +1,14 @@
 //! A fitted model saved for prediction (`plackett fit --model-out`,
 //! `plackett predict`): the item names and draws of the normalised
 //! log-worths — one draw at the estimate for mle/map, posterior draws for
-//! gibbs, ep and vb — which is all that posterior predictive probabilities
-//! of new rankings, choices and pairs need.
+//! gibbs, ep and vb — and, for a model of ties as events (Davidson–Luce),
+//! its tie prevalences: all that predictive probabilities of new rankings,
+//! choices and pairs need.
 
 use super::draws::Draws;
-use crate::data::{Dataset, TieSemantics};
+use super::fitted::TieParameter;
+use super::ties::TieModel;
+use crate::data::Dataset;
 use crate::error::{Error, Result};
 use serde::{Deserialize, Serialize};
 
@@ -17,7 +20,8 @@ pub const MODEL_FORMAT: &str = "plackett-model";
 pub struct SavedModel {
     /// Always [`MODEL_FORMAT`].
     pub format: String,
-    /// File layout version (1).
+    /// File layout version: 1, or 2 for a model with tie prevalences (which
+    /// a reader of version 1 must not take for Plackett–Luce).
     pub version: u32,
     /// Engine that produced the draws (mle, map, gibbs, ep, vb).
     pub engine: String,
@@ -25,15 +29,28 @@ pub struct SavedModel {
     pub items: Vec<String>,
     /// Normalised log-worths: one draw for a point estimate.
     pub draws: Draws,
+    /// Tie prevalences δ_k of a model of ties as events (Davidson–Luce;
+    /// version 2); absent for Plackett–Luce.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ties: Vec<TieParameter>,
 }
 
 impl SavedModel {
-    /// A model from `draws` over `items`, thinned to at most `max_draws`.
-    pub fn new(engine: &str, items: &[String], draws: &Draws, max_draws: usize) -> SavedModel {
+    /// A model from `draws` over `items`, thinned to at most `max_draws`,
+    /// with the fit's tie prevalences `ties` (empty unless ties were read as
+    /// events).
+    pub fn new(
+        engine: &str,
+        items: &[String],
+        draws: &Draws,
+        max_draws: usize,
+        ties: &[TieParameter],
+    ) -> SavedModel {
         let step = draws.len().div_ceil(max_draws.max(1)).max(1);
         SavedModel {
             format: MODEL_FORMAT.into(),
-            version: 1,
+            version: if ties.is_empty() { 1 } else { 2 },
+            ties: ties.to_vec(),
             engine: engine.into(),
             items: items.to_vec(),
             draws: if step > 1 {
@@ -58,15 +75,37 @@ impl SavedModel {
                     ),
                 )
             })?;
-        if m.format != MODEL_FORMAT || m.version != 1 {
+        if m.format != MODEL_FORMAT || !(m.version == 1 || m.version == 2) {
             return Err(Error::input(
                 name,
                 None,
                 format!(
-                    "not a plackett model file of version 1 (format {:?}, version {})",
+                    "not a plackett model file of version 1 or 2 (format {:?}, version {})",
                     m.format, m.version
                 ),
             ));
+        }
+        if (m.version == 2) == m.ties.is_empty() {
+            return Err(Error::input(
+                name,
+                None,
+                "tie prevalences (`ties`) belong in a model file of version 2, and only there",
+            ));
+        }
+        let mut last = 1;
+        for t in &m.ties {
+            if t.order <= last || !(t.delta.is_finite() && t.delta > 0.0) {
+                return Err(Error::input(
+                    name,
+                    None,
+                    format!(
+                        "tie prevalence of order {} is invalid: orders must be at least 2 and \
+                         ascending, each delta finite and positive (got {})",
+                        t.order, t.delta
+                    ),
+                ));
+            }
+            last = t.order;
         }
         if !m.draws.is_consistent() || m.draws.n_items() != m.items.len() {
             return Err(Error::input(
@@ -83,22 +122,21 @@ impl SavedModel {
         serde_json::to_string(self).expect("a model serialises") + "\n"
     }
 
+    /// The tie prevalences as a model for predictions (empty for
+    /// Plackett–Luce).
+    pub fn tie_model(&self) -> TieModel {
+        TieModel::new(&self.ties)
+    }
+
     /// Posterior predictive log-probability of each observation of `test`
-    /// (read over this model's items, in this order), at unit weight.
+    /// (read over this model's items, in this order), at unit weight; under
+    /// the Davidson–Luce model for a model of ties as events.
     pub fn predict(&self, test: &Dataset) -> Result<Vec<f64>> {
         if test.items().names() != self.items.as_slice() {
             return Err(Error::Data(
                 "the data must be read over the model's items, in the model's order".into(),
             ));
         }
-        if test.ties() == TieSemantics::Event && test.has_ties() {
-            return Err(Error::Unsupported(
-                "predictions for ties read as events need the tie parameters, which saved models do \
-                 not keep yet; use `ties=unknown`"
-                    .into(),
-            ));
-        }
-        crate::model::pl::check_supported(test)?;
-        Ok(self.draws.predictive_unit_log_probabilities(test))
+        self.tie_model().log_probabilities(&self.draws, test, true)
     }
 }
