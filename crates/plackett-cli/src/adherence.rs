@@ -19,6 +19,7 @@ const NOT_WITH_ADHERENCE: &[(&str, &str)] = &[
     ("test", "--test"),
     ("starts", "--starts"),
     ("dirichlet", "--dirichlet"),
+    ("model_out", "--model-out"),
 ];
 
 /// Sampler flags, read by `--engine gibbs` only.

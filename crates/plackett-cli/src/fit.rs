@@ -202,8 +202,9 @@ pub struct FitArgs {
     #[arg(long, value_name = "FILE", help_heading = "Output")]
     pub out: Option<String>,
     /// Save the fitted model (item names and draws of the normalised log-worths; one
-    /// draw at the estimate for mle/map, at most 4,000 posterior draws otherwise) for
-    /// `plackett predict`.
+    /// draw at the estimate for mle/map, at most 4,000 posterior draws otherwise; the
+    /// tie prevalences with `--ties event`; with `--components`, the selected mixture's
+    /// weights and log-worths) for `plackett predict`.
     #[arg(long, value_name = "MODEL.json", help_heading = "Output")]
     pub model_out: Option<String>,
     /// Probability that A beats B (repeatable): `--compare "A,B"`; with three or
@@ -501,7 +502,6 @@ pub(crate) const SINGLE_POPULATION_ONLY: &[(&str, &str)] = &[
     ("eta_grid", "--eta-grid"),
     ("reference", "--reference"),
     ("rank_marginals", "--rank-marginals"),
-    ("model_out", "--model-out"),
 ];
 
 /// Run `plackett fit`; `explicit` lists the options given on the command

@@ -178,6 +178,17 @@ pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
     if let Some(p) = &a.report {
         pending.push((p.clone(), plackett::report::mixture::mixture_html(&report)));
     }
+    if let Some(p) = &a.model_out {
+        // The selected G's estimate, as `--test` scores held-out data.
+        let f = &fits[selected];
+        let m = plackett::posterior::SavedMixture::new(
+            &f.engine,
+            ds.items().names(),
+            &f.weights,
+            &f.log_worths,
+        );
+        pending.push((p.clone(), m.to_json()));
+    }
     write_outputs(&a.data.file, &pending)?;
     if a.out.is_none() {
         crate::emit(&text)?;

@@ -1,20 +1,24 @@
 //! `plackett predict`: posterior predictive probabilities of new rankings,
-//! choices and pairs from a model saved by `plackett fit --model-out`.
+//! choices and pairs from a model saved by `plackett fit --model-out` — one
+//! population (with its tie prevalences for ties as events), or a finite
+//! mixture, whose predictions add each observation's membership
+//! probabilities.
 
 use crate::args::Output;
 use crate::fit::{DataArgs, choice_set, compare_ids, compare_names, load_with_universe};
 use anyhow::{Result, bail};
 use clap::Args;
-use plackett::data::Items;
+use plackett::data::{Dataset, Items};
 use plackett::io::output::{Choice, Comparison};
-use plackett::posterior::SavedModel;
+use plackett::posterior::{AnyModel, SavedMixture, SavedModel};
 use serde_json::json;
 use std::fmt::Write as _;
 
 /// `plackett predict MODEL.json DATA`.
 #[derive(Args, Debug)]
 pub struct PredictArgs {
-    /// Model file written by `plackett fit --model-out`.
+    /// Model file written by `plackett fit --model-out` (one population, or a mixture
+    /// from `--components`).
     pub model: String,
     /// The observations to predict (read with the same options as `fit`, over the model's items).
     #[command(flatten)]
@@ -31,12 +35,48 @@ pub struct PredictArgs {
     pub out: Option<String>,
 }
 
+/// What either kind of model predicts for the data.
+struct Predicted {
+    /// The engine that fitted the model.
+    engine: String,
+    /// Number of items.
+    n_items: usize,
+    /// The table's first line.
+    heading: String,
+    /// Further lines under it (tie prevalences, mixture weights).
+    about: Vec<String>,
+    /// JSON keys describing the model.
+    model_keys: serde_json::Map<String, serde_json::Value>,
+    /// Each observation's log-probability at unit weight.
+    logp: Vec<f64>,
+    /// A mixture's membership probabilities, one row per observation.
+    membership: Option<Vec<Vec<f64>>>,
+    comparisons: Vec<Comparison>,
+    choices: Vec<Choice>,
+    /// Each observation's weight.
+    weights: Vec<f64>,
+    /// Uninformative observations the reader dropped.
+    dropped: usize,
+}
+
 pub fn run(a: &PredictArgs) -> Result<()> {
     let text = std::fs::read_to_string(&a.model)
         .map_err(|e| anyhow::anyhow!("{}: cannot read the model: {e}", a.model))?;
-    let model = SavedModel::from_json(&a.model, &text)?;
-    let items = Items::from_names(&model.items).map_err(|e| anyhow::anyhow!("{}: {e}", a.model))?;
-    let ds = load_with_universe(&a.data, &items).map_err(|e| {
+    let p = match AnyModel::from_json(&a.model, &text)? {
+        AnyModel::Single(m) => single(a, &m)?,
+        AnyModel::Mixture(m) => mixture(a, &m)?,
+    };
+    let out = render(a, &p)?;
+    match &a.out {
+        Some(path) => crate::fit::write_outputs(&a.data.file, &[(path.clone(), out)]),
+        None => crate::emit(&out),
+    }
+}
+
+/// The data of `a`, read over a model's item `names`.
+fn load_over(a: &PredictArgs, names: &[String]) -> Result<Dataset> {
+    let items = Items::from_names(names).map_err(|e| anyhow::anyhow!("{}: {e}", a.model))?;
+    load_with_universe(&a.data, &items).map_err(|e| {
         anyhow::anyhow!(
             "{}",
             format!("{e:#}")
@@ -53,10 +93,17 @@ pub fn run(a: &PredictArgs) -> Result<()> {
                     )
                 )
         )
-    })?;
-    let logp = model
-        .predict(&ds)
-        .map_err(|e| anyhow::anyhow!("{}: {}", a.data.file, crate::cli_text(&e.to_string())))?;
+    })
+}
+
+/// A library error about the data, as one line naming the data file.
+fn data_error(a: &PredictArgs, e: plackett::Error) -> anyhow::Error {
+    anyhow::anyhow!("{}: {}", a.data.file, crate::cli_text(&e.to_string()))
+}
+
+fn single(a: &PredictArgs, model: &SavedModel) -> Result<Predicted> {
+    let ds = load_over(a, &model.items)?;
+    let logp = model.predict(&ds).map_err(|e| data_error(a, e))?;
     let names = &model.items;
     let ties = model.tie_model();
     let mut comparisons = Vec::new();
@@ -77,37 +124,142 @@ pub fn run(a: &PredictArgs) -> Result<()> {
             (!ties.is_empty()).then_some(tie),
         ));
     }
-    let weights: Vec<f64> = (0..ds.n_obs()).map(|o| ds.obs(o).weight).collect();
-    let total: f64 = logp.iter().zip(&weights).map(|(l, w)| w * l).sum();
+    let mut about = Vec::new();
+    if !model.ties.is_empty() {
+        let deltas: Vec<String> = model
+            .ties
+            .iter()
+            .map(|t| format!("delta_{} {:.6}", t.order, t.delta))
+            .collect();
+        about.push(format!(
+            "ties as events (Davidson–Luce): {}",
+            deltas.join(", ")
+        ));
+    }
+    let mut model_keys = serde_json::Map::new();
+    model_keys.insert("draws".into(), json!(model.draws.len()));
+    model_keys.insert("ties".into(), json!(model.ties));
+    Ok(Predicted {
+        engine: model.engine.clone(),
+        n_items: names.len(),
+        heading: format!(
+            "model: engine {}, {} items, {} draw(s) ({}); {} observation(s)",
+            model.engine,
+            names.len(),
+            model.draws.len(),
+            if model.draws.len() > 1 {
+                "posterior predictive: the mean over draws"
+            } else {
+                "plug-in at the estimate"
+            },
+            ds.n_obs()
+        ),
+        about,
+        model_keys,
+        logp,
+        membership: None,
+        comparisons,
+        choices,
+        weights: weights(&ds),
+        dropped: ds.dropped(),
+    })
+}
+
+fn weights(ds: &Dataset) -> Vec<f64> {
+    (0..ds.n_obs()).map(|o| ds.obs(o).weight).collect()
+}
+
+fn mixture(a: &PredictArgs, model: &SavedMixture) -> Result<Predicted> {
+    let ds = load_over(a, &model.items)?;
+    let pred = model.predict(&ds).map_err(|e| data_error(a, e))?;
+    let names = &model.items;
+    let mut comparisons = Vec::new();
+    let mut choices = Vec::new();
+    for spec in &a.compare {
+        if let Some(set) = choice_set(&ds, spec)? {
+            let probs = model.choice_probabilities(&set);
+            choices.push(Choice::new(
+                names,
+                &set,
+                probs.into_iter().map(|p| (p, None)).collect(),
+            ));
+            continue;
+        }
+        let (na, nb) = compare_names(spec)?;
+        let (i, j) = compare_ids(&ds, spec)?;
+        comparisons.push(Comparison::new(
+            na,
+            nb,
+            model.prob_beats(i as usize, j as usize),
+            None,
+        ));
+    }
+    let g = model.components();
+    let weights_text: Vec<String> = model.weights.iter().map(|w| format!("{w:.4}")).collect();
+    let mut model_keys = serde_json::Map::new();
+    model_keys.insert("components".into(), json!(g));
+    model_keys.insert("weights".into(), json!(model.weights));
+    Ok(Predicted {
+        engine: model.engine.clone(),
+        n_items: names.len(),
+        heading: format!(
+            "model: engine {}, mixture of {g} components, {} items (plug-in at the estimate); {} observation(s)",
+            model.engine,
+            names.len(),
+            ds.n_obs()
+        ),
+        about: vec![format!("component weights {}", weights_text.join(", "))],
+        model_keys,
+        logp: pred.log_probability,
+        membership: Some(pred.membership),
+        comparisons,
+        choices,
+        weights: weights(&ds),
+        dropped: ds.dropped(),
+    })
+}
+
+fn render(a: &PredictArgs, p: &Predicted) -> Result<String> {
+    let total: f64 = p.logp.iter().zip(&p.weights).map(|(l, w)| w * l).sum();
     let mut notes = Vec::new();
-    if ds.dropped() > 0 {
+    if p.dropped > 0 {
         notes.push(format!(
             "{} uninformative observation(s) (a single item, or one unknown-order group) were \
              dropped: observation numbers count the others",
-            ds.dropped()
+            p.dropped
         ));
     }
-    let out = match a.output {
+    let g = p
+        .membership
+        .as_ref()
+        .map_or(0, |m| m.first().map_or(0, Vec::len));
+    Ok(match a.output {
         Output::Json => {
-            let obs: Vec<_> = logp
+            let obs: Vec<_> = p
+                .logp
                 .iter()
-                .zip(&weights)
+                .zip(&p.weights)
                 .enumerate()
                 .map(|(o, (l, w))| {
-                    json!({"observation": o, "weight": w, "log_probability": l, "probability": l.exp()})
+                    let mut v = json!({"observation": o, "weight": w, "log_probability": l, "probability": l.exp()});
+                    if let Some(m) = &p.membership {
+                        v["membership"] = json!(m[o]);
+                    }
+                    v
                 })
                 .collect();
-            serde_json::to_string_pretty(&json!({
-                "engine": model.engine,
-                "n_items": names.len(),
-                "draws": model.draws.len(),
-                "ties": model.ties,
-                "observations": obs,
-                "total_log_probability": total,
-                "comparisons": comparisons,
-                "choices": choices,
-                "notes": notes,
-            }))? + "\n"
+            let mut doc = serde_json::Map::new();
+            doc.insert("engine".into(), json!(p.engine));
+            doc.insert("n_items".into(), json!(p.n_items));
+            for (k, v) in &p.model_keys {
+                doc.insert(k.clone(), v.clone());
+            }
+            doc.insert("observations".into(), json!(obs));
+            doc.insert("total_log_probability".into(), json!(total));
+            doc.insert("comparisons".into(), json!(p.comparisons));
+            doc.insert("choices".into(), json!(p.choices));
+            doc.insert("notes".into(), json!(notes));
+            serde_json::to_string_pretty(&serde_json::Value::Object(doc))? + "\n"
         }
         Output::Csv => {
             if !a.compare.is_empty() {
@@ -115,57 +267,63 @@ pub fn run(a: &PredictArgs) -> Result<()> {
                     "invalid option --compare: not with --output csv (one row per observation); use table or json"
                 );
             }
-            let mut s = String::from("observation,weight,log_probability,probability\n");
-            for (o, (l, w)) in logp.iter().zip(&weights).enumerate() {
-                let _ = writeln!(s, "{o},{w},{l},{}", l.exp());
+            let mut s = String::from("observation,weight,log_probability,probability");
+            for k in 1..=g {
+                let _ = write!(s, ",membership_{k}");
+            }
+            s.push('\n');
+            for (o, (l, w)) in p.logp.iter().zip(&p.weights).enumerate() {
+                let _ = write!(s, "{o},{w},{l},{}", l.exp());
+                if let Some(m) = &p.membership {
+                    for x in &m[o] {
+                        let _ = write!(s, ",{x}");
+                    }
+                }
+                s.push('\n');
             }
             s
         }
         Output::Table => {
             let mut s = String::new();
-            let _ = writeln!(
-                s,
-                "model: engine {}, {} items, {} draw(s) ({}); {} observation(s)",
-                model.engine,
-                names.len(),
-                model.draws.len(),
-                if model.draws.len() > 1 {
-                    "posterior predictive: the mean over draws"
-                } else {
-                    "plug-in at the estimate"
-                },
-                ds.n_obs()
-            );
-            if !model.ties.is_empty() {
-                let deltas: Vec<String> = model
-                    .ties
-                    .iter()
-                    .map(|t| format!("delta_{} {:.6}", t.order, t.delta))
-                    .collect();
-                let _ = writeln!(s, "ties as events (Davidson–Luce): {}", deltas.join(", "));
+            let _ = writeln!(s, "{}", p.heading);
+            for line in &p.about {
+                let _ = writeln!(s, "{line}");
             }
             let _ = writeln!(s, "total log-probability {total:.4}\n");
-            let _ = writeln!(
+            let _ = write!(
                 s,
                 "{:>11} {:>8} {:>15} {:>12}",
                 "observation", "weight", "log_probability", "probability"
             );
-            for (o, (l, w)) in logp.iter().zip(&weights).enumerate() {
-                let _ = writeln!(
+            for k in 1..=g {
+                let _ = write!(s, " {:>8}", format!("P(g={k})"));
+            }
+            s.push('\n');
+            for (o, (l, w)) in p.logp.iter().zip(&p.weights).enumerate() {
+                let _ = write!(
                     s,
                     "{o:>11} {:>8} {l:>15.6} {:>12.6e}",
                     plackett::numerics::sig(*w, 6),
                     l.exp()
                 );
+                if let Some(m) = &p.membership {
+                    for x in &m[o] {
+                        let _ = write!(s, " {x:>8.4}");
+                    }
+                }
+                s.push('\n');
             }
-            for c in &comparisons {
+            for c in &p.comparisons {
                 let _ = writeln!(
                     s,
-                    "\nP({} beats {}) = {:.4}",
-                    c.winner, c.loser, c.probability
+                    "\nP({} beats {}) = {:.4}{}",
+                    c.winner,
+                    c.loser,
+                    c.probability,
+                    c.tie_note()
                 );
             }
-            for c in &choices {
+            for c in &p.choices {
                 s.push_str(&c.table());
             }
             for n in &notes {
@@ -173,9 +331,5 @@ pub fn run(a: &PredictArgs) -> Result<()> {
             }
             s
         }
-    };
-    match &a.out {
-        Some(p) => crate::fit::write_outputs(&a.data.file, &[(p.clone(), out)]),
-        None => crate::emit(&out),
-    }
+    })
 }

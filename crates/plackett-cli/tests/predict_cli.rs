@@ -9,6 +9,16 @@ fn fit(extra: &[&str]) -> std::process::Output {
     common::fit_salad(extra)
 }
 
+/// The `items` of a model file.
+fn item_names(m: &serde_json::Value) -> Vec<&str> {
+    m["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_str().unwrap())
+        .collect()
+}
+
 fn predict(model: &std::path::Path, extra: &[&str]) -> std::process::Output {
     bin()
         .arg("predict")
@@ -165,13 +175,6 @@ fn predict_refuses_bad_models_and_data() {
             .unwrap(),
         "is not an item of the model",
     );
-    // Not yet supported: nothing written.
-    let m2 = dir.join("m2.json");
-    fails(
-        &fit(&["--components", "2", "--model-out", m2.to_str().unwrap()]),
-        "--model-out",
-    );
-    assert!(!m2.exists());
 }
 
 /// A model of ties as events (Davidson–Luce) is saved with its tie
@@ -204,12 +207,7 @@ fn a_saved_model_of_ties_as_events_predicts_under_davidson_luce() {
     let delta = m["ties"][0]["delta"].as_f64().unwrap();
     assert_eq!(m["ties"][0]["order"], 2);
     assert!((delta - 0.746823).abs() < 1e-6, "{delta}");
-    let items: Vec<&str> = m["items"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x.as_str().unwrap())
-        .collect();
+    let items = item_names(&m);
     let lam = |name: &str| -> f64 {
         let k = items.iter().position(|&x| x == name).unwrap();
         m["draws"]["data"][k].as_f64().unwrap().exp()
@@ -322,4 +320,109 @@ fn a_saved_model_of_ties_as_events_predicts_under_davidson_luce() {
             "tie prevalence",
         );
     }
+}
+
+/// A finite mixture (Mollica & Tardella 2017) is saved with its weights
+/// and components and predicts `Σ_g ω_g PL(o | λ_g)` — by hand here for
+/// the first ranking from the saved numbers — with each new observation's
+/// membership `P(g | o)`: on the training data the total is `fit --test`'s
+/// and the memberships are the fit's own.
+#[test]
+fn a_saved_mixture_predicts_and_assigns_new_rankings() {
+    let dir = tmpdir("predict_mixture");
+    let model = dir.join("mx.json");
+    let salad = common::salad();
+    let f = json(&fit(&[
+        "--components",
+        "2",
+        "--model-out",
+        model.to_str().unwrap(),
+        "--test",
+        &salad,
+        "--compare",
+        "A,B",
+        "--output",
+        "json",
+    ]));
+    let m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&model).unwrap()).unwrap();
+    assert_eq!(m["format"], "plackett-mixture-model");
+    let p = json(&predict(&model, &["--compare", "A,B", "--output", "json"]));
+    let total = p["total_log_probability"].as_f64().unwrap();
+    let test = f["predictive_log_likelihood"].as_f64().unwrap();
+    assert!(
+        (total - test).abs() < 1e-9 * test.abs(),
+        "{total} vs {test}"
+    );
+    assert_eq!(p["components"], 2);
+    let (got, want) = (
+        p["observations"].as_array().unwrap(),
+        f["membership"].as_array().unwrap(),
+    );
+    assert_eq!(got.len(), want.len());
+    for (o, w) in got.iter().zip(want) {
+        for g in 0..2 {
+            let (a, b) = (o["membership"][g].as_f64().unwrap(), w[g].as_f64().unwrap());
+            assert!((a - b).abs() < 1e-9, "{a} vs {b}");
+        }
+    }
+    let pc = p["comparisons"][0]["probability"].as_f64().unwrap();
+    let fc = f["comparisons"][0]["probability"].as_f64().unwrap();
+    assert!((pc - fc).abs() < 1e-12, "{pc} vs {fc}");
+    // The first judge's ranking, by hand: Σ_g ω_g Π_stages λ_g,i / Σ_rest λ_g.
+    let text = std::fs::read_to_string(&salad).unwrap();
+    let first: Vec<(u32, String)> = {
+        let mut rows: Vec<(u32, String)> = text
+            .lines()
+            .skip(1)
+            .map(|l| l.split(',').collect::<Vec<_>>())
+            .take_while(|v| v[0] == text.lines().nth(1).unwrap().split(',').next().unwrap())
+            .map(|v| (v[2].parse().unwrap(), v[1].to_string()))
+            .collect();
+        rows.sort();
+        rows
+    };
+    let items = item_names(&m);
+    let mut prob = 0.0;
+    for g in 0..2 {
+        let w = m["weights"][g].as_f64().unwrap();
+        let lam = |name: &str| {
+            let k = items.iter().position(|&x| x == name).unwrap();
+            m["log_worths"][g][k].as_f64().unwrap().exp()
+        };
+        let mut pg = 1.0;
+        for s in 0..first.len() {
+            let rest: f64 = first[s..].iter().map(|(_, n)| lam(n)).sum();
+            pg *= lam(&first[s].1) / rest;
+        }
+        prob += w * pg;
+    }
+    let p0 = got[0]["probability"].as_f64().unwrap();
+    assert!((p0 - prob).abs() < 1e-12 * prob, "{p0} vs {prob}");
+    // Damaged mixture files: one line naming the file.
+    let good = std::fs::read_to_string(&model).unwrap();
+    let w0 = format!("{}", m["weights"][0].as_f64().unwrap());
+    for (what, from, to, needle) in [
+        ("weights", w0.as_str(), "0.9", "sum to 1"),
+        ("width", "]]", ",1.0]]", "component 2 needs 4"),
+        (
+            "format",
+            "plackett-mixture-model",
+            "plackett-mixture-modell",
+            "not a plackett model",
+        ),
+    ] {
+        let bad = dir.join(format!("{what}.json"));
+        let t = good.replacen(from, to, 1);
+        assert_ne!(t, good, "{what}");
+        std::fs::write(&bad, t).unwrap();
+        fails(&predict(&bad, &[]), needle);
+    }
+    // Ranker adherence still has no model file.
+    let ad = dir.join("ad.json");
+    fails(
+        &fit(&["--adherence", "--model-out", ad.to_str().unwrap()]),
+        "--model-out",
+    );
+    assert!(!ad.exists());
 }

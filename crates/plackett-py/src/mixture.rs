@@ -263,6 +263,19 @@ impl MixtureResult {
     fn compare(&self, a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResult<f64> {
         Ok(self.report.prob_beats(self.index(a)?, self.index(b)?))
     }
+    /// The selected fit as a model for predictions (``plackett.MixtureModel``):
+    /// the file ``plackett fit --components G --model-out`` writes.
+    fn model(&self) -> crate::model::MixtureModel {
+        let f = self.fit();
+        crate::model::MixtureModel {
+            m: plackett::posterior::SavedMixture::new(
+                &f.engine,
+                &self.names,
+                &f.weights,
+                &f.log_worths,
+            ),
+        }
+    }
     /// Mixture log-likelihood of held-out observations over the same items.
     fn predictive_log_likelihood(&self, data: &PyDataset) -> PyResult<f64> {
         if data.ds.items().names() != self.names.as_slice() {

@@ -2,7 +2,7 @@
 //! their predictions, as the CLI's `plackett predict` computes them.
 
 use crate::{PyDataset, choice_set, err, item_index};
-use numpy::PyArray1;
+use numpy::{IntoPyArray, PyArray1};
 use plackett::posterior::SavedModel;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -110,6 +110,114 @@ impl Model {
             self.m.engine,
             self.m.items.len(),
             self.m.draws.len()
+        )
+    }
+}
+
+/// A saved finite Plackett–Luce mixture (`plackett fit --components G
+/// --model-out`, `MixtureResult.model()`): weights ω and per-component
+/// log-worths; predicts `Σ_g ω_g PL(o | λ_g)` and each observation's
+/// membership `P(g | o)` (Mollica & Tardella 2017).
+#[pyclass(module = "plackett._plackett", name = "MixtureModel", frozen)]
+pub struct MixtureModel {
+    pub(crate) m: plackett::posterior::SavedMixture,
+}
+
+impl MixtureModel {
+    fn predicted(&self, data: &PyDataset) -> PyResult<plackett::posterior::MixturePrediction> {
+        if data.ds.items().names() != self.m.items.as_slice() {
+            return Err(PyValueError::new_err(
+                "the data must be read over the model's items, in its order: pass items=model.items when reading it",
+            ));
+        }
+        self.m.predict(&data.ds).map_err(err)
+    }
+}
+
+#[pymethods]
+impl MixtureModel {
+    /// Read a mixture from the text of a mixture model file.
+    #[staticmethod]
+    fn from_json(text: &str) -> PyResult<MixtureModel> {
+        Ok(MixtureModel {
+            m: plackett::posterior::SavedMixture::from_json("model", text).map_err(err)?,
+        })
+    }
+    /// Item names, in the model's order (read new data with `items=model.items`).
+    #[getter]
+    fn items(&self) -> Vec<String> {
+        self.m.items.clone()
+    }
+    /// Engine that produced the model.
+    #[getter]
+    fn engine(&self) -> String {
+        self.m.engine.clone()
+    }
+    /// Component weights ω (numpy array).
+    #[getter]
+    fn weights<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
+        PyArray1::from_vec(py, self.m.weights.clone())
+    }
+    /// Log-worths, components × items (numpy array).
+    #[getter]
+    fn log_worth<'py>(&self, py: Python<'py>) -> Bound<'py, numpy::PyArray2<f64>> {
+        let g = self.m.components();
+        let flat: Vec<f64> = self.m.log_worths.iter().flatten().copied().collect();
+        numpy::ndarray::Array2::from_shape_vec((g, self.m.items.len()), flat)
+            .expect("components × items")
+            .into_pyarray(py)
+    }
+    /// Each observation's log-probability at unit weight, `log Σ_g ω_g
+    /// PL(o | λ_g)` (numpy array), as `plackett predict` gives it.
+    fn predict<'py>(
+        &self,
+        py: Python<'py>,
+        data: &PyDataset,
+    ) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        let p = py.detach(|| self.predicted(data))?;
+        Ok(PyArray1::from_vec(py, p.log_probability))
+    }
+    /// Each observation's membership probabilities `P(g | o)`, observations
+    /// × components (numpy array): which population a new ranker belongs to.
+    fn membership<'py>(
+        &self,
+        py: Python<'py>,
+        data: &PyDataset,
+    ) -> PyResult<Bound<'py, numpy::PyArray2<f64>>> {
+        let p = py.detach(|| self.predicted(data))?;
+        let (n, g) = (p.membership.len(), self.m.components());
+        let flat: Vec<f64> = p.membership.into_iter().flatten().collect();
+        Ok(numpy::ndarray::Array2::from_shape_vec((n, g), flat)
+            .expect("observations × components")
+            .into_pyarray(py))
+    }
+    /// P(a beats b) for a ranker drawn from the population, `Σ_g ω_g
+    /// λ_ga/(λ_ga + λ_gb)`.
+    fn compare(&self, a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResult<f64> {
+        Ok(self
+            .m
+            .prob_beats(item_index(&self.m.items, a)?, item_index(&self.m.items, b)?))
+    }
+    /// Choice probabilities over a set of items for a ranker drawn from the
+    /// population (numpy array, in the order given).
+    fn choice_probabilities<'py>(
+        &self,
+        py: Python<'py>,
+        items: Vec<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        let set = choice_set(&self.m.items, &items)?;
+        Ok(PyArray1::from_vec(py, self.m.choice_probabilities(&set)))
+    }
+    /// The model file's text (what `plackett fit --components G --model-out` writes).
+    fn to_json(&self) -> String {
+        self.m.to_json()
+    }
+    fn __repr__(&self) -> String {
+        format!(
+            "MixtureModel(engine={:?}, items={}, components={})",
+            self.m.engine,
+            self.m.items.len(),
+            self.m.components()
         )
     }
 }

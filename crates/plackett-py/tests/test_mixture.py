@@ -121,3 +121,41 @@ def test_plmix_gaming_maxima():
     ll = list(r.model_choice()["log_likelihood"])
     np.testing.assert_allclose(ll, [-546.822488, -521.682255, -506.957252], atol=1e-4)
     np.testing.assert_allclose(r.weights, [0.5056, 0.2988, 0.1956], atol=1e-3)
+
+
+def test_saved_mixture_equals_the_cli(tmp_path):
+    # result.model() is the file `fit --components G --model-out` writes
+    # (byte for byte); load_model reads it back as a MixtureModel whose
+    # predictions and memberships are `plackett predict`'s and, on the
+    # training data, the fit's own (top-k rankings of a two-population mix).
+    f = two_populations(tmp_path)
+    mfile = tmp_path / "mx.json"
+    subprocess.run([BIN, "fit", f, "--format", "orderings", "--top-k", "--components", "2",
+                    "--seed", "4", "--model-out", str(mfile)], check=True, capture_output=True)
+    d = plackett.read_orderings(f, top_k=True)
+    r = plackett.fit_mixture(d, 2, seed=4)
+    m = r.model()
+    assert m.to_json() == mfile.read_text()
+    loaded = plackett.load_model(str(mfile))
+    assert isinstance(loaded, plackett.MixtureModel) and loaded.items == r.items
+    np.testing.assert_allclose(loaded.weights, r.weights)
+    np.testing.assert_allclose(loaded.log_worth, r.log_worth)
+    data = plackett.read_orderings(f, top_k=True, items=loaded.items)
+    lp = loaded.predict(data)
+    out = subprocess.run([BIN, "predict", str(mfile), f, "--format", "orderings", "--top-k",
+                          "--output", "json"], check=True, capture_output=True)
+    js = json.loads(out.stdout)
+    np.testing.assert_allclose(lp, [o["log_probability"] for o in js["observations"]], rtol=1e-13)
+    mem = loaded.membership(data)
+    np.testing.assert_allclose(mem, [o["membership"] for o in js["observations"]], rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(mem, r.membership, atol=1e-9)
+    assert lp.sum() == pytest.approx(r.log_likelihood, rel=1e-10)  # unit weights here
+    assert loaded.compare("1", "4") == pytest.approx(r.compare("1", "4"), rel=1e-12)
+    p = loaded.choice_probabilities(["1", "2", "4"])
+    assert p.shape == (3,) and p.sum() == pytest.approx(1.0, abs=1e-12)
+    bad = tmp_path / "bad.json"
+    bad.write_text(mfile.read_text().replace('"weights":[', '"weights":[7,'))
+    with pytest.raises(ValueError, match="weight"):
+        plackett.load_model(str(bad))
+    with pytest.raises(ValueError, match="items"):
+        loaded.predict(plackett.read_orderings(f, top_k=True, items=["4", "3", "2", "1"]))

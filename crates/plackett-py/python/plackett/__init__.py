@@ -25,6 +25,7 @@ from ._plackett import (
     MilFit,
     MilModel,
     MilPrediction,
+    MixtureModel,
     MixtureResult,
     Model,
     Selectors,
@@ -42,6 +43,7 @@ __all__ = [
     "MilFit",
     "MilModel",
     "MilPrediction",
+    "MixtureModel",
     "MixtureResult",
     "Model",
     "PLClassifier",
@@ -213,13 +215,23 @@ def read_file(path: str, **kwargs: Any) -> Dataset:
     return _plackett.read_file(_path(path), **kwargs)
 
 
-def load_model(path: str) -> Model:
+def load_model(path: str) -> Model | MixtureModel:
     """A model saved by ``plackett fit --model-out`` (or ``result.model().to_json()``).
 
     ``model.predict(data)`` gives each observation's log-probability (read
-    ``data`` with ``items=model.items``), as ``plackett predict`` does.
+    ``data`` with ``items=model.items``), as ``plackett predict`` does. A
+    mixture's file (``fit --components G --model-out``) loads as a
+    ``MixtureModel``, whose ``membership(data)`` also says which component
+    each new observation most likely comes from.
     """
-    return Model.from_json(_read_text(path, "model"))
+    text = _read_text(path, "model")
+    try:
+        fmt = json.loads(text.lstrip("\ufeff")).get("format")
+    except (ValueError, AttributeError):
+        fmt = None  # not a JSON object: Model.from_json says what is wrong
+    if fmt == "plackett-mixture-model":
+        return MixtureModel.from_json(text)
+    return Model.from_json(text)
 
 
 def read_csv(path: str, **kwargs: Any) -> Dataset:

@@ -6,6 +6,7 @@ pub mod draws;
 pub mod fitted;
 pub mod quasi;
 pub mod saved;
+pub mod saved_mixture;
 pub mod summary;
 pub mod ties;
 
@@ -13,5 +14,6 @@ pub use diagnostics::{ScalarDiagnostics, diagnose};
 pub use draws::Draws;
 pub use fitted::{FitInfo, Posterior, TieParameter, Trace};
 pub use saved::SavedModel;
+pub use saved_mixture::{AnyModel, MixturePrediction, SavedMixture};
 pub use summary::{Gauge, ItemSummary, Summary};
 pub use ties::TieModel;
