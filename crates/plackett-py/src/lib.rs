@@ -436,9 +436,10 @@ impl FitResult {
     /// Choice probabilities over a set of items (Luce's choice axiom, like
     /// choix's ``probabilities``): for each item of ``items``, the posterior
     /// mean of λ_i / Σ_{j in items} λ_j, or its plug-in value for a point
-    /// estimate, as a numpy array in the order given. The CLI's
-    /// ``--compare "A,B,C"``. Items by name or index, at least two,
-    /// no repeats.
+    /// estimate, as a numpy array in the order given; with ties as events
+    /// the probabilities of being chosen alone (see
+    /// ``first_tie_probability``). The CLI's ``--compare "A,B,C"``. Items by
+    /// name or index, at least two, no repeats.
     fn choice_probabilities<'py>(
         &self,
         py: Python<'py>,
@@ -479,8 +480,9 @@ impl FitResult {
         Ok(self.post.first_tie_probability(&set))
     }
     /// P(a beats b) in a pairwise comparison: the posterior mean of
-    /// λ_a/(λ_a + λ_b), or its plug-in value for a point estimate. Items by
-    /// name or index.
+    /// λ_a/(λ_a + λ_b), or its plug-in value for a point estimate; with ties
+    /// as events P(a wins outright), λ_a/(λ_a + λ_b + δ₂√(λ_aλ_b)) (Davidson
+    /// 1970; see ``tie_probability``). Items by name or index.
     ///
     /// With features, `a` and `b` may also be items that appear only in the
     /// features file; the probability is then the CLI's `--compare` value
