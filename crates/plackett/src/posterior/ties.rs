@@ -52,8 +52,9 @@ impl TieModel {
             if event && test.has_ties() {
                 return Err(Error::Unsupported(
                     "the data hold ties read as events (`ties=event`), but the model has no tie \
-                     prevalences: it was fitted without ties as events, so it cannot give a tie a \
-                     probability (read the ties as unknown orders, or fit with ties as events)"
+                     prevalences (its training data held no ties read as events), so it cannot \
+                     give a tie a probability (read the ties as unknown orders, or fit the model \
+                     to data with ties read as events)"
                         .into(),
                 ));
             }
