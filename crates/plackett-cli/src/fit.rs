@@ -679,7 +679,7 @@ pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
                 );
             }
             let (probs, tie) = match &post {
-                Some(p) => (p.choice_probabilities(&set), p.first_tie_probability(&set)),
+                Some(p) => p.first_choice(&set),
                 None => (source.choice_probabilities(&set), None),
             };
             report
@@ -696,10 +696,7 @@ pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
         }
         let (i, j) = compare_ids(&ds, pair)?;
         let (probability, tie) = match &post {
-            Some(p) => (
-                p.prob_beats(i as usize, j as usize),
-                p.tie_probability(i as usize, j as usize),
-            ),
+            Some(p) => p.pair_outcome(i as usize, j as usize),
             None => (source.prob_beats(i as usize, j as usize), None),
         };
         report

@@ -153,32 +153,53 @@ impl Draws {
     /// a point estimate's plug-in). The softmax is taken in log space, so
     /// extreme log-worths neither overflow nor give NaN.
     pub fn choice_probabilities(&self, set: &[usize]) -> Vec<(f64, Option<f64>)> {
+        self.set_moments(set, |logits, p| {
+            let lse = crate::numerics::log_sum_exp(logits);
+            for (p, l) in p.iter_mut().zip(logits) {
+                *p = (l - lse).exp();
+            }
+            0.0
+        })
+        .0
+    }
+
+    /// Posterior means and sds over the draws of per-draw probabilities
+    /// over `set`: `f(θ, p)` reads the draw's log-worths of `set` (in its
+    /// order) and writes one probability per item to `p`; its return value
+    /// (a further probability, such as a tie's) is averaged too. Sds are
+    /// `None` for a single draw.
+    pub(crate) fn set_moments<F>(&self, set: &[usize], mut f: F) -> (Vec<(f64, Option<f64>)>, f64)
+    where
+        F: FnMut(&[f64], &mut [f64]) -> f64,
+    {
         let s = set.len();
         let m = self.len();
         let mut sum = vec![0.0; s];
         let mut sq = vec![0.0; s];
-        let mut logits = vec![0.0; s];
+        let mut extra = 0.0;
+        let mut theta = vec![0.0; s];
+        let mut p = vec![0.0; s];
         for k in 0..m {
             let d = self.draw(k);
-            for (l, &i) in logits.iter_mut().zip(set) {
-                *l = d[i];
+            for (t, &i) in theta.iter_mut().zip(set) {
+                *t = d[i];
             }
-            let lse = crate::numerics::log_sum_exp(&logits);
+            extra += f(&theta, &mut p);
             for a in 0..s {
-                let p = (logits[a] - lse).exp();
-                sum[a] += p;
-                sq[a] += p * p;
+                sum[a] += p[a];
+                sq[a] += p[a] * p[a];
             }
         }
         let mf = m.max(1) as f64;
-        (0..s)
+        let moments = (0..s)
             .map(|a| {
                 let mean = sum[a] / mf;
                 let sd =
                     (m > 1).then(|| ((sq[a] / mf - mean * mean).max(0.0) * mf / (mf - 1.0)).sqrt());
                 (mean, sd)
             })
-            .collect()
+            .collect();
+        (moments, extra / mf)
     }
 
     /// Rank marginals: `out[a][r]` = P(item `set[a]` finishes at place `r+1`

@@ -150,14 +150,21 @@ pub trait Posterior {
     /// ties as events the probability that `i` wins outright, `λ_i / (λ_i +
     /// λ_j + δ₂√(λ_iλ_j))` (Davidson 1970), see [`Posterior::tie_probability`].
     fn prob_beats(&self, i: usize, j: usize) -> f64 {
-        self.tie_model().outcomes(&self.draws(), i, j)[0]
+        self.pair_outcome(i, j).0
     }
 
     /// For ties as events, P(i and j tie) in a pairwise comparison; `None`
     /// for a model without ties.
     fn tie_probability(&self, i: usize, j: usize) -> Option<f64> {
+        self.pair_outcome(i, j).1
+    }
+
+    /// [`Posterior::prob_beats`] and [`Posterior::tie_probability`] from
+    /// one pass over the draws.
+    fn pair_outcome(&self, i: usize, j: usize) -> (f64, Option<f64>) {
         let t = self.tie_model();
-        (!t.is_empty()).then(|| t.outcomes(&self.draws(), i, j)[2])
+        let o = t.outcomes(&self.draws(), i, j);
+        (o[0], (!t.is_empty()).then_some(o[2]))
     }
 
     /// Choice probabilities over `set`: for each item, the posterior mean
@@ -166,13 +173,19 @@ pub trait Posterior {
     /// for ties as events the probability of being chosen alone (see
     /// [`Posterior::first_tie_probability`]).
     fn choice_probabilities(&self, set: &[usize]) -> Vec<(f64, Option<f64>)> {
-        self.tie_model().choice(&self.draws(), set).0
+        self.first_choice(set).0
     }
 
     /// For ties as events, the probability that the first choice from `set`
     /// is a tie; `None` for a model without ties.
     fn first_tie_probability(&self, set: &[usize]) -> Option<f64> {
-        self.tie_model().choice(&self.draws(), set).1
+        self.first_choice(set).1
+    }
+
+    /// [`Posterior::choice_probabilities`] and
+    /// [`Posterior::first_tie_probability`] from one pass over the draws.
+    fn first_choice(&self, set: &[usize]) -> (Vec<(f64, Option<f64>)>, Option<f64>) {
+        self.tie_model().choice(&self.draws(), set)
     }
 
     /// Rank marginals of the items `set` in a race among them (see

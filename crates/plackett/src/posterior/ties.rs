@@ -111,31 +111,12 @@ impl TieModel {
         if self.is_empty() {
             return (draws.choice_probabilities(set), None);
         }
-        let (s, m) = (set.len(), draws.len());
-        let (mut sum, mut sq, mut tie) = (vec![0.0; s], vec![0.0; s], 0.0);
-        let mut theta = vec![0.0; s];
-        for k in 0..m {
-            let d = draws.draw(k);
-            for (t, &i) in theta.iter_mut().zip(set) {
-                *t = d[i];
-            }
-            let (alone, t) = davidson::first_choice(&theta, &self.log_delta, &self.orders);
-            for a in 0..s {
-                sum[a] += alone[a];
-                sq[a] += alone[a] * alone[a];
-            }
-            tie += t;
-        }
-        let mf = m.max(1) as f64;
-        let probs = (0..s)
-            .map(|a| {
-                let mean = sum[a] / mf;
-                let sd =
-                    (m > 1).then(|| ((sq[a] / mf - mean * mean).max(0.0) * mf / (mf - 1.0)).sqrt());
-                (mean, sd)
-            })
-            .collect();
-        (probs, Some(tie / mf))
+        let (probs, tie) = draws.set_moments(set, |theta, p| {
+            let (alone, tie) = davidson::first_choice(theta, &self.log_delta, &self.orders);
+            p.copy_from_slice(&alone);
+            tie
+        });
+        (probs, Some(tie))
     }
 
     /// Each observation's predictive log-probability `log (1/M) Σ_m
