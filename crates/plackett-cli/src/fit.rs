@@ -212,7 +212,7 @@ pub struct FitArgs {
     /// from the set (choice probabilities, like choix's `probabilities`).
     #[arg(long, value_name = "A,B[,C…]", help_heading = "Output")]
     pub compare: Vec<String>,
-    /// Write rank marginals (P(item at each place in a race among all fitted items)) as CSV.
+    /// Write rank marginals (P(item at each place in a race among all fitted items; under --ties event, rankings with ties, tied items sharing their place)) as CSV.
     #[arg(long, value_name = "FILE.csv", help_heading = "Output")]
     pub rank_marginals: Option<String>,
     /// Held-out observations (same format options) for the posterior predictive log-likelihood.
@@ -809,9 +809,7 @@ pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
             facts,
             summary: &summary,
             draws: has_draws.then_some(source.as_ref()),
-            // Rank marginals (drawn from the point) are not defined for
-            // ties as events: tied items share a place.
-            point: point.as_deref().filter(|_| ties.is_empty()),
+            point: point.as_deref(),
             diagnostics: diag.as_deref(),
             trace: trace
                 .as_ref()
@@ -819,6 +817,7 @@ pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
             notes: &report.notes,
             seed: a.seed,
             extra: report_extra,
+            ties: plackett::posterior::TieModel::new(ties),
         };
         pending.push((path.clone(), plackett::report::fit::render(&view)));
     }

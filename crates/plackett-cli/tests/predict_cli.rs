@@ -289,18 +289,38 @@ fn a_saved_model_of_ties_as_events_predicts_under_davidson_luce() {
             .unwrap(),
         "no tie prevalences",
     );
-    // Rank marginals are not defined with ties as events.
+    // Rank marginals of rankings with ties: every item has one place, and
+    // the first place holds on average 1 + P(the first choice is a tie)
+    // items (only pairs tie here), which --compare over all six gives
+    // exactly (Davidson-Luce's first stage) and the races by simulation.
     let rm = dir.join("rm.csv");
-    fails(
-        &bin()
-            .args(["fit", pud])
-            .args(flags)
-            .args(["--rank-marginals", rm.to_str().unwrap()])
-            .output()
-            .unwrap(),
-        "--rank-marginals",
+    let out = bin()
+        .args(["fit", pud])
+        .args(flags)
+        .args(["--rank-marginals", rm.to_str().unwrap()])
+        .args(["--compare", "1,2,3,4,5,6", "--output", "json"])
+        .output()
+        .unwrap();
+    common::assert_ok(&out);
+    let js: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let first_tie = js["choices"][0]["tie_probability"].as_f64().unwrap();
+    let text = std::fs::read_to_string(&rm).unwrap();
+    let rows: Vec<Vec<f64>> = text
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').skip(1).map(|v| v.parse().unwrap()).collect())
+        .collect();
+    assert_eq!(rows.len(), 6);
+    for r in &rows {
+        assert!((r.iter().sum::<f64>() - 1.0).abs() < 1e-9, "{r:?}");
+    }
+    let at_first: f64 = rows.iter().map(|r| r[0]).sum();
+    // 20,000 rankings: the sd of the tie's frequency is below 0.0036.
+    assert!(first_tie > 0.1, "{first_tie}");
+    assert!(
+        (at_first - 1.0 - first_tie).abs() < 0.018,
+        "{at_first} vs 1 + {first_tie}"
     );
-    assert!(!rm.exists());
     // A version-2 file without its ties, or with a bad delta, is refused.
     let text = std::fs::read_to_string(&model).unwrap();
     for (what, from, to) in [

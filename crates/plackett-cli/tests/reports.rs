@@ -47,6 +47,23 @@ fn fit_report_rank_marginals_caption_matches_the_data() {
 }
 
 #[test]
+fn fit_report_of_ties_as_events_shows_rank_marginals_with_shared_places() {
+    let d = tmpdir("report-fit-ties");
+    let page = d.join("pudding.html");
+    let pud = data("pudding").join("pairs.csv");
+    let o = bin()
+        .args(["fit", &s(&pud), "--format", "pairs", "--ties", "event"])
+        .args(["--report", &s(&page)])
+        .output()
+        .unwrap();
+    assert_ok(&o);
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains("Rank marginals"), "panel");
+    assert!(html.contains("all 6 items, best first"));
+    assert!(html.contains("tied items share their place"), "caption");
+}
+
+#[test]
 fn demo_report_labels_its_axis_and_does_not_promise_coverage() {
     let d = tmpdir("report-demo");
     let page = d.join("demo.html");

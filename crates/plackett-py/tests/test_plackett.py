@@ -385,8 +385,9 @@ def test_ties_as_events_model_equals_the_cli(tmp_path):
     # follow Davidson's formulas.
     path = os.path.join(DATA, "pudding", "pairs.csv")
     mfile = tmp_path / "d.json"
+    rmfile = tmp_path / "rm.csv"
     js = cli("fit", path, "--format", "pairs", "--ties", "event", "--compare", "1,2",
-             "--compare", "1,2,3", "--model-out", str(mfile))
+             "--compare", "1,2,3", "--model-out", str(mfile), "--rank-marginals", str(rmfile))
     data = plackett.read_pairs(path, ties="event")
     r = plackett.fit(data)
     m = r.model()
@@ -408,9 +409,13 @@ def test_ties_as_events_model_equals_the_cli(tmp_path):
     got = m.predict(data)
     pj = cli("predict", str(mfile), path, "--format", "pairs", "--ties", "event")
     np.testing.assert_allclose(got, [o["log_probability"] for o in pj["observations"]], rtol=1e-13)
+    # Rank marginals of rankings with ties (tied items share their place):
+    # the CLI's, row by row, each row a distribution over places.
+    rm = r.rank_marginals()
+    want = np.loadtxt(rmfile, delimiter=",", skiprows=1, usecols=range(1, 7))
+    np.testing.assert_allclose(rm, want, rtol=1e-12)
+    np.testing.assert_allclose(rm.sum(axis=1), 1.0, atol=1e-12)
     # What the model cannot answer is a ValueError, not a wrong number.
-    with pytest.raises(ValueError, match="rank marginals"):
-        r.rank_marginals()
     with pytest.raises(ValueError, match='ties="event"'):
         m.predict(plackett.read_pairs(path))
     salad = plackett.fit(plackett.read_csv(SALAD, ranking_col="judge"))

@@ -207,27 +207,61 @@ impl Draws {
     /// exponential races per draw, seeded).
     pub fn rank_marginals(&self, set: &[u32], races: usize, seed: u64) -> Vec<Vec<f64>> {
         let s = set.len();
+        self.place_marginals(
+            set,
+            races,
+            (seed, 0x52414e4b),
+            || vec![(0.0, 0); s],
+            |t, theta, rng, places| {
+                let mx = theta.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+                for (a, &th) in theta.iter().enumerate() {
+                    t[a] = (exp_draw(rng, (th - mx).exp()), a);
+                }
+                t.sort_by(|x, y| x.0.total_cmp(&y.0));
+                for (place, &(_, a)) in t.iter().enumerate() {
+                    places[a] = place;
+                }
+            },
+        )
+    }
+
+    /// Place marginals over the draws: for every draw, `races` outcomes of
+    /// `race(scratch, θ_set, rng, places)`, which writes each item's
+    /// 0-based place; `out[a][r]` is the share of outcomes with item
+    /// `set[a]` at place `r`. Draws are taken in runs of 256, each run with
+    /// its own random stream `(seed, tag, run)`, so the result is the same
+    /// on any number of threads.
+    pub(crate) fn place_marginals<S, M, F>(
+        &self,
+        set: &[u32],
+        races: usize,
+        (seed, tag): (u64, u64),
+        scratch: M,
+        race: F,
+    ) -> Vec<Vec<f64>>
+    where
+        M: Fn() -> S + Sync,
+        F: Fn(&mut S, &[f64], &mut crate::infer::rng::Rng, &mut [usize]) + Sync,
+    {
+        let s = set.len();
         let total = self.len();
         let chunk = 256;
         let parts: Vec<Vec<f64>> = (0..total.div_ceil(chunk))
             .into_par_iter()
             .map(|c| {
-                let mut rng = crate::infer::rng::stream(seed, &[0x52414e4b, c as u64]);
+                let mut rng = crate::infer::rng::stream(seed, &[tag, c as u64]);
                 let mut counts = vec![0.0; s * s];
-                let mut t: Vec<(f64, usize)> = vec![(0.0, 0); s];
+                let mut sc = scratch();
+                let (mut theta, mut places) = (vec![0.0; s], vec![0; s]);
                 for k in c * chunk..((c + 1) * chunk).min(total) {
                     let d = self.draw(k);
-                    let mx = set
-                        .iter()
-                        .map(|&i| d[i as usize])
-                        .fold(f64::NEG_INFINITY, f64::max);
+                    for (t, &i) in theta.iter_mut().zip(set) {
+                        *t = d[i as usize];
+                    }
                     for _ in 0..races {
-                        for (a, &i) in set.iter().enumerate() {
-                            t[a] = (exp_draw(&mut rng, (d[i as usize] - mx).exp()), a);
-                        }
-                        t.sort_by(|x, y| x.0.total_cmp(&y.0));
-                        for (place, &(_, a)) in t.iter().enumerate() {
-                            counts[a * s + place] += 1.0;
+                        race(&mut sc, &theta, &mut rng, &mut places);
+                        for (a, &p) in places.iter().enumerate() {
+                            counts[a * s + p] += 1.0;
                         }
                     }
                 }

@@ -15,7 +15,7 @@ use super::draws::Draws;
 use super::summary::{Gauge, Summary};
 use super::ties::TieModel;
 use crate::data::Dataset;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 
@@ -189,19 +189,13 @@ pub trait Posterior {
     }
 
     /// Rank marginals of the items `set` in a race among them (see
-    /// [`Draws::rank_marginals`]); `races` exponential races in all. Not
-    /// for ties as events, where tied items share a place.
+    /// [`Draws::rank_marginals`]); `races` races in all. For ties as events,
+    /// rankings with ties drawn from the Davidson–Luce model, tied items
+    /// sharing their place ([`TieModel::rank_marginals`]).
     fn rank_marginals(&self, set: &[u32], races: usize, seed: u64) -> Result<Vec<Vec<f64>>> {
-        if !self.tie_parameters().is_empty() {
-            return Err(Error::Unsupported(
-                "rank marginals are not computed for ties as events (Davidson–Luce): tied items \
-                 share a place, which the races among single items do not model"
-                    .into(),
-            ));
-        }
         let d = self.draws();
         let per_draw = (races / d.len().max(1)).max(1);
-        Ok(d.rank_marginals(set, per_draw, seed))
+        Ok(self.tie_model().rank_marginals(&d, set, per_draw, seed))
     }
 
     /// Posterior predictive log-likelihood of held-out observations over the

@@ -119,6 +119,42 @@ impl TieModel {
         (probs, Some(tie))
     }
 
+    /// Rank marginals under the Davidson–Luce model: `out[a][r]` = P(item
+    /// `set[a]` finishes at place `r + 1` among `set`), tied items sharing
+    /// their place (after a two-way tie for first the next item is third),
+    /// by Monte Carlo over the draws, `races` rankings with ties per draw
+    /// ([`davidson::sample_places`]; seeded, the same for any thread
+    /// count). Each row sums to 1; a column may sum to more or less than 1.
+    /// Plackett–Luce: [`Draws::rank_marginals`].
+    pub fn rank_marginals(
+        &self,
+        draws: &Draws,
+        set: &[u32],
+        races: usize,
+        seed: u64,
+    ) -> Vec<Vec<f64>> {
+        use rand::RngExt;
+        if self.is_empty() {
+            return draws.rank_marginals(set, races, seed);
+        }
+        draws.place_marginals(
+            set,
+            races,
+            (seed, 0x444c_524d),
+            davidson::SampleScratch::default,
+            |sc, theta, rng, places| {
+                davidson::sample_places(
+                    theta,
+                    &self.log_delta,
+                    &self.orders,
+                    || rng.random::<f64>(),
+                    sc,
+                    places,
+                )
+            },
+        )
+    }
+
     /// Each observation's predictive log-probability `log (1/M) Σ_m
     /// P(o | λ_m, δ)` over the draws, weighted (as a log-likelihood sums
     /// it) or at unit weight (`unit`), after [`TieModel::check`].

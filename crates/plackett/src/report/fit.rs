@@ -1,7 +1,7 @@
 //! The `plackett fit --report` page.
 
 use super::{HtmlReport, charts};
-use crate::posterior::{Draws, ScalarDiagnostics, Summary};
+use crate::posterior::{Draws, ScalarDiagnostics, Summary, TieModel};
 
 /// What a fit report shows; built by the CLI from any engine's result.
 pub struct FitView<'a> {
@@ -26,6 +26,9 @@ pub struct FitView<'a> {
     /// Further sections (heading, SVG, caption), shown after the item
     /// intervals (e.g. a feature model's coefficients).
     pub extra: Vec<super::features::Section>,
+    /// The tie prevalences of a Davidson–Luce fit (empty otherwise): its
+    /// rank marginals are of rankings with ties.
+    pub ties: TieModel,
 }
 
 /// Render the report.
@@ -86,7 +89,7 @@ pub fn render(v: &FitView<'_>) -> String {
         } else {
             d.clone()
         };
-        let rm = thinned.rank_marginals(&all, races * step, v.seed);
+        let rm = v.ties.rank_marginals(&thinned, &all, races * step, v.seed);
         let mut picks: Vec<usize> = order.iter().take(5).copied().collect();
         for &i in order.iter().rev().take(5).collect::<Vec<_>>().iter().rev() {
             if !picks.contains(i) {
@@ -109,7 +112,14 @@ pub fn render(v: &FitView<'_>) -> String {
             ),
             &format!(
                 "P(item finishes at each place), {which}; brighter is more probable, on the \
-                 square-root scale at the right (cf. Guiver & Snelson 2009, Fig. 2)."
+                 square-root scale at the right (cf. Guiver & Snelson 2009, Fig. 2).{}",
+                if v.ties.is_empty() {
+                    ""
+                } else {
+                    " Rankings with ties drawn from the Davidson–Luce model: tied items share \
+                     their place, and the next item's place counts them (after a two-way tie \
+                     for first, third)."
+                }
             ),
         );
     }
