@@ -20,6 +20,7 @@ const NOT_WITH_ADHERENCE: &[(&str, &str)] = &[
     ("starts", "--starts"),
     ("dirichlet", "--dirichlet"),
     ("model_out", "--model-out"),
+    ("rank_marginals", "--rank-marginals"),
 ];
 
 /// Sampler flags, read by `--engine gibbs` only.

@@ -212,7 +212,7 @@ pub struct FitArgs {
     /// from the set (choice probabilities, like choix's `probabilities`).
     #[arg(long, value_name = "A,B[,C…]", help_heading = "Output")]
     pub compare: Vec<String>,
-    /// Write rank marginals (P(item at each place in a race among all fitted items; under --ties event, rankings with ties, tied items sharing their place)) as CSV.
+    /// Write rank marginals (P(item at each place in a race among all fitted items; under --ties event, rankings with ties, tied items sharing their place; with --components, for a ranker drawn from the fitted mixture) as CSV.
     #[arg(long, value_name = "FILE.csv", help_heading = "Output")]
     pub rank_marginals: Option<String>,
     /// Held-out observations (same format options) for the posterior predictive log-likelihood.
@@ -482,6 +482,23 @@ fn fit_engine(
     Ok((r, progress))
 }
 
+/// The `--rank-marginals` CSV: one row per item, `place_1 … place_n`.
+pub(crate) fn rank_marginals_csv(names: &[String], rm: &[Vec<f64>]) -> String {
+    let mut text = String::from("item");
+    for r in 1..=rm.len() {
+        text.push_str(&format!(",place_{r}"));
+    }
+    text.push('\n');
+    for (name, row) in names.iter().zip(rm) {
+        text.push_str(&csv_field(name));
+        for v in row {
+            text.push_str(&format!(",{v}"));
+        }
+        text.push('\n');
+    }
+    text
+}
+
 /// Flags of `plackett fit` that only the single-population engines read
 /// (algorithm, normal prior, standard errors, draws, features, gauge):
 /// refused by the mixture and adherence fits.
@@ -501,7 +518,6 @@ pub(crate) const SINGLE_POPULATION_ONLY: &[(&str, &str)] = &[
     ("vi", "--vi"),
     ("eta_grid", "--eta-grid"),
     ("reference", "--reference"),
-    ("rank_marginals", "--rank-marginals"),
 ];
 
 /// Run `plackett fit`; `explicit` lists the options given on the command
@@ -716,19 +732,7 @@ pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
                 .map_err(|e| anyhow::anyhow!("invalid option --rank-marginals: {e}"))?,
             None => source.rank_marginals(&all, (20_000 / source.len().max(1)).max(1), a.seed),
         };
-        let mut text = String::from("item");
-        for r in 1..=ds.n_items() {
-            text.push_str(&format!(",place_{r}"));
-        }
-        text.push('\n');
-        for (i, row) in rm.iter().enumerate() {
-            text.push_str(&csv_field(&names[i]));
-            for v in row {
-                text.push_str(&format!(",{v}"));
-            }
-            text.push('\n');
-        }
-        pending.push((path.clone(), text));
+        pending.push((path.clone(), rank_marginals_csv(names, &rm)));
     }
     let mut test_data = None;
     if let Some(test_path) = &a.test {

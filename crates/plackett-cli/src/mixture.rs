@@ -178,16 +178,24 @@ pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
     if let Some(p) = &a.report {
         pending.push((p.clone(), plackett::report::mixture::mixture_html(&report)));
     }
+    // The selected G's estimate, as `--test` scores held-out data.
+    let f = &fits[selected];
+    let saved = plackett::posterior::SavedMixture::new(
+        &f.engine,
+        ds.items().names(),
+        &f.weights,
+        &f.log_worths,
+    );
     if let Some(p) = &a.model_out {
-        // The selected G's estimate, as `--test` scores held-out data.
-        let f = &fits[selected];
-        let m = plackett::posterior::SavedMixture::new(
-            &f.engine,
-            ds.items().names(),
-            &f.weights,
-            &f.log_worths,
-        );
-        pending.push((p.clone(), m.to_json()));
+        pending.push((p.clone(), saved.to_json()));
+    }
+    if let Some(p) = &a.rank_marginals {
+        let all: Vec<u32> = (0..ds.n_items() as u32).collect();
+        let rm = saved.rank_marginals(&all, 20_000, a.seed);
+        pending.push((
+            p.clone(),
+            crate::fit::rank_marginals_csv(ds.items().names(), &rm),
+        ));
     }
     write_outputs(&a.data.file, &pending)?;
     if a.out.is_none() {

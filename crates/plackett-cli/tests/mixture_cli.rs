@@ -122,6 +122,85 @@ fn mixture_csv_table_compare_and_test() {
     assert_eq!(a, b);
 }
 
+/// Rank marginals for a ranker drawn from the mixture: each row a
+/// distribution over places, and the first place's column the mixture's
+/// exact first-choice probabilities `Σ_g ω_g λ_gi / Σ_j λ_gj` (from the
+/// printed components) up to the races' Monte Carlo error; the two
+/// populations put item 1 first and last in turn, so its place is bimodal.
+#[test]
+fn mixture_rank_marginals_match_the_components() {
+    let d = tmpdir("mixture-rm");
+    let f = two_populations(&d);
+    let rm = d.join("rm.csv");
+    let out = run(&[
+        f.as_str(),
+        "--format",
+        "orderings",
+        "--top-k",
+        "--components",
+        "2",
+        "--output",
+        "json",
+        "--rank-marginals",
+        rm.to_str().unwrap(),
+    ]);
+    let v = json(&out);
+    let text = std::fs::read_to_string(&rm).unwrap();
+    assert!(
+        text.starts_with("item,place_1,place_2,place_3,place_4\n"),
+        "{text}"
+    );
+    let rows: Vec<(String, Vec<f64>)> = text
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let mut it = l.split(',');
+            let name = it.next().unwrap().to_string();
+            (name, it.map(|x| x.parse().unwrap()).collect())
+        })
+        .collect();
+    assert_eq!(rows.len(), 4);
+    let comps = v["components"].as_array().unwrap();
+    for (name, r) in &rows {
+        assert!((r.iter().sum::<f64>() - 1.0).abs() < 1e-9, "{name}: {r:?}");
+        let exact: f64 = comps
+            .iter()
+            .map(|c| {
+                let items = c["items"].as_array().unwrap();
+                let lw = |n: &str| {
+                    items.iter().find(|i| i["name"] == n).unwrap()["log_worth"]
+                        .as_f64()
+                        .unwrap()
+                };
+                let z: f64 = items
+                    .iter()
+                    .map(|i| i["log_worth"].as_f64().unwrap().exp())
+                    .sum();
+                c["weight"].as_f64().unwrap() * lw(name).exp() / z
+            })
+            .sum();
+        // 20,000 races per component: sd below 0.0036.
+        assert!((r[0] - exact).abs() < 0.018, "{name}: {} vs {exact}", r[0]);
+    }
+    let one = &rows.iter().find(|(n, _)| n == "1").unwrap().1;
+    assert!(one[0] > 0.3 && one[3] > 0.2 && one[1] < one[0], "{one:?}");
+    // Not with --adherence (one population, its own rankers).
+    let rm2 = d.join("rm2.csv");
+    fails(
+        &run(&[
+            f.as_str(),
+            "--format",
+            "orderings",
+            "--top-k",
+            "--adherence",
+            "--rank-marginals",
+            rm2.to_str().unwrap(),
+        ]),
+        "--rank-marginals",
+    );
+    assert!(!rm2.exists());
+}
+
 #[test]
 fn mixture_bad_options_fail_cleanly() {
     let d = tmpdir("mixture-bad");

@@ -547,7 +547,10 @@ impl FitResult {
         frame(py, d).map(Some)
     }
     /// Rank marginals: `out[i, r]` = P(item i finishes at place r+1 in a
-    /// race among all items), from `races` simulated races (seeded).
+    /// race among all items), from `races` simulated races (seeded). With
+    /// ties as events, rankings with ties drawn from the Davidson–Luce
+    /// model: tied items share their place (after a two-way tie for first
+    /// the next item is third), so a column may sum to more or less than 1.
     #[pyo3(signature = (races = 20_000, seed = 1))]
     fn rank_marginals<'py>(
         &self,
@@ -555,23 +558,14 @@ impl FitResult {
         #[pyo3(from_py_with = races_arg)] races: usize,
         #[pyo3(from_py_with = seed_arg)] seed: u64,
     ) -> PyResult<Bound<'py, PyArray2<f64>>> {
-        // A cap like the samplers' (each race costs a draw per item): a
-        // mistyped count should be an error, not hours of uninterruptible work.
-        if races == 0 || races > MAX_RACES {
-            return Err(PyValueError::new_err(format!(
-                "invalid option races: expected 1 to {MAX_RACES}, got {races}"
-            )));
-        }
+        check_races(races)?;
         let n = self.names.len();
         let all: Vec<u32> = (0..n as u32).collect();
         let post = &self.post;
         let rm = py
             .detach(|| post.rank_marginals(&all, races, seed))
             .map_err(err)?;
-        let flat: Vec<f64> = rm.into_iter().flatten().collect();
-        Ok(Array2::from_shape_vec((n, n), flat)
-            .expect("items × places")
-            .into_pyarray(py))
+        Ok(places_array(py, rm))
     }
     /// Posterior predictive log-likelihood of held-out observations (a
     /// Dataset over the same items, e.g. from `plackett.read_*` with
@@ -642,6 +636,27 @@ pub(crate) fn choice_set(names: &[String], items: &[Bound<'_, PyAny>]) -> PyResu
         set.push(i);
     }
     Ok(set)
+}
+
+/// A cap like the samplers' on `rank_marginals`' races (each race costs a
+/// draw per item): a mistyped count should be an error, not hours of
+/// uninterruptible work.
+pub(crate) fn check_races(races: usize) -> PyResult<()> {
+    if races == 0 || races > MAX_RACES {
+        return Err(PyValueError::new_err(format!(
+            "invalid option races: expected 1 to {MAX_RACES}, got {races}"
+        )));
+    }
+    Ok(())
+}
+
+/// Rank marginals (items × places) as a numpy array.
+pub(crate) fn places_array(py: Python<'_>, rm: Vec<Vec<f64>>) -> Bound<'_, PyArray2<f64>> {
+    let n = rm.len();
+    let flat: Vec<f64> = rm.into_iter().flatten().collect();
+    Array2::from_shape_vec((n, n), flat)
+        .expect("items × places")
+        .into_pyarray(py)
 }
 
 /// Most races `FitResult.rank_marginals` runs.

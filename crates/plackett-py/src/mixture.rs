@@ -276,6 +276,17 @@ impl MixtureResult {
             ),
         }
     }
+    /// Rank marginals for a ranker drawn from the population (the selected
+    /// fit's; see ``MixtureModel.rank_marginals``).
+    #[pyo3(signature = (races = 20_000, seed = 1))]
+    fn rank_marginals<'py>(
+        &self,
+        py: Python<'py>,
+        #[pyo3(from_py_with = crate::races_arg)] races: usize,
+        #[pyo3(from_py_with = crate::seed_arg)] seed: u64,
+    ) -> PyResult<Bound<'py, numpy::PyArray2<f64>>> {
+        self.model().rank_marginals(py, races, seed)
+    }
     /// Mixture log-likelihood of held-out observations over the same items.
     fn predictive_log_likelihood(&self, data: &PyDataset) -> PyResult<f64> {
         if data.ds.items().names() != self.names.as_slice() {

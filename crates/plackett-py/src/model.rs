@@ -208,6 +208,23 @@ impl MixtureModel {
         let set = choice_set(&self.m.items, &items)?;
         Ok(PyArray1::from_vec(py, self.m.choice_probabilities(&set)))
     }
+    /// Rank marginals for a ranker drawn from the population: `out[i, r]`
+    /// = Σ_g ω_g P(item i finishes at place r+1 | λ_g), each component by
+    /// `races` simulated races (seeded): `plackett fit --components G
+    /// --rank-marginals` for the same seed.
+    #[pyo3(signature = (races = 20_000, seed = 1))]
+    pub(crate) fn rank_marginals<'py>(
+        &self,
+        py: Python<'py>,
+        #[pyo3(from_py_with = crate::races_arg)] races: usize,
+        #[pyo3(from_py_with = crate::seed_arg)] seed: u64,
+    ) -> PyResult<Bound<'py, numpy::PyArray2<f64>>> {
+        crate::check_races(races)?;
+        let all: Vec<u32> = (0..self.m.items.len() as u32).collect();
+        let m = &self.m;
+        let rm = py.detach(|| m.rank_marginals(&all, races, seed));
+        Ok(crate::places_array(py, rm))
+    }
     /// The model file's text (what `plackett fit --components G --model-out` writes).
     fn to_json(&self) -> String {
         self.m.to_json()

@@ -130,8 +130,10 @@ def test_saved_mixture_equals_the_cli(tmp_path):
     # training data, the fit's own (top-k rankings of a two-population mix).
     f = two_populations(tmp_path)
     mfile = tmp_path / "mx.json"
+    rmfile = tmp_path / "rm.csv"
     subprocess.run([BIN, "fit", f, "--format", "orderings", "--top-k", "--components", "2",
-                    "--seed", "4", "--model-out", str(mfile)], check=True, capture_output=True)
+                    "--seed", "4", "--model-out", str(mfile), "--rank-marginals", str(rmfile)],
+                   check=True, capture_output=True)
     d = plackett.read_orderings(f, top_k=True)
     r = plackett.fit_mixture(d, 2, seed=4)
     m = r.model()
@@ -153,6 +155,17 @@ def test_saved_mixture_equals_the_cli(tmp_path):
     assert loaded.compare("1", "4") == pytest.approx(r.compare("1", "4"), rel=1e-12)
     p = loaded.choice_probabilities(["1", "2", "4"])
     assert p.shape == (3,) and p.sum() == pytest.approx(1.0, abs=1e-12)
+    # Rank marginals for a ranker drawn from the population: the CLI's for
+    # the same seed, from the result and from the loaded file alike; the
+    # first place's column is the exact first choice up to Monte Carlo error.
+    want = np.loadtxt(rmfile, delimiter=",", skiprows=1, usecols=range(1, 5))
+    np.testing.assert_allclose(r.rank_marginals(seed=4), want, rtol=1e-12)
+    rm = loaded.rank_marginals(seed=4)
+    np.testing.assert_allclose(rm, want, rtol=1e-12)
+    np.testing.assert_allclose(rm.sum(axis=1), 1.0, atol=1e-12)
+    np.testing.assert_allclose(rm[:, 0], loaded.choice_probabilities(loaded.items), atol=0.018)
+    with pytest.raises(ValueError, match="races"):
+        loaded.rank_marginals(races=0)
     bad = tmp_path / "bad.json"
     bad.write_text(mfile.read_text().replace('"weights":[', '"weights":[7,'))
     with pytest.raises(ValueError, match="weight"):

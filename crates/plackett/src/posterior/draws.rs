@@ -23,6 +23,27 @@ pub struct Draws {
     data: Vec<f64>,
 }
 
+/// One Plackett–Luce ranking of items with log-worths `theta` as an
+/// exponential race (each item's time `Exp(λ_i)`, places in order of
+/// arrival), each item's 0-based place written to `places`; `order` is
+/// scratch of `theta`'s length.
+pub(crate) fn exponential_race(
+    order: &mut Vec<(f64, usize)>,
+    theta: &[f64],
+    rng: &mut crate::infer::rng::Rng,
+    places: &mut [usize],
+) {
+    let mx = theta.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    order.clear();
+    for (a, &th) in theta.iter().enumerate() {
+        order.push((exp_draw(rng, (th - mx).exp()), a));
+    }
+    order.sort_by(|x, y| x.0.total_cmp(&y.0));
+    for (place, &(_, a)) in order.iter().enumerate() {
+        places[a] = place;
+    }
+}
+
 impl Draws {
     /// From per-chain buffers of `per_chain × n_items` values each.
     pub fn from_chains(n_items: usize, chains: Vec<Vec<f64>>) -> Draws {
@@ -212,16 +233,7 @@ impl Draws {
             races,
             (seed, 0x52414e4b),
             || vec![(0.0, 0); s],
-            |t, theta, rng, places| {
-                let mx = theta.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-                for (a, &th) in theta.iter().enumerate() {
-                    t[a] = (exp_draw(rng, (th - mx).exp()), a);
-                }
-                t.sort_by(|x, y| x.0.total_cmp(&y.0));
-                for (place, &(_, a)) in t.iter().enumerate() {
-                    places[a] = place;
-                }
-            },
+            exponential_race,
         )
     }
 

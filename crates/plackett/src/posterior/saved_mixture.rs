@@ -186,6 +186,30 @@ impl SavedMixture {
         }
         out
     }
+
+    /// Rank marginals for a ranker drawn from the population: `out[a][r] =
+    /// Σ_g ω_g P(set[a] finishes at place r + 1 | λ_g)`, each component's
+    /// term by `races` exponential races among `set` (seeded; component
+    /// `g` on its own stream), so that the Monte Carlo error of every
+    /// component counts by its weight. Each row sums to 1.
+    pub fn rank_marginals(&self, set: &[u32], races: usize, seed: u64) -> Vec<Vec<f64>> {
+        let s = set.len();
+        let mut out = vec![vec![0.0; s]; s];
+        for (g, (w, t)) in self.weights.iter().zip(&self.log_worths).enumerate() {
+            let one = super::Draws::from_chains(t.len(), vec![t.clone()]);
+            let rm = one.place_marginals(
+                set,
+                races,
+                (seed, 0x4d49_5852 ^ ((g as u64) << 32)),
+                Vec::new,
+                super::draws::exponential_race,
+            );
+            for (o, r) in out.iter_mut().zip(rm) {
+                o.iter_mut().zip(r).for_each(|(x, y)| *x += w * y);
+            }
+        }
+        out
+    }
 }
 
 /// A model file of either kind, told apart by its `format` tag.
