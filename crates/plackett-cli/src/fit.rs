@@ -482,6 +482,10 @@ fn fit_engine(
     Ok((r, progress))
 }
 
+/// Races (rankings drawn) behind `--rank-marginals`: in all over the
+/// draws of a posterior, per component of a mixture.
+pub(crate) const RANK_MARGINAL_RACES: usize = 20_000;
+
 /// The `--rank-marginals` CSV: one row per item, `place_1 … place_n`.
 pub(crate) fn rank_marginals_csv(names: &[String], rm: &[Vec<f64>]) -> String {
     let mut text = String::from("item");
@@ -728,9 +732,13 @@ pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
         let all: Vec<u32> = (0..ds.n_items() as u32).collect();
         let rm = match &post {
             Some(p) => p
-                .rank_marginals(&all, 20_000, a.seed)
+                .rank_marginals(&all, RANK_MARGINAL_RACES, a.seed)
                 .map_err(|e| anyhow::anyhow!("invalid option --rank-marginals: {e}"))?,
-            None => source.rank_marginals(&all, (20_000 / source.len().max(1)).max(1), a.seed),
+            None => source.rank_marginals(
+                &all,
+                (RANK_MARGINAL_RACES / source.len().max(1)).max(1),
+                a.seed,
+            ),
         };
         pending.push((path.clone(), rank_marginals_csv(names, &rm)));
     }

@@ -191,7 +191,7 @@ pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
     }
     if let Some(p) = &a.rank_marginals {
         let all: Vec<u32> = (0..ds.n_items() as u32).collect();
-        let rm = saved.rank_marginals(&all, 20_000, a.seed);
+        let rm = saved.rank_marginals(&all, crate::fit::RANK_MARGINAL_RACES, a.seed);
         pending.push((
             p.clone(),
             crate::fit::rank_marginals_csv(ds.items().names(), &rm),

@@ -267,18 +267,35 @@ pub fn first_choice(theta: &[f64], log_delta: &[f64], orders: &[usize]) -> (Vec<
     (alone, tie)
 }
 
-/// Scratch for [`sample_places`].
-#[derive(Default)]
-pub struct SampleScratch {
+/// The model and scratch of [`sample_places`]: the orders with their
+/// prevalences, built once rather than on every draw of a ranking.
+pub struct Sampler {
+    ks: Vec<(usize, f64, Option<usize>)>,
     left: Vec<usize>,
+    next: Vec<usize>,
     y: Vec<f64>,
     e: Vec<f64>,
     suffix: Vec<f64>,
     weights: Vec<f64>,
 }
 
+impl Sampler {
+    /// A sampler for prevalences `exp(log_delta)` of tie orders `orders`.
+    pub fn new(orders: &[usize], log_delta: &[f64]) -> Sampler {
+        Sampler {
+            ks: with_order_one(orders, log_delta),
+            left: Vec::new(),
+            next: Vec::new(),
+            y: Vec::new(),
+            e: Vec::new(),
+            suffix: Vec::new(),
+            weights: Vec::new(),
+        }
+    }
+}
+
 /// One ranking with ties drawn from the Davidson–Luce model at log-worths
-/// `theta` and prevalences `exp(log_delta)` of `orders`, stage by stage:
+/// `theta` and the prevalences of `sc` ([`Sampler::new`]), stage by stage:
 /// the order `k` of the next group with probability `δ_k e_k(λ_R^{1/k}) /
 /// Z` (the stage's denominator, module docs), then the group itself, a
 /// `k`-subset `S` of the remaining set with probability `Π_{i∈S} λ_i^{1/k}
@@ -288,13 +305,10 @@ pub struct SampleScratch {
 /// place 1 is then empty). `u` supplies uniforms on [0, 1).
 pub fn sample_places(
     theta: &[f64],
-    log_delta: &[f64],
-    orders: &[usize],
     mut u: impl FnMut() -> f64,
-    sc: &mut SampleScratch,
+    sc: &mut Sampler,
     places: &mut [usize],
 ) {
-    let ks = with_order_one(orders, log_delta);
     sc.left.clear();
     sc.left.extend(0..theta.len());
     let mut placed = 0;
@@ -307,7 +321,7 @@ pub fn sample_places(
             .fold(f64::NEG_INFINITY, f64::max);
         // The order of the next group.
         sc.weights.clear();
-        for &(kk, dk, _) in &ks {
+        for &(kk, dk, _) in &sc.ks {
             let w = if kk > r {
                 0.0
             } else {
@@ -322,7 +336,7 @@ pub fn sample_places(
         let mut t = u() * total;
         // Rounding can leave `t` past the last weight: then the last order
         // with weight (order 1 always has some: the largest λ^{1/1} is 1).
-        let mut q = ks.len() - 1;
+        let mut q = sc.ks.len() - 1;
         for (idx, &w) in sc.weights.iter().enumerate() {
             if w > 0.0 && t < w {
                 q = idx;
@@ -333,7 +347,7 @@ pub fn sample_places(
         while sc.weights[q] == 0.0 {
             q -= 1;
         }
-        let k = ks[q].0;
+        let k = sc.ks[q].0;
         // The group: suffix[j * (k + 1) + m] = e_m(y_j, …, y_{r−1}).
         sc.y.clear();
         sc.y.extend(sc.left.iter().map(|&i| ((theta[i] - c) / k as f64).exp()));
@@ -349,10 +363,10 @@ pub fn sample_places(
             }
         }
         let mut need = k;
-        let mut kept = Vec::with_capacity(r - k);
+        sc.next.clear();
         for j in 0..r {
             if need == 0 {
-                kept.push(sc.left[j]);
+                sc.next.push(sc.left[j]);
                 continue;
             }
             let all = sc.suffix[j * (k + 1) + need];
@@ -362,11 +376,11 @@ pub fn sample_places(
                 places[sc.left[j]] = placed;
                 need -= 1;
             } else {
-                kept.push(sc.left[j]);
+                sc.next.push(sc.left[j]);
             }
         }
         placed += k;
-        sc.left = kept;
+        std::mem::swap(&mut sc.left, &mut sc.next);
     }
 }
 
@@ -522,16 +536,9 @@ mod tests {
         }
         let mut rng = crate::infer::rng::stream(7, &[1]);
         let (n, mut counts) = (200_000, [[0.0; 4]; 4]);
-        let (mut sc, mut places) = (SampleScratch::default(), [0usize; 4]);
+        let (mut sc, mut places) = (Sampler::new(&orders, &ld), [0usize; 4]);
         for _ in 0..n {
-            sample_places(
-                &th,
-                &ld,
-                &orders,
-                || rng.random::<f64>(),
-                &mut sc,
-                &mut places,
-            );
+            sample_places(&th, || rng.random::<f64>(), &mut sc, &mut places);
             for (i, &p) in places.iter().enumerate() {
                 counts[i][p] += 1.0;
             }

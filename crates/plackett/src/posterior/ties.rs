@@ -141,16 +141,9 @@ impl TieModel {
             set,
             races,
             (seed, 0x444c_524d),
-            davidson::SampleScratch::default,
+            || davidson::Sampler::new(&self.orders, &self.log_delta),
             |sc, theta, rng, places| {
-                davidson::sample_places(
-                    theta,
-                    &self.log_delta,
-                    &self.orders,
-                    || rng.random::<f64>(),
-                    sc,
-                    places,
-                )
+                davidson::sample_places(theta, || rng.random::<f64>(), sc, places)
             },
         )
     }
