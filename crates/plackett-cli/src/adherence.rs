@@ -19,7 +19,6 @@ const NOT_WITH_ADHERENCE: &[(&str, &str)] = &[
     ("test", "--test"),
     ("starts", "--starts"),
     ("dirichlet", "--dirichlet"),
-    ("model_out", "--model-out"),
     ("rank_marginals", "--rank-marginals"),
 ];
 
@@ -66,6 +65,13 @@ pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
     }
     for &(id, flag) in SINGLE_POPULATION_ONLY.iter().chain(NOT_WITH_ADHERENCE) {
         if given(id) {
+            if id == "compare" {
+                bail!(
+                    "invalid option --compare: not used with --adherence (whose ranker?); save \
+                     the model with --model-out and use plackett predict --compare, for a new \
+                     ranker or --as-ranker NAME"
+                );
+            }
             bail!("invalid option {flag}: not used with --adherence");
         }
     }
@@ -138,6 +144,13 @@ pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
     let mut pending = Vec::new();
     if let Some(p) = &a.out {
         pending.push((p.clone(), text.clone()));
+    }
+    if let Some(path) = &a.model_out {
+        // A new ranker's adherence is drawn from the prior the fit used;
+        // fixed adherences have none (the model then predicts its rankers).
+        let prior = fit.estimated.then_some((opts.prior_shape, opts.prior_rate));
+        let m = plackett::posterior::SavedAdherence::new(&report.engine, &fit, prior, 4000)?;
+        pending.push((path.clone(), m.to_json()));
     }
     write_outputs(&a.data.file, &pending)?;
     if a.out.is_none() {

@@ -204,7 +204,8 @@ pub struct FitArgs {
     /// Save the fitted model (item names and draws of the normalised log-worths; one
     /// draw at the estimate for mle/map, at most 4,000 posterior draws otherwise; the
     /// tie prevalences with `--ties event`; with `--components`, the selected mixture's
-    /// weights and log-worths) for `plackett predict`.
+    /// weights and log-worths; with `--adherence`, every ranker's adherence and their
+    /// prior) for `plackett predict`.
     #[arg(long, value_name = "MODEL.json", help_heading = "Output")]
     pub model_out: Option<String>,
     /// Probability that A beats B (repeatable): `--compare "A,B"`; with three or

@@ -1,8 +1,9 @@
 //! `plackett predict`: posterior predictive probabilities of new rankings,
 //! choices and pairs from a model saved by `plackett fit --model-out` — one
-//! population (with its tie prevalences for ties as events), or a finite
+//! population (with its tie prevalences for ties as events), a finite
 //! mixture, whose predictions add each observation's membership
-//! probabilities.
+//! probabilities, or an adherence model, which predicts each ranker by its
+//! own adherence and a new ranker by the adherence prior.
 
 use crate::args::Output;
 use crate::fit::{DataArgs, choice_set, compare_ids, compare_names, load_with_universe};
@@ -10,7 +11,7 @@ use anyhow::{Result, bail};
 use clap::Args;
 use plackett::data::{Dataset, Items};
 use plackett::io::output::{Choice, Comparison};
-use plackett::posterior::{AnyModel, SavedMixture, SavedModel};
+use plackett::posterior::{AnyModel, SavedAdherence, SavedMixture, SavedModel};
 use serde_json::json;
 use std::fmt::Write as _;
 
@@ -27,6 +28,10 @@ pub struct PredictArgs {
     /// each is chosen first from the set (repeatable).
     #[arg(long, value_name = "A,B[,C…]")]
     pub compare: Vec<String>,
+    /// Adherence models: --compare as this ranker of the model would choose (default: a
+    /// new ranker, whose adherence is integrated over the prior).
+    #[arg(long, value_name = "NAME")]
+    pub as_ranker: Option<String>,
     /// Output format (csv: one row per observation).
     #[arg(long, value_enum, default_value_t = Output::Table)]
     pub output: Output,
@@ -35,8 +40,16 @@ pub struct PredictArgs {
     pub out: Option<String>,
 }
 
-/// What either kind of model predicts for the data.
+/// Which kind of model predicted.
+enum Kind {
+    Single,
+    Mixture,
+    Adherence,
+}
+
+/// What any kind of model predicts for the data.
 struct Predicted {
+    kind: Kind,
     /// The engine that fitted the model.
     engine: String,
     /// Number of items.
@@ -65,7 +78,11 @@ pub fn run(a: &PredictArgs) -> Result<()> {
     let p = match AnyModel::from_json(&a.model, &text)? {
         AnyModel::Single(m) => single(a, &m)?,
         AnyModel::Mixture(m) => mixture(a, &m)?,
+        AnyModel::Adherence(m) => adherence(a, &m)?,
     };
+    if a.as_ranker.is_some() && !matches!(p.kind, Kind::Adherence) {
+        bail!("invalid option --as-ranker: only with a model saved by fit --adherence");
+    }
     let out = render(a, &p)?;
     match &a.out {
         Some(path) => crate::fit::write_outputs(&a.data.file, &[(path.clone(), out)]),
@@ -140,6 +157,7 @@ fn single(a: &PredictArgs, model: &SavedModel) -> Result<Predicted> {
     model_keys.insert("draws".into(), json!(model.draws.len()));
     model_keys.insert("ties".into(), json!(model.ties));
     Ok(Predicted {
+        kind: Kind::Single,
         engine: model.engine.clone(),
         n_items: names.len(),
         heading: format!(
@@ -200,6 +218,7 @@ fn mixture(a: &PredictArgs, model: &SavedMixture) -> Result<Predicted> {
     model_keys.insert("components".into(), json!(g));
     model_keys.insert("weights".into(), json!(model.weights));
     Ok(Predicted {
+        kind: Kind::Mixture,
         engine: model.engine.clone(),
         n_items: names.len(),
         heading: format!(
@@ -212,6 +231,93 @@ fn mixture(a: &PredictArgs, model: &SavedMixture) -> Result<Predicted> {
         model_keys,
         logp: pred.log_probability,
         membership: Some(pred.membership),
+        comparisons,
+        choices,
+        weights: weights(&ds),
+        dropped: ds.dropped(),
+    })
+}
+
+fn adherence(a: &PredictArgs, model: &SavedAdherence) -> Result<Predicted> {
+    let ds = load_over(a, &model.items)?;
+    let logp = model.predict(&ds).map_err(|e| data_error(a, e))?;
+    let names = &model.items;
+    let ranker = match &a.as_ranker {
+        None => None,
+        Some(r) => Some(model.ranker_index(r).ok_or_else(|| {
+            anyhow::anyhow!(
+                "invalid option --as-ranker: {r:?} is not a ranker of the model {} (it has {})",
+                a.model,
+                model.rankers.len()
+            )
+        })?),
+    };
+    let who = match &a.as_ranker {
+        Some(r) => format!("as ranker {r} would choose"),
+        None => "as a new ranker would choose (adherence integrated over the prior)".to_string(),
+    };
+    let mut comparisons = Vec::new();
+    let mut choices = Vec::new();
+    for spec in &a.compare {
+        if let Some(set) = choice_set(&ds, spec)? {
+            let probs = model
+                .choice_probabilities(&set, ranker)
+                .map_err(|e| anyhow::anyhow!("{}: {}", a.model, crate::cli_text(&e.to_string())))?;
+            choices.push(Choice::new(
+                names,
+                &set,
+                probs.into_iter().map(|p| (p, None)).collect(),
+            ));
+            continue;
+        }
+        let (na, nb) = compare_names(spec)?;
+        let (i, j) = compare_ids(&ds, spec)?;
+        let win = model
+            .prob_beats(i as usize, j as usize, ranker)
+            .map_err(|e| anyhow::anyhow!("{}: {}", a.model, crate::cli_text(&e.to_string())))?;
+        comparisons.push(Comparison::new(na, nb, win, None));
+    }
+    let new = model.new_rankers(&ds);
+    let known = ds.n_obs() - new;
+    let mut about = vec![match model.prior {
+        Some([s, r]) => format!(
+            "{known} observation(s) by rankers of the model, at their adherence; {new} by new \
+             rankers (or without a ranker column), adherence integrated over the prior \
+             Gamma({s}, {r})"
+        ),
+        None => format!("{known} observation(s) by rankers of the model, at their fixed adherence"),
+    }];
+    if !a.compare.is_empty() {
+        about.push(format!("comparisons: {who}"));
+    }
+    let mut model_keys = serde_json::Map::new();
+    model_keys.insert("model".into(), json!("adherence"));
+    model_keys.insert("draws".into(), json!(model.log_worths.len()));
+    model_keys.insert("rankers".into(), json!(model.rankers.len()));
+    model_keys.insert("adherence_prior".into(), json!(model.prior));
+    model_keys.insert("new_ranker_observations".into(), json!(new));
+    model_keys.insert("compare_as".into(), json!(a.as_ranker));
+    Ok(Predicted {
+        kind: Kind::Adherence,
+        engine: model.engine.clone(),
+        n_items: names.len(),
+        heading: format!(
+            "model: adherence, engine {}, {} items, {} rankers, {} draw(s) ({}); {} observation(s)",
+            model.engine,
+            names.len(),
+            model.rankers.len(),
+            model.log_worths.len(),
+            if model.log_worths.len() > 1 {
+                "posterior predictive: the mean over draws"
+            } else {
+                "plug-in at the estimate"
+            },
+            ds.n_obs()
+        ),
+        about,
+        model_keys,
+        logp,
+        membership: None,
         comparisons,
         choices,
         weights: weights(&ds),

@@ -234,3 +234,159 @@ fn adherence_posterior_sampler_end_to_end() {
         "{text}"
     );
 }
+
+fn predict(args: &[&str]) -> std::process::Output {
+    bin().arg("predict").args(args).output().unwrap()
+}
+
+/// `fit --adherence --model-out` and `plackett predict`: the model's own
+/// rankers are predicted at their adherence (the predictions' total is the
+/// fit's log-likelihood; fixed unit adherences give ordinary
+/// Plackett–Luce), a new ranker's adherence is integrated over the prior
+/// (a pair's probability against Simpson's rule over the Gamma density),
+/// and what cannot be predicted is a one-line error.
+#[test]
+fn adherence_model_file_predicts_rankers_and_new_rankers() {
+    let d = tmpdir("adherence-model");
+    let grouped = fake_triples(&d, true);
+    let plain = fake_triples(&d, false);
+    let model = d.join("model.json").to_string_lossy().into_owned();
+    let out = run(&[
+        &grouped,
+        "--adherence",
+        "--output",
+        "json",
+        "--model-out",
+        &model,
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let fit = json(&out);
+    let p = predict(&[&model, &grouped, "--output", "json"]);
+    assert!(p.status.success(), "{}", String::from_utf8_lossy(&p.stderr));
+    let pj = json(&p);
+    assert_eq!(pj["model"], "adherence");
+    assert_eq!(pj["new_ranker_observations"], 0);
+    let total = pj["total_log_probability"].as_f64().unwrap();
+    let ll = fit["log_likelihood"].as_f64().unwrap();
+    assert!((total - ll).abs() < 1e-9, "{total} against {ll}");
+
+    // New rankers (no ranker column): P(apple beats pear) is
+    // E σ(η (θ_apple − θ_pear)) under η ~ Gamma(10, 10).
+    let p = predict(&[
+        &model,
+        &plain,
+        "--compare",
+        "apple,pear",
+        "--output",
+        "json",
+    ]);
+    assert!(p.status.success(), "{}", String::from_utf8_lossy(&p.stderr));
+    let pj = json(&p);
+    assert_eq!(pj["new_ranker_observations"], 8);
+    let lw = |name: &str| {
+        fit["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|i| i["name"] == name)
+            .unwrap()["log_worth"]
+            .as_f64()
+            .unwrap()
+    };
+    let gap = lw("apple") - lw("pear");
+    let (a, b) = (10.0f64, 10.0f64);
+    let ln_norm = a * b.ln() - ln_gamma(a);
+    let f = |eta: f64| {
+        if eta <= 0.0 {
+            return 0.0;
+        }
+        let density = (ln_norm + (a - 1.0) * eta.ln() - b * eta).exp();
+        density / (1.0 + (-eta * gap).exp())
+    };
+    let (n, upper) = (20_000, 8.0);
+    let h = upper / n as f64;
+    let mut s = f(0.0) + f(upper);
+    for k in 1..n {
+        s += f(k as f64 * h) * if k % 2 == 1 { 4.0 } else { 2.0 };
+    }
+    let reference = s * h / 3.0;
+    let got = pj["comparisons"][0]["probability"].as_f64().unwrap();
+    assert!((got - reference).abs() < 1e-9, "{got} against {reference}");
+
+    // Fixed unit adherences are ordinary Plackett-Luce; they have no prior
+    // for a new ranker.
+    let fixed = d.join("fixed.json").to_string_lossy().into_owned();
+    let out = run(&[
+        &grouped,
+        "--adherence",
+        "--fixed-adherence",
+        "1,1,1,1",
+        "--model-out",
+        &fixed,
+    ]);
+    assert!(out.status.success());
+    let pl = json(&run(&[&grouped, "--output", "json"]));
+    let p = json(&predict(&[&fixed, &grouped, "--output", "json"]));
+    let (t, l) = (
+        p["total_log_probability"].as_f64().unwrap(),
+        pl["log_likelihood"].as_f64().unwrap(),
+    );
+    assert!((t - l).abs() < 1e-7, "{t} against {l}");
+    fails(
+        &predict(&[&fixed, &plain]),
+        "no prior for a ranker it has not seen",
+    );
+    fails(
+        &predict(&[&fixed, &grouped, "--compare", "apple,pear"]),
+        "no prior for a ranker it has not seen",
+    );
+    let p = predict(&[
+        &fixed,
+        &grouped,
+        "--compare",
+        "apple,pear",
+        "--as-ranker",
+        "judge 3",
+    ]);
+    assert!(p.status.success());
+    fails(
+        &predict(&[&model, &grouped, "--as-ranker", "judge 9"]),
+        "not a ranker of the model",
+    );
+
+    // --as-ranker belongs to adherence models; a broken model file is named.
+    let single = d.join("single.json").to_string_lossy().into_owned();
+    assert!(run(&[&grouped, "--model-out", &single]).status.success());
+    fails(
+        &predict(&[&single, &grouped, "--as-ranker", "judge 1"]),
+        "only with a model saved by fit --adherence",
+    );
+    let text = std::fs::read_to_string(&model).unwrap();
+    let bad = d.join("bad.json");
+    std::fs::write(
+        &bad,
+        text.replace("\"prior\":[10.0,10.0]", "\"prior\":[0.5,10.0]"),
+    )
+    .unwrap();
+    let bad = bad.to_string_lossy().into_owned();
+    fails(&predict(&[&bad, &grouped]), "bad.json");
+}
+
+/// `ln Γ(x)` for the test's reference integral (Stirling's series with
+/// the recurrence up to x ≥ 10; within 1e-13 for x ≥ 1).
+fn ln_gamma(x: f64) -> f64 {
+    let (mut x, mut shift) = (x, 0.0);
+    while x < 10.0 {
+        shift -= x.ln();
+        x += 1.0;
+    }
+    let inv = 1.0 / x;
+    let inv2 = inv * inv;
+    shift + (x - 0.5) * x.ln() - x
+        + 0.5 * (2.0 * std::f64::consts::PI).ln()
+        + inv * (1.0 / 12.0 - inv2 * (1.0 / 360.0 - inv2 * (1.0 / 1260.0 - inv2 / 1680.0)))
+}

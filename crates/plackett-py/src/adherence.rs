@@ -165,6 +165,21 @@ impl AdherenceResult {
     fn to_json(&self) -> String {
         self.report.to_json()
     }
+    /// The fit as a model for predictions (``plackett.AdherenceModel``), the
+    /// model file `plackett fit --adherence --model-out` writes: the MAP, or
+    /// at most 4,000 posterior draws when sampled.
+    fn model(&self) -> PyResult<crate::model::AdherenceModel> {
+        let prior = self.report.adherence_prior.map(|[a, b]| (a, b));
+        Ok(crate::model::AdherenceModel {
+            m: plackett::posterior::SavedAdherence::new(
+                &self.report.engine,
+                &self.fit,
+                prior,
+                4000,
+            )
+            .map_err(err)?,
+        })
+    }
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
         crate::reduce(py, self, "_restore_adherence")
     }

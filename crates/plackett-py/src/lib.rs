@@ -902,6 +902,7 @@ fn _plackett(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<FitResult>()?;
     m.add_class::<model::Model>()?;
     m.add_class::<model::MixtureModel>()?;
+    m.add_class::<model::AdherenceModel>()?;
     m.add_function(wrap_pyfunction!(read_json_text, m)?)?;
     m.add_function(wrap_pyfunction!(read_file, m)?)?;
     m.add_function(wrap_pyfunction!(read_array, m)?)?;

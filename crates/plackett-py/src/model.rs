@@ -238,3 +238,147 @@ impl MixtureModel {
         )
     }
 }
+
+/// A saved adherence model (`plackett fit --adherence --model-out`,
+/// `AdherenceResult.model()`): log-worths θ and every ranker's adherence
+/// η_r (one draw at the MAP, posterior draws from the sampler) and the
+/// adherences' Gamma prior. A ranker of the model predicts by
+/// Plackett–Luce on `η_r θ`; a new ranker integrates its adherence over the
+/// prior (Raman & Joachims 2014; Turner et al. 2020).
+#[pyclass(module = "plackett._plackett", name = "AdherenceModel", frozen)]
+pub struct AdherenceModel {
+    pub(crate) m: plackett::posterior::SavedAdherence,
+}
+
+impl AdherenceModel {
+    /// A ranker's index by name (`None`: a new ranker).
+    fn ranker(&self, ranker: Option<&str>) -> PyResult<Option<usize>> {
+        ranker
+            .map(|r| {
+                self.m.ranker_index(r).ok_or_else(|| {
+                    pyo3::exceptions::PyKeyError::new_err(format!(
+                        "no ranker named {r:?} in the model (it has {})",
+                        self.m.rankers.len()
+                    ))
+                })
+            })
+            .transpose()
+    }
+}
+
+#[pymethods]
+impl AdherenceModel {
+    /// Read an adherence model from the text of its model file.
+    #[staticmethod]
+    fn from_json(text: &str) -> PyResult<AdherenceModel> {
+        Ok(AdherenceModel {
+            m: plackett::posterior::SavedAdherence::from_json("model", text).map_err(err)?,
+        })
+    }
+    /// Item names, in the model's order (read new data with `items=model.items`).
+    #[getter]
+    fn items(&self) -> Vec<String> {
+        self.m.items.clone()
+    }
+    /// Ranker names, in the order of `adherence`.
+    #[getter]
+    fn rankers(&self) -> Vec<String> {
+        self.m.rankers.clone()
+    }
+    /// Engine that produced the model.
+    #[getter]
+    fn engine(&self) -> String {
+        self.m.engine.clone()
+    }
+    /// Number of draws kept (1 for the MAP).
+    #[getter]
+    fn n_draws(&self) -> usize {
+        self.m.log_worths.len()
+    }
+    /// The adherences' Gamma(shape, rate) prior, or None when they were fixed.
+    #[getter]
+    fn prior(&self) -> Option<(f64, f64)> {
+        self.m.prior.map(|[a, b]| (a, b))
+    }
+    /// Each ranker's adherence, the mean over the draws (numpy array).
+    #[getter]
+    fn adherence<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
+        let d = &self.m.adherence;
+        let n = d.len() as f64;
+        let mean: Vec<f64> = (0..d.n_items())
+            .map(|r| (0..d.len()).map(|k| d.draw(k)[r]).sum::<f64>() / n)
+            .collect();
+        PyArray1::from_vec(py, mean)
+    }
+    /// Each observation's log-probability at unit weight (numpy array): by
+    /// its ranker's adherence when the model knows the ranker (by name),
+    /// else integrated over the adherence prior; the mean over the draws
+    /// for a sampled model. `data` must be read over `model.items`;
+    /// `rankers` names each observation's ranker when `data` carries none.
+    #[pyo3(signature = (data, *, rankers = None))]
+    fn predict<'py>(
+        &self,
+        py: Python<'py>,
+        data: &PyDataset,
+        rankers: Option<Vec<String>>,
+    ) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        if data.ds.items().names() != self.m.items.as_slice() {
+            return Err(PyValueError::new_err(
+                "the data must be read over the model's items, in its order: pass items=model.items when reading it",
+            ));
+        }
+        let named;
+        let ds = match &rankers {
+            Some(r) => {
+                named = data.ds.with_rankers(r).map_err(err)?;
+                &named
+            }
+            None => &data.ds,
+        };
+        let v = py.detach(|| self.m.predict(ds)).map_err(err)?;
+        Ok(PyArray1::from_vec(py, v))
+    }
+    /// Choice probabilities over a set of items, as ranker `ranker` of the
+    /// model would choose, or a new ranker (None: adherence integrated over
+    /// the prior).
+    #[pyo3(signature = (items, *, ranker = None))]
+    fn choice_probabilities<'py>(
+        &self,
+        py: Python<'py>,
+        items: Vec<Bound<'py, PyAny>>,
+        ranker: Option<&str>,
+    ) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        let set = choice_set(&self.m.items, &items)?;
+        let r = self.ranker(ranker)?;
+        let p = self.m.choice_probabilities(&set, r).map_err(err)?;
+        Ok(PyArray1::from_vec(py, p))
+    }
+    /// P(a beats b) for ranker `ranker` of the model, or a new ranker (None).
+    #[pyo3(signature = (a, b, *, ranker = None))]
+    fn compare(
+        &self,
+        a: &Bound<'_, PyAny>,
+        b: &Bound<'_, PyAny>,
+        ranker: Option<&str>,
+    ) -> PyResult<f64> {
+        let (i, j) = (item_index(&self.m.items, a)?, item_index(&self.m.items, b)?);
+        if i == j {
+            return Err(PyValueError::new_err("compare needs two different items"));
+        }
+        let r = self.ranker(ranker)?;
+        self.m.prob_beats(i, j, r).map_err(err)
+    }
+    /// The model file's text (what `plackett fit --adherence --model-out` writes).
+    fn to_json(&self) -> String {
+        self.m.to_json()
+    }
+    fn __repr__(&self) -> String {
+        format!(
+            "AdherenceModel(engine={:?}, items={}, rankers={}, draws={})",
+            self.m.engine,
+            self.m.items.len(),
+            self.m.rankers.len(),
+            self.m.log_worths.len()
+        )
+    }
+}

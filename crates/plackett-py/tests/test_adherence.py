@@ -110,3 +110,51 @@ def test_adherence_sampler_equals_cli_json(tmp_path):
     assert point.log_worth_sd is None and point.diagnostics is None
     with pytest.raises(TypeError):
         plackett.fit_adherence(TRIPLES, engine="gibbs", samples=1.5)
+
+
+@pytest.mark.parametrize("engine,extra", [
+    ("mle", []),
+    ("gibbs", ["--samples", "400", "--burn-in", "200", "--chains", "2", "--seed", "3"]),
+])
+def test_adherence_model_predicts_as_the_cli(tmp_path, engine, extra):
+    """`AdherenceResult.model()` is the file `fit --adherence --model-out`
+    writes, and `AdherenceModel.predict` / `compare` equal `plackett
+    predict`: known rankers at their adherence, data without rankers as new
+    rankers under the prior."""
+    f = write_csv(tmp_path, rankers=True)
+    plain = write_csv(tmp_path, rankers=False)
+    path = str(tmp_path / f"adherence-{engine}.json")
+    subprocess.run([BIN, "fit", f, "--adherence", "--pseudo", "0.5", "--engine", engine, *extra,
+                    "--model-out", path], check=True, capture_output=True)
+    kw = {"samples": 400, "burn_in": 200, "chains": 2, "seed": 3} if engine == "gibbs" else {}
+    r = plackett.fit_adherence(plackett.read_csv(f), pseudo=0.5, engine=engine, **kw)
+    m = r.model()
+    assert m.to_json() == open(path).read()
+    loaded = plackett.load_model(path)
+    assert isinstance(loaded, plackett.AdherenceModel)
+    assert loaded.rankers == r.rankers and loaded.prior == (10.0, 10.0)
+    for data in (f, plain):
+        out = subprocess.run([BIN, "predict", path, data, "--compare", "apple,pear",
+                              "--compare", "apple,banana,orange", "--output", "json"],
+                             check=True, capture_output=True)
+        doc = json.loads(out.stdout)
+        lp = loaded.predict(plackett.read_csv(data, items=loaded.items))
+        np.testing.assert_array_equal(lp, [o["log_probability"] for o in doc["observations"]])
+        assert doc["new_ranker_observations"] == (0 if data == f else len(TRIPLES))
+        assert loaded.compare("apple", "pear") == doc["comparisons"][0]["probability"]
+        p = loaded.choice_probabilities(["apple", "banana", "orange"])
+        np.testing.assert_array_equal(p, [c["probability"] for c in doc["choices"][0]["items"]])
+    # Rankers given as a list name the same rankers as the file's column.
+    named = loaded.predict(plackett.read_csv(plain, items=loaded.items),
+                           rankers=[f"judge {k // 2 + 1}" for k in range(8)])
+    np.testing.assert_array_equal(named, loaded.predict(plackett.read_csv(f, items=loaded.items)))
+    # A ranker of the model chooses by its own adherence.
+    out = subprocess.run([BIN, "predict", path, f, "--compare", "apple,pear",
+                          "--as-ranker", "judge 2", "--output", "json"],
+                         check=True, capture_output=True)
+    assert loaded.compare("apple", "pear", ranker="judge 2") == \
+        json.loads(out.stdout)["comparisons"][0]["probability"]
+    with pytest.raises(KeyError, match="no ranker named"):
+        loaded.compare("apple", "pear", ranker="nobody")
+    with pytest.raises(ValueError, match="model's items"):
+        loaded.predict(plackett.read_csv(f, items=loaded.items[::-1]))

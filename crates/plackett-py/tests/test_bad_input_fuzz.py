@@ -33,7 +33,8 @@ def _in_a_scratch_folder(tmp_path, monkeypatch):
 
 
 #: Lookups by item name raise KeyError, as a dict or a pandas index does.
-LOOKUPS = {"compare", "choice_probabilities"}
+LOOKUPS = {"compare", "choice_probabilities", "AdherenceModel.compare",
+           "AdherenceModel.choice_probabilities"}
 
 
 def survive(name, f, *args, **kwargs):
@@ -103,6 +104,15 @@ def test_rankings_and_fits_survive_hostile_input():
         survive("Model.predict", r.model().predict, v)
         survive("Model.from_json", pk.Model.from_json, v)
         survive("read_file", pk.read_file, v)
+    am = pk.fit_adherence(ds).model()
+    for v in HOSTILE:
+        survive("AdherenceModel.predict", am.predict, v)
+        survive("AdherenceModel.predict", am.predict, ds, rankers=v)
+        survive("AdherenceModel.compare", am.compare, v, 1)
+        survive("AdherenceModel.compare", am.compare, 0, 1, ranker=v)
+        survive("AdherenceModel.choice_probabilities", am.choice_probabilities, v)
+        survive("AdherenceModel.choice_probabilities", am.choice_probabilities, [0, 1], ranker=v)
+        survive("AdherenceModel.from_json", pk.AdherenceModel.from_json, v)
 
 
 def test_ground_truth_survives_hostile_input():

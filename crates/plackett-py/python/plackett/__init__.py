@@ -18,6 +18,7 @@ import numpy as np
 from ._checks import native as _plackett
 from ._checks import check_counts, count, count_or_none, integers, names, real, reals, show
 from ._plackett import (
+    AdherenceModel,
     AdherenceResult,
     AggregateResult,
     Dataset,
@@ -35,6 +36,7 @@ __version__ = _plackett.__version__
 
 __all__ = [
     "AggregateResult",
+    "AdherenceModel",
     "AdherenceResult",
     "Dataset",
     "FitResult",
@@ -215,14 +217,17 @@ def read_file(path: str, **kwargs: Any) -> Dataset:
     return _plackett.read_file(_path(path), **kwargs)
 
 
-def load_model(path: str) -> Model | MixtureModel:
+def load_model(path: str) -> Model | MixtureModel | AdherenceModel:
     """A model saved by ``plackett fit --model-out`` (or ``result.model().to_json()``).
 
     ``model.predict(data)`` gives each observation's log-probability (read
     ``data`` with ``items=model.items``), as ``plackett predict`` does. A
     mixture's file (``fit --components G --model-out``) loads as a
     ``MixtureModel``, whose ``membership(data)`` also says which component
-    each new observation most likely comes from.
+    each new observation most likely comes from; an adherence model's
+    (``fit --adherence --model-out``) as an ``AdherenceModel``, which
+    predicts each ranker it knows by its adherence and a new ranker by the
+    adherence prior.
     """
     text = _read_text(path, "model")
     try:
@@ -231,6 +236,8 @@ def load_model(path: str) -> Model | MixtureModel:
         fmt = None  # not a JSON object: Model.from_json says what is wrong
     if fmt == "plackett-mixture-model":
         return MixtureModel.from_json(text)
+    if fmt == "plackett-adherence-model":
+        return AdherenceModel.from_json(text)
     return Model.from_json(text)
 
 

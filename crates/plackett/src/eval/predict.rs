@@ -11,32 +11,12 @@
 //! larger sets have no such reduction and are Monte Carlo averages over
 //! seeded draws of β (standard error reported).
 
-use crate::numerics::linalg::{self, Cholesky};
+use crate::numerics::linalg::Cholesky;
 use crate::numerics::sigmoid;
 use nalgebra::{DMatrix, DVector};
 use std::sync::OnceLock;
 
-/// Gauss–Hermite nodes and weights (physicists' convention, weight e^{−x²})
-/// by the Golub–Welsch eigenvalue method.
-pub fn gauss_hermite(n: usize) -> (Vec<f64>, Vec<f64>) {
-    let mut j = DMatrix::<f64>::zeros(n, n);
-    for k in 1..n {
-        let b = (k as f64 / 2.0).sqrt();
-        j[(k, k - 1)] = b;
-        j[(k - 1, k)] = b;
-    }
-    let e = linalg::symmetric_eigen(&j).expect("the Golub–Welsch matrix is finite and symmetric");
-    let mut pairs: Vec<(f64, f64)> = (0..n)
-        .map(|k| {
-            (
-                e.eigenvalues[k],
-                std::f64::consts::PI.sqrt() * e.eigenvectors[(0, k)].powi(2),
-            )
-        })
-        .collect();
-    pairs.sort_by(|a, b| a.0.total_cmp(&b.0));
-    pairs.into_iter().unzip()
-}
+pub use crate::numerics::quadrature::gauss_hermite;
 
 fn gh40() -> &'static (Vec<f64>, Vec<f64>) {
     static GH: OnceLock<(Vec<f64>, Vec<f64>)> = OnceLock::new();

@@ -5,6 +5,7 @@ pub mod fixed_point;
 pub mod gamma;
 pub mod linalg;
 pub mod probit;
+pub mod quadrature;
 pub mod slice;
 pub mod special;
 pub mod squarem;

@@ -68,6 +68,12 @@ impl Draws {
         theta.iter_mut().for_each(|t| *t -= l);
     }
 
+    /// Normalise every draw in place ([`Draws::normalise`]).
+    pub(crate) fn normalise_each(&mut self) {
+        let n = self.n_items.max(1);
+        self.data.chunks_mut(n).for_each(Draws::normalise);
+    }
+
     /// Number of items.
     pub fn n_items(&self) -> usize {
         self.n_items

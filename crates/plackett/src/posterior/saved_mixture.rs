@@ -212,23 +212,28 @@ impl SavedMixture {
     }
 }
 
-/// A model file of either kind, told apart by its `format` tag.
+/// A model file of any kind, told apart by its `format` tag.
 #[derive(Debug, Clone)]
 pub enum AnyModel {
     /// One population (`plackett-model`).
     Single(super::SavedModel),
     /// A finite mixture (`plackett-mixture-model`).
     Mixture(SavedMixture),
+    /// Rankers of different adherence (`plackett-adherence-model`).
+    Adherence(super::SavedAdherence),
 }
 
 impl AnyModel {
-    /// Read a model file of either kind (`name` for messages).
+    /// Read a model file of any kind (`name` for messages).
     pub fn from_json(name: &str, text: &str) -> Result<AnyModel> {
         let format = serde_json::from_str::<serde_json::Value>(text.trim_start_matches('\u{feff}'))
             .ok()
             .and_then(|v| v.get("format").and_then(|f| f.as_str().map(str::to_string)));
         match format.as_deref() {
             Some(MIXTURE_FORMAT) => SavedMixture::from_json(name, text).map(AnyModel::Mixture),
+            Some(super::saved_adherence::ADHERENCE_FORMAT) => {
+                super::SavedAdherence::from_json(name, text).map(AnyModel::Adherence)
+            }
             _ => super::SavedModel::from_json(name, text).map(AnyModel::Single),
         }
     }
