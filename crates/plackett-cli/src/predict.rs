@@ -165,11 +165,7 @@ fn single(a: &PredictArgs, model: &SavedModel) -> Result<Predicted> {
             model.engine,
             names.len(),
             model.draws.len(),
-            if model.draws.len() > 1 {
-                "posterior predictive: the mean over draws"
-            } else {
-                "plug-in at the estimate"
-            },
+            draws_phrase(model.draws.len()),
             ds.n_obs()
         ),
         about,
@@ -181,6 +177,15 @@ fn single(a: &PredictArgs, model: &SavedModel) -> Result<Predicted> {
         weights: weights(&ds),
         dropped: ds.dropped(),
     })
+}
+
+/// What a model's predictions are, by its number of draws.
+fn draws_phrase(draws: usize) -> &'static str {
+    if draws > 1 {
+        "posterior predictive: the mean over draws"
+    } else {
+        "plug-in at the estimate"
+    }
 }
 
 fn weights(ds: &Dataset) -> Vec<f64> {
@@ -307,11 +312,7 @@ fn adherence(a: &PredictArgs, model: &SavedAdherence) -> Result<Predicted> {
             names.len(),
             model.rankers.len(),
             model.log_worths.len(),
-            if model.log_worths.len() > 1 {
-                "posterior predictive: the mean over draws"
-            } else {
-                "plug-in at the estimate"
-            },
+            draws_phrase(model.log_worths.len()),
             ds.n_obs()
         ),
         about,

@@ -252,14 +252,8 @@ pub fn fit_adherence(
         max_iter: max_iter.unwrap_or(defaults.max_iter),
         observer: None,
     };
-    let named;
-    let ds = match &rankers {
-        Some(r) => {
-            named = data.ds.with_rankers(r).map_err(err)?;
-            &named
-        }
-        None => &data.ds,
-    };
+    let named = crate::ranked_by(data, rankers.as_deref())?;
+    let ds = &*named;
     let fit = if sampling {
         let mcmc = McmcSettings::new(samples, burn_in, chains, seed);
         interrupt::run(py, |obs| {

@@ -702,6 +702,18 @@ macro_rules! count_args {
 }
 count_args!(races_arg => "races", seed_arg => "seed", draws_arg => "draws", start_arg => "start", stop_arg => "stop");
 
+/// `data`, or a copy whose observations are made by `rankers` (one name
+/// per observation, for data that carry no ranker column).
+pub(crate) fn ranked_by<'d>(
+    data: &'d PyDataset,
+    rankers: Option<&[String]>,
+) -> PyResult<std::borrow::Cow<'d, plackett::data::Dataset>> {
+    Ok(match rankers {
+        Some(r) => std::borrow::Cow::Owned(data.ds.with_rankers(r).map_err(err)?),
+        None => std::borrow::Cow::Borrowed(&data.ds),
+    })
+}
+
 pub(crate) fn item_index(names: &[String], item: &Bound<'_, PyAny>) -> PyResult<usize> {
     if let Ok(s) = item.extract::<String>() {
         return names

@@ -7,6 +7,16 @@ use plackett::posterior::SavedModel;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
+/// `data` is read over a model's `items`, in their order.
+fn over_items(data: &PyDataset, items: &[String]) -> PyResult<()> {
+    if data.ds.items().names() != items {
+        return Err(PyValueError::new_err(
+            "the data must be read over the model's items, in its order: pass items=model.items when reading it",
+        ));
+    }
+    Ok(())
+}
+
 /// A saved Plackett–Luce model: item names and draws of the normalised
 /// log-worths (one at the estimate for mle/map), and for a model of ties
 /// as events its tie prevalences (Davidson–Luce).
@@ -55,11 +65,7 @@ impl Model {
         py: Python<'py>,
         data: &PyDataset,
     ) -> PyResult<Bound<'py, PyArray1<f64>>> {
-        if data.ds.items().names() != self.m.items.as_slice() {
-            return Err(PyValueError::new_err(
-                "the data must be read over the model's items, in its order: pass items=model.items when reading it",
-            ));
-        }
+        over_items(data, &self.m.items)?;
         let v = py.detach(|| self.m.predict(&data.ds)).map_err(err)?;
         Ok(PyArray1::from_vec(py, v))
     }
@@ -125,11 +131,7 @@ pub struct MixtureModel {
 
 impl MixtureModel {
     fn predicted(&self, data: &PyDataset) -> PyResult<plackett::posterior::MixturePrediction> {
-        if data.ds.items().names() != self.m.items.as_slice() {
-            return Err(PyValueError::new_err(
-                "the data must be read over the model's items, in its order: pass items=model.items when reading it",
-            ));
-        }
+        over_items(data, &self.m.items)?;
         self.m.predict(&data.ds).map_err(err)
     }
 }
@@ -322,20 +324,9 @@ impl AdherenceModel {
         data: &PyDataset,
         rankers: Option<Vec<String>>,
     ) -> PyResult<Bound<'py, PyArray1<f64>>> {
-        if data.ds.items().names() != self.m.items.as_slice() {
-            return Err(PyValueError::new_err(
-                "the data must be read over the model's items, in its order: pass items=model.items when reading it",
-            ));
-        }
-        let named;
-        let ds = match &rankers {
-            Some(r) => {
-                named = data.ds.with_rankers(r).map_err(err)?;
-                &named
-            }
-            None => &data.ds,
-        };
-        let v = py.detach(|| self.m.predict(ds)).map_err(err)?;
+        over_items(data, &self.m.items)?;
+        let ds = crate::ranked_by(data, rankers.as_deref())?;
+        let v = py.detach(|| self.m.predict(&ds)).map_err(err)?;
         Ok(PyArray1::from_vec(py, v))
     }
     /// Choice probabilities over a set of items, as ranker `ranker` of the

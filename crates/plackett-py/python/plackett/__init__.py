@@ -424,8 +424,11 @@ def fit_adherence(
     ``pseudo``: PlackettLuce's ``npseudo`` (pseudo-rankings against a ghost
     item). ``fixed``: adherences to hold fixed, one per ranker. The result
     has ``items``, ``log_worth``, ``worth``, ``rankers``, ``adherence``,
-    ``log_likelihood``, ``log_posterior``, ``summary()`` and ``to_json()``
-    (the JSON of ``plackett fit --adherence``).
+    ``log_likelihood``, ``log_posterior``, ``summary()``, ``to_json()``
+    (the JSON of ``plackett fit --adherence``) and ``model()``, an
+    ``AdherenceModel`` that predicts each ranker it knows at its adherence
+    and a new ranker with its adherence integrated over the prior (the file
+    ``fit --adherence --model-out`` writes; docs/adherence.md).
 
     ``engine="gibbs"`` samples the posterior (latent times, slice updates
     and a scale move; docs/adherence.md) with the map engine's worth prior:
