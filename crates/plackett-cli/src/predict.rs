@@ -261,13 +261,16 @@ fn adherence(a: &PredictArgs, model: &SavedAdherence) -> Result<Predicted> {
         Some(r) => format!("as ranker {r} would choose"),
         None => "as a new ranker would choose (adherence integrated over the prior)".to_string(),
     };
+    // What the model cannot answer (no prior for a new ranker) names it.
+    let model_error =
+        |e: plackett::Error| anyhow::anyhow!("{}: {}", a.model, crate::cli_text(&e.to_string()));
     let mut comparisons = Vec::new();
     let mut choices = Vec::new();
     for spec in &a.compare {
         if let Some(set) = choice_set(&ds, spec)? {
             let probs = model
                 .choice_probabilities(&set, ranker)
-                .map_err(|e| anyhow::anyhow!("{}: {}", a.model, crate::cli_text(&e.to_string())))?;
+                .map_err(model_error)?;
             choices.push(Choice::new(
                 names,
                 &set,
@@ -279,7 +282,7 @@ fn adherence(a: &PredictArgs, model: &SavedAdherence) -> Result<Predicted> {
         let (i, j) = compare_ids(&ds, spec)?;
         let win = model
             .prob_beats(i as usize, j as usize, ranker)
-            .map_err(|e| anyhow::anyhow!("{}: {}", a.model, crate::cli_text(&e.to_string())))?;
+            .map_err(model_error)?;
         comparisons.push(Comparison::new(na, nb, win, None));
     }
     let new = model.new_rankers(&ds);

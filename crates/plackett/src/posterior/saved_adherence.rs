@@ -17,8 +17,8 @@ use crate::data::Dataset;
 use crate::error::{Error, Result};
 use crate::infer::adherence::AdherenceFit;
 use crate::model::pl;
-use crate::numerics::log_sum_exp;
 use crate::numerics::quadrature::gamma_expectation_rule;
+use crate::numerics::{log_add_exp, log_sum_exp};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -279,20 +279,23 @@ impl SavedAdherence {
             let members: Vec<usize> = (0..test.n_obs()).filter(|&o| who[o] == g).collect();
             let sub = test.subset(|o| who[o] == g);
             let weights: Vec<f64> = (0..sub.n_obs()).map(|o| sub.obs(o).weight).collect();
-            // Per draw and adherence node, each observation's unit-weight
-            // log-probability plus the node's log-weight.
+            // Per draw, each observation's unit-weight log-probability with
+            // the adherence integrated out: the nodes' terms (plus their
+            // log-weights) added as they come, so a draw holds one value per
+            // observation however many nodes the prior's rule has.
             let terms: Vec<Vec<f64>> = (0..self.log_worths.len())
                 .into_par_iter()
-                .flat_map_iter(|k| {
+                .map(|k| {
                     let theta = self.log_worths.draw(k);
-                    self.etas(g, k, &rule).into_iter().map(|(eta, lw)| {
+                    let mut acc = vec![f64::NEG_INFINITY; sub.n_obs()];
+                    for (eta, lw) in self.etas(g, k, &rule) {
                         let scaled: Vec<f64> = theta.iter().map(|t| eta * t).collect();
-                        let mut v = pl::log_likelihood_per_obs(&sub, &scaled);
-                        v.iter_mut()
-                            .zip(&weights)
-                            .for_each(|(l, w)| *l = *l / w + lw);
-                        v
-                    })
+                        let v = pl::log_likelihood_per_obs(&sub, &scaled);
+                        for ((a, l), w) in acc.iter_mut().zip(v).zip(&weights) {
+                            *a = log_add_exp(*a, l / w + lw);
+                        }
+                    }
+                    acc
                 })
                 .collect();
             for (i, &o) in members.iter().enumerate() {
