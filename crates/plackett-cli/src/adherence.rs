@@ -1,7 +1,7 @@
 //! `plackett fit --adherence`: the PL model with a per-ranker adherence
 //! (Raman & Joachims 2014, as R's PlackettLuce fits it). The CLI only
 //! translates flags into the library's [`AdherenceOptions`] and prints its
-//! [`AdherenceReport`].
+//! [`AdherenceReport`] (as text, or as an HTML page with `--report`).
 
 use crate::args::{Engine, Output};
 use crate::fit::{FitArgs, SINGLE_POPULATION_ONLY, load, write_outputs};
@@ -14,7 +14,6 @@ use plackett::io::adherence_output::AdherenceReport;
 /// Flags `fit` has that an adherence fit does not read, beyond
 /// [`SINGLE_POPULATION_ONLY`].
 const NOT_WITH_ADHERENCE: &[(&str, &str)] = &[
-    ("report", "--report"),
     ("compare", "--compare"),
     ("test", "--test"),
     ("starts", "--starts"),
@@ -151,6 +150,12 @@ pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
         let prior = fit.estimated.then_some((opts.prior_shape, opts.prior_rate));
         let m = plackett::posterior::SavedAdherence::new(&report.engine, &fit, prior, 4000)?;
         pending.push((path.clone(), m.to_json()));
+    }
+    if let Some(path) = &a.report {
+        pending.push((
+            path.clone(),
+            plackett::report::adherence::adherence_html(&report, &a.data.file),
+        ));
     }
     write_outputs(&a.data.file, &pending)?;
     if a.out.is_none() {

@@ -390,3 +390,64 @@ fn ln_gamma(x: f64) -> f64 {
         + 0.5 * (2.0 * std::f64::consts::PI).ln()
         + inv * (1.0 / 12.0 - inv2 * (1.0 / 360.0 - inv2 * (1.0 / 1260.0 - inv2 / 1680.0)))
 }
+
+/// `--report` with `--adherence`: a self-contained page with the worths,
+/// every ranker's adherence (90% intervals from the sampler) and the
+/// adherence-against-rankings chart; nothing written when the run fails.
+#[test]
+fn adherence_html_report() {
+    let d = tmpdir("adherence-report");
+    let f = fake_triples(&d, true);
+    for (engine, interval) in [("map", false), ("gibbs", true)] {
+        let page = d.join(format!("{engine}.html"));
+        let mut args = vec![
+            f.as_str(),
+            "--adherence",
+            "--engine",
+            engine,
+            "--report",
+            page.to_str().unwrap(),
+            "--output",
+            "json",
+        ];
+        if interval {
+            args.extend(["--samples", "400", "--burn-in", "100"]);
+        }
+        let out = run(&args);
+        assert!(
+            out.status.success(),
+            "{engine}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v = json(&out);
+        let html = std::fs::read_to_string(&page).unwrap();
+        assert!(html.starts_with("<!DOCTYPE html>"));
+        assert!(!html.contains("<script"), "self-contained, no scripts");
+        assert!(html.contains("Adherence of each ranker"));
+        // Worths and adherences; every judge gave two rankings, so no
+        // adherence-against-rankings chart (the unit tests draw one).
+        assert_eq!(html.matches("<svg").count(), 2, "{engine}");
+        // Every ranker and item named on the page, the least adherent in the table.
+        for r in v["rankers"].as_array().unwrap() {
+            assert!(html.contains(r["name"].as_str().unwrap()));
+        }
+        for it in v["items"].as_array().unwrap() {
+            assert!(html.contains(it["name"].as_str().unwrap()));
+        }
+        assert_eq!(html.contains("90% posterior intervals"), interval);
+        assert_eq!(html.contains("max split-R̂"), interval);
+    }
+    let page = d.join("not.html");
+    fails(
+        &run(&[
+            &f,
+            "--adherence",
+            "--report",
+            page.to_str().unwrap(),
+            "--out",
+            d.join("no/such/dir/x.json").to_str().unwrap(),
+        ]),
+        "x.json",
+    );
+    assert!(!page.exists());
+}

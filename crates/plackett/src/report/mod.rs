@@ -1,6 +1,7 @@
 //! Self-contained HTML reports: inline SVG charts drawn with `plotters`,
 //! inline CSS, no scripts and no network resources.
 
+pub mod adherence;
 pub mod charts;
 pub mod features;
 pub mod fit;
