@@ -154,7 +154,11 @@ pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
     if let Some(path) = &a.report {
         pending.push((
             path.clone(),
-            plackett::report::adherence::adherence_html(&report, &a.data.file),
+            plackett::report::adherence::adherence_html(
+                &report,
+                &format!("plackett fit --adherence: {}", a.data.file),
+                Some(&a.data.file),
+            ),
         ));
     }
     write_outputs(&a.data.file, &pending)?;

@@ -165,6 +165,18 @@ impl AdherenceResult {
     fn to_json(&self) -> String {
         self.report.to_json()
     }
+    /// Write the HTML page `plackett fit --adherence --report` writes (the
+    /// worths, every ranker's adherence, the least adherent rankers) to
+    /// ``path`` (a str or path-like); nothing is written if it fails.
+    fn report(&self, path: std::path::PathBuf) -> PyResult<()> {
+        let page = plackett::report::adherence::adherence_html(
+            &self.report,
+            "plackett.fit_adherence",
+            None,
+        );
+        let p = path.to_string_lossy();
+        plackett::io::output::write_all_atomic(&[(p.as_ref(), page.as_bytes())]).map_err(err)
+    }
     /// The fit as a model for predictions (``plackett.AdherenceModel``), the
     /// model file `plackett fit --adherence --model-out` writes: the MAP, or
     /// at most 4,000 posterior draws when sampled.

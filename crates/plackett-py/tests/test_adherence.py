@@ -158,3 +158,30 @@ def test_adherence_model_predicts_as_the_cli(tmp_path, engine, extra):
         loaded.compare("apple", "pear", ranker="nobody")
     with pytest.raises(ValueError, match="model's items"):
         loaded.predict(plackett.read_csv(f, items=loaded.items[::-1]))
+
+
+def test_report_is_the_clis_page(tmp_path):
+    """`AdherenceResult.report(path)` writes the page of `plackett fit
+    --adherence --report` (but for its title and the data file's name);
+    a bad path raises and writes nothing."""
+    f = write_csv(tmp_path, rankers=True)
+    args = ["--samples", "400", "--burn-in", "100", "--chains", "2", "--seed", "5"]
+    cli_page = tmp_path / "cli.html"
+    subprocess.run([BIN, "fit", f, "--adherence", "--engine", "gibbs", *args,
+                    "--report", str(cli_page)], check=True, capture_output=True)
+    r = plackett.fit_adherence(plackett.read_csv(f), engine="gibbs", samples=400,
+                               burn_in=100, chains=2, seed=5)
+    page = tmp_path / "py.html"
+    r.report(page)
+    counts = "4 items, 8 observations, 4 rankers"
+    strip = lambda s: s.split("</h1>", 1)[1]  # noqa: E731
+    cli = strip(cli_page.read_text()).replace(f"{f} ({counts})", counts)
+    assert strip(page.read_text()) == cli
+    assert "Adherence of each ranker" in cli and cli.count("<svg") == 2
+    r.report(str(tmp_path / "again.html"))
+    assert (tmp_path / "again.html").read_text() == page.read_text()
+    with pytest.raises(TypeError):
+        r.report(3)
+    with pytest.raises(ValueError, match="x.html"):
+        r.report(tmp_path / "no" / "such" / "x.html")
+    assert not (tmp_path / "no").exists()

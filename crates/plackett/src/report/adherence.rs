@@ -20,22 +20,24 @@ fn bar(mid: f64, interval: Option<[f64; 2]>) -> (f64, f64, f64) {
     }
 }
 
-/// The self-contained page for `r`; `data` names the fitted file.
-pub fn adherence_html(r: &AdherenceReport, data: &str) -> String {
+/// The self-contained page for `r`, titled `title`; `data` names the fitted
+/// file where there is one.
+pub fn adherence_html(r: &AdherenceReport, title: &str, data: Option<&str>) -> String {
     // Intervals come with posterior draws (the sampler), not with the MAP.
     let sampled = r.items.iter().any(|i| i.log_worth_interval.is_some());
-    let mut h = HtmlReport::new(&format!("plackett fit --adherence: {data}"));
+    let mut h = HtmlReport::new(title);
+    let counts = format!(
+        "{} items, {} observations, {} rankers",
+        r.n_items,
+        r.n_observations,
+        r.rankers.len()
+    );
     let mut facts = vec![
         ("model", "Plackett–Luce with ranker adherence".to_string()),
         ("engine", r.engine.clone()),
         (
             "data",
-            format!(
-                "{data} ({} items, {} observations, {} rankers)",
-                r.n_items,
-                r.n_observations,
-                r.rankers.len()
-            ),
+            data.map_or(counts.clone(), |d| format!("{d} ({counts})")),
         ),
         (
             "adherence prior",
@@ -236,7 +238,7 @@ mod tests {
 
     #[test]
     fn page_is_self_contained_and_escapes_names() {
-        let html = adherence_html(&report(5, false), "x<y>.csv");
+        let html = adherence_html(&report(5, false), "fit", Some("x<y>.csv"));
         assert!(html.starts_with("<!DOCTYPE html>"));
         assert!(!html.contains("<script"));
         assert!(html.contains("x&lt;y&gt;.csv"));
@@ -250,7 +252,9 @@ mod tests {
             k.observations = 1.0;
         }
         assert_eq!(
-            adherence_html(&one_each, "d.csv").matches("<svg").count(),
+            adherence_html(&one_each, "fit", None)
+                .matches("<svg")
+                .count(),
             2
         );
         assert!(html.contains("Note: a note"));
@@ -258,7 +262,7 @@ mod tests {
 
     #[test]
     fn many_rankers_draw_the_two_tails() {
-        let html = adherence_html(&report(500, true), "d.csv");
+        let html = adherence_html(&report(500, true), "fit", Some("d.csv"));
         assert!(html.contains("30 least and 30 most adherent of 500 rankers"));
         assert!(html.contains("90% posterior intervals"));
         // The least adherent ranker is in the table, a middle one in no chart.
