@@ -49,6 +49,37 @@ impl Dataset {
         Some(self.collapse())
     }
 
+    /// Identical observations without merging them: the observations that
+    /// stand for the others (the first of each kind, in order) and, for
+    /// every observation, the index of its representative in that list.
+    /// Identical means the same groups in the same order, tail, ranker and
+    /// weight (the weight too, so that a value computed per observation is
+    /// bit for bit the one its representative gets).
+    pub fn identical_rows(&self) -> (Vec<usize>, Vec<usize>) {
+        let raw = self.raw();
+        let mut seen: FxHashMap<(RowKey<'_>, u64), usize> = FxHashMap::default();
+        let mut reps = Vec::new();
+        let rows = (0..self.n_real_obs())
+            .map(|o| {
+                let (a, b) = (raw.offsets[o], raw.offsets[o + 1]);
+                let key = (
+                    (
+                        raw.tails[o],
+                        &raw.members[a..b],
+                        &raw.marks[a..b],
+                        self.ranker(o),
+                    ),
+                    raw.weights[o].to_bits(),
+                );
+                *seen.entry(key).or_insert_with(|| {
+                    reps.push(o);
+                    reps.len() - 1
+                })
+            })
+            .collect();
+        (reps, rows)
+    }
+
     /// The observations of several datasets over the same items and tie
     /// reading (shards of one dataset), collapsed into weighted rows; rows
     /// appear in order of first appearance over `parts` in order.
@@ -125,6 +156,25 @@ impl Dataset {
 mod tests {
     use crate::data::{DatasetBuilder, Items, Tail, TieSemantics};
     use crate::model::pl::{Scope, log_likelihood};
+
+    #[test]
+    fn identical_rows_need_the_same_ranking_ranker_and_weight() {
+        let mut b = DatasetBuilder::new(Items::numbered(3), TieSemantics::UnknownOrder);
+        let rows: [(&str, &[&[u32]], f64); 6] = [
+            ("a", &[&[0], &[1], &[2]], 1.0),
+            ("a", &[&[0], &[1], &[2]], 1.0),
+            ("b", &[&[0], &[1], &[2]], 1.0),
+            ("a", &[&[0], &[1], &[2]], 2.0),
+            ("a", &[&[0], &[1, 2]], 1.0),
+            ("a", &[&[0], &[1], &[2]], 1.0),
+        ];
+        for (r, g, w) in rows {
+            b.push_by(r, g, Tail::None, &[], w).unwrap();
+        }
+        let (reps, rows) = b.finish().identical_rows();
+        assert_eq!(reps, [0, 2, 3, 4]);
+        assert_eq!(rows, [0, 0, 1, 2, 3, 0]);
+    }
 
     #[test]
     fn collapse_keeps_the_likelihood_and_merges_duplicates() {

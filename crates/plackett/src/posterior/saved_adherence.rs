@@ -277,7 +277,15 @@ impl SavedAdherence {
         let mut out = vec![f64::NAN; test.n_obs()];
         for g in groups {
             let members: Vec<usize> = (0..test.n_obs()).filter(|&o| who[o] == g).collect();
-            let sub = test.subset(|o| who[o] == g);
+            // Identical observations (the same ranking at the same weight)
+            // get the same prediction: each kind is evaluated once, at
+            // every draw and node (pairs and short rankings repeat a lot).
+            let (reps, row_of) = test.subset(|o| who[o] == g).identical_rows();
+            let mut keep = vec![false; test.n_obs()];
+            for &r in &reps {
+                keep[members[r]] = true;
+            }
+            let sub = test.subset(|o| keep[o]);
             let weights: Vec<f64> = (0..sub.n_obs()).map(|o| sub.obs(o).weight).collect();
             // Per draw, each observation's unit-weight log-probability with
             // the adherence integrated out: the nodes' terms (plus their
@@ -298,9 +306,14 @@ impl SavedAdherence {
                     acc
                 })
                 .collect();
-            for (i, &o) in members.iter().enumerate() {
-                let col: Vec<f64> = terms.iter().map(|v| v[i]).collect();
-                out[o] = log_sum_exp(&col) - ln_m;
+            let per_rep: Vec<f64> = (0..sub.n_obs())
+                .map(|i| {
+                    let col: Vec<f64> = terms.iter().map(|v| v[i]).collect();
+                    log_sum_exp(&col) - ln_m
+                })
+                .collect();
+            for (&o, &r) in members.iter().zip(&row_of) {
+                out[o] = per_rep[r];
             }
         }
         // A probability above 1 or not a number is an underflow of a
@@ -450,6 +463,21 @@ mod tests {
                 "{o}: {} against {reference}",
                 lp[o]
             );
+        }
+    }
+
+    /// Repeated rankings are evaluated once; each observation's prediction
+    /// is bit for bit the one it gets alone.
+    #[test]
+    fn repeated_rankings_predict_as_each_alone() {
+        let (m, _) = fitted();
+        for named in [false, true] {
+            let ds = rankings(named);
+            let lp = m.predict(&ds).unwrap();
+            for o in 0..ds.n_obs() {
+                let alone = m.predict(&ds.subset(|p| p == o)).unwrap()[0];
+                assert_eq!(lp[o].to_bits(), alone.to_bits(), "{named} {o}");
+            }
         }
     }
 
