@@ -16,6 +16,20 @@ use rustc_hash::{FxHashMap, FxHashSet};
 type RowKey<'a> = (Tail, &'a [u32], &'a [u8], Option<u32>);
 
 impl Dataset {
+    /// Observation `o`'s [`RowKey`].
+    fn row_key(&self, o: usize) -> RowKey<'_> {
+        let raw = self.raw();
+        let (a, b) = (raw.offsets[o], raw.offsets[o + 1]);
+        (
+            raw.tails[o],
+            &raw.members[a..b],
+            &raw.marks[a..b],
+            self.ranker(o),
+        )
+    }
+}
+
+impl Dataset {
     /// Identical observations (same groups in the same order, same tail,
     /// same tie reading) merged into one weighted row, in order of first
     /// appearance. Deterministic; the result has no pseudo-observations.
@@ -31,17 +45,10 @@ impl Dataset {
         }
         // Count the distinct rows before building anything: most data sets
         // of distinct rankings are not worth collapsing.
-        let raw = self.raw();
         let mut seen: FxHashSet<RowKey<'_>> =
             FxHashSet::with_capacity_and_hasher(self.n_obs(), Default::default());
         for o in 0..self.n_obs() {
-            let (a, b) = (raw.offsets[o], raw.offsets[o + 1]);
-            seen.insert((
-                raw.tails[o],
-                &raw.members[a..b],
-                &raw.marks[a..b],
-                self.ranker(o),
-            ));
+            seen.insert(self.row_key(o));
         }
         if 4 * seen.len() > 3 * self.n_obs() {
             return None;
@@ -56,21 +63,12 @@ impl Dataset {
     /// weight (the weight too, so that a value computed per observation is
     /// bit for bit the one its representative gets).
     pub fn identical_rows(&self) -> (Vec<usize>, Vec<usize>) {
-        let raw = self.raw();
+        let weights = self.raw().weights;
         let mut seen: FxHashMap<(RowKey<'_>, u64), usize> = FxHashMap::default();
         let mut reps = Vec::new();
         let rows = (0..self.n_real_obs())
             .map(|o| {
-                let (a, b) = (raw.offsets[o], raw.offsets[o + 1]);
-                let key = (
-                    (
-                        raw.tails[o],
-                        &raw.members[a..b],
-                        &raw.marks[a..b],
-                        self.ranker(o),
-                    ),
-                    raw.weights[o].to_bits(),
-                );
+                let key = (self.row_key(o), weights[o].to_bits());
                 *seen.entry(key).or_insert_with(|| {
                     reps.push(o);
                     reps.len() - 1
@@ -127,13 +125,7 @@ impl Dataset {
             max_group = max_group.max(p.max_group());
             dropped += p.dropped();
             for o in 0..p.n_real_obs() {
-                let (a, b) = (raw.offsets[o], raw.offsets[o + 1]);
-                let key = (
-                    raw.tails[o],
-                    &raw.members[a..b],
-                    &raw.marks[a..b],
-                    p.ranker(o),
-                );
+                let key = p.row_key(o);
                 match seen.get(&key) {
                     Some(&row) => {
                         out.add_weight(row, raw.weights[o]);
