@@ -4,17 +4,19 @@
 //! [`AdherenceReport`] (as text, or as an HTML page with `--report`).
 
 use crate::args::{Engine, Output};
-use crate::fit::{FitArgs, SINGLE_POPULATION_ONLY, load, write_outputs};
+use crate::fit::{
+    FitArgs, SINGLE_POPULATION_ONLY, choice_set, compare_ids, compare_names, load, write_outputs,
+};
 use anyhow::{Result, bail};
 use plackett::infer::adherence::{AdherenceOptions, fit_adherence};
 use plackett::infer::adherence_gibbs::{AdherenceGibbsOptions, adherence_gibbs};
 use plackett::infer::mcmc::McmcSettings;
 use plackett::io::adherence_output::AdherenceReport;
+use plackett::io::output::{Choice, Comparison};
 
 /// Flags `fit` has that an adherence fit does not read, beyond
 /// [`SINGLE_POPULATION_ONLY`].
 const NOT_WITH_ADHERENCE: &[(&str, &str)] = &[
-    ("compare", "--compare"),
     ("test", "--test"),
     ("starts", "--starts"),
     ("dirichlet", "--dirichlet"),
@@ -64,15 +66,14 @@ pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
     }
     for &(id, flag) in SINGLE_POPULATION_ONLY.iter().chain(NOT_WITH_ADHERENCE) {
         if given(id) {
-            if id == "compare" {
-                bail!(
-                    "invalid option --compare: not used with --adherence (whose ranker?); save \
-                     the model with --model-out and use plackett predict --compare, for a new \
-                     ranker or --as-ranker NAME"
-                );
-            }
             bail!("invalid option {flag}: not used with --adherence");
         }
+    }
+    if !a.compare.is_empty() && matches!(a.output, Output::Csv) {
+        bail!(
+            "invalid option --compare: not with --output csv (one row per item and ranker); use \
+             table or json"
+        );
     }
     let fixed = match &a.fixed_adherence {
         None => None,
@@ -127,6 +128,45 @@ pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
     for n in &mut report.notes {
         *n = crate::cli_text(n);
     }
+    // A new ranker's adherence is drawn from the prior the fit used;
+    // fixed adherences have none (the model then predicts its rankers).
+    let prior = fit.estimated.then_some((opts.prior_shape, opts.prior_rate));
+    let model = (a.model_out.is_some() || !a.compare.is_empty())
+        .then(|| plackett::posterior::SavedAdherence::new(&report.engine, &fit, prior, 4000))
+        .transpose()?;
+    // --compare answers for a new ranker, as `plackett predict --compare`
+    // does by default (the same numbers; --as-ranker there for the fit's own).
+    if prior.is_none() && !a.compare.is_empty() {
+        bail!(
+            "invalid option --compare: with fixed adherences there is no prior for a new \
+             ranker; save the model with --model-out and use plackett predict --compare \
+             --as-ranker NAME for a ranker of the fit"
+        );
+    }
+    for spec in &a.compare {
+        let Some(model) = &model else { break };
+        let answer = |e: plackett::Error| {
+            anyhow::anyhow!(
+                "invalid option --compare: {}",
+                crate::cli_text(&e.to_string())
+            )
+        };
+        if let Some(set) = choice_set(&ds, spec)? {
+            let probs = model.choice_probabilities(&set, None).map_err(answer)?;
+            report.choices.push(Choice::new(
+                &fit.items,
+                &set,
+                probs.into_iter().map(|p| (p, None)).collect(),
+            ));
+            continue;
+        }
+        let (na, nb) = compare_names(spec)?;
+        let (i, j) = compare_ids(&ds, spec)?;
+        let win = model
+            .prob_beats(i as usize, j as usize, None)
+            .map_err(answer)?;
+        report.comparisons.push(Comparison::new(na, nb, win, None));
+    }
     if !report.converged && !a.allow_nonconvergence {
         return Err(crate::NotConverged(format!(
             "the adherence fit did not converge in {} iterations (tolerance {:e}); raise \
@@ -144,11 +184,7 @@ pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
     if let Some(p) = &a.out {
         pending.push((p.clone(), text.clone()));
     }
-    if let Some(path) = &a.model_out {
-        // A new ranker's adherence is drawn from the prior the fit used;
-        // fixed adherences have none (the model then predicts its rankers).
-        let prior = fit.estimated.then_some((opts.prior_shape, opts.prior_rate));
-        let m = plackett::posterior::SavedAdherence::new(&report.engine, &fit, prior, 4000)?;
+    if let (Some(path), Some(m)) = (&a.model_out, &model) {
         pending.push((path.clone(), m.to_json()));
     }
     if let Some(path) = &a.report {

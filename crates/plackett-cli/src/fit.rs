@@ -210,7 +210,8 @@ pub struct FitArgs {
     pub model_out: Option<String>,
     /// Probability that A beats B (repeatable): `--compare "A,B"`; with three or
     /// more items, `--compare "A,B,C"`, the probability that each is chosen first
-    /// from the set (choice probabilities, like choix's `probabilities`).
+    /// from the set (choice probabilities, like choix's `probabilities`). With
+    /// `--adherence`, as a new ranker would choose (adherence integrated over its prior).
     #[arg(long, value_name = "A,B[,C…]", help_heading = "Output")]
     pub compare: Vec<String>,
     /// Write rank marginals (P(item at each place in a race among all fitted items; under --ties event, rankings with ties, tied items sharing their place; with --components, for a ranker drawn from the fitted mixture) as CSV.

@@ -451,3 +451,89 @@ fn adherence_html_report() {
     );
     assert!(!page.exists());
 }
+
+/// `fit --adherence --compare` answers for a new ranker (adherence
+/// integrated over its prior): the same numbers as `predict --compare` on
+/// the saved model, pairs and first choices, for the MAP and the sampler;
+/// refused with fixed adherences (no prior) and with CSV output.
+#[test]
+fn fit_compare_is_a_new_rankers_prediction() {
+    let d = tmpdir("adherence-compare");
+    let grouped = fake_triples(&d, true);
+    for extra in [
+        &[][..],
+        &["--engine", "gibbs", "--samples", "400", "--burn-in", "100"][..],
+    ] {
+        let model = d.join("m.json").to_string_lossy().into_owned();
+        let mut args = vec![
+            grouped.as_str(),
+            "--adherence",
+            "--compare",
+            "apple,pear",
+            "--compare",
+            "apple,banana,orange",
+            "--model-out",
+            &model,
+            "--output",
+            "json",
+        ];
+        args.extend(extra);
+        let out = run(&args);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let fit = json(&out);
+        let p = predict(&[
+            &model,
+            &grouped,
+            "--compare",
+            "apple,pear",
+            "--compare",
+            "apple,banana,orange",
+            "--output",
+            "json",
+        ]);
+        assert!(p.status.success(), "{}", String::from_utf8_lossy(&p.stderr));
+        let pj = json(&p);
+        assert_eq!(fit["comparisons"], pj["comparisons"], "{extra:?}");
+        assert_eq!(fit["choices"], pj["choices"], "{extra:?}");
+        let pr = fit["comparisons"][0]["probability"].as_f64().unwrap();
+        assert!(pr > 0.5 && pr < 1.0, "{pr}");
+        // The table says whose choices these are.
+        args.retain(|x| *x != "json" && *x != "--output");
+        let text = String::from_utf8(run(&args).stdout).unwrap();
+        assert!(text.contains("as a new ranker would choose"), "{text}");
+        assert!(text.contains("P(apple beats pear) = "), "{text}");
+    }
+    // Without --compare the JSON has no comparison keys (contract unchanged).
+    let plain = json(&run(&[&grouped, "--adherence", "--output", "json"]));
+    assert!(plain.get("comparisons").is_none() && plain.get("choices").is_none());
+    fails(
+        &run(&[
+            &grouped,
+            "--adherence",
+            "--fixed-adherence",
+            "1,1,1,1",
+            "--compare",
+            "apple,pear",
+        ]),
+        "no prior for a new ranker",
+    );
+    fails(
+        &run(&[
+            &grouped,
+            "--adherence",
+            "--compare",
+            "apple,pear",
+            "--output",
+            "csv",
+        ]),
+        "not with --output csv",
+    );
+    fails(
+        &run(&[&grouped, "--adherence", "--compare", "apple,kiwi"]),
+        "kiwi",
+    );
+}

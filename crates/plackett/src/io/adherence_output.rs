@@ -3,7 +3,7 @@
 
 use crate::data::Dataset;
 use crate::infer::adherence::{AdherenceFit, AdherenceOptions};
-use crate::io::output::short_name;
+use crate::io::output::{Choice, Comparison, short_name};
 use std::fmt::Write;
 
 /// One item's worth.
@@ -73,6 +73,13 @@ pub struct AdherenceReport {
     /// The sampler's diagnostics (sampler only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub diagnostics: Option<AdherenceDiagnostics>,
+    /// `--compare A,B`: P(A ≻ B) for a new ranker, its adherence
+    /// integrated over the prior (what the population predicts).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub comparisons: Vec<Comparison>,
+    /// `--compare` over three or more items: a new ranker's first choice.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub choices: Vec<Choice>,
 }
 
 /// Convergence diagnostics of the adherence sampler.
@@ -168,6 +175,8 @@ impl AdherenceReport {
                 draws_per_chain: p.draws_per_chain,
                 scale_acceptance: p.scale_acceptance,
             }),
+            comparisons: Vec::new(),
+            choices: Vec::new(),
         }
     }
 
@@ -330,6 +339,22 @@ impl AdherenceReport {
                 row.observations,
                 sd_cols(row.adherence_sd, row.adherence_interval)
             );
+        }
+        if !(self.comparisons.is_empty() && self.choices.is_empty()) {
+            let _ = writeln!(
+                s,
+                "\nas a new ranker would choose (adherence integrated over its prior):"
+            );
+        }
+        for c in &self.comparisons {
+            let _ = writeln!(
+                s,
+                "P({} beats {}) = {:.4}",
+                c.winner, c.loser, c.probability
+            );
+        }
+        for c in &self.choices {
+            s.push_str(&c.table());
         }
         for n in &self.notes {
             let _ = writeln!(s, "note: {n}");

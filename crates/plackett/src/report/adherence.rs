@@ -233,6 +233,8 @@ mod tests {
             n_items: 2,
             notes: vec!["a note".into()],
             diagnostics: None,
+            comparisons: Vec::new(),
+            choices: Vec::new(),
         }
     }
 
