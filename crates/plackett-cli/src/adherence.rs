@@ -5,7 +5,8 @@
 
 use crate::args::{Engine, Output};
 use crate::fit::{
-    FitArgs, SINGLE_POPULATION_ONLY, choice_set, compare_ids, compare_names, load, write_outputs,
+    FitArgs, RANK_MARGINAL_RACES, SINGLE_POPULATION_ONLY, choice_set, compare_ids, compare_names,
+    load, rank_marginals_csv, write_outputs,
 };
 use anyhow::{Result, bail};
 use plackett::infer::adherence::{AdherenceOptions, fit_adherence};
@@ -20,7 +21,6 @@ const NOT_WITH_ADHERENCE: &[(&str, &str)] = &[
     ("test", "--test"),
     ("starts", "--starts"),
     ("dirichlet", "--dirichlet"),
-    ("rank_marginals", "--rank-marginals"),
 ];
 
 /// Sampler flags, read by `--engine gibbs` only.
@@ -131,17 +131,22 @@ pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
     // A new ranker's adherence is drawn from the prior the fit used;
     // fixed adherences have none (the model then predicts its rankers).
     let prior = fit.estimated.then_some((opts.prior_shape, opts.prior_rate));
-    let model = (a.model_out.is_some() || !a.compare.is_empty())
+    let model = (a.model_out.is_some() || !a.compare.is_empty() || a.rank_marginals.is_some())
         .then(|| plackett::posterior::SavedAdherence::new(&report.engine, &fit, prior, 4000))
         .transpose()?;
     // --compare answers for a new ranker, as `plackett predict --compare`
     // does by default (the same numbers; --as-ranker there for the fit's own).
-    if prior.is_none() && !a.compare.is_empty() {
-        bail!(
-            "invalid option --compare: with fixed adherences there is no prior for a new \
-             ranker; save the model with --model-out and use plackett predict --compare \
-             --as-ranker NAME for a ranker of the fit"
-        );
+    for (given, flag) in [
+        (!a.compare.is_empty(), "--compare"),
+        (a.rank_marginals.is_some(), "--rank-marginals"),
+    ] {
+        if given && prior.is_none() {
+            bail!(
+                "invalid option {flag}: with fixed adherences there is no prior for a new \
+                 ranker; save the model with --model-out and use plackett predict --compare \
+                 --as-ranker NAME for a ranker of the fit"
+            );
+        }
     }
     for spec in &a.compare {
         let Some(model) = &model else { break };
@@ -183,6 +188,19 @@ pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
     let mut pending = Vec::new();
     if let Some(p) = &a.out {
         pending.push((p.clone(), text.clone()));
+    }
+    if let (Some(path), Some(m)) = (&a.rank_marginals, &model) {
+        // A new ranker's places, as --compare answers for a new ranker.
+        let all: Vec<u32> = (0..fit.items.len() as u32).collect();
+        let rm = m
+            .rank_marginals(&all, RANK_MARGINAL_RACES, a.seed, None)
+            .map_err(|e| {
+                anyhow::anyhow!(
+                    "invalid option --rank-marginals: {}",
+                    crate::cli_text(&e.to_string())
+                )
+            })?;
+        pending.push((path.clone(), rank_marginals_csv(&fit.items, &rm)));
     }
     if let (Some(path), Some(m)) = (&a.model_out, &model) {
         pending.push((path.clone(), m.to_json()));

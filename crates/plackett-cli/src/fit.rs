@@ -214,7 +214,7 @@ pub struct FitArgs {
     /// `--adherence`, as a new ranker would choose (adherence integrated over its prior).
     #[arg(long, value_name = "A,B[,C…]", help_heading = "Output")]
     pub compare: Vec<String>,
-    /// Write rank marginals (P(item at each place in a race among all fitted items; under --ties event, rankings with ties, tied items sharing their place; with --components, for a ranker drawn from the fitted mixture) as CSV.
+    /// Write rank marginals (P(item at each place in a race among all fitted items; under --ties event, rankings with ties, tied items sharing their place; with --components, for a ranker drawn from the fitted mixture; with --adherence, for a new ranker, its adherence drawn from the prior) as CSV.
     #[arg(long, value_name = "FILE.csv", help_heading = "Output")]
     pub rank_marginals: Option<String>,
     /// Held-out observations (same format options) for the posterior predictive log-likelihood.

@@ -359,6 +359,28 @@ impl AdherenceModel {
         let r = self.ranker(ranker)?;
         self.m.prob_beats(i, j, r).map_err(err)
     }
+    /// Rank marginals of ranker `ranker` of the model, or of a new ranker
+    /// (None: each race draws its adherence from the prior): `out[i, r]` =
+    /// P(item i finishes at place r+1), from about `races` simulated races
+    /// over the model's draws (seeded): `plackett fit --adherence
+    /// --rank-marginals` for the same seed (a new ranker).
+    #[pyo3(signature = (races = 20_000, seed = 1, *, ranker = None))]
+    fn rank_marginals<'py>(
+        &self,
+        py: Python<'py>,
+        #[pyo3(from_py_with = crate::races_arg)] races: usize,
+        #[pyo3(from_py_with = crate::seed_arg)] seed: u64,
+        ranker: Option<&str>,
+    ) -> PyResult<Bound<'py, numpy::PyArray2<f64>>> {
+        crate::check_races(races)?;
+        let r = self.ranker(ranker)?;
+        let all: Vec<u32> = (0..self.m.items.len() as u32).collect();
+        let m = &self.m;
+        let rm = py
+            .detach(|| m.rank_marginals(&all, races, seed, r))
+            .map_err(err)?;
+        Ok(crate::places_array(py, rm))
+    }
     /// The model file's text (what `plackett fit --adherence --model-out` writes).
     fn to_json(&self) -> String {
         self.m.to_json()

@@ -185,3 +185,31 @@ def test_report_is_the_clis_page(tmp_path):
     with pytest.raises(ValueError, match="x.html"):
         r.report(tmp_path / "no" / "such" / "x.html")
     assert not (tmp_path / "no").exists()
+
+
+def test_rank_marginals_equal_the_clis(tmp_path):
+    """`AdherenceModel.rank_marginals()` (a new ranker) is the CSV of `fit
+    --adherence --rank-marginals` for the same seed; a ranker of the model
+    by name; rows sum to 1; bad arguments raise."""
+    f = write_csv(tmp_path, rankers=True)
+    rm_path, model = tmp_path / "rm.csv", tmp_path / "m.json"
+    subprocess.run([BIN, "fit", f, "--adherence", "--engine", "gibbs", "--samples", "300",
+                    "--burn-in", "100", "--chains", "2", "--seed", "9",
+                    "--rank-marginals", str(rm_path), "--model-out", str(model)],
+                   check=True, capture_output=True)
+    rows = [line.split(",") for line in rm_path.read_text().splitlines()[1:]]
+    m = plackett.load_model(str(model))
+    got = m.rank_marginals(seed=9)
+    order = [m.items.index(r[0]) for r in rows]
+    np.testing.assert_array_equal(got[order], np.array([[float(x) for x in r[1:]] for r in rows]))
+    mine = m.rank_marginals(50_000, 3, ranker="judge 2")
+    assert mine.shape == (4, 4)
+    np.testing.assert_allclose(mine.sum(axis=1), 1.0, atol=1e-12)
+    first = m.choice_probabilities(m.items, ranker="judge 2")
+    np.testing.assert_allclose(mine[:, 0], first, atol=0.01)
+    with pytest.raises(KeyError):
+        m.rank_marginals(ranker="nobody")
+    with pytest.raises(ValueError, match="races"):
+        m.rank_marginals(0)
+    with pytest.raises(ValueError, match="seed"):
+        m.rank_marginals(seed=-1)
