@@ -9,11 +9,13 @@ use crate::fit::{
     load, rank_marginals_csv, write_outputs,
 };
 use anyhow::{Result, bail};
+use plackett::data::Dataset;
 use plackett::infer::adherence::{AdherenceOptions, fit_adherence};
 use plackett::infer::adherence_gibbs::{AdherenceGibbsOptions, adherence_gibbs};
 use plackett::infer::mcmc::McmcSettings;
 use plackett::io::adherence_output::AdherenceReport;
 use plackett::io::output::{Choice, Comparison};
+use plackett::posterior::SavedAdherence;
 
 /// Flags `fit` has that an adherence fit does not read, beyond
 /// [`SINGLE_POPULATION_ONLY`].
@@ -148,29 +150,14 @@ pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
             );
         }
     }
-    for spec in &a.compare {
-        let Some(model) = &model else { break };
-        let answer = |e: plackett::Error| {
-            anyhow::anyhow!(
-                "invalid option --compare: {}",
-                crate::cli_text(&e.to_string())
-            )
-        };
-        if let Some(set) = choice_set(&ds, spec)? {
-            let probs = model.choice_probabilities(&set, None).map_err(answer)?;
-            report.choices.push(Choice::new(
-                &fit.items,
-                &set,
-                probs.into_iter().map(|p| (p, None)).collect(),
-            ));
-            continue;
-        }
-        let (na, nb) = compare_names(spec)?;
-        let (i, j) = compare_ids(&ds, spec)?;
-        let win = model
-            .prob_beats(i as usize, j as usize, None)
-            .map_err(answer)?;
-        report.comparisons.push(Comparison::new(na, nb, win, None));
+    if let Some(model) = &model {
+        (report.comparisons, report.choices) =
+            compare(model, &ds, &a.compare, None, |e: plackett::Error| {
+                anyhow::anyhow!(
+                    "invalid option --compare: {}",
+                    crate::cli_text(&e.to_string())
+                )
+            })?;
     }
     if !report.converged && !a.allow_nonconvergence {
         return Err(crate::NotConverged(format!(
@@ -220,4 +207,40 @@ pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
         crate::emit(&text)?;
     }
     Ok(())
+}
+
+/// `--compare` specs (`"A,B"` pairs, `"A,B,C…"` choice sets over `ds`'s
+/// items, which are the model's) answered by an adherence model as ranker
+/// `ranker` of it would choose, or a new ranker (`None`); what the model
+/// cannot answer goes through `model_error`. Shared by `fit --adherence`
+/// and `predict`.
+pub(crate) fn compare(
+    model: &SavedAdherence,
+    ds: &Dataset,
+    specs: &[String],
+    ranker: Option<usize>,
+    model_error: impl Fn(plackett::Error) -> anyhow::Error,
+) -> Result<(Vec<Comparison>, Vec<Choice>)> {
+    let mut comparisons = Vec::new();
+    let mut choices = Vec::new();
+    for spec in specs {
+        if let Some(set) = choice_set(ds, spec)? {
+            let probs = model
+                .choice_probabilities(&set, ranker)
+                .map_err(&model_error)?;
+            choices.push(Choice::new(
+                &model.items,
+                &set,
+                probs.into_iter().map(|p| (p, None)).collect(),
+            ));
+            continue;
+        }
+        let (na, nb) = compare_names(spec)?;
+        let (i, j) = compare_ids(ds, spec)?;
+        let win = model
+            .prob_beats(i as usize, j as usize, ranker)
+            .map_err(&model_error)?;
+        comparisons.push(Comparison::new(na, nb, win, None));
+    }
+    Ok((comparisons, choices))
 }

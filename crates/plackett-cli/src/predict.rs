@@ -264,27 +264,8 @@ fn adherence(a: &PredictArgs, model: &SavedAdherence) -> Result<Predicted> {
     // What the model cannot answer (no prior for a new ranker) names it.
     let model_error =
         |e: plackett::Error| anyhow::anyhow!("{}: {}", a.model, crate::cli_text(&e.to_string()));
-    let mut comparisons = Vec::new();
-    let mut choices = Vec::new();
-    for spec in &a.compare {
-        if let Some(set) = choice_set(&ds, spec)? {
-            let probs = model
-                .choice_probabilities(&set, ranker)
-                .map_err(model_error)?;
-            choices.push(Choice::new(
-                names,
-                &set,
-                probs.into_iter().map(|p| (p, None)).collect(),
-            ));
-            continue;
-        }
-        let (na, nb) = compare_names(spec)?;
-        let (i, j) = compare_ids(&ds, spec)?;
-        let win = model
-            .prob_beats(i as usize, j as usize, ranker)
-            .map_err(model_error)?;
-        comparisons.push(Comparison::new(na, nb, win, None));
-    }
+    let (comparisons, choices) =
+        crate::adherence::compare(model, &ds, &a.compare, ranker, model_error)?;
     let new = model.new_rankers(&ds);
     let known = ds.n_obs() - new;
     let mut about = vec![match model.prior {
