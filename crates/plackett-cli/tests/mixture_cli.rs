@@ -184,8 +184,30 @@ fn mixture_rank_marginals_match_the_components() {
     }
     let one = &rows.iter().find(|(n, _)| n == "1").unwrap().1;
     assert!(one[0] > 0.3 && one[3] > 0.2 && one[1] < one[0], "{one:?}");
-    // Not with --adherence (one population, its own rankers).
+    // With --adherence instead of --components: a new ranker's places
+    // (adherence_cli.rs checks them against exact first choices); with
+    // both, refused before anything is written.
     let rm2 = d.join("rm2.csv");
+    let adh = run(&[
+        f.as_str(),
+        "--format",
+        "orderings",
+        "--top-k",
+        "--adherence",
+        "--rank-marginals",
+        rm2.to_str().unwrap(),
+    ]);
+    assert!(
+        adh.status.success(),
+        "{}",
+        String::from_utf8_lossy(&adh.stderr)
+    );
+    assert!(
+        std::fs::read_to_string(&rm2)
+            .unwrap()
+            .starts_with("item,place_1,")
+    );
+    let rm3 = d.join("rm3.csv");
     fails(
         &run(&[
             f.as_str(),
@@ -193,12 +215,14 @@ fn mixture_rank_marginals_match_the_components() {
             "orderings",
             "--top-k",
             "--adherence",
+            "--components",
+            "2",
             "--rank-marginals",
-            rm2.to_str().unwrap(),
+            rm3.to_str().unwrap(),
         ]),
-        "--rank-marginals",
+        "not supported",
     );
-    assert!(!rm2.exists());
+    assert!(!rm3.exists());
 }
 
 #[test]

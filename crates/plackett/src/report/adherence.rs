@@ -95,12 +95,18 @@ pub fn adherence_html(r: &AdherenceReport, title: &str, data: Option<&str>) -> S
     );
 
     h.heading("Adherence of each ranker");
-    h.para(&format!(
-        "η_r > 1: the ranker follows the consensus order more closely than a typical one; \
-         η_r < 1: more at random (η_r → 0: uniformly at random). Only the ratios between \
-         rankers are identified by the data — the scale of θ and η trade off and the prior \
-         fixes it ({what})."
-    ));
+    h.para(&if r.adherence_prior.is_some() {
+        format!(
+            "η_r > 1: the ranker follows the consensus order more closely than a typical one; \
+             η_r < 1: more at random (η_r → 0: uniformly at random). Only the ratios between \
+             rankers are identified by the data — the scale of θ and η trade off and the \
+             prior fixes it ({what})."
+        )
+    } else {
+        "The adherences were fixed (--fixed-adherence), not estimated: the worths are fitted \
+         with each ranker's log-worths scaled by its η_r."
+            .to_string()
+    });
     let mut order: Vec<usize> = (0..r.rankers.len()).collect();
     order.sort_by(|&a, &b| r.rankers[a].adherence.total_cmp(&r.rankers[b].adherence));
     let drawn: Vec<usize> = if order.len() > MAX_RANKERS_DRAWN {
@@ -245,6 +251,7 @@ mod tests {
         assert!(!html.contains("<script"));
         assert!(html.contains("x&lt;y&gt;.csv"));
         assert!(html.contains("Gamma(shape 10, rate 10)"));
+        assert!(html.contains("prior fixes it"));
         assert!(html.contains("no intervals"));
         // Worths, adherences, the shrinkage scatter.
         assert_eq!(html.matches("<svg").count(), 3);
@@ -259,6 +266,13 @@ mod tests {
                 .count(),
             2
         );
+        // Fixed adherences: no prior, said so, no shrinkage chart.
+        let mut fixed = report(5, false);
+        fixed.adherence_prior = None;
+        let html = adherence_html(&fixed, "fit", None);
+        assert!(html.contains("none (adherences fixed)") && html.contains("were fixed"));
+        assert!(!html.contains("prior fixes it"));
+        assert_eq!(html.matches("<svg").count(), 2);
         assert!(html.contains("Note: a note"));
     }
 
