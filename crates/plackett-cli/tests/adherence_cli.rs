@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{bin, fails, json, tmpdir};
+use common::{assert_ok, bin, fails, json, tmpdir};
 
 fn run(args: &[&str]) -> std::process::Output {
     bin().arg("fit").args(args).output().unwrap()
@@ -414,11 +414,7 @@ fn adherence_html_report() {
             args.extend(["--samples", "400", "--burn-in", "100"]);
         }
         let out = run(&args);
-        assert!(
-            out.status.success(),
-            "{engine}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        assert_ok(&out);
         let v = json(&out);
         let html = std::fs::read_to_string(&page).unwrap();
         assert!(html.starts_with("<!DOCTYPE html>"));
@@ -479,11 +475,7 @@ fn fit_compare_is_a_new_rankers_prediction() {
         ];
         args.extend(extra);
         let out = run(&args);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        assert_ok(&out);
         let fit = json(&out);
         let p = predict(&[
             &model,
@@ -495,7 +487,7 @@ fn fit_compare_is_a_new_rankers_prediction() {
             "--output",
             "json",
         ]);
-        assert!(p.status.success(), "{}", String::from_utf8_lossy(&p.stderr));
+        assert_ok(&p);
         let pj = json(&p);
         assert_eq!(fit["comparisons"], pj["comparisons"], "{extra:?}");
         assert_eq!(fit["choices"], pj["choices"], "{extra:?}");
@@ -561,11 +553,7 @@ fn fit_rank_marginals_are_a_new_rankers_places() {
         ];
         args.extend(extra);
         let out = run(&args);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        assert_ok(&out);
         let first = std::fs::read_to_string(&csv_path).unwrap();
         let v = json(&out);
         let lines: Vec<&str> = first.lines().collect();
@@ -600,7 +588,7 @@ fn fit_rank_marginals_are_a_new_rankers_places() {
             let col: f64 = rows.iter().map(|(_, r)| r[p]).sum();
             assert!((col - 1.0).abs() < 1e-9);
         }
-        assert!(run(&args).status.success());
+        assert_ok(&run(&args));
         assert_eq!(std::fs::read_to_string(&csv_path).unwrap(), first);
     }
     let never = d.join("never.csv");

@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{bin, fails, json, tmpdir};
+use common::{assert_ok, bin, fails, json, tmpdir};
 
 /// Two populations of rankers over four items: one mostly ranks 1, 2, 3, 4
 /// in that order, the other mostly the reverse (with a few rotations
@@ -197,11 +197,7 @@ fn mixture_rank_marginals_match_the_components() {
         "--rank-marginals",
         rm2.to_str().unwrap(),
     ]);
-    assert!(
-        adh.status.success(),
-        "{}",
-        String::from_utf8_lossy(&adh.stderr)
-    );
+    assert_ok(&adh);
     assert!(
         std::fs::read_to_string(&rm2)
             .unwrap()
