@@ -462,6 +462,7 @@ fn run_fit(a: &FitArgs) -> Result<()> {
             notes: &notes,
             aurocs: (train_auc, primary_auc),
             bag: a.report_bag.as_deref(),
+            pick_bag: "--report-bag NAME",
         })?;
         files.push((path.clone(), page));
     }

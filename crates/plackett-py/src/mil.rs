@@ -9,8 +9,8 @@ use numpy::{IntoPyArray, PyArray1};
 use plackett::mil::bags::{read_bags_csv, read_bags_json};
 use plackett::mil::summary::{fit_aurocs, fit_document, fit_notes, predict_document};
 use plackett::mil::{
-    BagPrediction, Bags, MilEngineSettings, MilModel, MilPriors, Preprocess, RungCount, Tempering,
-    VbStart, fit_model_warm, fit_model_with, read_bags,
+    BagPrediction, Bags, MilEngineSettings, MilFitInfo, MilModel, MilPriors, Preprocess, RungCount,
+    Tempering, VbStart, fit_model_warm, fit_model_with, read_bags,
 };
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -191,6 +191,13 @@ pub struct MilFit {
     primary: Vec<f64>,
     p: Vec<f64>,
     converged: bool,
+    /// What the report reads: the training bags, the fit's facts, the
+    /// training bags' predictions, the notes and the two AUROCs.
+    bags: Bags,
+    info: MilFitInfo,
+    pred: Vec<BagPrediction>,
+    notes: Vec<String>,
+    aurocs: (f64, Option<f64>),
 }
 
 #[pymethods]
@@ -237,6 +244,38 @@ impl MilFit {
     /// The document of `plackett mil fit --output json`.
     fn to_json(&self) -> PyResult<String> {
         pretty(&self.doc)
+    }
+
+    /// Write the HTML page `plackett mil fit --report` writes (the ROC
+    /// curves of bags and, with simulated truth, of primary instances; the
+    /// coefficients' intervals; the instances of one bag ranked by their
+    /// posterior probability of being primary) to ``path`` (a str or
+    /// path-like). ``bag``: the bag whose instances are listed, by name (the
+    /// CLI's `--report-bag`); the most probable bag when None. Nothing is
+    /// written if it fails.
+    #[pyo3(signature = (path, bag = None))]
+    fn report(&self, path: std::path::PathBuf, bag: Option<&str>) -> PyResult<()> {
+        if let Some(name) = bag
+            && !self.bags.bags.iter().any(|b| b.name == name)
+        {
+            return Err(PyValueError::new_err(format!(
+                "bag: no bag named {name:?} in the training bags"
+            )));
+        }
+        let page = plackett::report::mil::render(&plackett::report::mil::MilView {
+            title: "plackett.mil_fit".into(),
+            bags: &self.bags,
+            model: &self.model,
+            info: &self.info,
+            pred: &self.pred,
+            notes: &self.notes,
+            aurocs: self.aurocs,
+            bag,
+            pick_bag: "report(path, bag=NAME)",
+        })
+        .map_err(err)?;
+        let p = path.to_string_lossy();
+        plackett::io::output::write_all_atomic(&[(p.as_ref(), page.as_bytes())]).map_err(err)
     }
 }
 
@@ -375,6 +414,11 @@ pub fn mil_fit(
             p: pred.iter().map(|b| b.p).collect(),
             model,
             doc,
+            bags,
+            info,
+            pred,
+            notes,
+            aurocs,
         })
     })
     .map_err(err)

@@ -406,3 +406,37 @@ def test_linear_response_covariance_and_its_bad_input(bags):
         plackett.mil_fit(path, covariance="lr")
     with pytest.raises(ValueError, match="covariance: expected"):
         plackett.MILClassifier(covariance="full").fit(X, y)
+
+
+def test_report_is_the_clis_page(bags, tmp_path):
+    """`MilFit.report(path)` writes the page of `plackett mil fit --report`
+    (but for its title, the way to pick another bag, and its notes, which
+    name options in each front end's words); ``bag=`` is `--report-bag`;
+    bad arguments raise and write nothing."""
+    import re
+
+    d, path = bags
+    cli_page, page = tmp_path / "cli.html", tmp_path / "py.html"
+    cli("mil", "fit", path, "--seed", "2", "--report", str(cli_page))
+    fit = plackett.mil_fit(path, seed=2)
+    fit.report(page)
+    assert fit.notes and all(n in page.read_text().replace("&quot;", '"') for n in fit.notes)
+
+    def strip(s):
+        return re.sub(r"<p>Note: [^<]*</p>", "<p>Note</p>", s.split("</h1>", 1)[1])
+
+    cli_text = strip(cli_page.read_text()).replace("--report-bag NAME", "report(path, bag=NAME)")
+    assert strip(page.read_text()) == cli_text
+    assert "ROC curves" in cli_text and cli_text.count("<svg") == 2
+    # A chosen bag, as --report-bag.
+    cli("mil", "fit", path, "--seed", "2", "--report", str(cli_page), "--report-bag", "bag7")
+    fit.report(str(page), bag="bag7")
+    assert strip(page.read_text()) == strip(cli_page.read_text())
+    assert "Instances of bag bag7" in page.read_text()
+    with pytest.raises(ValueError, match="no bag named"):
+        fit.report(tmp_path / "x.html", bag="nope")
+    with pytest.raises(TypeError):
+        fit.report(3)
+    with pytest.raises(ValueError, match="x.html"):
+        fit.report(tmp_path / "no" / "such" / "x.html")
+    assert not (tmp_path / "x.html").exists() and not (tmp_path / "no").exists()

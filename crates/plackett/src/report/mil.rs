@@ -27,6 +27,9 @@ pub struct MilView<'a> {
     pub aurocs: (f64, Option<f64>),
     /// The bag whose instances are listed; `None`: the most probable bag.
     pub bag: Option<&'a str>,
+    /// How the caller's front end picks another bag (`--report-bag NAME`
+    /// on the command line), said under the most probable bag's table.
+    pub pick_bag: &'a str,
 }
 
 /// Instances listed for the chosen bag.
@@ -168,9 +171,9 @@ pub fn render(v: &MilView<'_>) -> Result<String> {
             .map_or("unknown".to_string(), |l| u8::from(l).to_string()),
         v.pred[chosen].p,
         if v.bag.is_none() {
-            " (the most probable bag; --report-bag NAME picks another)"
+            format!(" (the most probable bag; {} picks another)", v.pick_bag)
         } else {
-            ""
+            String::new()
         }
     ));
     let mut inst: Vec<usize> = (b.start..b.end).collect();
