@@ -569,9 +569,6 @@ pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
     // Feature models keep their own report (coefficients, η); every other
     // engine answers through the one Posterior interface.
     let mut feature: Option<crate::features::FeatureOutcome> = None;
-    let mut feature_draws: Option<plackett::posterior::Draws> = None;
-    let mut feature_point: Option<Vec<f64>> = None;
-    let mut feature_trace: Option<plackett::posterior::Trace> = None;
     let mut progress: Option<crate::progress::Progress> = None;
     let post: Option<Box<dyn Posterior + Send + Sync>> = if a.features.is_some() {
         None
@@ -587,16 +584,6 @@ pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
         Some(p) => FitReport::from_posterior(p.as_ref(), &ds, &gauge),
         None => {
             let o = crate::features::fit(a, &ds, &gauge)?;
-            if o.fit.bayesian {
-                feature_trace = Some(plackett::posterior::Trace {
-                    label: "variational bound".into(),
-                    values: o.fit.bound_trace.clone(),
-                    log_scale: false,
-                });
-                feature_draws = o.draws.clone();
-            } else {
-                feature_point = Some(o.fit.log_worths(&o.feats));
-            }
             let r = o.report.clone();
             feature = Some(o);
             r
@@ -621,27 +608,16 @@ pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
         .into());
     }
     let names = ds.items().names();
-    // What the extras (comparisons, rank marginals, report) are computed from.
-    let source: std::borrow::Cow<'_, plackett::posterior::Draws> = match &post {
-        Some(p) => p.draws(),
-        None => match (&feature_draws, &feature_point) {
-            (Some(d), _) => std::borrow::Cow::Borrowed(d),
-            (None, Some(t)) => std::borrow::Cow::Owned(plackett::posterior::fitted::point_draws(t)),
-            (None, None) => unreachable!("a feature fit has draws or a point"),
-        },
+    // What the extras (comparisons, rank marginals, report) are computed
+    // from: the engine's posterior or the feature model, through the one
+    // Posterior interface.
+    let fitted: &dyn Posterior = match (&post, &feature) {
+        (Some(p), _) => p.as_ref(),
+        (None, Some(o)) => o,
+        (None, None) => unreachable!("a fit is an engine's posterior or a feature model"),
     };
-    let has_draws = post
-        .as_ref()
-        .map_or(feature_draws.is_some(), |p| p.has_draws());
-    let point: Option<Vec<f64>> = match &post {
-        Some(p) => p.point().map(|t| t.to_vec()),
-        None => feature_point.clone(),
-    };
-    let info = post.as_ref().map(|p| p.info());
-    let trace = info.as_ref().map_or(feature_trace, |i| i.trace.clone());
-    let diag = post
-        .as_ref()
-        .and_then(|p| p.item_diagnostics().map(|d| d.to_vec()));
+    let source = fitted.draws();
+    let has_draws = fitted.has_draws();
     if a.quasi {
         let Some(v) = post.as_ref().and_then(|p| p.covariance()) else {
             bail!(
@@ -758,82 +734,25 @@ pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
         report.n_test_observations = Some(test.n_obs());
         test_data = Some(test);
     }
-    let mut report_extra = Vec::new();
-    if let (Some(o), Some(_)) = (&feature, &a.report) {
-        use plackett::report::features as rf;
-        report_extra.push(rf::coefficients(&o.fit, &o.feats));
-        if let Some(c) = &o.fit.eta_curve {
-            report_extra.push(rf::eta_curve(c));
-        }
-        let (pairs_src, what) = match &test_data {
-            Some(t) => (t, "Held-out observations (--test)"),
-            None => (
-                &ds,
-                "Training observations (in-sample; pass --test for held-out pairs)",
-            ),
-        };
-        let pairs = plackett::eval::metrics::test_pairs(pairs_src);
-        if !pairs.is_empty() && o.fit.cov.is_some() {
-            let triples = o.fit.pair_triples(&o.feats, &pairs);
-            let pr = plackett::eval::positive_ratio::positive_ratio(&triples, 8, 3);
-            report_extra.push(rf::positive_ratio(&pr, what));
-        }
-    }
     if let Some(path) = &a.report {
-        let summary = plackett::posterior::Summary {
-            items: report.items.clone(),
-            gauge: gauge.clone(),
+        use plackett::report::fit::fit_page;
+        let title = format!("plackett fit: {}", a.data.file);
+        let data = Some(a.data.file.as_str());
+        let extra = match &feature {
+            Some(o) => {
+                let pairs = match &test_data {
+                    Some(t) => (t, "Held-out observations (--test)"),
+                    None => (
+                        &ds,
+                        "Training observations (in-sample; pass --test for held-out pairs)",
+                    ),
+                };
+                plackett::report::features::feature_sections(o, Some(pairs))
+            }
+            None => Vec::new(),
         };
-        let mut facts = vec![
-            (
-                "engine",
-                format!("{} ({})", report.engine, report.algorithm),
-            ),
-            (
-                "data",
-                format!(
-                    "{} ({} items, {} observations)",
-                    a.data.file, report.n_items, report.n_observations
-                ),
-            ),
-            ("tie semantics", report.ties.clone()),
-            ("log-worth gauge", report.gauge.clone()),
-            (
-                "converged",
-                format!(
-                    "{} after {} iterations",
-                    report.converged, report.iterations
-                ),
-            ),
-        ];
-        if let Some(ll) = report.log_likelihood {
-            facts.push(("log-likelihood", format!("{ll:.4}")));
-        }
-        if let Some(e) = report.log_evidence {
-            facts.push(("log-evidence", format!("{e:.4}")));
-        }
-        if let Some(e) = report.elbo {
-            facts.push(("ELBO", format!("{e:.4}")));
-        }
-        if let (Some(r), Some(e)) = (report.diagnostics.rhat_max, report.diagnostics.ess_min) {
-            facts.push(("max split-R̂ / min ESS", format!("{r:.4} / {e:.0}")));
-        }
-        let view = plackett::report::fit::FitView {
-            title: format!("plackett fit: {}", a.data.file),
-            facts,
-            summary: &summary,
-            draws: has_draws.then_some(source.as_ref()),
-            point: point.as_deref(),
-            diagnostics: diag.as_deref(),
-            trace: trace
-                .as_ref()
-                .map(|t| (t.label.as_str(), t.values.as_slice(), t.log_scale)),
-            notes: &report.notes,
-            seed: a.seed,
-            extra: report_extra,
-            ties: plackett::posterior::TieModel::new(ties),
-        };
-        pending.push((path.clone(), plackett::report::fit::render(&view)));
+        let page = fit_page(fitted, &report, &title, data, a.seed, extra);
+        pending.push((path.clone(), page));
     }
     let text = match a.output {
         Output::Json => report.to_json(),

@@ -599,6 +599,47 @@ impl FitResult {
     fn to_json(&self) -> String {
         self.report.to_json()
     }
+    /// Write the HTML page `plackett fit --report` writes (facts, log-worth
+    /// intervals, rank marginals of the five best and worst items, MCMC
+    /// traces and diagnostics, the convergence trace, the estimates) to
+    /// ``path`` (a str or path-like); nothing is written if it fails.
+    /// ``seed``: the Monte Carlo rank marginals' (the CLI's `--seed`).
+    /// ``data``: for a feature model (Guo et al. 2019), observations over the
+    /// fitted items whose pairs the positive-ratio chart scores (the CLI's
+    /// training data, or `--test`'s); other models ignore it.
+    #[pyo3(signature = (path, *, seed = 1, data = None))]
+    fn report(
+        &self,
+        path: std::path::PathBuf,
+        seed: u64,
+        data: Option<PyRef<'_, PyDataset>>,
+    ) -> PyResult<()> {
+        if let Some(d) = &data
+            && d.ds.items().names() != self.names.as_slice()
+        {
+            return Err(PyValueError::new_err(
+                "data must be over the fitted items, in the same order (pass items=result.items when reading it)",
+            ));
+        }
+        let extra = match &self.post {
+            Fitted::Features(o) => plackett::report::features::feature_sections(
+                o,
+                data.as_ref()
+                    .map(|d| (&d.ds, "Observations passed to report(data=…)")),
+            ),
+            _ => Vec::new(),
+        };
+        let page = plackett::report::fit::fit_page(
+            &self.post,
+            &self.report,
+            "plackett.fit",
+            None,
+            seed,
+            extra,
+        );
+        let p = path.to_string_lossy();
+        plackett::io::output::write_all_atomic(&[(p.as_ref(), page.as_bytes())]).map_err(err)
+    }
     /// Pickling: the whole result (posterior draws included) as the
     /// library's serialised form, read back bit for bit by `_restore_fit`.
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (String,))> {

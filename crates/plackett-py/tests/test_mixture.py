@@ -114,6 +114,32 @@ def test_mixture_gibbs_equals_cli_json(tmp_path):
     assert plackett.fit_mixture(d, 2).predictive_checks() is None
 
 
+def test_mixture_report_is_the_clis_page(tmp_path):
+    """`MixtureResult.report(path)` writes the page of `plackett fit
+    --components … --report` (Gibbs: the notes name options in each front
+    end's spelling); a bad path raises and writes nothing."""
+    f = two_populations(tmp_path)
+    cli_page, page = tmp_path / "cli.html", tmp_path / "py.html"
+    subprocess.run([BIN, "fit", f, "--format", "orderings", "--top-k", "--components", "1:3",
+                    "--seed", "4", "--report", str(cli_page)], check=True, capture_output=True)
+    d = plackett.read_orderings(f, top_k=True)
+    r = plackett.fit_mixture(d, "1:3", seed=4)
+    r.report(page)
+    assert page.read_text() == cli_page.read_text()
+    assert "Model choice" in page.read_text() and "<svg" in page.read_text()
+    subprocess.run([BIN, "fit", f, "--format", "orderings", "--top-k", "--components", "2",
+                    "--engine", "gibbs", "--samples", "300", "--burn-in", "100", "--chains", "2",
+                    "--seed", "5", "--report", str(cli_page)], check=True, capture_output=True)
+    g = plackett.fit_mixture(d, 2, "gibbs", samples=300, burn_in=100, chains=2, seed=5)
+    g.report(str(page))
+    assert page.read_text() == cli_page.read_text().replace("--", "")
+    with pytest.raises(TypeError):
+        r.report(3)
+    with pytest.raises(ValueError, match="x.html"):
+        r.report(tmp_path / "no" / "such" / "x.html")
+    assert not (tmp_path / "no").exists()
+
+
 @pytest.mark.skipif(not os.path.isdir(PLMIX), reason="../shared/data/plmix not present (PLMIX's data are never shipped)")
 def test_plmix_gaming_maxima():
     d = plackett.read_orderings(os.path.join(PLMIX, "d_gaming.csv"), top_k=True)

@@ -421,3 +421,56 @@ def test_ties_as_events_model_equals_the_cli(tmp_path):
     salad = plackett.fit(plackett.read_csv(SALAD, ranking_col="judge"))
     assert salad.tie_probability("A", "B") is None and salad.model().ties == {}
     assert salad.first_tie_probability(["A", "B", "C"]) is None
+
+
+def _page_body(path):
+    """A page after its title, notes reduced to their count (they name
+    options in each front end's words)."""
+    import re
+
+    return re.sub(r"<p>Note: [^<]*</p>", "<p>Note</p>", open(path, encoding="utf-8").read().split("</h1>", 1)[1])
+
+
+@pytest.mark.parametrize(
+    "engine, flags, kw",
+    [
+        ("mle", [], {}),
+        ("gibbs", ["--samples", "300", "--burn-in", "100", "--seed", "7"], {"samples": 300, "burn_in": 100, "seed": 7}),
+        ("ep", ["--prior-shape", "3", "--prior-rate", "2", "--seed", "7"], {"prior": {"shape": 3, "rate": 2}, "seed": 7}),
+        ("vb", ["--features", SALAD_FEATURES, "--eta", "0.5", "--seed", "3"], {"features": SALAD_FEATURES, "eta": 0.5, "seed": 3}),
+        ("mle", ["--features", SALAD_FEATURES], {"features": SALAD_FEATURES}),
+    ],
+)
+def test_fit_report_is_the_clis_page(engine, flags, kw, tmp_path):
+    """`FitResult.report(path)` writes the page of `plackett fit --report`
+    (but for its title, the data file's name and the notes' option names):
+    intervals, rank marginals, traces and diagnostics (Gibbs), a feature
+    model's coefficients and positive ratio (with ``data=``)."""
+    cli_page, page = tmp_path / "cli.html", tmp_path / "py.html"
+    subprocess.run([BIN, "fit", SALAD, "--ranking-col", "judge", "--engine", engine, *flags,
+                    "--report", str(cli_page)], check=True, capture_output=True)
+    d = plackett.read_csv(SALAD, ranking_col="judge")
+    r = plackett.fit(d, engine, **kw)
+    seed = kw.get("seed", 1)
+    r.report(page, seed=seed, data=d)
+    want = _page_body(cli_page).replace(f"{SALAD} (4 items", "(4 items").replace(
+        "Training observations (in-sample; pass --test for held-out pairs)",
+        "Observations passed to report(data=…)")
+    got = _page_body(page).replace("<td>4 items, 32 observations", "<td>(4 items, 32 observations)")
+    assert got == want
+    assert "Log-worths with 95% intervals" in got and "Rank marginals" in got
+    assert ("MCMC traces" in got) == (engine == "gibbs")
+    assert ("ositive ratio" in got) == ("features" in kw)
+    # Without data= a feature model's page leaves out the positive ratio only.
+    r.report(str(tmp_path / "again.html"), seed=seed)
+    if "features" not in kw:
+        assert open(tmp_path / "again.html").read() == page.read_text()
+    with pytest.raises(TypeError):
+        r.report(3)
+    with pytest.raises(ValueError, match="x.html"):
+        r.report(tmp_path / "no" / "such" / "x.html")
+    assert not (tmp_path / "no").exists()
+    other = plackett.rankings([["A", "B"], ["B", "Z"]])
+    with pytest.raises(ValueError, match="fitted items"):
+        r.report(tmp_path / "y.html", data=other)
+    assert not (tmp_path / "y.html").exists()

@@ -97,3 +97,26 @@ pub fn positive_ratio(pr: &PositiveRatio, what: &str) -> Section {
         ),
     )
 }
+
+/// The sections a feature model (Guo et al. 2019) adds to its fit's page:
+/// the coefficients, the bound against η when one was searched, and the
+/// positive ratio of the pairs of `pairs` (a dataset and what to call it,
+/// e.g. held-out or training observations) when the fit has a covariance.
+pub fn feature_sections(
+    o: &crate::infer::feature_run::FeatureOutcome,
+    pairs: Option<(&crate::data::Dataset, &str)>,
+) -> Vec<Section> {
+    let mut out = vec![coefficients(&o.fit, &o.feats)];
+    if let Some(c) = &o.fit.eta_curve {
+        out.push(eta_curve(c));
+    }
+    if let Some((ds, what)) = pairs {
+        let pairs = crate::eval::metrics::test_pairs(ds);
+        if !pairs.is_empty() && o.fit.cov.is_some() {
+            let triples = o.fit.pair_triples(&o.feats, &pairs);
+            let pr = crate::eval::positive_ratio::positive_ratio(&triples, 8, 3);
+            out.push(positive_ratio(&pr, what));
+        }
+    }
+    out
+}

@@ -1,16 +1,17 @@
 //! The `plackett fit --report` page.
 
 use super::{HtmlReport, charts};
-use crate::posterior::{Draws, ScalarDiagnostics, Summary, TieModel};
+use crate::io::output::FitReport;
+use crate::posterior::{Draws, ItemSummary, Posterior, ScalarDiagnostics, TieModel};
 
-/// What a fit report shows; built by the CLI from any engine's result.
+/// What a fit report shows; built by [`fit_page`] from any engine's result.
 pub struct FitView<'a> {
     /// Page title.
     pub title: String,
     /// Key facts (engine, data, convergence, evidence…).
     pub facts: Vec<(&'static str, String)>,
-    /// Per-item summary.
-    pub summary: &'a Summary,
+    /// Per-item summary rows (log-worths in the report's gauge).
+    pub items: &'a [ItemSummary],
     /// Posterior draws (Bayesian engines), for rank marginals and traces.
     pub draws: Option<&'a Draws>,
     /// Point log-worths (MLE/MAP), for rank marginals of the estimate.
@@ -33,26 +34,26 @@ pub struct FitView<'a> {
 
 /// Render the report.
 pub fn render(v: &FitView<'_>) -> String {
-    let s = v.summary;
-    let n = s.items.len();
+    let items = v.items;
+    let n = items.len();
     let mut r = HtmlReport::new(&v.title);
     r.facts(&v.facts);
     for note in v.notes {
         r.para(&format!("Note: {note}"));
     }
     let mut order: Vec<usize> = (0..n).collect();
-    order.sort_by(|&a, &b| s.items[b].worth.total_cmp(&s.items[a].worth));
+    order.sort_by(|&a, &b| items[b].worth.total_cmp(&items[a].worth));
 
     r.heading("Log-worths with 95% intervals");
-    let names: Vec<String> = order.iter().map(|&i| s.items[i].name.clone()).collect();
-    let mid: Vec<f64> = order.iter().map(|&i| s.items[i].log_worth).collect();
+    let names: Vec<String> = order.iter().map(|&i| items[i].name.clone()).collect();
+    let mid: Vec<f64> = order.iter().map(|&i| items[i].log_worth).collect();
     let lo: Vec<f64> = order
         .iter()
-        .map(|&i| s.items[i].ci_low.unwrap_or(f64::NAN))
+        .map(|&i| items[i].ci_low.unwrap_or(f64::NAN))
         .collect();
     let hi: Vec<f64> = order
         .iter()
-        .map(|&i| s.items[i].ci_high.unwrap_or(f64::NAN))
+        .map(|&i| items[i].ci_high.unwrap_or(f64::NAN))
         .collect();
     r.figure(
         &charts::forest(&names, &mid, &lo, &hi, "log-worth"),
@@ -97,7 +98,7 @@ pub fn render(v: &FitView<'_>) -> String {
             }
         }
         let rows: Vec<Vec<f64>> = picks.iter().map(|&i| rm[i].clone()).collect();
-        let labels: Vec<String> = picks.iter().map(|&i| s.items[i].name.clone()).collect();
+        let labels: Vec<String> = picks.iter().map(|&i| items[i].name.clone()).collect();
         r.heading("Rank marginals");
         let which = if picks.len() == n {
             format!("all {n} items, best first")
@@ -147,7 +148,7 @@ pub fn render(v: &FitView<'_>) -> String {
                     "normalised log-worth",
                     false,
                 ),
-                &format!("Trace of {} (one line per chain).", s.items[i].name),
+                &format!("Trace of {} (one line per chain).", items[i].name),
             );
         }
         r.heading("Convergence diagnostics");
@@ -158,7 +159,7 @@ pub fn render(v: &FitView<'_>) -> String {
             .iter()
             .map(|&i| {
                 vec![
-                    s.items[i].name.clone(),
+                    items[i].name.clone(),
                     format!("{:.4}", diag[i].rhat),
                     format!("{:.0}", diag[i].ess_bulk),
                     format!("{:.0}", diag[i].ess_tail),
@@ -182,7 +183,7 @@ pub fn render(v: &FitView<'_>) -> String {
         .iter()
         .enumerate()
         .map(|(k, &i)| {
-            let it = &s.items[i];
+            let it = &items[i];
             let f = |x: Option<f64>| x.map_or("-".into(), |v| format!("{v:.4}"));
             vec![
                 (k + 1).to_string(),
@@ -210,4 +211,84 @@ pub fn render(v: &FitView<'_>) -> String {
         &rows,
     );
     r.render()
+}
+
+/// The key facts of a fit's page from its report (engine, data, ties,
+/// gauge, convergence, log-likelihood, evidence, ELBO, R̂ / ESS); `data`
+/// names the file the observations came from, if any.
+pub fn facts(report: &FitReport, data: Option<&str>) -> Vec<(&'static str, String)> {
+    let counts = format!(
+        "{} items, {} observations",
+        report.n_items, report.n_observations
+    );
+    let mut facts = vec![
+        (
+            "engine",
+            format!("{} ({})", report.engine, report.algorithm),
+        ),
+        (
+            "data",
+            match data {
+                Some(file) => format!("{file} ({counts})"),
+                None => counts,
+            },
+        ),
+        ("tie semantics", report.ties.clone()),
+        ("log-worth gauge", report.gauge.clone()),
+        (
+            "converged",
+            format!(
+                "{} after {} iterations",
+                report.converged, report.iterations
+            ),
+        ),
+    ];
+    if let Some(ll) = report.log_likelihood {
+        facts.push(("log-likelihood", format!("{ll:.4}")));
+    }
+    if let Some(e) = report.log_evidence {
+        facts.push(("log-evidence", format!("{e:.4}")));
+    }
+    if let Some(e) = report.elbo {
+        facts.push(("ELBO", format!("{e:.4}")));
+    }
+    if let (Some(r), Some(e)) = (report.diagnostics.rhat_max, report.diagnostics.ess_min) {
+        facts.push(("max split-R̂ / min ESS", format!("{r:.4} / {e:.0}")));
+    }
+    facts
+}
+
+/// The page of any engine's fit (`plackett fit --report`,
+/// `FitResult.report` in Python): the facts and estimates of `report`
+/// (whose notes are shown as given, in the caller's words), the draws,
+/// point, diagnostics, convergence trace and tie parameters through the
+/// one [`Posterior`] interface; `extra` sections (a feature model's,
+/// [`super::features::feature_sections`]) after the intervals; `seed`
+/// for the Monte Carlo rank marginals.
+pub fn fit_page(
+    post: &dyn Posterior,
+    report: &FitReport,
+    title: &str,
+    data: Option<&str>,
+    seed: u64,
+    extra: Vec<super::features::Section>,
+) -> String {
+    let draws = post.draws();
+    let info = post.info();
+    render(&FitView {
+        title: title.to_string(),
+        facts: facts(report, data),
+        items: &report.items,
+        draws: post.has_draws().then_some(draws.as_ref()),
+        point: post.point(),
+        diagnostics: post.item_diagnostics(),
+        trace: info
+            .trace
+            .as_ref()
+            .map(|t| (t.label.as_str(), t.values.as_slice(), t.log_scale)),
+        notes: &report.notes,
+        seed,
+        extra,
+        ties: TieModel::new(post.tie_parameters()),
+    })
 }
