@@ -11,7 +11,7 @@ use plackett::groundtruth::settings::{
 };
 use plackett::groundtruth::summary::{
     EvaluationRun, aggregate_csv, aggregate_json, aggregate_table, evaluate_document,
-    evaluate_table, method_label,
+    evaluate_table,
 };
 use plackett::io::output::write_atomic;
 use plackett::io::selectors::{Selectors, parse_selectors};
@@ -231,12 +231,11 @@ pub fn run_aggregate(a: &AggregateArgs) -> Result<()> {
         }
     };
     if let Some(path) = &c.report {
-        let page = crate::gtreport::aggregate_page(
+        let page = plackett::report::groundtruth::aggregate_page(
             &format!("plackett aggregate: {}", a.file),
-            &method_label(&cfg.method),
+            &cfg.method,
             &res,
             &names,
-            risks.as_deref(),
         );
         write_atomic(path, page.as_bytes())?;
     }
@@ -323,13 +322,11 @@ pub fn run_evaluate(a: &EvaluateArgs) -> Result<()> {
     progress.finish();
     let doc = evaluate_document(&runs, &ks, &notes, &a.predictions);
     if let Some(path) = &c.report {
-        let page = crate::gtreport::evaluate_page(
+        let page = plackett::report::groundtruth::evaluate_page(
             &format!("plackett evaluate: {}", a.annotations()),
             &runs,
-            &method_label,
             &ks,
             &names,
-            risks.as_deref(),
         );
         write_atomic(path, page.as_bytes())?;
     }

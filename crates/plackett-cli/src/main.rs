@@ -12,7 +12,6 @@ mod demo;
 mod features;
 mod fit;
 mod groundtruth;
-mod gtreport;
 mod keywords;
 mod mil;
 mod mixture;

@@ -246,6 +246,30 @@ fn cases_of(sel: &PySelectors, cases: Option<Vec<usize>>) -> PyResult<Vec<usize>
     select_cases(&sel.sel, cases.as_deref()).map_err(err)
 }
 
+/// The cases whose plausibility samples a run keeps for its report's
+/// per-case plots (Stutz et al. 2023, Fig. 5): those named, each among
+/// the evaluated cases, or the first evaluated case (the CLI's default
+/// with `--report`).
+fn plotted(cases: &[usize], plot_cases: Option<Vec<usize>>) -> PyResult<Vec<usize>> {
+    match plot_cases {
+        None => Ok(cases.iter().take(1).copied().collect()),
+        Some(p) => {
+            if let Some(c) = p.iter().find(|c| !cases.contains(c)) {
+                return Err(PyValueError::new_err(format!(
+                    "invalid option plot_cases: case {c} is not among the evaluated cases"
+                )));
+            }
+            Ok(p)
+        }
+    }
+}
+
+/// Write `page` to `path` atomically (nothing written on failure).
+fn write_page(path: &std::path::Path, page: &str) -> PyResult<()> {
+    let p = path.to_string_lossy();
+    plackett::io::output::write_all_atomic(&[(p.as_ref(), page.as_bytes())]).map_err(err)
+}
+
 /// Per-case plausibilities of an aggregation run.
 #[pyclass(module = "plackett._plackett", name = "AggregateResult", frozen)]
 #[derive(Serialize, Deserialize)]
@@ -263,7 +287,7 @@ pub struct AggregateResult {
 #[pyfunction]
 #[pyo3(signature = (selectors, *, method = "pl", preset = None, reliability = None,
     samples = 1000, burn_in = 500, seed = 1, cases = None, risks = None, prior_shape = None,
-    prior_rate = 1.0, irn_ties = None, prirn_zero = None))]
+    prior_rate = 1.0, irn_ties = None, prirn_zero = None, plot_cases = None))]
 #[allow(clippy::too_many_arguments)]
 pub fn aggregate(
     py: Python<'_>,
@@ -280,6 +304,7 @@ pub fn aggregate(
     prior_rate: f64,
     irn_ties: Option<&str>,
     prirn_zero: Option<&str>,
+    plot_cases: Option<Vec<usize>>,
 ) -> PyResult<AggregateResult> {
     let st = settings(
         method,
@@ -298,6 +323,7 @@ pub fn aggregate(
     cfg.case_offset = selectors.offset;
     let risks = risks_of(risks, k)?;
     let cases = cases_of(selectors, cases)?;
+    let plot = plotted(&cases, plot_cases)?;
     let sel = &selectors.sel;
     let res = crate::interrupt::run(py, |obs| {
         run(
@@ -306,7 +332,7 @@ pub fn aggregate(
             &cfg,
             risks.as_deref(),
             &Predictions::None,
-            &[],
+            &plot,
             obs.as_ref(),
         )
     })?;
@@ -515,6 +541,21 @@ impl AggregateResult {
             notes: first.notes.clone(),
         })
     }
+    /// Write the HTML page `plackett aggregate --report` writes (certainty
+    /// per case, certainty against annotator agreement, risk when risk
+    /// levels were given, and the plausibility samples of the plotted cases:
+    /// ``aggregate(plot_cases=…)``, by default the first case; a result
+    /// rebuilt from a pickle has no samples and leaves those plots out) to
+    /// ``path`` (a str or path-like); nothing is written if it fails.
+    fn report(&self, path: std::path::PathBuf) -> PyResult<()> {
+        let page = plackett::report::groundtruth::aggregate_page(
+            "plackett.aggregate",
+            &self.method,
+            &self.run,
+            &self.names,
+        );
+        write_page(&path, &page)
+    }
     fn __len__(&self) -> usize {
         self.run.cases.len()
     }
@@ -543,7 +584,7 @@ pub fn _restore_aggregate(state: &str) -> PyResult<AggregateResult> {
 #[pyfunction]
 #[pyo3(signature = (selectors, predictions, *, k = vec![1, 2, 3], method = "pl", preset = None,
     reliability = None, samples = 1000, burn_in = 500, seed = 1, cases = None, risks = None,
-    prior_shape = None, prior_rate = 1.0, irn_ties = None, prirn_zero = None))]
+    prior_shape = None, prior_rate = 1.0, irn_ties = None, prirn_zero = None, report = None))]
 #[allow(clippy::too_many_arguments)]
 pub fn evaluate(
     py: Python<'_>,
@@ -562,6 +603,7 @@ pub fn evaluate(
     prior_rate: f64,
     irn_ties: Option<&str>,
     prirn_zero: Option<&str>,
+    report: Option<std::path::PathBuf>,
 ) -> PyResult<String> {
     let st = settings(
         method,
@@ -625,6 +667,11 @@ pub fn evaluate(
         let rows = a.rows().into_iter().map(|r| r.to_vec()).collect();
         (Predictions::Scores(rows), "<array>".to_string())
     };
+    // As the CLI's --report: the first case's samples for its plot.
+    let plot: Vec<usize> = match report {
+        Some(_) => cases.iter().take(1).copied().collect(),
+        None => Vec::new(),
+    };
     let sel = &selectors.sel;
     let runs: Vec<EvaluationRun> = crate::interrupt::run(py, |obs| {
         rels.iter()
@@ -636,7 +683,7 @@ pub fn evaluate(
                     &cfg,
                     risks.as_deref(),
                     &preds,
-                    &[],
+                    &plot,
                     obs.as_ref(),
                 )
                 .map(|res| (*r, cfg.method, res))
@@ -644,6 +691,15 @@ pub fn evaluate(
             .collect()
     })?;
     let doc = evaluate_document(&runs, &k, &selectors.notes, &label);
+    if let Some(path) = &report {
+        let page = plackett::report::groundtruth::evaluate_page(
+            "plackett.evaluate",
+            &runs,
+            &k,
+            &selectors.names,
+        );
+        write_page(path, &page)?;
+    }
     serde_json::to_string_pretty(&doc)
         .map(|s| s + "\n")
         .map_err(|e| PyValueError::new_err(e.to_string()))

@@ -119,3 +119,50 @@ def test_bad_selectors_raise_with_place(tmp_path):
         plackett.aggregate(3.5)
     with pytest.raises(ValueError, match="predictions"):
         plackett.evaluate(SEL, np.zeros((3, 2)), classes=CLASSES, cases=[0, 1])
+
+
+def test_reports_are_the_clis_pages(tmp_path):
+    """`AggregateResult.report(path)` writes the page of `plackett aggregate
+    --report` (the first case's samples plotted, or ``plot_cases`` as
+    `--plot-cases`), `evaluate(…, report=path)` that of `plackett evaluate
+    --report`; the same pages but for their titles. Bad arguments raise and
+    write nothing."""
+    strip = lambda p: open(p, encoding="utf-8").read().split("</h1>", 1)[1]  # noqa: E731
+    cli_page, page = tmp_path / "cli.html", tmp_path / "py.html"
+    common = ["--classes", CLASSES, "--risks", RISKS, "--cases", "0,3,7,11,19", "--samples", "300", "--seed", "5"]
+    kw = dict(classes=CLASSES, risks=RISKS, cases=[0, 3, 7, 11, 19], samples=300, seed=5)
+    cli_text("aggregate", SEL, *common, "--report", str(cli_page))
+    r = plackett.aggregate(SEL, **kw)
+    r.report(page)
+    assert strip(page) == strip(cli_page)
+    assert "Case 0 (as Stutz et al. 2023, Fig. 5)" in strip(page) and "Risk (as Stutz" in strip(page)
+    cli_text("aggregate", SEL, *common, "--plot-cases", "3,11", "--report", str(cli_page))
+    r2 = plackett.aggregate(SEL, plot_cases=[3, 11], **kw)
+    r2.report(str(page))
+    assert strip(page) == strip(cli_page) and "Case 11 (as Stutz" in strip(page)
+    assert r2.to_json() == r.to_json()
+    # A pickled result keeps its numbers but not the samples behind the case plots.
+    again = pickle.loads(pickle.dumps(r))
+    again.report(tmp_path / "again.html")
+    assert "Fig. 5)" not in strip(tmp_path / "again.html")
+    with pytest.raises(ValueError, match="plot_cases"):
+        plackett.aggregate(SEL, plot_cases=[4], **kw)
+    with pytest.raises(ValueError, match="plot_cases"):
+        plackett.aggregate(SEL, plot_cases=[-1], **kw)
+    with pytest.raises(TypeError):
+        r.report(3)
+    with pytest.raises(ValueError, match="x.html"):
+        r.report(tmp_path / "no" / "x.html")
+    # evaluate --report, leave-one-annotator-out, two reliabilities.
+    cli_text("evaluate", SEL, "--classes", CLASSES, "--predictions", "annotator:leave-one-out",
+             "--cases", ",".join(map(str, range(20))), "--samples", "100", "--reliability", "1,3",
+             "--report", str(cli_page))
+    sel = plackett.selectors(SEL, classes=CLASSES)
+    plackett.evaluate(sel, "annotator:leave-one-out", cases=range(20), samples=100, reliability=[1, 3],
+                      report=page)
+    assert strip(page) == strip(cli_page) and "<svg" in strip(page)
+    with pytest.raises(TypeError, match="report"):
+        plackett.evaluate(sel, "annotator:leave-one-out", cases=range(5), report=3)
+    with pytest.raises(ValueError):
+        plackett.evaluate(sel, "nope.txt", cases=range(5), report=tmp_path / "e.html")
+    assert not (tmp_path / "e.html").exists() and not (tmp_path / "no").exists()

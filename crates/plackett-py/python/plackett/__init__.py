@@ -572,6 +572,7 @@ def aggregate(
     prior_rate: float = 1.0,
     irn_ties: Optional[str] = None,
     prirn_zero: Optional[str] = None,
+    plot_cases: Optional[Sequence[int]] = None,
 ) -> AggregateResult:
     """Aggregate experts' differential diagnoses into plausibilities.
 
@@ -583,10 +584,12 @@ def aggregate(
     draws from its own stream keyed by ``seed`` and the case id, so results
     do not depend on how cases are split (see
     :func:`plackett.distributed.aggregate`). ``to_json()`` gives the CLI's
-    JSON.
+    JSON; ``report(path)`` writes the HTML page of ``--report``, with a
+    plot of the plausibility samples of each of ``plot_cases`` (the CLI's
+    ``--plot-cases``; default: the first case).
     """
     sel = selectors(data, classes=classes)
-    check_counts(dict(samples=samples, burn_in=burn_in, seed=seed, cases=cases))
+    check_counts(dict(samples=samples, burn_in=burn_in, seed=seed, cases=cases, plot_cases=plot_cases))
     return _plackett.aggregate(
         sel,
         method=method,
@@ -601,6 +604,7 @@ def aggregate(
         prior_rate=prior_rate,
         irn_ties=irn_ties,
         prirn_zero=prirn_zero,
+        plot_cases=None if plot_cases is None else integers("plot_cases", plot_cases),
     )
 
 
@@ -638,6 +642,7 @@ def evaluate(
     prior_rate: float = 1.0,
     irn_ties: Optional[str] = None,
     prirn_zero: Optional[str] = None,
+    report: Any = None,
 ) -> dict:
     """Uncertainty-adjusted evaluation (Stutz et al. 2023, §3).
 
@@ -647,15 +652,19 @@ def evaluate(
     the others). ``reliability`` may be a list (a sweep, reported under
     ``by_reliability``). Returns the CLI's ``evaluate`` JSON document as a
     dict; ``json.dumps(result)`` reproduces its keys and numbers.
+    ``report``: a path for the HTML page of ``--report`` (written only if
+    the evaluation succeeds).
     """
+    if report is not None:
+        if not isinstance(report, (str, os.PathLike)):
+            raise TypeError("report: expected a file path")
+        report = os.fspath(report)
     sel = selectors(data, classes=classes)
     check_counts(dict(samples=samples, burn_in=burn_in, seed=seed, cases=cases, k=k))
     if reliability is not None and not isinstance(reliability, (list, tuple, np.ndarray)):
         reliability = [reliability]
     if not isinstance(predictions, str):
         if hasattr(predictions, "__fspath__"):
-            import os
-
             predictions = os.fsdecode(predictions)
         else:
             arr = np.asarray(predictions)
@@ -678,6 +687,7 @@ def evaluate(
         prior_rate=prior_rate,
         irn_ties=irn_ties,
         prirn_zero=prirn_zero,
+        report=report,
     )
     return json.loads(text)
 

@@ -35,7 +35,7 @@ COUNT_OPTIONS = frozenset({
 })
 
 #: Keyword arguments that are lists of counts.
-COUNT_LIST_OPTIONS = frozenset({"k", "cases"})
+COUNT_LIST_OPTIONS = frozenset({"k", "cases", "plot_cases"})
 
 
 def count(name: str, v: Any, *, lenient: bool = False) -> int:

@@ -5,6 +5,7 @@ pub mod adherence;
 pub mod charts;
 pub mod features;
 pub mod fit;
+pub mod groundtruth;
 pub mod mil;
 pub mod mixture;
 

@@ -1,16 +1,21 @@
-//! HTML reports of `aggregate` and `evaluate` (Stutz et al. Figs 5–8).
+//! HTML reports of `aggregate` and `evaluate` (Stutz et al. 2023, Figs
+//! 5–8), for the command line and Python alike.
 
-use plackett::groundtruth::measures::dataset_mean_sd;
-use plackett::groundtruth::models::Method;
-use plackett::groundtruth::run::RunResult;
-use plackett::report::{HtmlReport, charts};
+use super::{HtmlReport, charts};
+use crate::groundtruth::measures::dataset_mean_sd;
+use crate::groundtruth::models::Method;
+use crate::groundtruth::run::RunResult;
+use crate::groundtruth::summary::method_label;
 
 fn sorted(mut v: Vec<f64>) -> Vec<f64> {
     v.sort_by(|a, b| a.total_cmp(b));
     v
 }
 
-fn common(page: &mut HtmlReport, res: &RunResult, names: &[String], risks: Option<&[u8]>) {
+/// The sections both pages share: certainty per case, certainty against
+/// agreement, risk (when the run had risk levels) and the plausibility
+/// samples of every case whose samples were kept.
+fn common(page: &mut HtmlReport, res: &RunResult, names: &[String]) {
     let cert1: Vec<f64> = res.cases.iter().map(|r| r.certainty[0]).collect();
     let cert2: Vec<f64> = res.cases.iter().map(|r| r.certainty[1]).collect();
     let cert3: Vec<f64> = res.cases.iter().map(|r| r.certainty[2]).collect();
@@ -38,7 +43,7 @@ fn common(page: &mut HtmlReport, res: &RunResult, names: &[String], risks: Optio
             "One dot per case with at least two annotators.",
         );
     }
-    if risks.is_some() {
+    if res.cases.iter().any(|r| r.risk.is_some()) {
         let pts: Vec<(f64, f64)> = res
             .cases
             .iter()
@@ -54,7 +59,7 @@ fn common(page: &mut HtmlReport, res: &RunResult, names: &[String], risks: Optio
             ),
             "Risk certainty is at least condition certainty in most cases, but far from 1 in many.",
         );
-        let er = |f: &dyn Fn(&plackett::groundtruth::measures::RiskMeasures) -> f64| {
+        let er = |f: &dyn Fn(&crate::groundtruth::measures::RiskMeasures) -> f64| {
             res.cases
                 .iter()
                 .filter_map(|r| r.risk.as_ref().map(f))
@@ -104,18 +109,14 @@ fn common(page: &mut HtmlReport, res: &RunResult, names: &[String], risks: Optio
     }
 }
 
-/// Report of `plackett aggregate`.
-pub fn aggregate_page(
-    title: &str,
-    method: &str,
-    res: &RunResult,
-    names: &[String],
-    risks: Option<&[u8]>,
-) -> String {
+/// Report of `plackett aggregate` (`AggregateResult.report` in Python):
+/// `names` are the classes; the cases whose plausibility samples the run
+/// kept get a plot each.
+pub fn aggregate_page(title: &str, method: &Method, res: &RunResult, names: &[String]) -> String {
     let mut page = HtmlReport::new(title);
     let mean = |v: Vec<f64>| v.iter().sum::<f64>() / v.len().max(1) as f64;
     page.facts(&[
-        ("method", method.to_string()),
+        ("method", method_label(method)),
         ("cases", res.cases.len().to_string()),
         ("samples per case", res.samples.to_string()),
         (
@@ -126,7 +127,7 @@ pub fn aggregate_page(
             ),
         ),
     ]);
-    common(&mut page, res, names, risks);
+    common(&mut page, res, names);
     page.render()
 }
 
@@ -134,17 +135,15 @@ pub fn aggregate_page(
 pub fn evaluate_page(
     title: &str,
     runs: &[(Option<f64>, Method, RunResult)],
-    label_of: &dyn Fn(&Method) -> String,
     ks: &[usize],
     names: &[String],
-    risks: Option<&[u8]>,
 ) -> String {
     let mut page = HtmlReport::new(title);
     let (_, m0, r0) = &runs[0];
     page.facts(&[
         (
             "method (first reliability; per-case figures use it)",
-            label_of(m0),
+            method_label(m0),
         ),
         ("cases", r0.cases.len().to_string()),
         ("scored units", r0.n_units.to_string()),
@@ -182,13 +181,13 @@ pub fn evaluate_page(
             .collect();
         // The same metric against the point estimate, per k: it does not
         // depend on the reliability, so a dashed line across the panel.
-        let values: fn(&plackett::groundtruth::run::CaseResult) -> &Vec<f64> = match pick {
+        let values: fn(&crate::groundtruth::run::CaseResult) -> &Vec<f64> = match pick {
             0 => |c| &c.point_acc,
             1 => |c| &c.point_set,
             _ => |c| &c.point_ao,
         };
         let point: Vec<f64> = (0..ks.len())
-            .map(|q| plackett::groundtruth::summary::point_mean(r0, values, q))
+            .map(|q| crate::groundtruth::summary::point_mean(r0, values, q))
             .collect();
         page.heading(&format!(
             "{title} across reliabilities (as Stutz et al. 2023, Fig. 6)"
@@ -243,6 +242,6 @@ pub fn evaluate_page(
         ),
         "Sorted separately from certainty.",
     );
-    common(&mut page, r0, names, risks);
+    common(&mut page, r0, names);
     page.render()
 }
