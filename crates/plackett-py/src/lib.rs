@@ -18,6 +18,7 @@ use pyo3::prelude::*;
 
 mod adherence;
 mod classifier;
+mod cv;
 mod groundtruth;
 mod interrupt;
 mod keywords;
@@ -611,7 +612,7 @@ impl FitResult {
     fn report(
         &self,
         path: std::path::PathBuf,
-        seed: u64,
+        #[pyo3(from_py_with = seed_arg)] seed: u64,
         data: Option<PyRef<'_, PyDataset>>,
     ) -> PyResult<()> {
         if let Some(d) = &data
@@ -975,6 +976,8 @@ fn _plackett(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<mixture::MixtureResult>()?;
     m.add_function(wrap_pyfunction!(mixture::fit_mixture, m)?)?;
     m.add_function(wrap_pyfunction!(mixture::_restore_mixture, m)?)?;
+    m.add_class::<cv::FeatureCv>()?;
+    m.add_function(wrap_pyfunction!(cv::cross_validate, m)?)?;
     m.add_class::<classifier::ClassifierModel>()?;
     m.add_function(wrap_pyfunction!(classifier::classifier_fit, m)?)?;
     m.add_function(wrap_pyfunction!(classifier::_restore_classifier, m)?)?;

@@ -113,6 +113,21 @@ def test_rankings_and_fits_survive_hostile_input():
         survive("AdherenceModel.choice_probabilities", am.choice_probabilities, v)
         survive("AdherenceModel.choice_probabilities", am.choice_probabilities, [0, 1], ranker=v)
         survive("AdherenceModel.from_json", pk.AdherenceModel.from_json, v)
+    # Reports: the path, and each report option.
+    g = pk.fit(ds, "gibbs", samples=20, burn_in=5, chains=1)
+    mix = pk.fit_mixture(ds, 1)
+    for v in HOSTILE:
+        survive("FitResult.report", r.report, v)
+        survive("FitResult.report", g.report, "p.html", seed=v)
+        survive("FitResult.report", r.report, "p.html", data=v)
+        survive("MixtureResult.report", mix.report, v)
+    feats = pd.DataFrame({"item": ["0", "1", "2"], "x": [0.5, -1.0, 2.0]})
+    for v in HOSTILE:
+        survive("cross_validate", pk.cross_validate, v, feats)
+        survive("cross_validate", pk.cross_validate, ds, v)
+    hostile_options("cross_validate", pk.cross_validate, ["folds", "repeats", "seed", "partition", "eta_grid",
+                                                          "metric_k", "vi", "standardize", "bogus"],
+                    ds, feats, fixed={"eta_grid": "0.1:10:3"})
 
 
 def test_ground_truth_survives_hostile_input():
@@ -126,9 +141,13 @@ def test_ground_truth_survives_hostile_input():
             "prior_shape", "prior_rate", "irn_ties", "prirn_zero"]
     hostile_options("aggregate", pk.aggregate, keys, SEL, fixed={"samples": 20, "burn_in": 5})
     hostile_options("evaluate", pk.evaluate, keys, SEL, np.ones((2, 3)), fixed={"samples": 20, "burn_in": 5})
+    hostile_options("aggregate", pk.aggregate, ["plot_cases"], SEL, fixed={"samples": 20, "burn_in": 5})
+    hostile_options("evaluate", pk.evaluate, ["report"], SEL, np.ones((2, 3)), fixed={"samples": 20, "burn_in": 5})
     sel = pk.selectors(SEL)
+    agg = pk.aggregate(SEL, samples=20, burn_in=5)
     for v in HOSTILE:
         survive("Selectors.chunk", sel.chunk, v, 1)
+        survive("AggregateResult.report", agg.report, v)
 
 
 def test_keywords_survive_hostile_input():
@@ -163,8 +182,11 @@ def test_mil_survives_hostile_input():
     hostile_options("mil_fit", pk.mil_fit, keys, frame)
     hostile_options("mil_fit gibbs", pk.mil_fit, ["samples", "burn_in", "thin", "chains", "gibbs_start", "seed"],
                     frame, engine="gibbs", fixed={"samples": 20, "burn_in": 10, "chains": 1})
-    model = pk.mil_fit(frame).model()
+    fit = pk.mil_fit(frame)
+    model = fit.model()
     for v in HOSTILE:
+        survive("MilFit.report", fit.report, v)
+        survive("MilFit.report", fit.report, "p.html", bag=v)
         survive("MilModel.predict", model.predict, v)
         survive("MilModel.predict", model.predict, frame, draws=v if not isinstance(v, int) or v < 10**6 else -1)
         survive("MilModel.predict", model.predict, frame, seed=v)

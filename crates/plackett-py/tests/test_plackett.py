@@ -474,3 +474,67 @@ def test_fit_report_is_the_clis_page(engine, flags, kw, tmp_path):
     with pytest.raises(ValueError, match="fitted items"):
         r.report(tmp_path / "y.html", data=other)
     assert not (tmp_path / "y.html").exists()
+
+
+@pytest.mark.parametrize("flags, kw", [
+    ([], {}),
+    (["--folds", "4", "--repeats", "2", "--seed", "3", "--eta-grid", "0.01,1,100", "--vi", "guo",
+      "--partition", "l", "--metric-k", "2"],
+     {"folds": 4, "repeats": 2, "seed": 3, "eta_grid": [0.01, 1, 100], "vi": "guo", "partition": "l", "metric_k": 2}),
+])
+def test_cross_validate_equals_plackett_cv(flags, kw, tmp_path):
+    """`plackett.cross_validate` is `plackett cv` (Guo et al. 2019 §5.2):
+    the same document but for its timing, the same tables and page (but
+    for the title and the data file's name); frames of the tables and
+    curves; bad options raise."""
+    cli_page, page = tmp_path / "cli.html", tmp_path / "py.html"
+    out = subprocess.run([BIN, "cv", SALAD, "--ranking-col", "judge", "--features", SALAD_FEATURES, *flags,
+                          "--output", "json", "--report", str(cli_page)], check=True, capture_output=True)
+    want = json.loads(out.stdout)
+    d = plackett.read_csv(SALAD, ranking_col="judge")
+    r = plackett.cross_validate(d, SALAD_FEATURES, **kw)
+    got = json.loads(r.to_json())
+    want.pop("seconds"), got.pop("seconds")
+    assert got == want
+    assert [p["partition"] for p in r.partitions] == ["L"]
+    r.report(page)
+    strip = lambda p: open(p, encoding="utf-8").read().split("</h1>", 1)[1]  # noqa: E731
+    assert strip(page) == strip(cli_page).replace(f"{SALAD} (4 items", "4 items").replace(
+        "32 observations)</td>", "32 observations</td>")
+    assert r.to_table().splitlines()[:-1] == subprocess.run(
+        [BIN, "cv", SALAD, "--ranking-col", "judge", "--features", SALAD_FEATURES, *flags],
+        check=True, capture_output=True, text=True).stdout.splitlines()[:-1]
+    pytest.importorskip("pandas")
+    t = r.to_frame()
+    assert list(t["metric"]) == ["top_k", "auc", "log_score"]
+    assert t.loc[1, "vi_at_eta_l"] == want["partitions"][0]["auc_table"]["vi_at_eta_l"]
+    c = r.curves("L")
+    assert list(c["eta"]) == want["partitions"][0]["etas"] and "map_auc" in c
+    with pytest.raises(KeyError):
+        r.curves("N")
+    # A DataFrame of features gives the same numbers.
+    import pandas as pd
+
+    again = plackett.cross_validate(d, pd.read_csv(SALAD_FEATURES), **kw)
+    assert json.loads(again.to_json())["partitions"] == got["partitions"]
+
+
+@pytest.mark.parametrize("kw, exc, fragment", [
+    ({"folds": 1}, ValueError, "folds"),
+    ({"repeats": 0}, ValueError, "repeats"),
+    ({"metric_k": 0}, ValueError, "metric_k"),
+    ({"metric_k": -1}, ValueError, "metric_k"),
+    ({"partition": "x"}, ValueError, "partition"),
+    ({"vi": "nope"}, ValueError, "vi"),
+    ({"eta_grid": "a:b"}, ValueError, "eta"),
+    ({"standardize": "yes"}, TypeError, "standardize"),
+    ({"folds": "3"}, TypeError, "folds"),
+])
+def test_cross_validate_bad_options_raise(kw, exc, fragment):
+    d = plackett.read_csv(SALAD, ranking_col="judge")
+    with pytest.raises(exc, match=fragment):
+        plackett.cross_validate(d, SALAD_FEATURES, **kw)
+    with pytest.raises((ValueError, TypeError)):
+        plackett.cross_validate(d, 3)
+    with pytest.raises(ValueError, match="nope.csv"):
+        plackett.cross_validate(d, "nope.csv")

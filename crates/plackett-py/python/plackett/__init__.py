@@ -52,6 +52,8 @@ __all__ = [
     "Selectors",
     "aggregate",
     "evaluate",
+    "cross_validate",
+    "FeatureCv",
     "extract_keywords",
     "extract_keywords_many",
     "evaluate_keywords",
@@ -452,6 +454,96 @@ def fit_adherence(
         data, engine=engine, pseudo=pseudo, tol=tol, max_iter=count_or_none("max_iter", max_iter),
         samples=samples, burn_in=burn_in, chains=chains, seed=seed, **kw
     )
+
+
+class FeatureCv:
+    """Cross-validation of PL regression (Guo et al. 2019 §5.2; ``plackett
+    cv``): per partition (``L`` splits observations, ``N`` items), the test
+    metrics of MAP and the variational posterior over the η grid, and each
+    at its cross-validated best η and at the η the training-fold bound
+    picks (η_L, Guo et al.'s model choice without held-out data)."""
+
+    def __init__(self, native: Any):
+        self._native = native
+        self._doc = json.loads(native.to_json())
+        self.partitions: list = self._doc["partitions"]
+        self.notes: list = self._doc["notes"]
+
+    def to_json(self) -> str:
+        """The document ``plackett cv --output json`` prints."""
+        return self._native.to_json()
+
+    def to_table(self) -> str:
+        """The text tables ``plackett cv`` prints (Guo et al. 2019, Tables 3-4)."""
+        return self._native.to_table()
+
+    def report(self, path: Any) -> None:
+        """Write the HTML page of ``plackett cv --report`` to ``path``."""
+        self._native.report(path)
+
+    def to_frame(self):
+        """Tables 3-4 as rows: partition, metric (top_k, auc, log_score),
+        VI and MAP at their best η and at η_L, and the three η (needs
+        pandas)."""
+        import pandas as pd
+
+        rows = []
+        for p in self.partitions:
+            for metric in ("top_k", "auc", "log_score"):
+                rows.append({"partition": p["partition"], "metric": metric, **p[f"{metric}_table"]})
+        return pd.DataFrame(rows)
+
+    def curves(self, partition: str = "L"):
+        """The curves over η of one partition: the mean training-fold bound
+        and each method's test metrics (needs pandas)."""
+        import pandas as pd
+
+        for p in self.partitions:
+            if p["partition"] == partition:
+                d = {"eta": p["etas"], "bound": p["bound"]}
+                for m in ("vi", "map"):
+                    for k, v in p[m].items():
+                        d[f"{m}_{k}"] = v
+                return pd.DataFrame(d)
+        raise KeyError(f"no {partition!r} partition in this run (ran: {[p['partition'] for p in self.partitions]})")
+
+    def __repr__(self) -> str:
+        parts = ", ".join(f"{p['partition']}: AUC {p['auc_table']['vi_at_eta_l']:.3f} at eta_L {p['eta_l']:.3g}"
+                          for p in self.partitions)
+        return f"FeatureCv({parts})"
+
+
+def cross_validate(
+    data: Any,
+    features: Any,
+    *,
+    folds: int = 3,
+    repeats: int = 1,
+    seed: int = 1,
+    partition: str = "both",
+    eta_grid: Any = "1e-3:1e3:13",
+    metric_k: int = 10,
+    vi: str = "exact",
+    standardize: bool = True,
+) -> FeatureCv:
+    """Cross-validate PL regression on item features (Guo et al. 2019
+    §5.2), as ``plackett cv``: ``folds``-fold, ``repeats`` times, over the
+    η grid (``"LO:HI:N"`` log-spaced, or a list), MAP and the variational
+    posterior (``vi``: "exact" or "guo") side by side, on the L-partition
+    (split observations), the N-partition (split items) or ``"both"``.
+    ``data``: a Dataset or anything :func:`rankings` accepts; ``features``: a
+    CSV path or a DataFrame whose first column names the items;
+    ``metric_k``: the K of the top-K metric. The same seed gives the CLI's
+    numbers (see docs/features.md).
+    """
+    data = _as_dataset(data, None)
+    if isinstance(eta_grid, (list, tuple, np.ndarray)):
+        eta_grid = ",".join(repr(v) for v in reals("eta_grid", eta_grid))
+    if not isinstance(standardize, (bool, np.bool_)):
+        raise TypeError(f"standardize: expected True or False, got {show(standardize)}")
+    opts = check_counts(dict(folds=folds, repeats=repeats, seed=seed, metric_k=metric_k))
+    return FeatureCv(_plackett.cross_validate(data, **_features_arg(features), partition=partition,
+                                              eta_grid=eta_grid, vi=vi, standardize=bool(standardize), **opts))
 
 
 def _as_dataset(data: Any, ties: Optional[str]) -> Dataset:

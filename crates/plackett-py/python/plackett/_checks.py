@@ -31,7 +31,7 @@ COUNT_OPTIONS = frozenset({
     "seed", "samples", "burn_in", "chains", "max_iter", "starts", "draws", "thin",
     "temperatures", "window", "min_count", "components", "test_bags", "replicates",
     "repeats", "races", "min_keywords", "max_bags", "known_count", "keep_draws",
-    "folds", "bss_iterations", "bss_burn_in", "n_classes", "mixture",
+    "folds", "bss_iterations", "bss_burn_in", "n_classes", "mixture", "metric_k",
 })
 
 #: Keyword arguments that are lists of counts.

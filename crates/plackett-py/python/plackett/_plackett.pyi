@@ -365,3 +365,23 @@ class MixtureModel:
     def choice_probabilities(self, items: Sequence[str | int]) -> np.ndarray: ...
     def rank_marginals(self, races: int = 20000, seed: int = 1) -> npt.NDArray[np.float64]: ...
     def to_json(self) -> str: ...
+
+class FeatureCv:
+    def to_json(self) -> str: ...
+    def to_table(self) -> str: ...
+    def report(self, path: str | os.PathLike[str]) -> None: ...
+
+def cross_validate(
+    data: Dataset,
+    features: str,
+    features_text: Optional[str] = ...,
+    *,
+    folds: int = ...,
+    repeats: int = ...,
+    seed: int = ...,
+    partition: str = ...,
+    eta_grid: str = ...,
+    metric_k: int = ...,
+    vi: str = ...,
+    standardize: bool = ...,
+) -> FeatureCv: ...
