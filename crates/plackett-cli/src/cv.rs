@@ -69,7 +69,7 @@ pub fn run(a: &CvArgs) -> Result<()> {
         observer: None,
     };
     // Bad counts are refused before the data are read.
-    check_options(&opts).map_err(|e| anyhow::anyhow!(crate::cli_text(&e.to_string())))?;
+    check_options(&opts)?;
     let ds = load(&a.data)?;
     let text = plackett::io::read_text(&a.features)?;
     let feats = read_features_with_prior(&a.features, &text, ds.items(), a.standardize == "on")?;

@@ -2,12 +2,8 @@
 
 use anyhow::{Result, bail};
 use clap::Args;
-use plackett::data::simulate::{Design, simulate};
-use plackett::io::output::write_atomic;
-use rand::SeedableRng;
-use rand_distr::{Distribution, Normal};
-use rand_xoshiro::Xoshiro256PlusPlus;
-use std::fmt::Write as _;
+use plackett::data::simulate::{SimulationSpec, simulate_spec};
+use plackett::io::output::write_all_atomic;
 
 /// Options of `plackett simulate`.
 #[derive(Args, Debug)]
@@ -53,141 +49,45 @@ pub struct SimulateArgs {
 
 /// Run `plackett simulate`.
 pub fn run(a: &SimulateArgs) -> Result<()> {
-    if a.items < 2 {
-        bail!("invalid option --items: need at least 2 items");
-    }
-    // The simulator keeps a worth per item and every ranking in memory.
-    if a.items > 10_000_000 {
-        bail!(
-            "invalid option --items: at most 10000000 items, got {}",
-            a.items
-        );
-    }
-    if a.rankings > 100_000_000 {
-        bail!(
-            "invalid option --rankings: at most 100000000 rankings, got {}",
-            a.rankings
-        );
-    }
-    if a.length < 2 && a.design == "sub" {
-        bail!("invalid option --length: sub-rankings need at least 2 items");
-    }
-    if a.length > a.items && a.design != "full" && a.design != "pairs" {
-        bail!(
-            "invalid option --length: {} exceeds --items {}",
-            a.length,
-            a.items
-        );
-    }
     if a.features.is_some() != a.features_out.is_some() {
         bail!("invalid option --features: --features D and --features-out FILE go together");
     }
     if a.beta_out.is_some() && a.features.is_none() {
         bail!("invalid option --beta-out: only with --features");
     }
-    if !(a.feature_sd.is_finite() && a.feature_sd > 0.0) {
-        bail!(
-            "invalid option --feature-sd: must be positive, got {}",
-            a.feature_sd
-        );
+    let sim = simulate_spec(&SimulationSpec {
+        items: a.items,
+        rankings: a.rankings,
+        length: a.length,
+        design: a.design.clone(),
+        worths: a.worths.clone(),
+        seed: a.seed,
+        features: a.features,
+        feature_sd: a.feature_sd,
+    })?;
+    // Every file is written only after everything has succeeded.
+    let mut files: Vec<(String, String)> = Vec::new();
+    if let (Some(path), Some(csv)) = (&a.features_out, sim.features_csv()) {
+        files.push((path.clone(), csv));
     }
-    let design = match a.design.as_str() {
-        "full" => Design::Full,
-        "topk" => Design::TopK { k: a.length },
-        "pairs" => Design::Pairs,
-        _ => Design::SubRankings { len: a.length },
-    };
-    let mut pending: Vec<(String, String)> = Vec::new();
-    let (ds, lam) = if let Some(d) = a.features {
-        if d == 0 {
-            bail!("invalid option --features: need at least one feature");
-        }
-        let p = plackett::data::simulate::regression_problem(
-            a.items,
-            d,
-            a.rankings,
-            design,
-            a.feature_sd,
-            None,
-            a.seed,
-        );
-        let f = &p.features;
-        let mut csv = String::from("item");
-        for n in &f.names {
-            let _ = write!(csv, ",{n}");
-        }
-        csv.push('\n');
-        for i in 0..a.items {
-            let _ = write!(csv, "{i}");
-            for j in 0..d {
-                let _ = write!(csv, ",{}", f.x[(i, j)]);
-            }
-            csv.push('\n');
-        }
-        pending.push((a.features_out.clone().expect("checked"), csv));
-        if let Some(b) = &a.beta_out {
-            let mut t = String::from("name,beta\n");
-            for (n, v) in f.names.iter().zip(&p.beta) {
-                let _ = writeln!(t, "{n},{v}");
-            }
-            pending.push((b.clone(), t));
-        }
-        let lam: Vec<f64> = (0..a.items)
-            .map(|i| (0..d).map(|j| f.x[(i, j)] * p.beta[j]).sum::<f64>().exp())
-            .collect();
-        (p.data, lam)
-    } else {
-        let mut rng = Xoshiro256PlusPlus::seed_from_u64(a.seed);
-        let lam = worths(a, &mut rng);
-        (simulate(&mut rng, &lam, a.rankings, design), lam)
-    };
-    write_rankings(a, &ds, &lam, pending)
-}
-
-fn worths(a: &SimulateArgs, rng: &mut Xoshiro256PlusPlus) -> Vec<f64> {
-    match a.worths.as_str() {
-        "linear" => (1..=a.items).map(|x| x as f64).collect(),
-        _ => {
-            let nd = Normal::<f64>::new(0.0, 1.0).expect("valid");
-            (0..a.items).map(|_| nd.sample(rng).exp()).collect()
-        }
+    if let (Some(path), Some(csv)) = (&a.beta_out, sim.beta_csv()) {
+        files.push((path.clone(), csv));
     }
-}
-
-fn write_rankings(
-    a: &SimulateArgs,
-    ds: &plackett::data::Dataset,
-    lam: &[f64],
-    pending: Vec<(String, String)>,
-) -> Result<()> {
-    let mut s = String::with_capacity(a.rankings * a.length * 6 + 2);
-    s.push('[');
-    for (o, obs) in ds.observations().enumerate() {
-        if o > 0 {
-            s.push_str(",\n");
-        }
-        s.push('[');
-        for (k, m) in obs.members.iter().enumerate() {
-            if k > 0 {
-                s.push(',');
-            }
-            let _ = write!(s, "{m}");
-        }
-        s.push(']');
-    }
-    s.push_str("]\n");
     if let Some(t) = &a.truth {
-        let logs: Vec<f64> = lam.iter().map(|l| l.ln()).collect();
-        let mean = logs.iter().sum::<f64>() / logs.len() as f64;
-        let text: String = logs.iter().map(|l| format!("{}\n", l - mean)).collect();
-        write_atomic(t, text.as_bytes())?;
+        let text: String = sim.log_worths().iter().map(|l| format!("{l}\n")).collect();
+        files.push((t.clone(), text));
     }
-    for (path, text) in &pending {
-        write_atomic(path, text.as_bytes())?;
+    let rankings = sim.rankings_json();
+    if let Some(p) = &a.out {
+        files.push((p.clone(), rankings.clone()));
     }
-    match &a.out {
-        Some(p) => write_atomic(p, s.as_bytes())?,
-        None => crate::emit(&s)?,
+    let refs: Vec<(&str, &[u8])> = files
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_bytes()))
+        .collect();
+    write_all_atomic(&refs)?;
+    if a.out.is_none() {
+        crate::emit(&rankings)?;
     }
     Ok(())
 }

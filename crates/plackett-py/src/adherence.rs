@@ -174,8 +174,7 @@ impl AdherenceResult {
             "plackett.fit_adherence",
             None,
         );
-        let p = path.to_string_lossy();
-        plackett::io::output::write_all_atomic(&[(p.as_ref(), page.as_bytes())]).map_err(err)
+        crate::write_page(&path, &page)
     }
     /// The fit as a model for predictions (``plackett.AdherenceModel``), the
     /// model file `plackett fit --adherence --model-out` writes: the MAP, or

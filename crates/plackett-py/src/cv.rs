@@ -38,8 +38,7 @@ impl FeatureCv {
             None,
             &self.features,
         );
-        let p = path.to_string_lossy();
-        plackett::io::output::write_all_atomic(&[(p.as_ref(), page.as_bytes())]).map_err(err)
+        crate::write_page(&path, &page)
     }
 }
 

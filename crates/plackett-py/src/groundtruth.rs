@@ -264,12 +264,6 @@ fn plotted(cases: &[usize], plot_cases: Option<Vec<usize>>) -> PyResult<Vec<usiz
     }
 }
 
-/// Write `page` to `path` atomically (nothing written on failure).
-fn write_page(path: &std::path::Path, page: &str) -> PyResult<()> {
-    let p = path.to_string_lossy();
-    plackett::io::output::write_all_atomic(&[(p.as_ref(), page.as_bytes())]).map_err(err)
-}
-
 /// Per-case plausibilities of an aggregation run.
 #[pyclass(module = "plackett._plackett", name = "AggregateResult", frozen)]
 #[derive(Serialize, Deserialize)]
@@ -554,7 +548,7 @@ impl AggregateResult {
             &self.run,
             &self.names,
         );
-        write_page(&path, &page)
+        crate::write_page(&path, &page)
     }
     fn __len__(&self) -> usize {
         self.run.cases.len()
@@ -698,7 +692,7 @@ pub fn evaluate(
             &k,
             &selectors.names,
         );
-        write_page(path, &page)?;
+        crate::write_page(path, &page)?;
     }
     serde_json::to_string_pretty(&doc)
         .map(|s| s + "\n")

@@ -42,6 +42,13 @@ pub(crate) fn err(e: plackett::Error) -> PyErr {
     }
 }
 
+/// Write an HTML page (a result's `report(path)`) to `path` atomically:
+/// nothing is written if it fails, and the error names the path.
+pub(crate) fn write_page(path: &std::path::Path, page: &str) -> PyResult<()> {
+    let p = path.to_string_lossy();
+    plackett::io::output::write_all_atomic(&[(p.as_ref(), page.as_bytes())]).map_err(err)
+}
+
 /// Pickling through the library's serialised form: `(restore, (state,))`
 /// with `restore` a function of this module that reads it back bit for bit.
 pub(crate) fn reduce<'py, T: serde::Serialize>(
@@ -155,6 +162,61 @@ fn read_json_text(
         .detach(move || read_str(&name, &text, &opts))
         .map_err(err)?;
     Ok(PyDataset { ds })
+}
+
+/// The arrays of a simulation: the data, the true mean-centred log-worths,
+/// and with features their names, matrix (items × features) and the true β.
+type SimulationArrays<'py> = (
+    PyDataset,
+    Bound<'py, PyArray1<f64>>,
+    Option<(
+        Vec<String>,
+        Bound<'py, PyArray2<f64>>,
+        Bound<'py, PyArray1<f64>>,
+    )>,
+);
+
+/// Rankings simulated from PL with known worths, or from PL regression on
+/// simulated features (`plackett simulate`; keyword arguments are its
+/// flags).
+#[pyfunction]
+#[pyo3(signature = (*, items = 10, rankings = 100, length = 10, design = "sub",
+    worths = "lognormal", seed = 1, features = None, feature_sd = 1.0))]
+#[allow(clippy::too_many_arguments)]
+fn simulate<'py>(
+    py: Python<'py>,
+    items: usize,
+    rankings: usize,
+    length: usize,
+    design: &str,
+    worths: &str,
+    seed: u64,
+    features: Option<usize>,
+    feature_sd: f64,
+) -> PyResult<SimulationArrays<'py>> {
+    let spec = plackett::data::simulate::SimulationSpec {
+        items,
+        rankings,
+        length,
+        design: design.to_string(),
+        worths: worths.to_string(),
+        seed,
+        features,
+        feature_sd,
+    };
+    let sim = py
+        .detach(|| plackett::data::simulate::simulate_spec(&spec))
+        .map_err(err)?;
+    let log_worths = sim.log_worths().into_pyarray(py);
+    let regression = sim.regression.as_ref().map(|(f, beta)| {
+        let x = Array2::from_shape_fn((f.x.nrows(), f.x.ncols()), |(i, j)| f.x[(i, j)]);
+        (
+            f.names.clone(),
+            x.into_pyarray(py),
+            beta.clone().into_pyarray(py),
+        )
+    });
+    Ok((PyDataset { ds: sim.data }, log_worths, regression))
 }
 
 /// Rankings from an (n, k) integer array (each row best first: full or
@@ -638,8 +700,7 @@ impl FitResult {
             seed,
             extra,
         );
-        let p = path.to_string_lossy();
-        plackett::io::output::write_all_atomic(&[(p.as_ref(), page.as_bytes())]).map_err(err)
+        crate::write_page(&path, &page)
     }
     /// Pickling: the whole result (posterior draws included) as the
     /// library's serialised form, read back bit for bit by `_restore_fit`.
@@ -960,6 +1021,7 @@ fn _plackett(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(read_json_text, m)?)?;
     m.add_function(wrap_pyfunction!(read_file, m)?)?;
     m.add_function(wrap_pyfunction!(read_array, m)?)?;
+    m.add_function(wrap_pyfunction!(simulate, m)?)?;
     m.add_function(wrap_pyfunction!(fit, m)?)?;
     m.add_function(wrap_pyfunction!(_restore_fit, m)?)?;
     m.add_function(wrap_pyfunction!(_restore_dataset, m)?)?;
@@ -990,6 +1052,7 @@ fn _plackett(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(mil::mil_fit, m)?)?;
     m.add_function(wrap_pyfunction!(mil::mil_study, m)?)?;
     m.add_function(wrap_pyfunction!(mil::mil_cv, m)?)?;
+    m.add_function(wrap_pyfunction!(mil::mil_simulate, m)?)?;
     m.add_function(wrap_pyfunction!(mil::mil_model_from_json, m)?)?;
     m.add_function(wrap_pyfunction!(mil::_restore_mil_model, m)?)?;
     m.add_class::<groundtruth::PySelectors>()?;

@@ -274,8 +274,7 @@ impl MilFit {
             pick_bag: "report(path, bag=NAME)",
         })
         .map_err(err)?;
-        let p = path.to_string_lossy();
-        plackett::io::output::write_all_atomic(&[(p.as_ref(), page.as_bytes())]).map_err(err)
+        crate::write_page(&path, &page)
     }
 }
 
@@ -566,4 +565,34 @@ pub fn mil_study(
         .detach(move || run_study(&opts, &methods, None).map(|c| (opts, c)))
         .map_err(err)?;
     pretty(&study_document(&cells.0, &cells.1))
+}
+
+/// Simulate bags from the design of Hu 2024 §2.3 (`plackett mil simulate`):
+/// the long CSV with the true primary indicators in `primary`, as text.
+#[pyfunction]
+#[pyo3(signature = (*, bags = 500, instances = 20, ratio = 4.0, ppi0 = 0.35, ppi1 = 0.35,
+    features = 16, alpha = 0.5, seed = 1))]
+#[allow(clippy::too_many_arguments)]
+pub fn mil_simulate(
+    py: Python<'_>,
+    bags: usize,
+    instances: usize,
+    ratio: f64,
+    ppi0: f64,
+    ppi1: f64,
+    features: usize,
+    alpha: f64,
+    seed: u64,
+) -> PyResult<String> {
+    let design = plackett::mil::MilDesign {
+        bags,
+        instances,
+        ratio,
+        ppi0,
+        ppi1,
+        features,
+        alpha,
+    };
+    py.detach(|| plackett::mil::simulate_bags(&design, seed).map(|b| b.to_csv()))
+        .map_err(err)
 }

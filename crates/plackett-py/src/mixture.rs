@@ -309,8 +309,7 @@ impl MixtureResult {
     /// ``path`` (a str or path-like); nothing is written if it fails.
     fn report(&self, path: std::path::PathBuf) -> PyResult<()> {
         let page = plackett::report::mixture::mixture_html(&self.report);
-        let p = path.to_string_lossy();
-        plackett::io::output::write_all_atomic(&[(p.as_ref(), page.as_bytes())]).map_err(err)
+        crate::write_page(&path, &page)
     }
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
         crate::reduce(py, self, "_restore_mixture")

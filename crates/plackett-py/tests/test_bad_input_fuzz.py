@@ -125,6 +125,9 @@ def test_rankings_and_fits_survive_hostile_input():
     for v in HOSTILE:
         survive("cross_validate", pk.cross_validate, v, feats)
         survive("cross_validate", pk.cross_validate, ds, v)
+    hostile_options("simulate", pk.simulate, ["items", "rankings", "length", "design", "worths", "seed",
+                                              "features", "feature_sd", "bogus"],
+                    fixed={"items": 5, "rankings": 10, "length": 3})
     hostile_options("cross_validate", pk.cross_validate, ["folds", "repeats", "seed", "partition", "eta_grid",
                                                           "metric_k", "vi", "standardize", "bogus"],
                     ds, feats, fixed={"eta_grid": "0.1:10:3"})
@@ -190,6 +193,9 @@ def test_mil_survives_hostile_input():
         survive("MilModel.predict", model.predict, v)
         survive("MilModel.predict", model.predict, frame, draws=v if not isinstance(v, int) or v < 10**6 else -1)
         survive("MilModel.predict", model.predict, frame, seed=v)
+    hostile_options("mil_simulate", pk.mil_simulate, ["bags", "instances", "ratio", "ppi0", "ppi1", "features",
+                                                      "alpha", "seed", "bogus"],
+                    fixed={"bags": 5, "instances": 3, "features": 2})
     hostile_options("mil_cv", pk.mil_cv, ["folds", "repeats", "draws", "seed"], frame,
                     fixed={"folds": 2, "draws": 20})
     hostile_options("mil_study", pk.mil_study, ["factors", "methods", "test_bags", "draws", "seed"],

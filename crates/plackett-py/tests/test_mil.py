@@ -440,3 +440,31 @@ def test_report_is_the_clis_page(bags, tmp_path):
     with pytest.raises(ValueError, match="x.html"):
         fit.report(tmp_path / "no" / "such" / "x.html")
     assert not (tmp_path / "x.html").exists() and not (tmp_path / "no").exists()
+
+
+def test_simulate_equals_the_cli(tmp_path):
+    """`mil_simulate` is `plackett mil simulate` (Hu 2024 §2.3): the same
+    table for the same seed and design, bags of one seed's prefix the same
+    whatever the count; a fit of the frame is the fit of the CLI's file;
+    bad designs raise naming the option."""
+    pd = pytest.importorskip("pandas")
+    path = tmp_path / "sim.csv"
+    cli("mil", "simulate", "--bags", "40", "--instances", "5", "--features", "3", "--ratio", "2",
+        "--ppi1", "0.5", "--seed", "9", "--out", str(path))
+    df = plackett.mil_simulate(bags=40, instances=5, features=3, ratio=2, ppi1=0.5, seed=9)
+    want = pd.read_csv(path, dtype={"bag": str})
+    pd.testing.assert_frame_equal(df, want, check_exact=True)
+    # Every value read back exactly: the first row against Python's own float().
+    first_row = path.read_text().splitlines()[1].split(",")
+    assert [float(v) for v in first_row[3:] if v] == [v for v in df.iloc[0, 3:].tolist() if v == v]
+    assert list(df.columns[:3]) == ["bag", "label", "modality"] and df.columns[-1] == "primary"
+    assert set(df["primary"]) <= {0, 1} and set(df["label"]) <= {0, 1}
+    first = plackett.mil_simulate(bags=10, instances=5, features=3, ratio=2, ppi1=0.5, seed=9)
+    pd.testing.assert_frame_equal(first, df[df["bag"].isin(first["bag"])].reset_index(drop=True))
+    a, b = plackett.mil_fit(df, seed=2), plackett.mil_fit(str(path), seed=2)
+    assert a.model().to_json() == b.model().to_json()
+    for kw, exc, frag in [({"bags": 0}, ValueError, "bags"), ({"bags": -1}, ValueError, "bags"),
+                          ({"ppi0": 1.5}, ValueError, "ppi0"), ({"ratio": "x"}, TypeError, "ratio"),
+                          ({"features": 2.5}, TypeError, "features"), ({"alpha": float("nan")}, ValueError, "alpha")]:
+        with pytest.raises(exc, match=frag):
+            plackett.mil_simulate(**kw)

@@ -538,3 +538,56 @@ def test_cross_validate_bad_options_raise(kw, exc, fragment):
         plackett.cross_validate(d, 3)
     with pytest.raises(ValueError, match="nope.csv"):
         plackett.cross_validate(d, "nope.csv")
+
+
+@pytest.mark.parametrize("flags, kw", [
+    (["--items", "8", "--rankings", "60", "--length", "4", "--seed", "3"], {"items": 8, "rankings": 60, "length": 4, "seed": 3}),
+    (["--items", "6", "--rankings", "40", "--design", "full", "--worths", "linear"],
+     {"items": 6, "rankings": 40, "design": "full", "worths": "linear"}),
+    (["--items", "9", "--rankings", "80", "--design", "topk", "--length", "3", "--features", "2",
+      "--feature-sd", "0.5", "--seed", "5"],
+     {"items": 9, "rankings": 80, "design": "topk", "length": 3, "features": 2, "feature_sd": 0.5, "seed": 5}),
+])
+def test_simulate_equals_the_cli(flags, kw, tmp_path):
+    """`plackett.simulate` is `plackett simulate`: the same rankings (fits
+    of both equal to the last bit), the same truth, features and β."""
+    out, truth, feats, beta = (tmp_path / n for n in ("r.json", "t.txt", "f.csv", "b.csv"))
+    extra = ["--features-out", str(feats), "--beta-out", str(beta)] if "features" in kw else []
+    subprocess.run([BIN, "simulate", *flags, "--out", str(out), "--truth", str(truth), *extra],
+                   check=True, capture_output=True)
+    sim = plackett.simulate(**kw)
+    assert sim.data.n_observations == kw["rankings"]
+    np.testing.assert_array_equal(sim.log_worth, np.loadtxt(truth))
+    # Top-k lists are read as such (the JSON lists do not say so themselves).
+    r_cli = plackett.fit(plackett.read_file(str(out), top_k=kw.get("design") == "topk"))
+    r_py = plackett.fit(sim.data)
+    assert r_cli.items == r_py.items
+    np.testing.assert_array_equal(r_cli.log_worth, r_py.log_worth)
+    if "features" in kw:
+        pd = pytest.importorskip("pandas")
+        want = pd.read_csv(feats, dtype={"item": str})
+        pd.testing.assert_frame_equal(sim.features, want, check_exact=True)
+        b = pd.read_csv(beta)
+        assert list(b["name"]) == sim.feature_names
+        np.testing.assert_array_equal(sim.beta, b["beta"].to_numpy())
+        # The features fit PL regression directly.
+        assert plackett.fit(sim.data, features=sim.features).coefficients is not None
+    else:
+        assert sim.features is None and sim.beta is None
+
+
+@pytest.mark.parametrize("kw, exc, fragment", [
+    ({"items": 1}, ValueError, "items"),
+    ({"items": -1}, ValueError, "items"),
+    ({"design": "x"}, ValueError, "design"),
+    ({"design": 3}, TypeError, "design"),
+    ({"worths": "flat"}, ValueError, "worths"),
+    ({"length": 1}, ValueError, "length"),
+    ({"length": 20}, ValueError, "length"),
+    ({"features": 0}, ValueError, "features"),
+    ({"feature_sd": -1.0}, ValueError, "feature_sd"),
+    ({"feature_sd": "x"}, TypeError, "feature_sd"),
+])
+def test_simulate_bad_options_raise(kw, exc, fragment):
+    with pytest.raises(exc, match=fragment):
+        plackett.simulate(**kw)

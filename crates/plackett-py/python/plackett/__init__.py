@@ -53,6 +53,8 @@ __all__ = [
     "aggregate",
     "evaluate",
     "cross_validate",
+    "simulate",
+    "Simulation",
     "FeatureCv",
     "extract_keywords",
     "extract_keywords_many",
@@ -67,6 +69,7 @@ __all__ = [
     "load_model",
     "mil_cv",
     "mil_fit",
+    "mil_simulate",
     "mil_study",
     "MilStudy",
     "read_orderings",
@@ -544,6 +547,66 @@ def cross_validate(
     opts = check_counts(dict(folds=folds, repeats=repeats, seed=seed, metric_k=metric_k))
     return FeatureCv(_plackett.cross_validate(data, **_features_arg(features), partition=partition,
                                               eta_grid=eta_grid, vi=vi, standardize=bool(standardize), **opts))
+
+
+class Simulation:
+    """Rankings drawn from a Plackett-Luce model with known worths
+    (:func:`simulate`): ``data`` (a Dataset over items "0", "1", …),
+    ``log_worth`` (the true log-worths, mean-centred, as ``plackett simulate
+    --truth``), and with ``features`` the simulated ``features`` (a pandas
+    DataFrame ``item, x1, …``, as ``--features-out``; ``fit(…,
+    features=sim.features)`` takes it) and the true coefficients ``beta``.
+    """
+
+    def __init__(self, data: Dataset, log_worth: np.ndarray, regression: Any):
+        self.data = data
+        self.log_worth = log_worth
+        self.beta: Optional[np.ndarray] = None
+        self.feature_names: Optional[list] = None
+        self._x: Optional[np.ndarray] = None
+        if regression is not None:
+            self.feature_names, self._x, self.beta = regression
+
+    @property
+    def features(self):
+        """The features as a pandas DataFrame (``item`` then one column per
+        feature), or None without features."""
+        if self._x is None:
+            return None
+        import pandas as pd
+
+        df = pd.DataFrame(self._x, columns=self.feature_names)
+        df.insert(0, "item", [str(i) for i in range(self._x.shape[0])])
+        return df
+
+    def __repr__(self) -> str:
+        extra = "" if self.beta is None else f", {len(self.beta)} features"
+        return f"plackett.Simulation({len(self.log_worth)} items, {self.data.n_observations} observations{extra})"
+
+
+def simulate(*, items: int = 10, rankings: int = 100, length: int = 10, design: str = "sub",
+             worths: str = "lognormal", seed: int = 1, features: Optional[int] = None,
+             feature_sd: float = 1.0) -> Simulation:
+    """Simulate rankings from a Plackett-Luce model with known worths, as
+    ``plackett simulate`` (the same numbers for the same seed): ``design``
+    "full" (every item ranked), "sub" (``length`` items drawn uniformly per
+    ranking), "topk" (the best ``length`` of all items) or "pairs";
+    ``worths`` "lognormal" (log-worths N(0, 1)) or "linear" (1, 2, …, n).
+    ``features=D`` draws D features per item, x ~ N(0, ``feature_sd``²),
+    β ~ N(0, I), log-worths xᵀβ (PL regression, Guo et al. 2019). For
+    calibration and coverage checks: fit ``sim.data`` and compare with
+    ``sim.log_worth``.
+    """
+    if not isinstance(design, str):
+        raise TypeError(f"design: expected a string, got {show(design)}")
+    if not isinstance(worths, str):
+        raise TypeError(f"worths: expected a string, got {show(worths)}")
+    data, log_worth, regression = _plackett.simulate(
+        items=count("items", items), rankings=count("rankings", rankings), length=count("length", length),
+        design=design, worths=worths, seed=count("seed", seed),
+        features=None if features is None else count("features", features),
+        feature_sd=real("feature_sd", feature_sd))
+    return Simulation(data, log_worth, regression)
 
 
 def _as_dataset(data: Any, ties: Optional[str]) -> Dataset:
@@ -1072,6 +1135,34 @@ def mil_fit(data: Any, *, engine: str = "vb", **options: Any) -> MilFit:
     source, text = _bags_source(data)
     check_counts(options)
     return _plackett.mil_fit(source, text, engine=engine, **options)
+
+
+def mil_simulate(*, bags: int = 500, instances: int = 20, ratio: float = 4.0, ppi0: float = 0.35,
+                 ppi1: float = 0.35, features: int = 16, alpha: float = 0.5, seed: int = 1):
+    """Bags simulated from the design of Hu 2024 §2.3 (``plackett mil
+    simulate``): ``bags`` bags of ``instances`` instances, an instance of
+    modality 1 with probability 1/(``ratio`` + 1), mean primary-instance
+    proportions ``ppi0`` and ``ppi1``, ``features`` features per modality,
+    bag intercept ``alpha`` (MICProB's generator's 0.5; Hu 2024 does not
+    give it). Returns the long table as a pandas DataFrame (``bag``,
+    ``label``, ``modality``, ``m0_f1…``, ``m1_f1…``, and the true
+    indicator ``primary``), the same numbers as the CLI's CSV for the same
+    seed; bag ``i`` draws from its own stream, so the first bags do not
+    depend on how many are drawn. ``mil_fit`` and ``mil_cv`` take it as it
+    is (the ``primary`` column is the truth the fit's primary-instance
+    AUROC is scored against).
+    """
+    import io
+
+    import pandas as pd
+
+    text = _plackett.mil_simulate(bags=count("bags", bags), instances=count("instances", instances),
+                                  features=count("features", features), seed=count("seed", seed),
+                                  ratio=real("ratio", ratio), ppi0=real("ppi0", ppi0), ppi1=real("ppi1", ppi1),
+                                  alpha=real("alpha", alpha))
+    # Exact floats: pandas 3's default parser round-trips; before it, ask.
+    exact = {} if int(pd.__version__.split(".")[0]) >= 3 else {"float_precision": "round_trip"}
+    return pd.read_csv(io.StringIO(text), dtype={"bag": str}, **exact)
 
 
 def load_mil_model(path: str) -> MilModel:

@@ -172,6 +172,8 @@ class MilFit:
 
 def mil_study(*, factors: str = ..., methods: str = ..., **kwargs: Any) -> str: ...
 def mil_cv(source: str, text: Optional[str] = ..., **kwargs: Any) -> str: ...
+def mil_simulate(*, bags: int = ..., instances: int = ..., ratio: float = ..., ppi0: float = ...,
+                 ppi1: float = ..., features: int = ..., alpha: float = ..., seed: int = ...) -> str: ...
 
 class ShardedFit:
     @property
@@ -385,3 +387,15 @@ def cross_validate(
     vi: str = ...,
     standardize: bool = ...,
 ) -> FeatureCv: ...
+
+def simulate(
+    *,
+    items: int = ...,
+    rankings: int = ...,
+    length: int = ...,
+    design: str = ...,
+    worths: str = ...,
+    seed: int = ...,
+    features: Optional[int] = ...,
+    feature_sd: float = ...,
+) -> tuple[Dataset, npt.NDArray[np.float64], Optional[tuple[list[str], npt.NDArray[np.float64], npt.NDArray[np.float64]]]]: ...

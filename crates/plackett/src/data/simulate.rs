@@ -201,3 +201,303 @@ pub fn regression_problem(
         beta,
     }
 }
+
+/// What `plackett simulate` draws (Python: `plackett.simulate`): rankings
+/// from PL with known worths, or from PL regression on simulated item
+/// features.
+#[derive(Debug, Clone)]
+pub struct SimulationSpec {
+    /// Items (at least 2).
+    pub items: usize,
+    /// Observations.
+    pub rankings: usize,
+    /// Items per sub-ranking, or listed items of a top-k list.
+    pub length: usize,
+    /// `full`, `sub`, `topk` or `pairs`.
+    pub design: String,
+    /// True worths: `linear` (1, 2, …, n) or `lognormal` (log-worths
+    /// N(0, 1)); replaced by `xᵀβ` with `features`.
+    pub worths: String,
+    /// Seed.
+    pub seed: u64,
+    /// PL regression: this many features per item, `x ~ N(0,
+    /// feature_sd²)`, `β ~ N(0, I)`.
+    pub features: Option<usize>,
+    /// Standard deviation of the simulated features.
+    pub feature_sd: f64,
+}
+
+impl Default for SimulationSpec {
+    fn default() -> Self {
+        SimulationSpec {
+            items: 10,
+            rankings: 100,
+            length: 10,
+            design: "sub".into(),
+            worths: "lognormal".into(),
+            seed: 1,
+            features: None,
+            feature_sd: 1.0,
+        }
+    }
+}
+
+/// A simulated data set with its truth.
+#[derive(Debug, Clone)]
+pub struct Simulation {
+    /// The observations (items named 0, 1, …).
+    pub data: Dataset,
+    /// The true worths λ.
+    pub worths: Vec<f64>,
+    /// With features: the features (not standardised) and the true β.
+    pub regression: Option<(super::features::Features, Vec<f64>)>,
+}
+
+impl Simulation {
+    /// The true log-worths, mean-centred (`--truth`).
+    pub fn log_worths(&self) -> Vec<f64> {
+        let logs: Vec<f64> = self.worths.iter().map(|l| l.ln()).collect();
+        let mean = logs.iter().sum::<f64>() / logs.len() as f64;
+        logs.iter().map(|l| l - mean).collect()
+    }
+
+    /// The observations as choix-style JSON lists, best first.
+    pub fn rankings_json(&self) -> String {
+        use std::fmt::Write as _;
+        let mut s = String::new();
+        s.push('[');
+        for (o, obs) in self.data.observations().enumerate() {
+            if o > 0 {
+                s.push_str(",\n");
+            }
+            s.push('[');
+            for (k, m) in obs.members.iter().enumerate() {
+                if k > 0 {
+                    s.push(',');
+                }
+                let _ = write!(s, "{m}");
+            }
+            s.push(']');
+        }
+        s.push_str("]\n");
+        s
+    }
+
+    /// The features as CSV (`item,x1,…,xD`), with features.
+    pub fn features_csv(&self) -> Option<String> {
+        use std::fmt::Write as _;
+        let (f, _) = self.regression.as_ref()?;
+        let mut csv = String::from("item");
+        for n in &f.names {
+            let _ = write!(csv, ",{n}");
+        }
+        csv.push('\n');
+        for i in 0..f.x.nrows() {
+            let _ = write!(csv, "{i}");
+            for j in 0..f.x.ncols() {
+                let _ = write!(csv, ",{}", f.x[(i, j)]);
+            }
+            csv.push('\n');
+        }
+        Some(csv)
+    }
+
+    /// The true coefficients as CSV (`name,beta`), with features.
+    pub fn beta_csv(&self) -> Option<String> {
+        use std::fmt::Write as _;
+        let (f, beta) = self.regression.as_ref()?;
+        let mut t = String::from("name,beta\n");
+        for (n, v) in f.names.iter().zip(beta) {
+            let _ = writeln!(t, "{n},{v}");
+        }
+        Some(t)
+    }
+}
+
+/// Simulate `spec` (the same spec and seed give the same data).
+pub fn simulate_spec(spec: &SimulationSpec) -> crate::Result<Simulation> {
+    use crate::Error;
+    use rand::SeedableRng;
+    use rand_distr::{Distribution, Normal};
+    let a = spec;
+    if a.items < 2 {
+        return Err(Error::param("items", "need at least 2 items"));
+    }
+    // The simulator keeps a worth per item and every ranking in memory.
+    if a.items > 10_000_000 {
+        return Err(Error::param(
+            "items",
+            format!("at most 10000000 items, got {}", a.items),
+        ));
+    }
+    if a.rankings > 100_000_000 {
+        return Err(Error::param(
+            "rankings",
+            format!("at most 100000000 rankings, got {}", a.rankings),
+        ));
+    }
+    let design = match a.design.as_str() {
+        "full" => Design::Full,
+        "topk" => Design::TopK { k: a.length },
+        "pairs" => Design::Pairs,
+        "sub" => Design::SubRankings { len: a.length },
+        other => {
+            return Err(Error::param(
+                "design",
+                format!("expected full, sub, topk or pairs, got {other:?}"),
+            ));
+        }
+    };
+    if a.length < 2 && a.design == "sub" {
+        return Err(Error::param("length", "sub-rankings need at least 2 items"));
+    }
+    if a.length > a.items && a.design != "full" && a.design != "pairs" {
+        return Err(Error::param(
+            "length",
+            format!("{} exceeds `items` {}", a.length, a.items),
+        ));
+    }
+    if !(a.feature_sd.is_finite() && a.feature_sd > 0.0) {
+        return Err(Error::param(
+            "feature_sd",
+            format!("must be positive, got {}", a.feature_sd),
+        ));
+    }
+    if let Some(d) = a.features {
+        if d == 0 {
+            return Err(Error::param("features", "need at least one feature"));
+        }
+        if d > 100_000 || a.items.saturating_mul(d) > 100_000_000 {
+            return Err(Error::param(
+                "features",
+                format!("{d} features for {} items is too many here", a.items),
+            ));
+        }
+        let p = regression_problem(a.items, d, a.rankings, design, a.feature_sd, None, a.seed);
+        let f = &p.features;
+        let worths: Vec<f64> = (0..a.items)
+            .map(|i| (0..d).map(|j| f.x[(i, j)] * p.beta[j]).sum::<f64>().exp())
+            .collect();
+        return Ok(Simulation {
+            data: p.data,
+            worths,
+            regression: Some((p.features, p.beta)),
+        });
+    }
+    let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(a.seed);
+    let worths: Vec<f64> = match a.worths.as_str() {
+        "linear" => (1..=a.items).map(|x| x as f64).collect(),
+        "lognormal" => {
+            let nd = Normal::<f64>::new(0.0, 1.0).expect("valid");
+            (0..a.items).map(|_| nd.sample(&mut rng).exp()).collect()
+        }
+        other => {
+            return Err(Error::param(
+                "worths",
+                format!("expected linear or lognormal, got {other:?}"),
+            ));
+        }
+    };
+    let data = simulate(&mut rng, &worths, a.rankings, design);
+    Ok(Simulation {
+        data,
+        worths,
+        regression: None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_spec_reproduces_for_its_seed_and_refuses_bad_settings() {
+        let spec = SimulationSpec {
+            items: 6,
+            rankings: 30,
+            length: 3,
+            ..SimulationSpec::default()
+        };
+        let (a, b) = (simulate_spec(&spec).unwrap(), simulate_spec(&spec).unwrap());
+        assert_eq!(a.rankings_json(), b.rankings_json());
+        assert_eq!(a.data.n_obs(), 30);
+        let t = a.log_worths();
+        assert!(t.iter().sum::<f64>().abs() < 1e-12, "mean-centred");
+        // Linear worths 1..n: the truth is ln i, centred.
+        let lin = simulate_spec(&SimulationSpec {
+            worths: "linear".into(),
+            ..spec.clone()
+        })
+        .unwrap();
+        let ln: Vec<f64> = (1..=6).map(|i| (i as f64).ln()).collect();
+        let m = ln.iter().sum::<f64>() / 6.0;
+        for (x, y) in lin.log_worths().iter().zip(&ln) {
+            assert!((x - (y - m)).abs() < 1e-12);
+        }
+        // With features the worths are exp(xᵀβ) and the CSVs say so.
+        let reg = simulate_spec(&SimulationSpec {
+            features: Some(2),
+            ..spec.clone()
+        })
+        .unwrap();
+        let csv = reg.features_csv().unwrap();
+        assert_eq!(csv.lines().count(), 7);
+        assert!(csv.starts_with("item,x1,x2\n"));
+        assert_eq!(reg.beta_csv().unwrap().lines().count(), 3);
+        assert!(a.features_csv().is_none());
+        for (bad, param) in [
+            (
+                SimulationSpec {
+                    items: 1,
+                    ..spec.clone()
+                },
+                "items",
+            ),
+            (
+                SimulationSpec {
+                    length: 1,
+                    ..spec.clone()
+                },
+                "length",
+            ),
+            (
+                SimulationSpec {
+                    length: 9,
+                    ..spec.clone()
+                },
+                "length",
+            ),
+            (
+                SimulationSpec {
+                    design: "x".into(),
+                    ..spec.clone()
+                },
+                "design",
+            ),
+            (
+                SimulationSpec {
+                    worths: "x".into(),
+                    ..spec.clone()
+                },
+                "worths",
+            ),
+            (
+                SimulationSpec {
+                    features: Some(0),
+                    ..spec.clone()
+                },
+                "features",
+            ),
+            (
+                SimulationSpec {
+                    feature_sd: f64::NAN,
+                    ..spec.clone()
+                },
+                "feature_sd",
+            ),
+        ] {
+            let e = simulate_spec(&bad).unwrap_err().to_string();
+            assert!(e.contains(&format!("`{param}`")), "{param}: {e}");
+        }
+    }
+}
