@@ -154,8 +154,7 @@ pub fn extract_keywords(
         if let Some(path) = &report {
             let page =
                 plackett_text::report::render("plackett.extract_keywords", &engine_name, &ex);
-            plackett::io::output::write_all_atomic(&[(path.as_str(), page.as_bytes())])
-                .map_err(err)?;
+            crate::write_page(std::path::Path::new(path), &page)?;
         }
         out.push(serde_json::to_string(&ex).map_err(|e| PyValueError::new_err(e.to_string()))?);
     }

@@ -42,6 +42,17 @@ pub(crate) fn err(e: plackett::Error) -> PyErr {
     }
 }
 
+/// Refuse a Dataset whose items are not `names` in that order (`what`
+/// names it in the message: "held-out data", "data").
+pub(crate) fn over_items(ds: &Dataset, names: &[String], what: &str) -> PyResult<()> {
+    if ds.items().names() != names {
+        return Err(PyValueError::new_err(format!(
+            "{what} must be over the fitted items, in the same order (pass items=result.items when reading it)"
+        )));
+    }
+    Ok(())
+}
+
 /// Write an HTML page (a result's `report(path)`) to `path` atomically:
 /// nothing is written if it fails, and the error names the path.
 pub(crate) fn write_page(path: &std::path::Path, page: &str) -> PyResult<()> {
@@ -634,11 +645,7 @@ impl FitResult {
     /// Dataset over the same items, e.g. from `plackett.read_*` with
     /// `items=result.items`).
     fn predictive_log_likelihood(&self, py: Python<'_>, data: &PyDataset) -> PyResult<f64> {
-        if data.ds.items().names() != self.names.as_slice() {
-            return Err(PyValueError::new_err(
-                "held-out data must be over the fitted items, in the same order (pass items=result.items when reading it)",
-            ));
-        }
+        over_items(&data.ds, &self.names, "held-out data")?;
         let post = &self.post;
         let ds = &data.ds;
         py.detach(|| post.predictive_log_likelihood(ds))
@@ -677,12 +684,8 @@ impl FitResult {
         #[pyo3(from_py_with = seed_arg)] seed: u64,
         data: Option<PyRef<'_, PyDataset>>,
     ) -> PyResult<()> {
-        if let Some(d) = &data
-            && d.ds.items().names() != self.names.as_slice()
-        {
-            return Err(PyValueError::new_err(
-                "data must be over the fitted items, in the same order (pass items=result.items when reading it)",
-            ));
+        if let Some(d) = &data {
+            over_items(&d.ds, &self.names, "data")?;
         }
         let extra = match &self.post {
             Fitted::Features(o) => plackett::report::features::feature_sections(

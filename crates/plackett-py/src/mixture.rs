@@ -289,11 +289,7 @@ impl MixtureResult {
     }
     /// Mixture log-likelihood of held-out observations over the same items.
     fn predictive_log_likelihood(&self, data: &PyDataset) -> PyResult<f64> {
-        if data.ds.items().names() != self.names.as_slice() {
-            return Err(PyValueError::new_err(
-                "held-out data must be over the fitted items, in the same order (pass items=result.items when reading it)",
-            ));
-        }
+        crate::over_items(&data.ds, &self.names, "held-out data")?;
         let f = self.fit();
         mixture_log_likelihood(&data.ds, &f.weights, &f.log_worths)
             .map(|(ll, _)| ll)
