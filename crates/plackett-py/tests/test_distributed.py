@@ -76,6 +76,31 @@ def test_sharded_data_frame_and_collapse(client):
     assert plackett.rankings(ranks).collapse().n_observations == 4
 
 
+@pytest.mark.parametrize("collapse_limit", [10**9, 0])
+def test_sharded_top_k_mle_equals_single_machine(client, collapse_limit):
+    # Top-3 lists of 12 items: the unlisted nine lose to the listed three;
+    # the sharded existence check routes those edges through the skeleton.
+    rng = np.random.default_rng(8)
+    w = rng.normal(size=12)
+    ranks = []
+    for _ in range(2000):
+        g = w + rng.gumbel(size=12)
+        ranks.append([int(i) for i in np.argsort(-g)[:3]])
+    names = [str(i) for i in range(12)]
+    local = plackett.fit(plackett.rankings(ranks, items=names, top_k=True), "mle")
+    bag = db.from_sequence(ranks, npartitions=4)
+    got = pdist.fit(bag, "mle", client=client, items=names, top_k=True, collapse_limit=collapse_limit)
+    np.testing.assert_allclose(np.asarray(got.log_worth), local.log_worth, atol=1e-8, rtol=0)
+    assert abs(got.log_likelihood - local.log_likelihood) < 1e-6
+    # Item 11 never listed: it never wins, and the sharded fit says so.
+    short = [r for r in ranks if 11 not in r]
+    with pytest.raises(ValueError, match="maximum-likelihood estimate does not exist.*11"):
+        plackett.fit(plackett.rankings(short, items=names, top_k=True), "mle")
+    bag = db.from_sequence(short, npartitions=4)
+    with pytest.raises(ValueError, match="maximum-likelihood estimate does not exist.*11"):
+        pdist.fit(bag, "mle", client=client, items=names, top_k=True, collapse_limit=0)
+
+
 def test_sharded_mle_that_does_not_exist_is_refused(client):
     ranks = [[0, 1], [1, 0], [2, 3], [3, 2], [0, 2]] * 10
     bag = db.from_sequence(ranks, npartitions=3)

@@ -464,25 +464,39 @@ pub fn non_existence_message(c: &Connectivity, items: &Items) -> String {
 /// so [`connectivity`] on it (see [`skeleton_dataset`]) decides whether the
 /// MLE of a sharded dataset exists without gathering the data.
 ///
-/// Top-k observations that leave items unlisted route their edges through
-/// per-observation nodes that have no meaning outside the shard; they are
-/// refused (`Unsupported`).
+/// Top-k observations that leave items unlisted reach their unlisted items
+/// through one auxiliary node each (every listed item beats every unlisted
+/// one). Such a node has no meaning outside its shard, so the skeleton
+/// bypasses it: a component that enters an auxiliary node gets an edge to
+/// every component the node leads to. (An auxiliary node on a cycle lies in
+/// a component with items, whose own cycle already covers it.) Refused
+/// (`Unsupported`) only beyond the budget of implicit edges the exact test
+/// of [`connectivity`] has as well.
 pub fn skeleton(ds: &Dataset) -> crate::Result<Vec<(u32, u32)>> {
     let n = ds.n_items();
-    if ds
-        .observations()
-        .any(|o| o.tail == Tail::Universe && o.members.len() < ds.universe())
-    {
-        return Err(crate::Error::Unsupported(
-            "the existence check of a sharded MLE for top-k rankings that leave items unlisted; fit `engine=map` or let the shards collapse".into(),
-        ));
+    let unlisted = |o: &super::dataset::Observation<'_>| {
+        if o.tail == Tail::Universe {
+            ds.universe().saturating_sub(o.members.len())
+        } else {
+            0
+        }
+    };
+    let implicit: usize = ds.observations().map(|o| unlisted(&o)).sum();
+    if implicit > EDGE_BUDGET {
+        return Err(crate::Error::Unsupported(format!(
+            "the existence check of a sharded MLE for top-k rankings that leave more than \
+             {EDGE_BUDGET} item slots unlisted in one shard; fit `engine=map`, use more \
+             shards or let the shards collapse"
+        )));
     }
+    let n_aux = ds.observations().filter(|o| unlisted(o) > 0).count();
+    let total = n + n_aux;
     let event = ds.ties() == TieSemantics::Event;
-    let adj = Csr::build(ds, event, false, n, |_, _| {});
+    let adj = Csr::build(ds, event, true, total, |_, _| {});
     let comp = tarjan(&adj);
     let n_comp = comp.iter().copied().max().map_or(0, |m| m + 1);
     let mut members: Vec<Vec<u32>> = vec![Vec::new(); n_comp];
-    for (i, &c) in comp.iter().enumerate() {
+    for (i, &c) in comp.iter().enumerate().take(n) {
         members[c].push(i as u32);
     }
     let mut edges = Vec::new();
@@ -491,12 +505,27 @@ pub fn skeleton(ds: &Dataset) -> crate::Result<Vec<(u32, u32)>> {
             edges.extend((0..m.len()).map(|k| (m[k], m[(k + 1) % m.len()])));
         }
     }
+    // Components without items are single auxiliary nodes (an auxiliary
+    // node touches only items, so any cycle through it holds items).
+    let rep = |c: usize| members[c].first().copied();
     let mut between: Vec<(u32, u32)> = Vec::new();
-    for u in 0..n {
+    for u in 0..total {
+        let Some(ru) = rep(comp[u]) else { continue };
         for &v in adj.row(u) {
-            let (cu, cv) = (comp[u], comp[v as usize]);
-            if cu != cv {
-                between.push((members[cu][0], members[cv][0]));
+            let cv = comp[v as usize];
+            if cv == comp[u] {
+                continue;
+            }
+            match rep(cv) {
+                Some(rv) => between.push((ru, rv)),
+                None => {
+                    for &w in adj.row(v as usize) {
+                        let cw = comp[w as usize];
+                        if cw != comp[u] {
+                            between.push((ru, rep(cw).expect("an auxiliary node leads to items")));
+                        }
+                    }
+                }
             }
         }
     }
@@ -581,6 +610,113 @@ mod tests {
             assert_eq!(connectivity(&d).strongly_connected, full);
         }
         assert!(yes > 100 && no > 100, "both kinds exercised: {yes} / {no}");
+    }
+
+    /// Items reachable from each item in the comparison graph of `ds`
+    /// (auxiliary top-k nodes walked through, not counted).
+    fn reach(ds: &Dataset) -> Vec<Vec<bool>> {
+        let n = ds.n_items();
+        let n_aux = ds
+            .observations()
+            .filter(|o| o.tail == Tail::Universe && o.members.len() < ds.universe())
+            .count();
+        let adj = Csr::build(
+            ds,
+            ds.ties() == TieSemantics::Event,
+            true,
+            n + n_aux,
+            |_, _| {},
+        );
+        (0..n)
+            .map(|s| {
+                let mut seen = vec![false; n + n_aux];
+                let mut todo: Vec<usize> = adj.row(s).iter().map(|&v| v as usize).collect();
+                while let Some(u) = todo.pop() {
+                    if !std::mem::replace(&mut seen[u], true) {
+                        todo.extend(adj.row(u).iter().map(|&v| v as usize));
+                    }
+                }
+                seen.truncate(n);
+                seen
+            })
+            .collect()
+    }
+
+    /// The union of the shards' skeletons has the whole dataset's
+    /// reachability among items, and so its existence verdict, for random
+    /// mixes of sub-rankings, tied groups (both readings) and top-k lists
+    /// that leave items unlisted, split into 1–3 shards.
+    #[test]
+    fn union_of_skeletons_keeps_reachability_with_topk() {
+        let mut state = 777u64;
+        let mut next = |m: u64| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 33) % m
+        };
+        let (mut yes, mut no, mut topk) = (0, 0, 0);
+        for round in 0..1500 {
+            let n = 2 + next(8) as usize;
+            let ties = if round % 3 == 0 {
+                TieSemantics::Event
+            } else {
+                TieSemantics::UnknownOrder
+            };
+            let n_obs = 1 + next(2 * n as u64) as usize;
+            let n_shards = 1 + next(3) as usize;
+            let mut shards: Vec<DatasetBuilder> = (0..n_shards)
+                .map(|_| DatasetBuilder::new(Items::numbered(n), ties))
+                .collect();
+            let mut whole = DatasetBuilder::new(Items::numbered(n), ties);
+            for _ in 0..n_obs {
+                let mut items: Vec<u32> = (0..n as u32).collect();
+                for i in (1..items.len()).rev() {
+                    items.swap(i, next(i as u64 + 1) as usize);
+                }
+                let is_topk = next(2) == 0;
+                let len = if is_topk {
+                    1 + next(n as u64) as usize
+                } else {
+                    2 + next(n as u64 - 1) as usize
+                };
+                let mut groups: Vec<Vec<u32>> = Vec::new();
+                for &i in &items[..len] {
+                    match groups.last_mut() {
+                        Some(g) if next(4) == 0 => g.push(i),
+                        _ => groups.push(vec![i]),
+                    }
+                }
+                if !is_topk && groups.len() < 2 {
+                    continue;
+                }
+                let refs: Vec<&[u32]> = groups.iter().map(|g| g.as_slice()).collect();
+                let tail = if is_topk { Tail::Universe } else { Tail::None };
+                topk += usize::from(is_topk && len < n);
+                whole.push(&refs, tail, &[], 1.0).unwrap();
+                shards[next(n_shards as u64) as usize]
+                    .push(&refs, tail, &[], 1.0)
+                    .unwrap();
+            }
+            let whole = whole.finish();
+            let mut edges = Vec::new();
+            for b in shards {
+                edges.extend(skeleton(&b.finish()).unwrap());
+            }
+            let sk = skeleton_dataset(whole.items(), &edges).unwrap();
+            assert_eq!(reach(&sk), reach(&whole), "round {round}");
+            let verdict = connectivity(&whole).strongly_connected;
+            assert_eq!(
+                connectivity(&sk).strongly_connected,
+                verdict,
+                "round {round}"
+            );
+            if verdict { yes += 1 } else { no += 1 }
+        }
+        assert!(
+            yes > 100 && no > 100 && topk > 1000,
+            "{yes} / {no} / {topk}"
+        );
     }
 
     #[test]
