@@ -4,9 +4,9 @@
 use anyhow::{Context, Result, bail};
 use clap::{Args, Subcommand};
 use plackett::classify::cv::{ClassifierCvOptions, cross_validate};
-use plackett::classify::data::{encode_classes, training_data};
+use plackett::classify::data::encode_classes;
 use plackett::classify::model::{Engine, EngineFit, FitOptions, Fitted, fit};
-use plackett::classify::path::regularisation_path;
+use plackett::classify::path::ClassifierPath;
 use plackett::classify::read_table;
 use plackett::io::output::write_atomic;
 use plackett::io::output::{NAME_WIDTH, column_width, short_name};
@@ -617,66 +617,16 @@ fn run_path(a: &PathArgs) -> Result<()> {
     }
     let engine = Engine::parse(&a.engine)?;
     let t = load(&a.file, &a.class_col)?;
-    let (classes, _) = encode_classes(t.labels.as_ref().expect("required"));
-    if classes.len() < 2 {
-        bail!("{}: only one class: nothing to classify", a.file);
-    }
-    let rows: Vec<usize> = (0..t.x.len()).collect();
-    let (pre, data) = training_data(&a.file, &t, &rows, &classes, a.pairwise)?;
-    let (path, stopped) = regularisation_path(&data, engine, &grid, a.b, a.seed)?;
-    let names = pre.names();
-    let p = names.len();
-    let mut w = csv::Writer::from_writer(Vec::new());
-    let mut header = vec!["a", "class", "feature", "weight"];
-    if engine == Engine::Gibbs {
-        header.push("median");
-    }
-    w.write_record(&header)?;
-    for pt in &path {
-        for (c, cname) in classes.iter().enumerate() {
-            for (j, fname) in names.iter().enumerate() {
-                let mut rec = vec![
-                    format!("{}", pt.a),
-                    cname.clone(),
-                    fname.clone(),
-                    format!("{}", pt.weights[c * p + j]),
-                ];
-                if let Some(md) = &pt.median {
-                    rec.push(format!("{}", md[c * p + j]));
-                }
-                w.write_record(&rec)?;
-            }
-        }
-    }
-    let csv_text = String::from_utf8(w.into_inner().context("csv")?)?;
-    let svg = a.plot.as_ref().map(|_| {
-        let series: Vec<(String, Vec<(f64, f64)>)> = (0..classes.len() * p)
-            .map(|q| {
-                (
-                    format!("{} / {}", classes[q / p], names[q % p]),
-                    path.iter().map(|pt| (pt.a, pt.weights[q])).collect(),
-                )
-            })
-            .collect();
-        plackett::report::charts::xy(&series, "a", "normalised weight", true, None)
-    });
+    let path = ClassifierPath::fit(&a.file, &t, engine, &grid, a.b, a.pairwise, a.seed)?;
+    let csv_text = path.to_csv()?;
+    let svg = a.plot.as_ref().map(|_| path.to_svg());
     write_atomic(&a.out, csv_text.as_bytes())?;
     if let (Some(p), Some(s)) = (&a.plot, svg) {
         write_atomic(p, s.as_bytes())?;
     }
-    let mut s = String::new();
-    let _ = writeln!(s, "{:>10} {:>8} {:>16}", "a", "zeros", "log-posterior");
-    for pt in &path {
-        let _ = writeln!(
-            s,
-            "{:>10.4} {:>8} {:>16}",
-            pt.a,
-            pt.zeros,
-            pt.log_posterior.map_or("-".into(), |v| format!("{v:.4}"))
-        );
-    }
-    if let Some(r) = stopped {
-        let _ = writeln!(s, "note: {}", crate::cli_text(&r));
+    let mut s = path.to_table();
+    if let Some(r) = &path.stopped {
+        let _ = writeln!(s, "note: {}", crate::cli_text(r));
     }
     crate::emit(&s)
 }

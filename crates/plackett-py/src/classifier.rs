@@ -5,9 +5,10 @@
 
 use crate::err;
 use numpy::ndarray::Array2;
-use numpy::{IntoPyArray, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
+use numpy::{IntoPyArray, PyArray1, PyArray2, PyArray3, PyReadonlyArray1, PyReadonlyArray2};
 use plackett::classify::Table;
 use plackett::classify::model::{Engine, FitOptions, FitOutcome, fit};
+use plackett::classify::path::ClassifierPath;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -196,5 +197,169 @@ impl ClassifierModel {
 /// Rebuild a pickled classifier.
 #[pyfunction]
 pub fn _restore_classifier(state: &str) -> PyResult<ClassifierModel> {
+    crate::restore(state)
+}
+
+/// A regularisation path over the Gamma shape `a` (Archambeau & Caron
+/// 2012 §4.1, Fig. 2): the library's [`ClassifierPath`], as `plackett
+/// classify path` computes it.
+#[pyclass(module = "plackett._plackett", name = "ClassifierPath", frozen)]
+#[derive(Serialize, Deserialize)]
+pub struct PyClassifierPath {
+    path: ClassifierPath,
+}
+
+/// The path of rows `x` with string labels `labels` (classes in order of
+/// first appearance, as `plackett classify path` reads a file), over
+/// `a_grid` ("LO:HI:N" log-spaced or a comma list), fitted from the
+/// largest `a` down.
+#[pyfunction]
+#[pyo3(signature = (x, labels, *, a_grid = "0.01:10:25", method = "em", b = 1.0,
+    pairwise = false, seed = 1, feature_names = None))]
+#[allow(clippy::too_many_arguments)]
+pub fn classify_path(
+    py: Python<'_>,
+    x: PyReadonlyArray2<'_, f64>,
+    labels: Vec<String>,
+    a_grid: &str,
+    method: &str,
+    b: f64,
+    pairwise: bool,
+    seed: u64,
+    feature_names: Option<Vec<String>>,
+) -> PyResult<PyClassifierPath> {
+    let engine = Engine::parse(method).map_err(|_| {
+        PyValueError::new_err(format!(
+            "invalid option method: expected em, gibbs or vb, got {method:?}"
+        ))
+    })?;
+    let grid = plackett::infer::feature_run::parse_eta_grid(Some(a_grid))
+        .map_err(|e| PyValueError::new_err(e.to_string().replace("`eta_grid`", "a_grid")))?;
+    if labels.len() != x.as_array().nrows() {
+        return Err(PyValueError::new_err(format!(
+            "X has {} rows but y has {} labels",
+            x.as_array().nrows(),
+            labels.len()
+        )));
+    }
+    let mut t = table(&x, Some(labels))?;
+    if let Some(names) = feature_names {
+        if names.len() != t.features.len() {
+            return Err(PyValueError::new_err(format!(
+                "feature_names: {} names for {} columns of X",
+                names.len(),
+                t.features.len()
+            )));
+        }
+        t.features = names;
+    }
+    let path = py
+        .detach(|| ClassifierPath::fit(X_NAME, &t, engine, &grid, b, pairwise, seed))
+        .map_err(err)?;
+    Ok(PyClassifierPath { path })
+}
+
+#[pymethods]
+impl PyClassifierPath {
+    /// Values of `a`, largest first.
+    #[getter]
+    fn a<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
+        PyArray1::from_vec(py, self.path.points.iter().map(|p| p.a).collect())
+    }
+    /// Normalised weights `λ/Σλ`, shape (values of a, classes, transforms):
+    /// the MAP (em) or the posterior mean (vb, gibbs).
+    #[getter]
+    fn weights<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray3<f64>> {
+        self.cube(py, |p| Some(&p.weights))
+            .expect("weights at every point")
+    }
+    /// Posterior medians (gibbs), shaped like `weights`; None otherwise.
+    #[getter]
+    fn median<'py>(&self, py: Python<'py>) -> Option<Bound<'py, PyArray3<f64>>> {
+        self.cube(py, |p| p.median.as_ref())
+    }
+    /// Exact zeros at every value of `a` (em; 0 for the other methods).
+    #[getter]
+    fn zeros<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<u64>> {
+        PyArray1::from_vec(
+            py,
+            self.path.points.iter().map(|p| p.zeros as u64).collect(),
+        )
+    }
+    /// Log-posterior on the support (em; NaN for the other methods).
+    #[getter]
+    fn log_posterior<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
+        PyArray1::from_vec(
+            py,
+            self.path
+                .points
+                .iter()
+                .map(|p| p.log_posterior.unwrap_or(f64::NAN))
+                .collect(),
+        )
+    }
+    /// Class labels (as strings), in order of first appearance.
+    #[getter]
+    fn classes(&self) -> Vec<String> {
+        self.path.classes.clone()
+    }
+    /// Transform names (`exp(+x)`, `exp(-x)`, `offset`, pairwise ones).
+    #[getter]
+    fn transforms(&self) -> Vec<String> {
+        self.path.transforms.clone()
+    }
+    /// Why the path stopped before the end of the grid, if it did.
+    #[getter]
+    fn stopped(&self) -> Option<String> {
+        self.path
+            .stopped
+            .as_ref()
+            .map(|r| plackett::error::render_params(r, plackett::error::ParamStyle::Python))
+    }
+    /// The CSV `plackett classify path --out` writes.
+    fn to_csv(&self) -> PyResult<String> {
+        self.path.to_csv().map_err(err)
+    }
+    /// The table `plackett classify path` prints.
+    fn to_table(&self) -> String {
+        self.path.to_table()
+    }
+    /// Write the path plot (`--plot`, SVG) to `path`.
+    fn plot(&self, path: std::path::PathBuf) -> PyResult<()> {
+        crate::write_page(&path, &self.path.to_svg())
+    }
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
+        crate::reduce(py, self, "_restore_classifier_path")
+    }
+    fn __repr__(&self) -> String {
+        format!(
+            "plackett.ClassifierPath(values={}, classes={}, transforms={})",
+            self.path.points.len(),
+            self.path.classes.len(),
+            self.path.transforms.len()
+        )
+    }
+}
+
+impl PyClassifierPath {
+    fn cube<'py>(
+        &self,
+        py: Python<'py>,
+        pick: impl Fn(&plackett::classify::path::PathPoint) -> Option<&Vec<f64>>,
+    ) -> Option<Bound<'py, PyArray3<f64>>> {
+        let (k, p) = (self.path.classes.len(), self.path.transforms.len());
+        let mut flat = Vec::with_capacity(self.path.points.len() * k * p);
+        for pt in &self.path.points {
+            flat.extend_from_slice(pick(pt)?);
+        }
+        let cube = numpy::ndarray::Array3::from_shape_vec((self.path.points.len(), k, p), flat)
+            .expect("K × p weights per point");
+        Some(cube.into_pyarray(py))
+    }
+}
+
+/// Rebuild a pickled classifier path.
+#[pyfunction]
+pub fn _restore_classifier_path(state: &str) -> PyResult<PyClassifierPath> {
     crate::restore(state)
 }

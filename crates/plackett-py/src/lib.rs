@@ -1046,6 +1046,9 @@ fn _plackett(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<classifier::ClassifierModel>()?;
     m.add_function(wrap_pyfunction!(classifier::classifier_fit, m)?)?;
     m.add_function(wrap_pyfunction!(classifier::_restore_classifier, m)?)?;
+    m.add_class::<classifier::PyClassifierPath>()?;
+    m.add_function(wrap_pyfunction!(classifier::classify_path, m)?)?;
+    m.add_function(wrap_pyfunction!(classifier::_restore_classifier_path, m)?)?;
     m.add_function(wrap_pyfunction!(keywords::extract_keywords, m)?)?;
     m.add_function(wrap_pyfunction!(keywords::evaluate_keywords, m)?)?;
     m.add_function(wrap_pyfunction!(keywords::tag_text, m)?)?;

@@ -218,6 +218,14 @@ def test_estimators_survive_hostile_input():
     for key in ("samples", "burn_in", "chains", "seed"):
         for v in HOSTILE:
             survive(f"PLClassifier[{key}]", lambda: pk.PLClassifier(method="gibbs", **{key: v}).fit(X, y))
+    for v in HOSTILE:
+        survive("classify_path", pk.classify_path, v, y, "0.5,2")
+        survive("classify_path", pk.classify_path, X, v, "0.5,2")
+    hostile_options("classify_path", pk.classify_path, ["a_grid", "method", "b", "pairwise", "seed"], X, y,
+                    fixed={"a_grid": "0.5,2"})
+    path = pk.classify_path(X, y, "0.5,2")
+    for v in HOSTILE:
+        survive("ClassifierPath.plot", path.plot, v)
     for key in ("max_iter", "starts", "seed", "components", "draws"):
         for v in HOSTILE:
             survive(f"MILClassifier[{key}]", lambda: pk.MILClassifier(**{key: v}).fit(bags, yb).predict(bags))

@@ -95,3 +95,80 @@ def test_classifier_shape_default_and_learn():
         PLClassifier(method="em", a="learn").fit(X, y)
     with pytest.raises(ValueError, match="learn"):
         PLClassifier(a="sometimes").fit(X, y)
+
+
+@pytest.mark.parametrize("method", ["em", "vb", "gibbs"])
+def test_classify_path_equals_the_cli(tmp_path, method):
+    # Archambeau & Caron 2012 §4.1: the path over the Gamma shape a, from
+    # Python and from `plackett classify path`, the same to the last digit.
+    pd = pytest.importorskip("pandas")
+    frame = pd.read_csv(IRIS)
+    X, y = frame.drop(columns="class"), frame["class"]
+    out, svg = tmp_path / "path.csv", tmp_path / "path.svg"
+    run = subprocess.run([BIN, "classify", "path", IRIS, "--engine", method, "--prior-shape-grid", "0.5,2,0.05",
+                          "--seed", "3", "--out", str(out), "--plot", str(svg)], check=True, capture_output=True, text=True)
+    path = plackett.classify_path(X, y, [0.5, 2, 0.05], method=method, seed=3)
+    assert path.to_csv() == out.read_text()
+    assert path.to_table() == run.stdout
+    mine = tmp_path / "mine.svg"
+    path.plot(mine)
+    assert mine.read_text() == svg.read_text()
+    np.testing.assert_array_equal(path.a, [2, 0.5, 0.05])
+    assert list(path.classes) == ["setosa", "versicolor", "virginica"]
+    assert path.weights.shape == (3, 3, 9)
+    np.testing.assert_allclose(path.weights.sum(axis=(1, 2)), 1.0, rtol=1e-12)
+    long = path.to_frame()
+    cli = pd.read_csv(out)
+    assert list(long.columns) == list(cli.columns)
+    np.testing.assert_array_equal(long["weight"], cli["weight"])
+    assert (long["class"] == cli["class"]).all() and (long["feature"] == cli["feature"]).all()
+    assert (path.median is not None) == (method == "gibbs")
+    if method == "em":
+        # Exact zeros appear as a falls below 1 (Archambeau & Caron 2012 Fig. 2).
+        assert path.zeros[0] == 0 and path.zeros[-1] > 0
+        assert np.all(np.isfinite(path.log_posterior))
+    else:
+        assert np.all(np.isnan(path.log_posterior))
+    again = pickle.loads(pickle.dumps(path))
+    assert again.to_csv() == path.to_csv() and list(again.classes) == list(path.classes)
+
+
+def test_classify_path_keeps_labels_in_order_of_appearance():
+    X, y = iris()
+    codes = np.array([{"setosa": 7, "versicolor": 3, "virginica": 5}[c] for c in y])
+    order = np.r_[50:150, 0:50]
+    path = plackett.classify_path(X[order], codes[order], "0.1:1:3")
+    assert list(path.classes) == [3, 5, 7]
+    assert path.transforms[0] == "exp(+x0)" and path.transforms[-1] == "offset"
+    named = plackett.classify_path(X, y, "0.1:1:3")
+    # Same fits, rows of weights permuted with the classes.
+    np.testing.assert_allclose(path.weights[:, [2, 0, 1]], named.weights, rtol=1e-9, atol=1e-15)
+
+
+@pytest.mark.parametrize("kwargs, exc, match", [
+    ({"a_grid": "1:0.1:3"}, ValueError, "^invalid option `?a_grid`?:"),
+    ({"a_grid": [1, -1]}, ValueError, "a_grid"),
+    ({"a_grid": ["x"]}, TypeError, "^a_grid:"),
+    ({"a_grid": 3}, TypeError, "^a_grid:"),
+    ({"b": 0}, ValueError, "b.*Gamma rate must be positive"),
+    ({"b": "x"}, TypeError, "^b:"),
+    ({"method": "svm"}, ValueError, "method"),
+    ({"pairwise": "yes"}, TypeError, "^pairwise:"),
+    ({"seed": -1}, ValueError, "^seed:"),
+])
+def test_classify_path_bad_options(kwargs, exc, match):
+    X, y = iris()
+    with pytest.raises(exc, match=match):
+        plackett.classify_path(X, y, **kwargs)
+
+
+def test_classify_path_bad_data():
+    X, y = iris()
+    with pytest.raises(ValueError, match="at least 2 classes"):
+        plackett.classify_path(X, np.zeros(len(y)))
+    bad = X.copy()
+    bad[3, 1] = np.nan
+    with pytest.raises(ValueError, match="NaN|finite"):
+        plackett.classify_path(bad, y)
+    with pytest.raises(ValueError, match="inconsistent|samples"):
+        plackett.classify_path(X, y[:-1])

@@ -49,6 +49,8 @@ __all__ = [
     "MixtureResult",
     "Model",
     "PLClassifier",
+    "ClassifierPath",
+    "classify_path",
     "Selectors",
     "aggregate",
     "evaluate",
@@ -1265,5 +1267,5 @@ def mil_study(*, factors: str = "basic", methods: str = "vmmic,milr,si-mean,si-m
     return MilStudy(_plackett.mil_study(factors=factors, methods=methods, **options))
 
 
-from ._classifier import PLClassifier  # noqa: E402
+from ._classifier import ClassifierPath, PLClassifier, classify_path  # noqa: E402
 from ._mil import MILClassifier  # noqa: E402

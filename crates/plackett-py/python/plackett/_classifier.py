@@ -8,7 +8,7 @@ from typing import Any, Optional, Union
 import numpy as np
 
 from ._checks import native as _plackett
-from ._checks import count, show
+from ._checks import count, real, reals, show
 
 from ._sklearn import (
     BaseEstimator,
@@ -141,3 +141,132 @@ class PLClassifier(ClassifierMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = False
         return tags
+
+
+class ClassifierPath:
+    """A regularisation path of the PL regression classifier over the
+    Gamma shape ``a`` (Archambeau & Caron 2012 §4.1, Fig. 2), as
+    :func:`classify_path` returns it.
+
+    Attributes
+    ----------
+    a : ndarray
+        Values of ``a``, largest first (each fit starts from the previous).
+    weights : ndarray, shape (len(a), n_classes, n_transforms)
+        Normalised weights: the MAP (``em``; exact zeros appear as ``a``
+        falls below 1) or the posterior mean (``vb``, ``gibbs``).
+    median : ndarray or None
+        Posterior medians (``gibbs``), shaped like ``weights``.
+    zeros : ndarray
+        Exact zeros at every ``a`` (``em``; 0 otherwise).
+    log_posterior : ndarray
+        Log-posterior on the support (``em``; NaN otherwise).
+    classes : ndarray
+        Class labels in order of first appearance in ``y`` (the rows of
+        ``weights``; ``plackett classify path`` orders them the same way).
+    transforms : list of str
+        ``exp(+x)``, ``exp(-x)``, ``offset`` and pairwise transforms.
+    stopped : str or None
+        Why the path stopped before the end of the grid, if it did.
+    """
+
+    def __init__(self, native: Any, classes: np.ndarray):
+        self._native = native
+        self.classes = classes
+
+    a = property(lambda self: self._native.a)
+    weights = property(lambda self: self._native.weights)
+    median = property(lambda self: self._native.median)
+    zeros = property(lambda self: self._native.zeros)
+    log_posterior = property(lambda self: self._native.log_posterior)
+    transforms = property(lambda self: self._native.transforms)
+    stopped = property(lambda self: self._native.stopped)
+
+    def to_frame(self):
+        """The path in long form (pandas): ``a``, ``class``, ``feature``,
+        ``weight`` and for gibbs ``median``, rows as ``plackett classify
+        path --out`` writes them."""
+        import pandas as pd
+
+        n_a, k, p = self.weights.shape
+        frame = pd.DataFrame({
+            "a": np.repeat(self.a, k * p),
+            "class": np.tile(np.repeat(self.classes, p), n_a),
+            "feature": np.tile(np.asarray(self.transforms, dtype=object), n_a * k),
+            "weight": self.weights.reshape(-1),
+        })
+        if self.median is not None:
+            frame["median"] = self.median.reshape(-1)
+        return frame
+
+    def to_csv(self) -> str:
+        """The CSV ``plackett classify path --out`` writes (class labels as
+        text)."""
+        return self._native.to_csv()
+
+    def to_table(self) -> str:
+        """The table ``plackett classify path`` prints: a, zeros,
+        log-posterior."""
+        return self._native.to_table()
+
+    def plot(self, path: Any) -> None:
+        """Write the path plot (SVG, as ``--plot``): every class and
+        transform's weight against ``a`` on a log scale."""
+        self._native.plot(path)
+
+    def __repr__(self) -> str:
+        return repr(self._native)
+
+
+def classify_path(
+    X: Any,
+    y: Any,
+    a_grid: Any = "0.01:10:25",
+    *,
+    method: str = "em",
+    b: float = 1.0,
+    pairwise: bool = False,
+    seed: int = 1,
+) -> ClassifierPath:
+    """The regularisation path of the PL regression classifier over the
+    Gamma shape ``a`` (Archambeau & Caron 2012 §4.1, Fig. 2), as
+    ``plackett classify path``: features standardised and transformed as in
+    :class:`PLClassifier`, one fit per value of ``a`` from the largest down,
+    each started from the previous one.
+
+    ``a_grid``: ``"LO:HI:N"`` (N log-spaced values) or a sequence of
+    positive numbers; ``method``: ``"em"`` (MAP, exact zeros for ``a < 1``),
+    ``"vb"`` or ``"gibbs"`` (posterior mean, and median for gibbs);
+    ``b``: the Gamma rate; ``pairwise``: add the pairwise transforms;
+    ``seed``: the Gibbs sampler's. A pandas ``X`` names the transforms by
+    its columns. The numbers equal the CLI's for the same data, class order
+    and seed.
+    """
+    X_names = getattr(X, "columns", None)
+    X, y = _validate_data(PLClassifier(), X, y, dtype=np.float64, y_numeric=False, multi_output=False)
+    check_classification_targets(y)
+    y = np.asarray(y).ravel()
+    if isinstance(a_grid, (list, tuple, np.ndarray)):
+        a_grid = ",".join(repr(v) for v in reals("a_grid", a_grid))
+    elif not isinstance(a_grid, str):
+        raise TypeError(f"a_grid: expected 'LO:HI:N' or a sequence of numbers, got {type(a_grid).__name__} {show(a_grid)}")
+    if not isinstance(pairwise, (bool, np.bool_)):
+        raise TypeError(f"pairwise: expected True or False, got {show(pairwise)}")
+    uniques, first = np.unique(y, return_index=True)
+    classes = uniques[np.argsort(first, kind="stable")]
+    if len(classes) < 2:
+        raise ValueError(f"classify_path needs samples of at least 2 classes, but y holds only {show(classes[0])}")
+    labels = [str(v) for v in y]
+    if len(set(str(c) for c in classes)) != len(classes):
+        raise ValueError("y: two class labels print the same; use labels that differ as text")
+    native = _plackett.classify_path(
+        np.ascontiguousarray(X, dtype=np.float64),
+        labels,
+        a_grid=a_grid,
+        method=method,
+        b=real("b", b),
+        pairwise=bool(pairwise),
+        seed=count("seed", seed),
+        feature_names=None if X_names is None else [str(c) for c in X_names],
+    )
+    return ClassifierPath(native, classes)

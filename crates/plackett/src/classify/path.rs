@@ -3,7 +3,7 @@
 //! previous one. For em the MAP (exact zeros appear as `a` falls below 1),
 //! for vb the posterior mean, for gibbs the posterior mean and median.
 
-use super::data::ClassData;
+use super::data::{ClassData, Table, encode_classes, training_data};
 use super::em::{EmOptions, em, log_posterior};
 use super::gibbs::{ClassifierGibbsOptions, Shape, gibbs};
 use super::model::Engine;
@@ -12,7 +12,7 @@ use crate::error::Result;
 use crate::infer::mcmc::McmcSettings;
 
 /// One value of `a` on the path.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct PathPoint {
     /// Gamma shape.
     pub a: f64,
@@ -106,4 +106,137 @@ pub fn regularisation_path(
         }
     }
     Ok((out, None))
+}
+
+/// A regularisation path with its labels: what `plackett classify path`
+/// prints and writes, and what Python's `plackett.classify_path` returns.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct ClassifierPath {
+    /// Class labels, in order of first appearance in the table.
+    pub classes: Vec<String>,
+    /// Transform names (`exp(+x)`, `exp(-x)`, `offset`, pairwise ones).
+    pub transforms: Vec<String>,
+    /// One point per value of `a`, largest first.
+    pub points: Vec<PathPoint>,
+    /// Why the path stopped before the end of the grid, if it did.
+    pub stopped: Option<String>,
+}
+
+impl ClassifierPath {
+    /// The path of a labelled table (`file` names it in messages): every
+    /// row trains, features standardised and transformed as in `classify
+    /// fit`, then [`regularisation_path`] over `grid`.
+    pub fn fit(
+        file: &str,
+        t: &Table,
+        engine: Engine,
+        grid: &[f64],
+        b: f64,
+        pairwise: bool,
+        seed: u64,
+    ) -> Result<ClassifierPath> {
+        if !(b.is_finite() && b > 0.0) {
+            return Err(crate::Error::param(
+                "b",
+                format!("the Gamma rate must be positive, got {b}"),
+            ));
+        }
+        if grid.is_empty() {
+            return Err(crate::Error::param("a_grid", "no values of a"));
+        }
+        if let Some(a) = grid.iter().find(|a| !(a.is_finite() && **a > 0.0)) {
+            return Err(crate::Error::param(
+                "a_grid",
+                format!("values of a must be positive and finite, got {a}"),
+            ));
+        }
+        let labels = t
+            .labels
+            .as_ref()
+            .ok_or_else(|| crate::Error::input(file, Some(1), "no class column"))?;
+        let (classes, _) = encode_classes(labels);
+        if classes.len() < 2 {
+            return Err(crate::Error::input(
+                file,
+                None,
+                "only one class: nothing to classify",
+            ));
+        }
+        let rows: Vec<usize> = (0..t.x.len()).collect();
+        let (pre, data) = training_data(file, t, &rows, &classes, pairwise)?;
+        let (points, stopped) = regularisation_path(&data, engine, grid, b, seed)?;
+        Ok(ClassifierPath {
+            classes,
+            transforms: pre.names(),
+            points,
+            stopped,
+        })
+    }
+
+    /// The CSV of `classify path --out`: `a, class, feature, weight` and,
+    /// for gibbs, `median`; one row per value of `a`, class and transform.
+    pub fn to_csv(&self) -> Result<String> {
+        let p = self.transforms.len();
+        let gibbs = self.points.iter().any(|pt| pt.median.is_some());
+        let mut w = csv::Writer::from_writer(Vec::new());
+        let mut header = vec!["a", "class", "feature", "weight"];
+        if gibbs {
+            header.push("median");
+        }
+        let io = |e: csv::Error| crate::Error::Data(format!("writing the path: {e}"));
+        w.write_record(&header).map_err(io)?;
+        for pt in &self.points {
+            for (c, cname) in self.classes.iter().enumerate() {
+                for (j, fname) in self.transforms.iter().enumerate() {
+                    let mut rec = vec![
+                        format!("{}", pt.a),
+                        cname.clone(),
+                        fname.clone(),
+                        format!("{}", pt.weights[c * p + j]),
+                    ];
+                    if let Some(md) = &pt.median {
+                        rec.push(format!("{}", md[c * p + j]));
+                    }
+                    w.write_record(&rec).map_err(io)?;
+                }
+            }
+        }
+        let bytes = w
+            .into_inner()
+            .map_err(|e| crate::Error::Data(format!("writing the path: {e}")))?;
+        String::from_utf8(bytes).map_err(|e| crate::Error::Data(e.to_string()))
+    }
+
+    /// The table `classify path` prints: `a`, the exact zeros and (em) the
+    /// log-posterior on the support, one line per value of `a`.
+    pub fn to_table(&self) -> String {
+        use std::fmt::Write as _;
+        let mut s = String::new();
+        let _ = writeln!(s, "{:>10} {:>8} {:>16}", "a", "zeros", "log-posterior");
+        for pt in &self.points {
+            let _ = writeln!(
+                s,
+                "{:>10.4} {:>8} {:>16}",
+                pt.a,
+                pt.zeros,
+                pt.log_posterior.map_or("-".into(), |v| format!("{v:.4}"))
+            );
+        }
+        s
+    }
+
+    /// The path plot of `classify path --plot` (SVG): every class and
+    /// transform's normalised weight against `a`, log scale.
+    pub fn to_svg(&self) -> String {
+        let p = self.transforms.len();
+        let series: Vec<(String, Vec<(f64, f64)>)> = (0..self.classes.len() * p)
+            .map(|q| {
+                (
+                    format!("{} / {}", self.classes[q / p], self.transforms[q % p]),
+                    self.points.iter().map(|pt| (pt.a, pt.weights[q])).collect(),
+                )
+            })
+            .collect();
+        crate::report::charts::xy(&series, "a", "normalised weight", true, None)
+    }
 }
