@@ -463,6 +463,8 @@ fn run_fit(a: &FitArgs) -> Result<()> {
             aurocs: (train_auc, primary_auc),
             bag: a.report_bag.as_deref(),
             pick_bag: "--report-bag NAME",
+            instance_rows: plackett::report::mil::InstanceRows::DataRow,
+            bag_labels: None,
         })?;
         files.push((path.clone(), page));
     }

@@ -272,6 +272,46 @@ impl MilFit {
             aurocs: self.aurocs,
             bag,
             pick_bag: "report(path, bag=NAME)",
+            instance_rows: plackett::report::mil::InstanceRows::DataRow,
+            bag_labels: None,
+        })
+        .map_err(err)?;
+        crate::write_page(&path, &page)
+    }
+
+    /// The page of `MILClassifier.report`: bags handed over as arrays,
+    /// named by their index in the caller's sequence (the long table calls
+    /// them `b0`, `b1`, …), instances by their place in their bag.
+    #[pyo3(signature = (path, bag = None))]
+    fn _classifier_report(&self, path: std::path::PathBuf, bag: Option<usize>) -> PyResult<()> {
+        let name = bag.map(|i| format!("b{i}"));
+        if let Some(n) = &name
+            && !self.bags.bags.iter().any(|b| &b.name == n)
+        {
+            return Err(PyValueError::new_err(format!(
+                "bag: expected the index of a training bag (0 to {}), got {}",
+                self.bags.bags.len().saturating_sub(1),
+                bag.unwrap_or_default()
+            )));
+        }
+        let labels: Vec<String> = self
+            .bags
+            .bags
+            .iter()
+            .map(|b| b.name.strip_prefix('b').unwrap_or(&b.name).to_string())
+            .collect();
+        let page = plackett::report::mil::render(&plackett::report::mil::MilView {
+            title: "plackett.MILClassifier".into(),
+            bags: &self.bags,
+            model: &self.model,
+            info: &self.info,
+            pred: &self.pred,
+            notes: &self.notes,
+            aurocs: self.aurocs,
+            bag: name.as_deref(),
+            pick_bag: "report(path, bag=INDEX)",
+            instance_rows: plackett::report::mil::InstanceRows::InBag,
+            bag_labels: Some(&labels),
         })
         .map_err(err)?;
         crate::write_page(&path, &page)

@@ -226,6 +226,10 @@ def test_estimators_survive_hostile_input():
     path = pk.classify_path(X, y, "0.5,2")
     for v in HOSTILE:
         survive("ClassifierPath.plot", path.plot, v)
+    clf = pk.MILClassifier().fit(bags, yb)
+    for v in HOSTILE:
+        survive("MILClassifier.report", clf.report, v)
+        survive("MILClassifier.report", clf.report, "page.html", bag=v)
     for key in ("max_iter", "starts", "seed", "components", "draws"):
         for v in HOSTILE:
             survive(f"MILClassifier[{key}]", lambda: pk.MILClassifier(**{key: v}).fit(bags, yb).predict(bags))

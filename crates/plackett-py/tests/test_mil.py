@@ -468,3 +468,45 @@ def test_simulate_equals_the_cli(tmp_path):
                           ({"features": 2.5}, TypeError, "features"), ({"alpha": float("nan")}, ValueError, "alpha")]:
         with pytest.raises(exc, match=frag):
             plackett.mil_simulate(**kw)
+
+
+def test_classifier_report_names_bags_by_index_and_instances_within_them(bags, tmp_path):
+    """`MILClassifier.report(path, bag=k)` is the page of `mil fit --report`
+    for bags given as arrays: bag k of the caller's sequence, its instances
+    numbered within their bag and modality with their posterior
+    probabilities given the label (`primary_`, the fit's own `primary` in
+    the caller's shape), the most probable ones first."""
+    import html
+    import re
+
+    _, path = bags
+    X, y, _ = _bag_arrays(path)
+    clf = plackett.MILClassifier(seed=2).fit(X, y)
+    page = tmp_path / "clf.html"
+    with pytest.raises(ValueError, match="not fitted"):
+        plackett.MILClassifier().report(page)
+    k = 5
+    clf.report(page, bag=k)
+    text = html.unescape(page.read_text())
+    assert "<h1>plackett.MILClassifier</h1>" in text and f"Instances of bag {k}<" in text
+    assert "instance (from 0, within its bag and modality)" in text
+    assert text.count("<svg") == 2
+    table = text.split(f"Instances of bag {k}<", 1)[1]
+    rows = re.findall(r"<tr><td>(\d+)</td><td>([01])</td><td>([0-9.]+)</td>", table)
+    p0, p1 = clf.primary_[k]
+    flat = np.concatenate([np.concatenate(pair) for pair in clf.primary_])
+    np.testing.assert_array_equal(flat, clf.fit_.primary)
+    assert [len(a) for a in clf.primary_[k]] == [0 if x is None else len(x) for x in X[k]]
+    want = sorted([(p, 0, r) for r, p in enumerate(p0)] + [(p, 1, r) for r, p in enumerate(p1)], reverse=True)
+    assert len(rows) == min(10, len(want)) > 0
+    got = [(float(p), int(m), int(r)) for r, m, p in rows]
+    for (gp, gm, gr), (wp, wm, wr) in zip(got, want):
+        assert abs(gp - wp) < 5e-5
+        assert (gm, gr) == (wm, wr) or abs(gp - [p0, p1][gm][gr]) < 5e-5
+    # The most probable bag by default; nothing written on a bad index.
+    clf.report(tmp_path / "top.html")
+    assert "report(path, bag=INDEX) picks another" in html.unescape((tmp_path / "top.html").read_text())
+    for bad, exc in [(len(X), ValueError), (-1, ValueError), ("b3", TypeError)]:
+        with pytest.raises(exc, match="bag"):
+            clf.report(tmp_path / "bad.html", bag=bad)
+    assert not (tmp_path / "bad.html").exists()

@@ -12,7 +12,7 @@ import numpy as np
 from ._checks import native as _plackett
 from ._checks import count, show
 
-from ._sklearn import BaseEstimator, ClassifierMixin, check_classification_targets
+from ._sklearn import BaseEstimator, ClassifierMixin, check_classification_targets, check_is_fitted
 
 
 def _modality(a: Any, bag: int, m: int) -> Optional[np.ndarray]:
@@ -167,6 +167,13 @@ class MILClassifier(ClassifierMixin, BaseEstimator):
         --out``'s file).
     n_features_in_ : tuple of int
         Features per modality seen in ``fit``.
+    primary_ : list of (ndarray, ndarray)
+        Per training bag, each instance's posterior probability of being
+        primary given the training data, its label included (modality 0,
+        modality 1, in the order the bag gave them); ``instance_proba``
+        gives the probability without the label, as for a new bag.
+    fit_ : MilFit
+        The fit (its document, notes and diagnostics).
     """
 
     def __init__(
@@ -244,9 +251,30 @@ class MILClassifier(ClassifierMixin, BaseEstimator):
         )
         self.model_ = fit.model()
         self.fit_ = fit
+        # The training instances' posterior P(primary | data), labels
+        # included, back in the caller's shape (the long table lists the
+        # bags' rows in order, as fit.primary does).
+        primary = [[np.zeros(0 if x is None else x.shape[0]) for x in pair] for pair in pairs]
+        for p, (bag, m, r) in zip(np.asarray(fit.primary, dtype=np.float64), table.rows):
+            primary[bag][m][r] = p
+        self.primary_ = [(a, b) for a, b in primary]
         self.classes_ = classes
         self.n_features_in_ = widths
         return self
+
+    def report(self, path: Any, bag: Optional[int] = None) -> None:
+        """Write the HTML report of the fit (as ``plackett mil fit
+        --report``: training ROC curves, coefficient intervals, the
+        instances of one bag with their posterior probability of being
+        primary) to ``path``. ``bag``: the index of a training bag (in the
+        order ``fit`` was given them) whose instances are listed; the most
+        probable bag when None. Instances are numbered within their bag and
+        modality, with their probabilities given the label (``primary_``).
+        Nothing is written if it fails."""
+        check_is_fitted(self, "fit_")
+        if bag is not None:
+            bag = count("bag", bag)
+        self.fit_._classifier_report(path, bag=bag)
 
     def _predict(self, bags: Any):
         if not hasattr(self, "model_"):

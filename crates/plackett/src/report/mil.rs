@@ -30,6 +30,23 @@ pub struct MilView<'a> {
     /// How the caller's front end picks another bag (`--report-bag NAME`
     /// on the command line), said under the most probable bag's table.
     pub pick_bag: &'a str,
+    /// How the chosen bag's instances are named.
+    pub instance_rows: InstanceRows,
+    /// The bags' names as the caller knows them, in the order of
+    /// `bags.bags`; `None`: the names the data gave.
+    pub bag_labels: Option<&'a [String]>,
+}
+
+/// How a report names instances: by the data row of a file (the CLI,
+/// Python's long tables), or by their place in their bag (bags handed over
+/// as arrays, where no file rows exist).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InstanceRows {
+    /// The 0-based data row of the file or table.
+    DataRow,
+    /// The 0-based position among the bag's instances of its modality,
+    /// in data-row order (the order the caller gave them).
+    InBag,
 }
 
 /// Instances listed for the chosen bag.
@@ -163,7 +180,8 @@ pub fn render(v: &MilView<'_>) -> Result<String> {
     );
 
     let b = &bags.bags[chosen];
-    r.heading(&format!("Instances of bag {}", b.name));
+    let shown = v.bag_labels.map_or(b.name.as_str(), |l| l[chosen].as_str());
+    r.heading(&format!("Instances of bag {shown}"));
     r.para(&format!(
         "Label {}, posterior predictive P(label = 1) = {:.4}{}. The instances most likely to \
          be primary, that is, to have driven the label.",
@@ -178,7 +196,14 @@ pub fn render(v: &MilView<'_>) -> Result<String> {
     ));
     let mut inst: Vec<usize> = (b.start..b.end).collect();
     inst.sort_by(|&i, &j| v.info.primary[j].total_cmp(&v.info.primary[i]));
-    let mut header = vec!["data row (from 0)", "modality", "P(primary)"];
+    let mut header = vec![
+        match v.instance_rows {
+            InstanceRows::DataRow => "data row (from 0)",
+            InstanceRows::InBag => "instance (from 0, within its bag and modality)",
+        },
+        "modality",
+        "P(primary)",
+    ];
     if bags.primary.is_some() {
         header.push("true primary");
     }
@@ -186,8 +211,16 @@ pub fn render(v: &MilView<'_>) -> Result<String> {
         .iter()
         .take(TOP_INSTANCES)
         .map(|&j| {
+            let name = match v.instance_rows {
+                InstanceRows::DataRow => bags.row[j],
+                // The bag holds its instances in a canonical order, not
+                // the caller's: rank by data row within the modality.
+                InstanceRows::InBag => (b.start..b.end)
+                    .filter(|&i| bags.modality[i] == bags.modality[j] && bags.row[i] < bags.row[j])
+                    .count(),
+            };
             let mut row = vec![
-                bags.row[j].to_string(),
+                name.to_string(),
                 bags.modality[j].to_string(),
                 format!("{:.4}", v.info.primary[j]),
             ];
