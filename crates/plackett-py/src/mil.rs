@@ -262,21 +262,13 @@ impl MilFit {
                 "bag: no bag named {name:?} in the training bags"
             )));
         }
-        let page = plackett::report::mil::render(&plackett::report::mil::MilView {
-            title: "plackett.mil_fit".into(),
-            bags: &self.bags,
-            model: &self.model,
-            info: &self.info,
-            pred: &self.pred,
-            notes: &self.notes,
-            aurocs: self.aurocs,
+        self.write_report(
+            &path,
+            "plackett.mil_fit",
             bag,
-            pick_bag: "report(path, bag=NAME)",
-            instance_rows: plackett::report::mil::InstanceRows::DataRow,
-            bag_labels: None,
-        })
-        .map_err(err)?;
-        crate::write_page(&path, &page)
+            "report(path, bag=NAME)",
+            None,
+        )
     }
 
     /// The page of `MILClassifier.report`: bags handed over as arrays,
@@ -300,21 +292,48 @@ impl MilFit {
             .iter()
             .map(|b| b.name.strip_prefix('b').unwrap_or(&b.name).to_string())
             .collect();
-        let page = plackett::report::mil::render(&plackett::report::mil::MilView {
-            title: "plackett.MILClassifier".into(),
+        self.write_report(
+            &path,
+            "plackett.MILClassifier",
+            name.as_deref(),
+            "report(path, bag=INDEX)",
+            Some(&labels),
+        )
+    }
+}
+
+impl MilFit {
+    /// Render the fit's page and write it: bags named as the data name them
+    /// and instances by data row (`labels` None), or bags by the caller's
+    /// `labels` and instances by their place in their bag.
+    fn write_report(
+        &self,
+        path: &std::path::Path,
+        title: &str,
+        bag: Option<&str>,
+        pick_bag: &str,
+        labels: Option<&[String]>,
+    ) -> PyResult<()> {
+        use plackett::report::mil::{InstanceRows, MilView, render};
+        let page = render(&MilView {
+            title: title.into(),
             bags: &self.bags,
             model: &self.model,
             info: &self.info,
             pred: &self.pred,
             notes: &self.notes,
             aurocs: self.aurocs,
-            bag: name.as_deref(),
-            pick_bag: "report(path, bag=INDEX)",
-            instance_rows: plackett::report::mil::InstanceRows::InBag,
-            bag_labels: Some(&labels),
+            bag,
+            pick_bag,
+            instance_rows: if labels.is_some() {
+                InstanceRows::InBag
+            } else {
+                InstanceRows::DataRow
+            },
+            bag_labels: labels,
         })
         .map_err(err)?;
-        crate::write_page(&path, &page)
+        crate::write_page(path, &page)
     }
 }
 
