@@ -71,6 +71,15 @@ pub fn shard_sweep<'py>(
     Ok((PyArray1::from_vec(py, sw.den), sw.loglik))
 }
 
+impl ShardedFit {
+    /// Worths normalised to sum to one (from the log-worths, overflow-safe).
+    fn normalised_worth(&self) -> Vec<f64> {
+        let (lam, _) = pl::scaled(&self.log_worth);
+        let s: f64 = lam.iter().sum();
+        lam.iter().map(|l| l / s).collect()
+    }
+}
+
 /// Calls back into Python for the shards' sweeps.
 struct PyShards<'py> {
     f: Bound<'py, PyAny>,
@@ -137,9 +146,7 @@ impl ShardedFit {
     /// Worths normalised to sum to one.
     #[getter]
     fn worth<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
-        let (lam, _) = pl::scaled(&self.log_worth);
-        let s: f64 = lam.iter().sum();
-        PyArray1::from_vec(py, lam.iter().map(|l| l / s).collect())
+        PyArray1::from_vec(py, self.normalised_worth())
     }
     /// Log-likelihood at the estimate.
     #[getter]
@@ -160,6 +167,42 @@ impl ShardedFit {
     #[getter]
     fn total_weight(&self) -> f64 {
         self.n_rows
+    }
+    /// Per-item table (item, worth, log_worth): a pandas DataFrame when
+    /// pandas is installed, else a dict of numpy arrays. A sharded fit has
+    /// no standard errors (see `plackett.distributed.fit`).
+    fn summary<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let d = pyo3::types::PyDict::new(py);
+        d.set_item("item", self.names.clone())?;
+        d.set_item("worth", self.worth(py))?;
+        d.set_item("log_worth", self.log_worth(py))?;
+        crate::frame(py, d)
+    }
+    /// The fit as JSON: `engine`, `items` (name, log_worth, worth),
+    /// `log_likelihood`, `iterations`, `converged`, `total_weight`; the
+    /// keys `plackett fit --output json` uses for the same quantities.
+    fn to_json(&self) -> PyResult<String> {
+        let worth = self.normalised_worth();
+        let items: Vec<serde_json::Value> = self
+            .names
+            .iter()
+            .zip(&self.log_worth)
+            .zip(worth)
+            .map(|((n, l), w)| serde_json::json!({"name": n, "log_worth": l, "worth": w}))
+            .collect();
+        let doc = serde_json::json!({
+            "engine": self.engine,
+            "algorithm": "mm+squarem (sharded)",
+            "n_items": self.names.len(),
+            "total_weight": self.n_rows,
+            "converged": self.converged,
+            "iterations": self.iterations,
+            "log_likelihood": self.log_likelihood,
+            "items": items,
+        });
+        serde_json::to_string_pretty(&doc)
+            .map(|s| s + "\n")
+            .map_err(|e| PyValueError::new_err(e.to_string()))
     }
     fn __repr__(&self) -> String {
         format!(

@@ -1,4 +1,5 @@
 """The Dask path: a 2-worker LocalCluster gives the single-process results."""
+import json
 import os
 
 import numpy as np
@@ -59,6 +60,18 @@ def test_sharded_fit_equals_single_machine(client, engine, collapse_limit):
     assert got.items == names
     np.testing.assert_allclose(np.asarray(got.log_worth), local.log_worth, atol=1e-8, rtol=0)
     assert abs(got.log_likelihood - local.log_likelihood) < 1e-6
+    # The table and the JSON carry the single-machine fit's keys.
+    mine, theirs = got.summary(), local.summary()
+    assert list(mine["item"]) == list(theirs["item"])
+    for key in ("worth", "log_worth"):
+        np.testing.assert_allclose(np.asarray(mine[key]), np.asarray(theirs[key]), atol=1e-8, rtol=0)
+    doc, ref = json.loads(got.to_json()), json.loads(local.to_json())
+    for key in ("engine", "n_items", "converged"):
+        assert doc[key] == ref[key], key
+    assert abs(doc["log_likelihood"] - ref["log_likelihood"]) < 1e-6
+    for a, b in zip(doc["items"], ref["items"]):
+        assert a["name"] == b["name"] and abs(a["log_worth"] - b["log_worth"]) < 1e-8
+        assert abs(a["worth"] - b["worth"]) < 1e-8
 
 
 def test_sharded_data_frame_and_collapse(client):
