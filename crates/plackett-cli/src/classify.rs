@@ -4,8 +4,7 @@
 use anyhow::{Context, Result, bail};
 use clap::{Args, Subcommand};
 use plackett::classify::cv::{ClassifierCvOptions, cross_validate};
-use plackett::classify::data::encode_classes;
-use plackett::classify::model::{Engine, EngineFit, FitOptions, Fitted, fit};
+use plackett::classify::model::{Engine, FitOptions, Fitted, fit};
 use plackett::classify::path::ClassifierPath;
 use plackett::classify::read_table;
 use plackett::io::output::write_atomic;
@@ -149,6 +148,10 @@ pub struct FitArgs {
     /// Output format of the summary.
     #[arg(long, default_value = "table", value_parser = ["table", "json"])]
     pub output: String,
+    /// Write an HTML report (facts, every class's weights with intervals,
+    /// confusion matrix, probability of the true class, ROC curves) here.
+    #[arg(long, value_name = "FILE.html")]
+    pub report: Option<String>,
 }
 
 /// `plackett classify predict`.
@@ -266,70 +269,33 @@ fn run_fit(a: &FitArgs) -> Result<()> {
     let f = f?;
     let seconds = start.elapsed().as_secs_f64();
     let model = &f.model;
-    // Training misclassification (in-sample).
-    let prob = model.predict(&m.file, &t)?;
-    let (_, y) = encode_classes(t.labels.as_ref().expect("required"));
-    let wrong = prob
-        .iter()
-        .zip(&y)
-        .filter(|(p, yy)| {
-            (0..p.len())
-                .max_by(|&i, &j| p[i].total_cmp(&p[j]))
-                .unwrap_or(0)
-                != **yy
-        })
-        .count();
-    let mut summary = json!({
-        "engine": model.engine.as_str(),
-        "classes": model.classes,
-        "n": t.x.len(),
-        "features": model.preprocess.features,
-        "transforms": model.transforms,
-        "a": model.a,
-        "b": model.b,
-        "weights": model.weights,
-        "training_misclassification": wrong as f64 / t.x.len() as f64,
-        "seconds": seconds,
-    });
-    let o = summary.as_object_mut().expect("object");
-    match &f.engine {
-        EngineFit::Em(e) => {
-            o.insert("iterations".into(), json!(e.iterations));
-            o.insert("converged".into(), json!(e.converged));
-            o.insert("zeros".into(), json!(e.zeros()));
-            o.insert("log_posterior".into(), json!(e.objective.last()));
-        }
-        EngineFit::Gibbs(g) => {
-            o.insert("min_ess".into(), json!(g.min_ess()));
-            o.insert("min_ess_geyer".into(), json!(g.min_ess_geyer()));
-            o.insert("max_rhat".into(), json!(g.max_rhat()));
-            o.insert("a_acceptance".into(), json!(g.a_acceptance));
-            o.insert("draws".into(), json!(g.per_chain() * g.draws.len()));
-        }
-        EngineFit::Vb(v) => {
-            o.insert("iterations".into(), json!(v.iterations));
-            o.insert("converged".into(), json!(v.converged));
-            o.insert("free_energy".into(), json!(v.free_energy.last()));
-        }
-    }
-    let mut notes: Vec<String> = Vec::new();
-    if let Some(g) = f.gibbs()
-        && (g.max_rhat() > 1.01 || g.min_ess() < 400.0)
-    {
-        notes.push(format!(
-            "MCMC warning: max split-R̂ {:.3}, min bulk ESS {:.0} over the normalised weights; predictive probabilities mix much faster than individual weights, but run longer chains (or fix --prior-shape) before reading single weights",
-            g.max_rhat(),
-            g.min_ess()
-        ));
-    }
-    o.insert("notes".into(), json!(notes));
+    let summary = f.summary(&m.file, &t, Some(seconds))?;
+    let notes: Vec<String> = summary.notes.iter().map(|n| crate::cli_text(n)).collect();
+    let mut doc = summary.doc.clone();
+    doc["notes"] = json!(notes);
     let text = match a.output.as_str() {
-        "json" => serde_json::to_string_pretty(&summary)? + "\n",
-        _ => fit_table(model, &summary, &notes),
+        "json" => serde_json::to_string_pretty(&doc)? + "\n",
+        _ => fit_table(model, &doc, &notes),
     };
+    // The model and the page are written together, or neither.
+    let model_text = serde_json::to_string(model)? + "\n";
+    let page = a.report.as_ref().map(|_| {
+        plackett::report::classify::fit_page(&plackett::report::classify::ClassifyView {
+            title: format!("plackett classify fit {}", m.file),
+            outcome: &f,
+            summary: &summary,
+            class_names: None,
+            rows: "the training rows",
+        })
+    });
+    let mut files: Vec<(&str, &[u8])> = Vec::new();
     if let Some(p) = &a.model_out {
-        write_atomic(p, (serde_json::to_string(model)? + "\n").as_bytes())?;
+        files.push((p, model_text.as_bytes()));
     }
+    if let (Some(p), Some(page)) = (&a.report, &page) {
+        files.push((p, page.as_bytes()));
+    }
+    plackett::io::output::write_all_atomic(&files)?;
     crate::emit(&text)
 }
 

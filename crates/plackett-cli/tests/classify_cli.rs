@@ -787,3 +787,76 @@ fn corrupted_model_files_are_refused_in_one_line() {
         }
     }
 }
+
+/// `classify fit --report`: the page shows the facts, one weight chart per
+/// class, the confusion matrix of the training rows (its counts summing to
+/// the rows), the true-class probabilities and ROC curves, and with a
+/// sampled Gamma shape its trace; with `--model-out` both files are written
+/// together, and neither when one cannot be.
+#[test]
+fn fit_report_shows_weights_confusion_and_curves() {
+    let d = tmpdir("report");
+    let data = d.join("train.csv");
+    write_data(&data, 90);
+    let (page, model) = (d.join("fit.html"), d.join("m.json"));
+    let summary = json(
+        &classify("fit", data.to_str().unwrap(), "gibbs")
+            .args([
+                "--prior-shape",
+                "learn",
+                "--samples",
+                "300",
+                "--burn-in",
+                "300",
+            ])
+            .args(["--chains", "2", "--output", "json"])
+            .args(["--report", page.to_str().unwrap()])
+            .args(["--model-out", model.to_str().unwrap()])
+            .output()
+            .unwrap(),
+    );
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(model.exists());
+    for section in [
+        "<h2>Weights</h2>",
+        "<h2>Classification of the training rows</h2>",
+        "<h2>The Gamma shape a</h2>",
+        "Class a.",
+        "Class c.",
+        "One-vs-rest ROC curves",
+    ] {
+        assert!(html.contains(section), "{section}");
+    }
+    // 3 weight charts, histogram, ROC, trace of a.
+    assert_eq!(html.matches("<svg").count(), 6);
+    let rows: Vec<Vec<usize>> = ["a", "b", "c"]
+        .iter()
+        .map(|c| {
+            let start = html.find(&format!("<tr><td>{c}</td>")).unwrap();
+            let row = &html[start..start + html[start..].find("</tr>").unwrap()];
+            row.split("<td>")
+                .skip(2)
+                .take(4)
+                .map(|v| v.trim_end_matches("</td>").parse().unwrap())
+                .collect()
+        })
+        .collect();
+    assert!(
+        rows.iter()
+            .all(|r| r[..3].iter().sum::<usize>() == r[3] && r[3] == 30)
+    );
+    let wrong: usize = (0..3).map(|y| 30 - rows[y][y]).sum();
+    let rate = summary["training_misclassification"].as_f64().unwrap();
+    assert!((rate - wrong as f64 / 90.0).abs() < 1e-12, "{rate} {wrong}");
+    // An unwritable model file: neither file is written.
+    let page2 = d.join("fit2.html");
+    fails(
+        &classify("fit", data.to_str().unwrap(), "em")
+            .args(["--report", page2.to_str().unwrap()])
+            .args(["--model-out", d.join("no/such/m.json").to_str().unwrap()])
+            .output()
+            .unwrap(),
+        "m.json",
+    );
+    assert!(!page2.exists());
+}

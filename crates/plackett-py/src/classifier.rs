@@ -45,6 +45,22 @@ fn table(x: &PyReadonlyArray2<'_, f64>, labels: Option<Vec<String>>) -> PyResult
     })
 }
 
+/// Name the table's columns (the columns of a pandas `X`); `x0, x1, …`
+/// otherwise.
+fn name_features(t: &mut Table, names: Option<Vec<String>>) -> PyResult<()> {
+    if let Some(names) = names {
+        if names.len() != t.features.len() {
+            return Err(PyValueError::new_err(format!(
+                "feature_names: {} names for {} columns of X",
+                names.len(),
+                t.features.len()
+            )));
+        }
+        t.features = names;
+    }
+    Ok(())
+}
+
 /// A fitted classifier: the library's model and, for every class code
 /// `0..K`, its row in the model.
 #[pyclass(module = "plackett._plackett", name = "ClassifierModel", frozen)]
@@ -59,7 +75,7 @@ pub struct ClassifierModel {
 /// present). Keyword arguments as `plackett classify fit`.
 #[pyfunction]
 #[pyo3(signature = (x, y, *, n_classes, method = "em", a = None, b = 1.0, pairwise = false,
-    samples = 1000, burn_in = 1000, chains = 2, seed = 1, keep_draws = 1000))]
+    samples = 1000, burn_in = 1000, chains = 2, seed = 1, keep_draws = 1000, feature_names = None))]
 #[allow(clippy::too_many_arguments)]
 pub fn classifier_fit(
     py: Python<'_>,
@@ -75,6 +91,7 @@ pub fn classifier_fit(
     chains: usize,
     seed: u64,
     keep_draws: usize,
+    feature_names: Option<Vec<String>>,
 ) -> PyResult<ClassifierModel> {
     let engine = Engine::parse(method).map_err(|_| {
         PyValueError::new_err(format!(
@@ -95,7 +112,8 @@ pub fn classifier_fit(
         )));
     }
     let labels: Vec<String> = y.iter().map(|c| c.to_string()).collect();
-    let t = table(&x, Some(labels))?;
+    let mut t = table(&x, Some(labels))?;
+    name_features(&mut t, feature_names)?;
     let rows: Vec<usize> = (0..t.x.len()).collect();
     let opts = FitOptions {
         engine,
@@ -141,8 +159,11 @@ impl ClassifierModel {
         py: Python<'py>,
         x: PyReadonlyArray2<'_, f64>,
     ) -> PyResult<Bound<'py, PyArray2<f64>>> {
-        let t = table(&x, None)?;
+        let mut t = table(&x, None)?;
         let m = &self.outcome.model;
+        if t.features.len() == m.preprocess.features.len() {
+            t.features = m.preprocess.features.clone();
+        }
         if t.features.len() != m.preprocess.features.len() {
             return Err(PyValueError::new_err(format!(
                 "X has {} features, but the classifier was fitted with {}",
@@ -183,6 +204,74 @@ impl ClassifierModel {
     #[getter]
     fn a(&self) -> f64 {
         self.outcome.model.a
+    }
+    /// Write the page of `plackett classify fit --report` for rows `x`
+    /// with class codes `y` (`0..K`) to `path`; `class_names[c]` names
+    /// code `c`. Nothing is written if it fails.
+    fn report(
+        &self,
+        py: Python<'_>,
+        path: std::path::PathBuf,
+        x: PyReadonlyArray2<'_, f64>,
+        y: PyReadonlyArray1<'_, i64>,
+        class_names: Vec<String>,
+    ) -> PyResult<()> {
+        let k = self.order.len();
+        if class_names.len() != k {
+            return Err(PyValueError::new_err(format!(
+                "class_names: {} names for {k} classes",
+                class_names.len()
+            )));
+        }
+        let y = y.as_array();
+        if y.len() != x.as_array().nrows() {
+            return Err(PyValueError::new_err(format!(
+                "X has {} rows but y has {} labels",
+                x.as_array().nrows(),
+                y.len()
+            )));
+        }
+        if let Some(bad) = y.iter().find(|&&c| c < 0 || c as usize >= k) {
+            return Err(PyValueError::new_err(format!(
+                "y: class code {bad} outside 0..{k}"
+            )));
+        }
+        let mut t = table(&x, Some(y.iter().map(|c| c.to_string()).collect()))?;
+        let m = &self.outcome.model;
+        if t.features.len() == m.preprocess.features.len() {
+            t.features = m.preprocess.features.clone();
+        }
+        if t.features.len() != m.preprocess.features.len() {
+            return Err(PyValueError::new_err(format!(
+                "X has {} features, but the classifier was fitted with {}",
+                t.features.len(),
+                m.preprocess.features.len()
+            )));
+        }
+        let outcome = &self.outcome;
+        let summary = py
+            .detach(|| outcome.summary(X_NAME, &t, None))
+            .map_err(err)?;
+        // The model's rows are class codes; show the caller's labels.
+        let names: Vec<String> = m
+            .classes
+            .iter()
+            .map(|code| {
+                code.parse::<usize>()
+                    .ok()
+                    .and_then(|c| class_names.get(c).cloned())
+                    .unwrap_or_else(|| code.clone())
+            })
+            .collect();
+        let page =
+            plackett::report::classify::fit_page(&plackett::report::classify::ClassifyView {
+                title: "plackett.PLClassifier".into(),
+                outcome,
+                summary: &summary,
+                class_names: Some(&names),
+                rows: "the rows passed to report(path, X, y)",
+            });
+        crate::write_page(&path, &page)
     }
     /// The model as `plackett classify fit` writes it (JSON).
     fn to_json(&self) -> PyResult<String> {
@@ -243,16 +332,7 @@ pub fn classify_path(
         )));
     }
     let mut t = table(&x, Some(labels))?;
-    if let Some(names) = feature_names {
-        if names.len() != t.features.len() {
-            return Err(PyValueError::new_err(format!(
-                "feature_names: {} names for {} columns of X",
-                names.len(),
-                t.features.len()
-            )));
-        }
-        t.features = names;
-    }
+    name_features(&mut t, feature_names)?;
     let path = py
         .detach(|| ClassifierPath::fit(X_NAME, &t, engine, &grid, b, pairwise, seed))
         .map_err(err)?;

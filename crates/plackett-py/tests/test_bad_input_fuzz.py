@@ -223,6 +223,11 @@ def test_estimators_survive_hostile_input():
         survive("classify_path", pk.classify_path, X, v, "0.5,2")
     hostile_options("classify_path", pk.classify_path, ["a_grid", "method", "b", "pairwise", "seed"], X, y,
                     fixed={"a_grid": "0.5,2"})
+    fitted = pk.PLClassifier().fit(X, y)
+    for v in HOSTILE:
+        survive("PLClassifier.report", fitted.report, v, X, y)
+        survive("PLClassifier.report", fitted.report, "page.html", v, y)
+        survive("PLClassifier.report", fitted.report, "page.html", X, v)
     path = pk.classify_path(X, y, "0.5,2")
     for v in HOSTILE:
         survive("ClassifierPath.plot", path.plot, v)

@@ -172,3 +172,47 @@ def test_classify_path_bad_data():
         plackett.classify_path(bad, y)
     with pytest.raises(ValueError, match="inconsistent|samples"):
         plackett.classify_path(X, y[:-1])
+
+
+@pytest.mark.parametrize("method", ["em", "vb"])
+def test_report_is_the_clis_page(tmp_path, method):
+    """`PLClassifier.report(path, X, y)` writes the page of `plackett
+    classify fit --report` (Archambeau & Caron 2012): on the training rows
+    the same facts, weights, confusion matrix and curves, but for its title,
+    how it names the rows and the CLI's timing."""
+    import re
+
+    pd = pytest.importorskip("pandas")
+    frame = pd.read_csv(IRIS)
+    X, y = frame.drop(columns="class"), frame["class"].to_numpy()
+    cli_page = tmp_path / "cli.html"
+    subprocess.run([BIN, "classify", "fit", IRIS, "--engine", method, "--report", str(cli_page)],
+                   check=True, capture_output=True)
+    clf = PLClassifier(method=method).fit(X, y)
+    assert clf.transforms_[0] == "exp(+sepal_length_cm)"
+    page = tmp_path / "py.html"
+    clf.report(page, X, y)
+
+    def body(s):
+        s = s.split("</h1>", 1)[1]
+        s = re.sub(r"<tr><th>seconds</th><td>[^<]*</td></tr>\n", "", s)
+        return s.replace("the rows passed to report(path, X, y)", "the training rows")
+
+    mine, theirs = page.read_text(), cli_page.read_text()
+    assert "<h1>plackett.PLClassifier</h1>" in mine
+    assert body(mine) == body(theirs)
+    for section in ("Weights", "Classification of the rows passed to report(path, X, y)"):
+        assert f"<h2>{section}</h2>" in mine
+    assert mine.count("<svg") == 3 + 2  # one weight chart per class, histogram, ROC
+    # Held-out rows: the page scores what it is given.
+    clf.report(page, X.iloc[::2], y[::2])
+    assert re.search(r"rows scored</th><td>75 ", page.read_text())
+    with pytest.raises(ValueError, match="not one of the classes"):
+        clf.report(tmp_path / "bad.html", X, np.where(y == "setosa", "rose", y))
+    with pytest.raises(ValueError):
+        clf.report(tmp_path / "bad.html", X.iloc[:, :2], y)
+    with pytest.raises(ValueError):
+        clf.report(tmp_path / "no" / "such" / "bad.html", X, y)
+    assert not (tmp_path / "bad.html").exists()
+    with pytest.raises(Exception, match="not fitted"):
+        PLClassifier().report(tmp_path / "bad.html", X, y)

@@ -115,6 +115,7 @@ class PLClassifier(ClassifierMixin, BaseEstimator):
             burn_in=count("burn_in", self.burn_in, lenient=True),
             chains=count("chains", self.chains, lenient=True),
             seed=count("seed", self.seed, lenient=True),
+            feature_names=[str(c) for c in self.feature_names_in_] if hasattr(self, "feature_names_in_") else None,
         )
         self.classes_ = classes
         self.weights_ = self.model_.weights
@@ -126,6 +127,29 @@ class PLClassifier(ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "model_")
         X = _validate_data(self, X, dtype=np.float64, reset=False)
         return self.model_.predict_proba(np.ascontiguousarray(X, dtype=np.float64))
+
+    def report(self, path: Any, X: Any, y: Any) -> None:
+        """Write the HTML page of ``plackett classify fit --report`` to
+        ``path``: the fit's facts, every class's normalised weights with
+        95% intervals (gibbs, vb), and how the classifier does on the rows
+        ``X`` with labels ``y`` (the training rows, or held-out ones):
+        confusion matrix, each row's probability of its true class,
+        one-vs-rest ROC curves. Labels outside ``classes_`` raise; nothing
+        is written if it fails."""
+        check_is_fitted(self, "model_")
+        X, y = _validate_data(self, X, y, dtype=np.float64, reset=False, y_numeric=False, multi_output=False)
+        y = np.asarray(y).ravel()
+        codes = np.searchsorted(self.classes_, y)
+        codes = np.clip(codes, 0, len(self.classes_) - 1)
+        unknown = self.classes_[codes] != y
+        if np.any(unknown):
+            raise ValueError(f"y: label {show(y[np.argmax(unknown)])} is not one of the classes seen in fit")
+        self.model_.report(
+            path,
+            np.ascontiguousarray(X, dtype=np.float64),
+            np.ascontiguousarray(codes, dtype=np.int64),
+            [str(c) for c in self.classes_],
+        )
 
     def predict(self, X: Any) -> np.ndarray:
         """Most probable class of every row."""

@@ -224,9 +224,10 @@ impl Fitted {
         Ok(m)
     }
 
-    /// The weight vectors predictions average over: the point (em), the
-    /// kept draws (gibbs), draws from q (vb).
-    fn predictive_weights(&self) -> Vec<Vec<f64>> {
+    /// The weight vectors predictions average over, each `K p` row-major
+    /// normalised weights: the point (em), the kept draws (gibbs), 2,000
+    /// draws from q (vb, seeded by the model's seed).
+    pub fn predictive_weights(&self) -> Vec<Vec<f64>> {
         let (k, p) = (self.k(), self.p());
         match self.engine {
             Engine::Em => vec![self.weights.concat()],
@@ -371,7 +372,119 @@ pub struct FitOutcome {
     pub engine: EngineFit,
 }
 
+/// What `classify fit` reports about a fit on labelled rows: the JSON
+/// document of `--output json`, its notes, and every row's class
+/// probabilities with its true class (a row of the model's weights).
+#[derive(Debug, Clone)]
+pub struct FitSummary {
+    /// `engine`, `classes`, `n`, `features`, `transforms`, `a`, `b`,
+    /// `weights`, `training_misclassification`, `seconds`, the engine's
+    /// own keys, `notes`.
+    pub doc: serde_json::Value,
+    /// Warnings (MCMC mixing).
+    pub notes: Vec<String>,
+    /// Class probabilities of every row, columns in the model's class order.
+    pub probabilities: Vec<Vec<f64>>,
+    /// Every row's class, as a row of the model.
+    pub truth: Vec<usize>,
+}
+
 impl FitOutcome {
+    /// The summary of the fit scored on the labelled rows of `t` (`path`
+    /// names it in messages): what `plackett classify fit` prints and its
+    /// report shows. `seconds`: the fit's wall time, if measured.
+    pub fn summary(&self, path: &str, t: &Table, seconds: Option<f64>) -> Result<FitSummary> {
+        let model = &self.model;
+        let labels = t
+            .labels
+            .as_ref()
+            .ok_or_else(|| Error::input(path, Some(1), "no class column"))?;
+        let truth: Vec<usize> = labels
+            .iter()
+            .zip(&t.lines)
+            .map(|(l, &line)| {
+                model.classes.iter().position(|c| c == l).ok_or_else(|| {
+                    Error::input(
+                        path,
+                        Some(line),
+                        format!("class {l:?} is not one of the model's classes"),
+                    )
+                })
+            })
+            .collect::<Result<_>>()?;
+        let probabilities = model.predict(path, t)?;
+        let wrong = probabilities
+            .iter()
+            .zip(&truth)
+            .filter(|(p, y)| {
+                (0..p.len())
+                    .max_by(|&i, &j| p[i].total_cmp(&p[j]))
+                    .unwrap_or(0)
+                    != **y
+            })
+            .count();
+        let n = t.x.len();
+        let mut doc = serde_json::json!({
+            "engine": model.engine.as_str(),
+            "classes": model.classes,
+            "n": n,
+            "features": model.preprocess.features,
+            "transforms": model.transforms,
+            "a": model.a,
+            "b": model.b,
+            "weights": model.weights,
+            "training_misclassification": wrong as f64 / n as f64,
+            "seconds": seconds,
+        });
+        let o = doc.as_object_mut().expect("object");
+        match &self.engine {
+            EngineFit::Em(e) => {
+                o.insert("iterations".into(), serde_json::json!(e.iterations));
+                o.insert("converged".into(), serde_json::json!(e.converged));
+                o.insert("zeros".into(), serde_json::json!(e.zeros()));
+                o.insert(
+                    "log_posterior".into(),
+                    serde_json::json!(e.objective.last()),
+                );
+            }
+            EngineFit::Gibbs(g) => {
+                o.insert("min_ess".into(), serde_json::json!(g.min_ess()));
+                o.insert("min_ess_geyer".into(), serde_json::json!(g.min_ess_geyer()));
+                o.insert("max_rhat".into(), serde_json::json!(g.max_rhat()));
+                o.insert("a_acceptance".into(), serde_json::json!(g.a_acceptance));
+                o.insert(
+                    "draws".into(),
+                    serde_json::json!(g.per_chain() * g.draws.len()),
+                );
+            }
+            EngineFit::Vb(v) => {
+                o.insert("iterations".into(), serde_json::json!(v.iterations));
+                o.insert("converged".into(), serde_json::json!(v.converged));
+                o.insert(
+                    "free_energy".into(),
+                    serde_json::json!(v.free_energy.last()),
+                );
+            }
+        }
+        let mut notes: Vec<String> = Vec::new();
+        if let Some(g) = self.gibbs()
+            && (g.max_rhat() > 1.01 || g.min_ess() < 400.0)
+        {
+            notes.push(format!(
+                "MCMC warning: max split-R̂ {:.3}, min bulk ESS {:.0} over the normalised weights; predictive probabilities mix much faster than individual weights, but run longer chains (or fix the Gamma shape a) before reading single weights",
+                g.max_rhat(),
+                g.min_ess()
+            ));
+        }
+        o.insert("notes".into(), serde_json::json!(notes));
+        Ok(FitSummary {
+            doc,
+            notes,
+            probabilities,
+            truth,
+        })
+    }
+
     /// The Gibbs details, if the Gibbs sampler ran.
     pub fn gibbs(&self) -> Option<&GibbsFit> {
         match &self.engine {

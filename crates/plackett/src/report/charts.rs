@@ -1011,6 +1011,22 @@ fn distinct_colour(k: usize) -> RGBColor {
     RGBColor(r, g, b)
 }
 
+/// At most about 300 points of a curve (its ends kept), so that a curve
+/// over hundreds of thousands of points (an ROC curve of many rows) stays a
+/// light page.
+pub fn thin_curve(c: Vec<(f64, f64)>) -> Vec<(f64, f64)> {
+    let step = c.len().div_ceil(300).max(1);
+    if step == 1 {
+        return c;
+    }
+    let last = *c.last().expect("a thinned curve is not empty");
+    let mut out: Vec<(f64, f64)> = c.into_iter().step_by(step).collect();
+    if out.last() != Some(&last) {
+        out.push(last);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -52,21 +52,6 @@ pub enum InstanceRows {
 /// Instances listed for the chosen bag.
 const TOP_INSTANCES: usize = 10;
 
-/// At most about 300 points of a curve (its ends kept), so that a curve
-/// over hundreds of thousands of instances stays a light page.
-fn thin(c: Vec<(f64, f64)>) -> Vec<(f64, f64)> {
-    let step = c.len().div_ceil(300).max(1);
-    if step == 1 {
-        return c;
-    }
-    let last = *c.last().expect("a thinned curve is not empty");
-    let mut out: Vec<(f64, f64)> = c.into_iter().step_by(step).collect();
-    if out.last() != Some(&last) {
-        out.push(last);
-    }
-    out
-}
-
 /// Render the report; a named bag that the data do not hold is an error.
 pub fn render(v: &MilView<'_>) -> Result<String> {
     let bags = v.bags;
@@ -127,12 +112,12 @@ pub fn render(v: &MilView<'_>) -> Result<String> {
     r.heading("ROC curves");
     let mut series = vec![(
         format!("training bags (AUROC {bag_auc:.3})"),
-        thin(roc_curve(&p, &labels)),
+        charts::thin_curve(roc_curve(&p, &labels)),
     )];
     if let (Some(t), Some(a)) = (bags.primary.as_ref(), primary_auc) {
         series.push((
             format!("primary instances (AUROC {a:.3})"),
-            thin(roc_curve(&v.info.primary, t)),
+            charts::thin_curve(roc_curve(&v.info.primary, t)),
         ));
     }
     series.push(("chance".into(), vec![(0.0, 0.0), (1.0, 1.0)]));

@@ -3,6 +3,7 @@
 
 pub mod adherence;
 pub mod charts;
+pub mod classify;
 pub mod cv;
 pub mod features;
 pub mod fit;

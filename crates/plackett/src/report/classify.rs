@@ -1,0 +1,264 @@
+//! The page of `plackett classify fit --report` and Python's
+//! `PLClassifier.report`: the Plackett–Luce regression classifier of
+//! Archambeau & Caron 2012 — its facts, every class's normalised weights
+//! with their intervals, and how it classifies the rows it is shown
+//! (confusion matrix, probability of the true class, one-vs-rest ROC).
+
+use super::{HtmlReport, charts};
+use crate::classify::model::{Engine, EngineFit, FitOutcome, FitSummary};
+use crate::eval::metrics::{auc, roc_curve};
+use crate::numerics::sig;
+
+/// What the page shows.
+pub struct ClassifyView<'a> {
+    /// Page title.
+    pub title: String,
+    /// The fit.
+    pub outcome: &'a FitOutcome,
+    /// Its summary on the rows the page scores
+    /// ([`FitOutcome::summary`]).
+    pub summary: &'a FitSummary,
+    /// The classes as the caller names them, in the model's order;
+    /// `None`: the model's own names.
+    pub class_names: Option<&'a [String]>,
+    /// What the scored rows are ("the training rows", "the rows passed to
+    /// report(X, y)").
+    pub rows: &'a str,
+}
+
+/// 2.5% and 97.5% quantiles of each coordinate of `draws`.
+fn intervals(draws: &[Vec<f64>], dim: usize) -> (Vec<f64>, Vec<f64>) {
+    let mut lo = Vec::with_capacity(dim);
+    let mut hi = Vec::with_capacity(dim);
+    let mut col: Vec<f64> = Vec::with_capacity(draws.len());
+    for q in 0..dim {
+        col.clear();
+        col.extend(draws.iter().map(|d| d[q]));
+        col.sort_by(f64::total_cmp);
+        lo.push(crate::stats::quantile_sorted(&col, 0.025));
+        hi.push(crate::stats::quantile_sorted(&col, 0.975));
+    }
+    (lo, hi)
+}
+
+/// Render the page.
+pub fn fit_page(v: &ClassifyView<'_>) -> String {
+    let model = &v.outcome.model;
+    let s = v.summary;
+    let (k, p) = (model.k(), model.p());
+    let names: Vec<String> = match v.class_names {
+        Some(n) => n.to_vec(),
+        None => model.classes.clone(),
+    };
+    let mut r = HtmlReport::new(&v.title);
+    let doc = &s.doc;
+    let num = |key: &str| doc.get(key).and_then(|x| x.as_f64());
+    let mut facts: Vec<(&str, String)> = vec![
+        (
+            "engine",
+            match model.engine {
+                Engine::Em => "em: the MAP by EM (Archambeau & Caron 2012 §3.2)".into(),
+                Engine::Gibbs => "gibbs: posterior draws (Archambeau & Caron 2012 §3.3)".into(),
+                Engine::Vb => "vb: variational Bayes (Archambeau & Caron 2012 §3.4)".into(),
+            },
+        ),
+        ("rows scored", format!("{} ({})", s.truth.len(), v.rows)),
+        ("classes", names.join(", ")),
+        (
+            "transformed features",
+            format!("{p} ({})", model.transforms.join(", ")),
+        ),
+        (
+            "Gamma prior on the weights",
+            format!("a = {}, b = {}", sig(model.a, 4), sig(model.b, 4)),
+        ),
+        (
+            "misclassification (most probable class)",
+            format!(
+                "{:.4}",
+                num("training_misclassification").unwrap_or(f64::NAN)
+            ),
+        ),
+    ];
+    match &v.outcome.engine {
+        EngineFit::Em(e) => {
+            facts.push((
+                "iterations",
+                format!("{} (converged: {})", e.iterations, e.converged),
+            ));
+            facts.push(("exact zeros", e.zeros().to_string()));
+            if let Some(l) = e.objective.last() {
+                facts.push(("log-posterior", format!("{l:.4}")));
+            }
+        }
+        EngineFit::Gibbs(g) => {
+            facts.push((
+                "draws",
+                format!("{} chains × {} kept", g.draws.len(), g.per_chain()),
+            ));
+            facts.push((
+                "mixing of the normalised weights",
+                format!(
+                    "max split-R̂ {:.3}, min bulk ESS {:.0}",
+                    g.max_rhat(),
+                    g.min_ess()
+                ),
+            ));
+            if let Some(acc) = g.a_acceptance {
+                facts.push(("acceptance of the a step", format!("{acc:.3}")));
+            }
+        }
+        EngineFit::Vb(f) => {
+            facts.push((
+                "iterations",
+                format!("{} (converged: {})", f.iterations, f.converged),
+            ));
+            if let Some(l) = f.free_energy.last() {
+                facts.push(("free energy", format!("{l:.4}")));
+            }
+        }
+    }
+    if let Some(t) = num("seconds") {
+        facts.push(("seconds", format!("{t:.3}")));
+    }
+    r.facts(&facts);
+    for n in &s.notes {
+        r.para(&format!("Note: {n}"));
+    }
+
+    r.heading("Weights");
+    let draws = model.predictive_weights();
+    let (lo, hi) = if draws.len() > 1 {
+        intervals(&draws, k * p)
+    } else {
+        (draws[0].clone(), draws[0].clone())
+    };
+    let what = match model.engine {
+        Engine::Em => "the MAP (exact zeros where the prior's shape a < 1 removed a transform)",
+        Engine::Gibbs => "the posterior mean with a 95% interval from the kept draws",
+        Engine::Vb => {
+            "the posterior mean with a 95% interval from 2,000 draws of the variational posterior"
+        }
+    };
+    r.para(&format!(
+        "Normalised weights λ/Σλ over all classes and transforms: {what}. A class's \
+         probability for a row is its weights against the row's transformed features \
+         W = (exp(x), exp(−x), 1, …) relative to the other classes' (Archambeau & Caron 2012, \
+         eq. 2); a large weight on exp(+x) favours the class where x is large."
+    ));
+    for (c, name) in names.iter().enumerate() {
+        let range = c * p..(c + 1) * p;
+        r.figure(
+            &charts::forest(
+                &model.transforms,
+                &model.weights[c],
+                &lo[range.clone()],
+                &hi[range],
+                "normalised weight",
+            ),
+            &format!("Class {name}."),
+        );
+    }
+
+    r.heading(&format!("Classification of {}", v.rows));
+    let mut confusion = vec![vec![0usize; k]; k];
+    for (prob, &y) in s.probabilities.iter().zip(&s.truth) {
+        let best = (0..k)
+            .max_by(|&i, &j| prob[i].total_cmp(&prob[j]))
+            .unwrap_or(0);
+        confusion[y][best] += 1;
+    }
+    let mut header: Vec<String> = vec!["true class \\ predicted".into()];
+    header.extend(names.iter().cloned());
+    header.push("rows".into());
+    header.push("correct".into());
+    let rows: Vec<Vec<String>> = (0..k)
+        .map(|y| {
+            let n: usize = confusion[y].iter().sum();
+            let mut row = vec![names[y].clone()];
+            row.extend(confusion[y].iter().map(|c| c.to_string()));
+            row.push(n.to_string());
+            row.push(if n > 0 {
+                format!("{:.3}", confusion[y][y] as f64 / n as f64)
+            } else {
+                "–".into()
+            });
+            row
+        })
+        .collect();
+    let header_refs: Vec<&str> = header.iter().map(String::as_str).collect();
+    r.table(&header_refs, &rows);
+    r.para(
+        "Rows are classified to their most probable class (the posterior predictive for gibbs \
+         and vb, the plug-in for em). On the training rows this is in-sample; `classify cv` \
+         (or scikit-learn's cross_val_score from Python) measures held-out performance.",
+    );
+    let true_prob: Vec<(String, Vec<f64>)> = (0..k)
+        .map(|c| {
+            (
+                names[c].clone(),
+                s.probabilities
+                    .iter()
+                    .zip(&s.truth)
+                    .filter(|(_, y)| **y == c)
+                    .map(|(prob, _)| prob[c])
+                    .collect(),
+            )
+        })
+        .filter(|(_, v): &(String, Vec<f64>)| !v.is_empty())
+        .collect();
+    r.figure(
+        &charts::histogram(&true_prob, 20, "probability of the true class"),
+        "Each row's predicted probability of its own class, by class: mass near 1 is \
+         confident and right, near 0 confident and wrong.",
+    );
+    let mut roc: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
+    for c in 0..k {
+        let score: Vec<f64> = s.probabilities.iter().map(|prob| prob[c]).collect();
+        let is: Vec<bool> = s.truth.iter().map(|&y| y == c).collect();
+        if is.iter().all(|&b| b) || !is.iter().any(|&b| b) {
+            continue;
+        }
+        // Two classes: one curve says it all.
+        if k == 2 && c == 0 {
+            continue;
+        }
+        roc.push((
+            format!("{} (AUC {:.3})", names[c], auc(&score, &is)),
+            charts::thin_curve(roc_curve(&score, &is)),
+        ));
+    }
+    if !roc.is_empty() {
+        roc.push(("chance".into(), vec![(0.0, 0.0), (1.0, 1.0)]));
+        r.figure(
+            &charts::xy(
+                &roc,
+                "false-positive rate",
+                "true-positive rate",
+                false,
+                None,
+            ),
+            if k == 2 {
+                "ROC curve of the positive class's probability."
+            } else {
+                "One-vs-rest ROC curves: each class's probability against membership of that class."
+            },
+        );
+    }
+    if let EngineFit::Gibbs(g) = &v.outcome.engine
+        && g.a_acceptance.is_some()
+    {
+        r.heading("The Gamma shape a");
+        let series: Vec<(String, Vec<f64>)> = g
+            .a_draws
+            .iter()
+            .enumerate()
+            .map(|(i, d)| (format!("chain {}", i + 1), d.clone()))
+            .collect();
+        r.figure(
+            &charts::lines(&series, "kept draw", "a", false),
+            "Draws of the prior's shape a (sampled under p(a) ∝ 1/a): the chains should overlap.",
+        );
+    }
+    r.render()
+}
