@@ -45,6 +45,29 @@ fn table(x: &PyReadonlyArray2<'_, f64>, labels: Option<Vec<String>>) -> PyResult
     })
 }
 
+/// Rows `x` labelled by class codes `y` in `0..k` (as strings, the
+/// library's labels).
+fn coded_table(
+    x: &PyReadonlyArray2<'_, f64>,
+    y: &PyReadonlyArray1<'_, i64>,
+    k: usize,
+) -> PyResult<Table> {
+    let y = y.as_array();
+    if y.len() != x.as_array().nrows() {
+        return Err(PyValueError::new_err(format!(
+            "X has {} rows but y has {} labels",
+            x.as_array().nrows(),
+            y.len()
+        )));
+    }
+    if let Some(bad) = y.iter().find(|&&c| c < 0 || c as usize >= k) {
+        return Err(PyValueError::new_err(format!(
+            "y: class code {bad} outside 0..{k}"
+        )));
+    }
+    table(x, Some(y.iter().map(|c| c.to_string()).collect()))
+}
+
 /// Name the table's columns (the columns of a pandas `X`); `x0, x1, …`
 /// otherwise.
 fn name_features(t: &mut Table, names: Option<Vec<String>>) -> PyResult<()> {
@@ -98,21 +121,7 @@ pub fn classifier_fit(
             "invalid option method: expected em, gibbs or vb, got {method:?}"
         ))
     })?;
-    let y = y.as_array();
-    if y.len() != x.as_array().nrows() {
-        return Err(PyValueError::new_err(format!(
-            "X has {} rows but y has {} labels",
-            x.as_array().nrows(),
-            y.len()
-        )));
-    }
-    if let Some(bad) = y.iter().find(|&&c| c < 0 || c as usize >= n_classes) {
-        return Err(PyValueError::new_err(format!(
-            "y: class code {bad} outside 0..{n_classes}"
-        )));
-    }
-    let labels: Vec<String> = y.iter().map(|c| c.to_string()).collect();
-    let mut t = table(&x, Some(labels))?;
+    let mut t = coded_table(&x, &y, n_classes)?;
     name_features(&mut t, feature_names)?;
     let rows: Vec<usize> = (0..t.x.len()).collect();
     let opts = FitOptions {
@@ -159,18 +168,8 @@ impl ClassifierModel {
         py: Python<'py>,
         x: PyReadonlyArray2<'_, f64>,
     ) -> PyResult<Bound<'py, PyArray2<f64>>> {
-        let mut t = table(&x, None)?;
+        let t = self.model_columns(table(&x, None)?)?;
         let m = &self.outcome.model;
-        if t.features.len() == m.preprocess.features.len() {
-            t.features = m.preprocess.features.clone();
-        }
-        if t.features.len() != m.preprocess.features.len() {
-            return Err(PyValueError::new_err(format!(
-                "X has {} features, but the classifier was fitted with {}",
-                t.features.len(),
-                m.preprocess.features.len()
-            )));
-        }
         let probs = py.detach(|| m.predict(X_NAME, &t)).map_err(err)?;
         let n = probs.len();
         let k = self.order.len();
@@ -223,31 +222,8 @@ impl ClassifierModel {
                 class_names.len()
             )));
         }
-        let y = y.as_array();
-        if y.len() != x.as_array().nrows() {
-            return Err(PyValueError::new_err(format!(
-                "X has {} rows but y has {} labels",
-                x.as_array().nrows(),
-                y.len()
-            )));
-        }
-        if let Some(bad) = y.iter().find(|&&c| c < 0 || c as usize >= k) {
-            return Err(PyValueError::new_err(format!(
-                "y: class code {bad} outside 0..{k}"
-            )));
-        }
-        let mut t = table(&x, Some(y.iter().map(|c| c.to_string()).collect()))?;
+        let t = self.model_columns(coded_table(&x, &y, k)?)?;
         let m = &self.outcome.model;
-        if t.features.len() == m.preprocess.features.len() {
-            t.features = m.preprocess.features.clone();
-        }
-        if t.features.len() != m.preprocess.features.len() {
-            return Err(PyValueError::new_err(format!(
-                "X has {} features, but the classifier was fitted with {}",
-                t.features.len(),
-                m.preprocess.features.len()
-            )));
-        }
         let outcome = &self.outcome;
         let summary = py
             .detach(|| outcome.summary(X_NAME, &t, None))
@@ -280,6 +256,24 @@ impl ClassifierModel {
     }
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
         crate::reduce(py, self, "_restore_classifier")
+    }
+}
+
+impl ClassifierModel {
+    /// `t`'s columns are the model's features, in order (scikit-learn
+    /// checks their names): rename them so the library's alignment by name
+    /// is positional.
+    fn model_columns(&self, mut t: Table) -> PyResult<Table> {
+        let want = &self.outcome.model.preprocess.features;
+        if t.features.len() != want.len() {
+            return Err(PyValueError::new_err(format!(
+                "X has {} features, but the classifier was fitted with {}",
+                t.features.len(),
+                want.len()
+            )));
+        }
+        t.features = want.clone();
+        Ok(t)
     }
 }
 
