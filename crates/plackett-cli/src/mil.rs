@@ -243,6 +243,10 @@ pub struct CvArgs {
     /// Output format.
     #[arg(long, default_value = "table", value_parser = ["table", "json"])]
     pub output: String,
+    /// Write an HTML report (AUROC per method, held-out ROC curves,
+    /// calibration of the held-out probabilities) here.
+    #[arg(long, value_name = "FILE.html")]
+    pub report: Option<String>,
 }
 
 /// Run `plackett mil …`.
@@ -596,6 +600,11 @@ fn run_cv(a: &CvArgs) -> Result<()> {
             t
         }
     };
+    if let Some(p) = &a.report {
+        let page =
+            plackett::report::mil::cv_page(&format!("plackett mil cv {}", a.file), &bags, &cvs)?;
+        write_all_atomic(&[(p.as_str(), page.as_bytes())])?;
+    }
     crate::emit(&text)
 }
 

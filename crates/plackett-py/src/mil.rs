@@ -490,7 +490,7 @@ pub fn mil_fit(
 #[pyo3(signature = (source, text = None, *, engine = "vb", baselines = false, folds = 10,
     repeats = 1, draws = 500, standardise = false, components = None, intercept_var = 16.0,
     slope_var = 4.0, tol = 1e-4, max_iter = 5000, starts = 1, mixture = None, vb_start = "marginal", covariance = "linear-response",
-    gibbs_start = "marginal", samples = 1000, burn_in = 1000, thin = 1, chains = 4, temperatures = Rungs(RungCount::Fixed(1)), hottest = 0.03, ladder = "geometric", seed = 1))]
+    gibbs_start = "marginal", samples = 1000, burn_in = 1000, thin = 1, chains = 4, temperatures = Rungs(RungCount::Fixed(1)), hottest = 0.03, ladder = "geometric", seed = 1, report = None))]
 #[allow(clippy::too_many_arguments)]
 pub fn mil_cv(
     py: Python<'_>,
@@ -520,6 +520,7 @@ pub fn mil_cv(
     hottest: f64,
     ladder: &str,
     seed: u64,
+    report: Option<std::path::PathBuf>,
 ) -> PyResult<String> {
     use plackett::mil::{Baseline, MilMethod, cross_validate_methods, cv_document};
     if draws == 0 || draws > 1_000_000 {
@@ -546,14 +547,20 @@ pub fn mil_cv(
     }
     let source = source.to_string();
     let engine = engine.to_string();
-    let cvs = py
+    let (bags, cvs) = py
         .detach(move || {
             let bags = bags_of(&source, text.as_deref())?;
             bags.training_labels(&source)?;
             let prep = Preprocess::from_options(standardise, components);
-            cross_validate_methods(&bags, &methods, prep, folds, repeats, draws, seed, None)
+            let cvs =
+                cross_validate_methods(&bags, &methods, prep, folds, repeats, draws, seed, None)?;
+            Ok::<_, plackett::Error>((bags, cvs))
         })
         .map_err(err)?;
+    if let Some(path) = report {
+        let page = plackett::report::mil::cv_page("plackett.mil_cv", &bags, &cvs).map_err(err)?;
+        crate::write_page(&path, &page)?;
+    }
     pretty(&cv_document(&engine, &cvs))
 }
 

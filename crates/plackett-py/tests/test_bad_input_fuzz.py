@@ -196,7 +196,7 @@ def test_mil_survives_hostile_input():
     hostile_options("mil_simulate", pk.mil_simulate, ["bags", "instances", "ratio", "ppi0", "ppi1", "features",
                                                       "alpha", "seed", "bogus"],
                     fixed={"bags": 5, "instances": 3, "features": 2})
-    hostile_options("mil_cv", pk.mil_cv, ["folds", "repeats", "draws", "seed"], frame,
+    hostile_options("mil_cv", pk.mil_cv, ["folds", "repeats", "draws", "seed", "report"], frame,
                     fixed={"folds": 2, "draws": 20})
     hostile_options("mil_study", pk.mil_study, ["factors", "methods", "test_bags", "draws", "seed"],
                     fixed={"replicates": 1, "test_bags": 10, "max_bags": 250, "methods": "si-mean"})

@@ -209,11 +209,29 @@ def test_cv_equals_the_cli_and_refuses_bad_input(bags, tmp_path):
     bad input is a one-line ValueError/TypeError."""
     import pandas as pd
 
+    import html
+    import re
+
     _, path = bags
+    cli_page, page = tmp_path / "cli.html", tmp_path / "py.html"
     out = cli("mil", "cv", path, "--folds", "4", "--repeats", "2", "--baselines", "--standardise",
-              "--draws", "100", "--seed", "3", "--output", "json")
-    cv = plackett.mil_cv(path, folds=4, repeats=2, baselines=True, standardise=True, draws=100, seed=3)
+              "--draws", "100", "--seed", "3", "--output", "json", "--report", str(cli_page))
+    cv = plackett.mil_cv(path, folds=4, repeats=2, baselines=True, standardise=True, draws=100, seed=3,
+                         report=page)
     assert json.loads(cv.to_json()) == json.loads(out)
+    # The report (mil cv --report): the same page but for its title; its
+    # table is the document's, and it draws ROC, calibration and the
+    # per-repeat AUROCs.
+    text = page.read_text()
+    assert text.split("</h1>", 1)[1] == cli_page.read_text().split("</h1>", 1)[1]
+    assert "<h1>plackett.mil_cv</h1>" in text and text.count("<svg") == 3
+    for m in cv.methods:
+        row = re.search(rf"<tr><td>{m['method']}</td><td>([0-9.]+)</td><td>([0-9.]+)</td>", text)
+        assert abs(float(row.group(1)) - m["mean_auroc"]) < 5e-5
+        assert abs(float(row.group(2)) - m["sd_auroc"]) < 5e-5
+        assert f"{m['method']} (AUROC {m['auroc'][0]:.3f})" in html.unescape(text)
+    with pytest.raises(ValueError, match="x.html"):
+        plackett.mil_cv(path, folds=2, report=tmp_path / "no" / "x.html")
     assert [m["method"] for m in cv.methods] == ["vmmic", "milr", "si-mean", "si-max"]
     frame = cv.to_frame()
     assert list(frame["method"]) == ["vmmic", "milr", "si-mean", "si-max"]

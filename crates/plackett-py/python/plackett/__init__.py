@@ -1214,7 +1214,9 @@ def mil_cv(data: Any, *, engine: str = "vb", baselines: bool = False, folds: int
     al. 2017) and single-instance logistic regression on the same folds.
     ``data`` and the other options as :func:`mil_fit` (``standardise``,
     ``components``, priors, engine settings, ``seed``), plus ``draws``
-    (Monte Carlo draws per held-out bag, 500). See docs/mil.md.
+    (Monte Carlo draws per held-out bag, 500) and ``report`` (a path: the
+    page of ``mil cv --report``, with every method's held-out ROC curve and
+    calibration). See docs/mil.md.
     """
     source, text = _bags_source(data)
     check_counts({**options, "folds": folds, "repeats": repeats})

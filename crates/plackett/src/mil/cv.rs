@@ -475,6 +475,12 @@ pub struct MilCv {
     pub mean_auroc: f64,
     /// Sd of the AUROC over repeats.
     pub sd_auroc: f64,
+    /// Per repeat, every bag's held-out score (P(label = 1) for the model),
+    /// in the order of the bags: what the report's curves are drawn from.
+    /// Not in the document (`mil cv --output json` stays one line per
+    /// number of interest).
+    #[serde(skip)]
+    pub scores: Vec<Vec<f64>>,
 }
 
 /// Repeated `folds`-fold cross-validation of one engine (see
@@ -540,6 +546,7 @@ pub fn cross_validate_methods(
     }
     let mut aurocs = vec![Vec::new(); methods.len()];
     let mut accs = vec![Vec::new(); methods.len()];
+    let mut held_out: Vec<Vec<Vec<f64>>> = vec![Vec::new(); methods.len()];
     for r in 0..repeats {
         let mut rng = stream(seed, &[0x4d49_4c43, r as u64]);
         // Stratified: shuffle each class, deal round-robin into folds.
@@ -634,11 +641,14 @@ pub fn cross_validate_methods(
                     / y.len() as f64,
             );
         }
+        for (k, pk) in p.into_iter().enumerate() {
+            held_out[k].push(pk);
+        }
     }
     Ok(methods
         .iter()
-        .zip(aurocs.into_iter().zip(accs))
-        .map(|(m, (auroc, accuracy))| {
+        .zip(aurocs.into_iter().zip(accs).zip(held_out))
+        .map(|(m, ((auroc, accuracy), scores))| {
             let (mean_auroc, sd_auroc) = crate::stats::mean_sd(&auroc);
             MilCv {
                 method: m.name().to_string(),
@@ -647,6 +657,7 @@ pub fn cross_validate_methods(
                 accuracy,
                 mean_auroc,
                 sd_auroc,
+                scores,
             }
         })
         .collect())
