@@ -785,3 +785,37 @@ fn batch_names_the_manifest_line_and_writes_nothing_on_failure() {
         "{v}"
     );
 }
+
+/// `keywords evaluate --report` with `--timing-plot` and `--out`: the
+/// three files are written together, and none of them when one cannot be.
+#[test]
+fn evaluate_report_plot_and_output_are_written_together() {
+    let dir = tmpdir("kw_eval_report");
+    let c = corpus(&dir);
+    let (page, plot, out) = (dir.join("e.html"), dir.join("t.svg"), dir.join("e.txt"));
+    let run = |report: &std::path::Path| {
+        bin()
+            .args(["keywords", "evaluate", &c, "--min-count", "0"])
+            .args(["--report", report.to_str().unwrap()])
+            .args(["--timing-plot", plot.to_str().unwrap()])
+            .args(["--out", out.to_str().unwrap()])
+            .output()
+            .unwrap()
+    };
+    assert_ok(&run(&page));
+    let html = std::fs::read_to_string(&page).unwrap();
+    for h in [
+        "F-measure",
+        "Realised against nominal FDR",
+        "VBSS time per document",
+    ] {
+        assert!(html.contains(&format!("<h2>{h}</h2>")), "{h}");
+    }
+    assert!(plot.exists() && out.exists());
+    for f in [&page, &plot, &out] {
+        std::fs::remove_file(f).unwrap();
+    }
+    let o = run(&dir.join("no/such/e.html"));
+    assert_eq!(o.status.code(), Some(2));
+    assert!(!plot.exists() && !out.exists());
+}

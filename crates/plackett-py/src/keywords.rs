@@ -258,7 +258,7 @@ fn probability_of(p: &str) -> PyResult<Probability> {
     word_filter = "pos", min_keywords = 11, window = 2, self_loops = false, damping = 0.85,
     prior_scale = "code", probability = "latent", theta_update = "block", alpha = "shared",
     tau = 0.1, sigma_a2 = 10.0, sigma_b2 = 10.0, tol = 1e-10, max_iter = 2000,
-    bss_iterations = 50_000, bss_burn_in = 2_000, seed = 1, draws = 1, rates_from = "vbss", alpha_init = 0.6, no_vbss = false, external = Vec::new()))]
+    bss_iterations = 50_000, bss_burn_in = 2_000, seed = 1, draws = 1, rates_from = "vbss", alpha_init = 0.6, no_vbss = false, external = Vec::new(), report = None))]
 #[allow(clippy::too_many_arguments)]
 pub fn evaluate_keywords(
     py: Python<'_>,
@@ -291,6 +291,7 @@ pub fn evaluate_keywords(
     alpha_init: f64,
     no_vbss: bool,
     external: Vec<(String, String)>,
+    report: Option<std::path::PathBuf>,
 ) -> PyResult<String> {
     let methods = methods
         .split(',')
@@ -361,5 +362,10 @@ pub fn evaluate_keywords(
             evaluate(&c, &opts)
         })
         .map_err(err)?;
+    if let Some(path) = report {
+        let page =
+            plackett::report::keywords::evaluate_page("plackett.evaluate_keywords", corpus, &table);
+        crate::write_page(&path, &page)?;
+    }
     serde_json::to_string(&table.document()).map_err(|e| PyValueError::new_err(e.to_string()))
 }

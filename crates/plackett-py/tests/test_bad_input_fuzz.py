@@ -161,6 +161,7 @@ def test_keywords_survive_hostile_input():
         survive("tag_text", pk.tag_text, v)
         survive("tag_text", pk.tag_text, DOC, word_filter=v)
         survive("evaluate_keywords", pk.evaluate_keywords, v)
+        survive("evaluate_keywords", pk.evaluate_keywords, "missing-corpus", report=v)
         survive("extract_keywords_many", pk.extract_keywords_many, v, [["worth"]])
         survive("extract_keywords_many", pk.extract_keywords_many, [DOC], v)
         survive("extract_keywords_many", pk.extract_keywords_many, [DOC], [v])

@@ -288,3 +288,40 @@ def test_extract_many_names_the_failing_document():
     with pytest.raises(ValueError, match="fdr"):
         plackett.extract_keywords_many([SECOND], ["keyword"], fdr=2.0)
     assert plackett.extract_keywords_many([], []) == []
+
+
+def test_evaluate_report_is_the_clis_page(tmp_path):
+    """`evaluate_keywords(report=path)` writes the page of `keywords
+    evaluate --report` (Hu 2024 §1.4): the same facts, curves and tables of
+    precision, recall, F and realised FDR against γ, but for its title and
+    the run's timings."""
+    import re
+
+    c = _corpus(tmp_path / "corpus")
+    cli_page, page = tmp_path / "cli.html", tmp_path / "py.html"
+    exe = os.path.join(ROOT, "target", "release", "plackett")
+    subprocess.run([exe, "keywords", "evaluate", str(c), "--min-count", "0", "--known-count", "3",
+                                "--gamma", "0.1,0.2,0.3", "--report", str(cli_page)],
+                               check=True, capture_output=True, text=True).stdout
+    r = plackett.evaluate_keywords(str(c), min_count=0, known_count=3, gamma=[0.1, 0.2, 0.3], report=page)
+
+    def steady(s):
+        s = s.split("</h1>", 1)[1]
+        s = re.sub(r"<tr><th>seconds per method[^\n]*\n", "", s)
+        return s.split("<h2>VBSS time per document</h2>", 1)[0]
+
+    text = page.read_text()
+    assert "<h1>plackett.evaluate_keywords</h1>" in text
+    assert steady(text) == steady(cli_page.read_text())
+    for h in ("F-measure", "Precision", "Recall", "Realised against nominal FDR", "VBSS time per document"):
+        assert f"<h2>{h}</h2>" in text, h
+    assert text.count("<svg") == 5
+    # The F table is the document's.
+    f = {(row.method, row.gamma): row.f for row in r.results.itertuples()}
+    block = text.split("<h2>F-measure</h2>", 1)[1].split("<h2>", 1)[0]
+    first = re.search(r"<tr><td>0.1</td>((?:<td>[0-9.]+</td>)+)</tr>", block).group(1)
+    values = [float(v) for v in re.findall(r"<td>([0-9.]+)</td>", first)]
+    methods = list(r.results["method"][:5])
+    assert values == [round(f[(m, 0.1)], 3) for m in methods]
+    with pytest.raises(ValueError, match="x.html"):
+        plackett.evaluate_keywords(str(c), min_count=0, report=tmp_path / "no" / "x.html")

@@ -1060,8 +1060,10 @@ def evaluate_keywords(corpus: Any, *, candidates: Any = None, **options: Any) ->
     rates), ``no_vbss`` (leave VBSS out), ``external`` (outside methods'
     scores as more columns: a mapping of names to JSON files
     ``{"<doc id>": [["phrase", score], …]}``, as ``--external NAME=FILE``;
-    e.g. from ``bench/keywords_yake.py``) and the model options of
-    ``extract_keywords``. See docs/keywords.md.
+    e.g. from ``bench/keywords_yake.py``), ``report`` (a path: the page of
+    ``--report``, precision, recall and F against γ for every method,
+    realised against nominal FDR, VBSS's time per document) and the model
+    options of ``extract_keywords``. See docs/keywords.md.
     """
     if not isinstance(corpus, (str, os.PathLike)):
         raise TypeError("corpus: expected a folder path")

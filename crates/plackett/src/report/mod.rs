@@ -8,6 +8,7 @@ pub mod cv;
 pub mod features;
 pub mod fit;
 pub mod groundtruth;
+pub mod keywords;
 pub mod mil;
 pub mod mixture;
 
