@@ -1011,6 +1011,20 @@ fn distinct_colour(k: usize) -> RGBColor {
     RGBColor(r, g, b)
 }
 
+/// ROC curves (false- against true-positive rate) with the chance
+/// diagonal.
+pub fn roc(curves: &[(String, Vec<(f64, f64)>)]) -> String {
+    let mut series = curves.to_vec();
+    series.push(("chance".into(), vec![(0.0, 0.0), (1.0, 1.0)]));
+    xy(
+        &series,
+        "false-positive rate",
+        "true-positive rate",
+        false,
+        None,
+    )
+}
+
 /// At most about 300 points of a curve (its ends kept), so that a curve
 /// over hundreds of thousands of points (an ROC curve of many rows) stays a
 /// light page.

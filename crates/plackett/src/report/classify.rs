@@ -229,15 +229,8 @@ pub fn fit_page(v: &ClassifyView<'_>) -> String {
         ));
     }
     if !roc.is_empty() {
-        roc.push(("chance".into(), vec![(0.0, 0.0), (1.0, 1.0)]));
         r.figure(
-            &charts::xy(
-                &roc,
-                "false-positive rate",
-                "true-positive rate",
-                false,
-                None,
-            ),
+            &charts::roc(&roc),
             if k == 2 {
                 "ROC curve of the positive class's probability."
             } else {

@@ -29,6 +29,23 @@ pub fn timing_plot(t: &EvalTable) -> String {
     )
 }
 
+/// One `(γ, value)` curve per method.
+fn against_gamma(t: &EvalTable, get: fn(&Cell) -> f64) -> Vec<(String, Vec<(f64, f64)>)> {
+    t.labels
+        .iter()
+        .enumerate()
+        .map(|(m, label)| {
+            let curve = t
+                .gammas
+                .iter()
+                .zip(&t.cells)
+                .map(|(&g, row)| (g, get(&row[m])))
+                .collect();
+            (label.clone(), curve)
+        })
+        .collect()
+}
+
 /// Render the page; `corpus` names the corpus in the facts.
 pub fn evaluate_page(title: &str, corpus: &str, t: &EvalTable) -> String {
     let mut r = HtmlReport::new(title);
@@ -87,21 +104,7 @@ pub fn evaluate_page(title: &str, corpus: &str, t: &EvalTable) -> String {
     ];
     for (heading, axis, get) in measures {
         r.heading(heading);
-        let series: Vec<(String, Vec<(f64, f64)>)> = t
-            .labels
-            .iter()
-            .enumerate()
-            .map(|(m, label)| {
-                (
-                    label.clone(),
-                    t.gammas
-                        .iter()
-                        .zip(&t.cells)
-                        .map(|(&g, row)| (g, get(&row[m])))
-                        .collect(),
-                )
-            })
-            .collect();
+        let series = against_gamma(t, get);
         r.figure(
             &charts::xy(
                 &series,
@@ -129,21 +132,7 @@ pub fn evaluate_page(title: &str, corpus: &str, t: &EvalTable) -> String {
     }
 
     r.heading("Realised against nominal FDR");
-    let mut fdr: Vec<(String, Vec<(f64, f64)>)> = t
-        .labels
-        .iter()
-        .enumerate()
-        .map(|(m, label)| {
-            (
-                label.clone(),
-                t.gammas
-                    .iter()
-                    .zip(&t.cells)
-                    .map(|(&g, row)| (g, row[m].realised_fdr))
-                    .collect(),
-            )
-        })
-        .collect();
+    let mut fdr = against_gamma(t, |c| c.realised_fdr);
     if let (Some(&lo), Some(&hi)) = (t.gammas.first(), t.gammas.last()) {
         fdr.push(("nominal (realised = γ)".into(), vec![(lo, lo), (hi, hi)]));
     }

@@ -120,15 +120,8 @@ pub fn render(v: &MilView<'_>) -> Result<String> {
             charts::thin_curve(roc_curve(&v.info.primary, t)),
         ));
     }
-    series.push(("chance".into(), vec![(0.0, 0.0), (1.0, 1.0)]));
     r.figure(
-        &charts::xy(
-            &series,
-            "false-positive rate",
-            "true-positive rate",
-            false,
-            None,
-        ),
+        &charts::roc(&series),
         "Bags scored by their posterior predictive P(label = 1); instances (when the data \
          carry the true primary indicators) by their posterior probability of being primary. \
          These are training data; held-out performance is what mil cv measures.",
@@ -271,7 +264,7 @@ pub fn cv_page(title: &str, bags: &Bags, cvs: &[crate::mil::MilCv]) -> Result<St
     );
 
     r.heading("ROC curves of the held-out bags");
-    let mut series: Vec<(String, Vec<(f64, f64)>)> = cvs
+    let series: Vec<(String, Vec<(f64, f64)>)> = cvs
         .iter()
         .filter_map(|c| {
             let s = c.scores.first()?;
@@ -281,15 +274,8 @@ pub fn cv_page(title: &str, bags: &Bags, cvs: &[crate::mil::MilCv]) -> Result<St
             ))
         })
         .collect();
-    series.push(("chance".into(), vec![(0.0, 0.0), (1.0, 1.0)]));
     r.figure(
-        &charts::xy(
-            &series,
-            "false-positive rate",
-            "true-positive rate",
-            false,
-            None,
-        ),
+        &charts::roc(&series),
         "The first repeat: every bag scored by the fit that did not see it.",
     );
 
