@@ -195,6 +195,10 @@ pub struct CvArgs {
     /// Write the held-out row indices of every split (JSON lists, 0-based data rows) here.
     #[arg(long, value_name = "FILE.json")]
     pub splits_out: Option<String>,
+    /// Write an HTML report (misclassification over splits, pooled held-out ROC curves,
+    /// calibration of the held-out predictions) here.
+    #[arg(long, value_name = "FILE.html")]
+    pub report: Option<String>,
 }
 
 /// `plackett classify path`.
@@ -516,10 +520,30 @@ fn run_cv(a: &CvArgs) -> Result<()> {
             "min_ess": r.min_ess, "min_ess_geyer": r.min_ess_geyer, "a": r.a})).collect::<Vec<_>>(),
         "notes": notes,
     });
-    if let Some(p) = &a.splits_out {
+    // The splits file and the page are written together, or neither.
+    let splits_text = {
         let splits: Vec<&Vec<usize>> = res.iter().map(|r| &r.test_rows).collect();
-        write_atomic(p, (serde_json::to_string(&splits)? + "\n").as_bytes())?;
+        serde_json::to_string(&splits)? + "\n"
+    };
+    let page = a.report.as_ref().map(|_| {
+        let (classes, truth) =
+            plackett::classify::data::encode_classes(t.labels.as_ref().expect("required"));
+        plackett::report::classify::cv_page(
+            &format!("plackett classify cv {}", m.file),
+            out["protocol"].as_str().unwrap_or(""),
+            &classes,
+            &truth,
+            &res,
+        )
+    });
+    let mut files: Vec<(&str, &[u8])> = Vec::new();
+    if let Some(p) = &a.splits_out {
+        files.push((p, splits_text.as_bytes()));
     }
+    if let (Some(p), Some(page)) = (&a.report, &page) {
+        files.push((p, page.as_bytes()));
+    }
+    plackett::io::output::write_all_atomic(&files)?;
     let text = match a.output.as_str() {
         "json" => serde_json::to_string_pretty(&out)? + "\n",
         _ => {

@@ -860,3 +860,50 @@ fn fit_report_shows_weights_confusion_and_curves() {
     );
     assert!(!page2.exists());
 }
+
+/// `classify cv --report`: the page's held-out misclassification is the
+/// document's; it draws the splits' misclassification, the pooled
+/// held-out ROC curves (one per class with three classes) and the
+/// calibration; with `--splits-out` both files are written together, and
+/// neither when one cannot be.
+#[test]
+fn cv_report_shows_the_held_out_predictions() {
+    let d = tmpdir("cv_report");
+    let data = d.join("train.csv");
+    write_data(&data, 90);
+    let (page, splits) = (d.join("cv.html"), d.join("splits.json"));
+    let doc = json(
+        &classify("cv", data.to_str().unwrap(), "vb")
+            .args(["--folds", "3", "--repeats", "2", "--output", "json"])
+            .args(["--report", page.to_str().unwrap()])
+            .args(["--splits-out", splits.to_str().unwrap()])
+            .output()
+            .unwrap(),
+    );
+    let html = std::fs::read_to_string(&page).unwrap();
+    let (m, sd) = (
+        doc["misclassification"]["mean"].as_f64().unwrap(),
+        doc["misclassification"]["sd"].as_f64().unwrap(),
+    );
+    assert!(
+        html.contains(&format!("{m:.4} ± {sd:.4} (sd over splits)")),
+        "{m} {sd}"
+    );
+    assert!(html.contains("stratified 3-fold × 2 repeat(s)"));
+    for c in ["a", "b", "c"] {
+        assert!(html.contains(&format!("{c} (pooled AUC ")), "{c}");
+    }
+    assert_eq!(html.matches("<svg").count(), 3);
+    assert!(splits.exists());
+    std::fs::remove_file(&splits).unwrap();
+    fails(
+        &classify("cv", data.to_str().unwrap(), "em")
+            .args(["--folds", "3"])
+            .args(["--report", d.join("no/such/cv.html").to_str().unwrap()])
+            .args(["--splits-out", splits.to_str().unwrap()])
+            .output()
+            .unwrap(),
+        "cv.html",
+    );
+    assert!(!splits.exists());
+}

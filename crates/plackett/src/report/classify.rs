@@ -255,3 +255,108 @@ pub fn fit_page(v: &ClassifyView<'_>) -> String {
     }
     r.render()
 }
+
+/// The page of `plackett classify cv --report`: the held-out
+/// misclassification of every split, the pooled held-out ROC curves and
+/// the calibration of the held-out predictions (Archambeau & Caron 2012's
+/// protocol of repeated random splits, or stratified k-fold).
+pub fn cv_page(
+    title: &str,
+    protocol: &str,
+    classes: &[String],
+    truth: &[usize],
+    splits: &[crate::classify::cv::SplitResult],
+) -> String {
+    let k = classes.len();
+    let mut r = HtmlReport::new(title);
+    let mis: Vec<f64> = splits.iter().map(|s| s.misclassification).collect();
+    let (mm, ms) = crate::stats::mean_sd(&mis);
+    let mut facts: Vec<(&str, String)> = vec![
+        ("protocol", protocol.to_string()),
+        ("rows", truth.len().to_string()),
+        ("classes", classes.join(", ")),
+        (
+            "held-out misclassification",
+            format!("{mm:.4} ± {ms:.4} (sd over splits)"),
+        ),
+    ];
+    let aucs: Vec<f64> = splits.iter().filter_map(|s| s.auc).collect();
+    if !aucs.is_empty() {
+        let (am, asd) = crate::stats::mean_sd(&aucs);
+        facts.push(("held-out AUC", format!("{am:.4} ± {asd:.4}")));
+    }
+    let secs: Vec<f64> = splits.iter().map(|s| s.seconds).collect();
+    facts.push((
+        "seconds per split (fit and prediction)",
+        format!("{:.3}", crate::stats::mean(&secs)),
+    ));
+    r.facts(&facts);
+    r.figure(
+        &charts::histogram(
+            &[("splits".to_string(), mis)],
+            20,
+            "held-out misclassification",
+        ),
+        "Each split's share of held-out rows whose most probable class is wrong.",
+    );
+    // Every held-out prediction of every split, pooled.
+    let pooled: Vec<(&[f64], usize)> = splits
+        .iter()
+        .flat_map(|s| s.test_rows.iter().zip(&s.probabilities))
+        .map(|(&row, p)| (p.as_slice(), truth[row]))
+        .collect();
+    r.heading("Held-out ROC curves");
+    let mut roc: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
+    for c in (0..k).filter(|&c| k > 2 || c == 1) {
+        let score: Vec<f64> = pooled.iter().map(|(p, _)| p[c]).collect();
+        let is: Vec<bool> = pooled.iter().map(|(_, y)| *y == c).collect();
+        if is.iter().all(|&b| b) || !is.iter().any(|&b| b) {
+            continue;
+        }
+        roc.push((
+            format!("{} (pooled AUC {:.3})", classes[c], auc(&score, &is)),
+            charts::thin_curve(roc_curve(&score, &is)),
+        ));
+    }
+    r.figure(
+        &charts::roc(&roc),
+        if k == 2 {
+            "Every held-out row of every split, scored by its probability of the second class."
+        } else {
+            "Every held-out row of every split, one-vs-rest for each class."
+        },
+    );
+    r.heading("Calibration of the held-out predictions");
+    const BINS: usize = 10;
+    let (mut conf, mut right, mut n) = ([0.0f64; BINS], [0usize; BINS], [0usize; BINS]);
+    for (p, y) in &pooled {
+        let best = (0..k).max_by(|&i, &j| p[i].total_cmp(&p[j])).unwrap_or(0);
+        let b = ((p[best] * BINS as f64) as usize).min(BINS - 1);
+        conf[b] += p[best];
+        right[b] += usize::from(best == *y);
+        n[b] += 1;
+    }
+    let pts: Vec<(f64, f64)> = (0..BINS)
+        .filter(|&b| n[b] > 0)
+        .map(|b| (conf[b] / n[b] as f64, right[b] as f64 / n[b] as f64))
+        .collect();
+    r.figure(
+        &charts::xy(
+            &[
+                ("held-out rows".to_string(), pts),
+                (
+                    "perfect calibration".to_string(),
+                    vec![(0.0, 0.0), (1.0, 1.0)],
+                ),
+            ],
+            "probability of the predicted class, binned",
+            "share predicted right",
+            false,
+            None,
+        ),
+        "Held-out rows in ten bins of the probability of their most probable class: the bin's \
+         mean probability against the share classified right. On the diagonal the \
+         probabilities mean what they say.",
+    );
+    r.render()
+}
