@@ -29,6 +29,11 @@ pub use model::{Engine, Fitted};
 /// [`MIN_GAMMA_SHAPE`](crate::numerics::gamma::MIN_GAMMA_SHAPE) and `b > 0`.
 fn check_gamma(a: f64, b: f64) -> crate::Result<()> {
     crate::numerics::gamma::check_shape("a", a)?;
+    check_rate(b)
+}
+
+/// The Gamma prior's rate `b` must be finite and positive.
+fn check_rate(b: f64) -> crate::Result<()> {
     if !(b.is_finite() && b > 0.0) {
         return Err(crate::Error::param(
             "b",

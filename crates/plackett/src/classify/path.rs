@@ -135,12 +135,7 @@ impl ClassifierPath {
         pairwise: bool,
         seed: u64,
     ) -> Result<ClassifierPath> {
-        if !(b.is_finite() && b > 0.0) {
-            return Err(crate::Error::param(
-                "b",
-                format!("the Gamma rate must be positive, got {b}"),
-            ));
-        }
+        super::check_rate(b)?;
         if grid.is_empty() {
             return Err(crate::Error::param("a_grid", "no values of a"));
         }

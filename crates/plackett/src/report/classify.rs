@@ -41,6 +41,40 @@ fn intervals(draws: &[Vec<f64>], dim: usize) -> (Vec<f64>, Vec<f64>) {
     (lo, hi)
 }
 
+/// The most probable class of a row of probabilities.
+fn most_probable(p: &[f64]) -> usize {
+    (0..p.len())
+        .max_by(|&i, &j| p[i].total_cmp(&p[j]))
+        .unwrap_or(0)
+}
+
+/// ROC curves of each class's probability against membership of that
+/// class (two classes: the second class's only, one curve says it all),
+/// labelled `name (what x.xxx)`; classes all or none of the rows belong to
+/// have no curve.
+fn one_vs_rest(
+    names: &[String],
+    probs: &[&[f64]],
+    truth: &[usize],
+    what: &str,
+) -> Vec<(String, Vec<(f64, f64)>)> {
+    let k = names.len();
+    (0..k)
+        .filter(|&c| k > 2 || c == 1)
+        .filter_map(|c| {
+            let score: Vec<f64> = probs.iter().map(|p| p[c]).collect();
+            let is: Vec<bool> = truth.iter().map(|&y| y == c).collect();
+            if is.iter().all(|&b| b) || !is.iter().any(|&b| b) {
+                return None;
+            }
+            Some((
+                format!("{} ({what} {:.3})", names[c], auc(&score, &is)),
+                charts::thin_curve(roc_curve(&score, &is)),
+            ))
+        })
+        .collect()
+}
+
 /// Render the page.
 pub fn fit_page(v: &ClassifyView<'_>) -> String {
     let model = &v.outcome.model;
@@ -163,10 +197,7 @@ pub fn fit_page(v: &ClassifyView<'_>) -> String {
     r.heading(&format!("Classification of {}", v.rows));
     let mut confusion = vec![vec![0usize; k]; k];
     for (prob, &y) in s.probabilities.iter().zip(&s.truth) {
-        let best = (0..k)
-            .max_by(|&i, &j| prob[i].total_cmp(&prob[j]))
-            .unwrap_or(0);
-        confusion[y][best] += 1;
+        confusion[y][most_probable(prob)] += 1;
     }
     let mut header: Vec<String> = vec!["true class \\ predicted".into()];
     header.extend(names.iter().cloned());
@@ -212,22 +243,8 @@ pub fn fit_page(v: &ClassifyView<'_>) -> String {
         "Each row's predicted probability of its own class, by class: mass near 1 is \
          confident and right, near 0 confident and wrong.",
     );
-    let mut roc: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
-    for c in 0..k {
-        let score: Vec<f64> = s.probabilities.iter().map(|prob| prob[c]).collect();
-        let is: Vec<bool> = s.truth.iter().map(|&y| y == c).collect();
-        if is.iter().all(|&b| b) || !is.iter().any(|&b| b) {
-            continue;
-        }
-        // Two classes: one curve says it all.
-        if k == 2 && c == 0 {
-            continue;
-        }
-        roc.push((
-            format!("{} (AUC {:.3})", names[c], auc(&score, &is)),
-            charts::thin_curve(roc_curve(&score, &is)),
-        ));
-    }
+    let probs: Vec<&[f64]> = s.probabilities.iter().map(Vec::as_slice).collect();
+    let roc = one_vs_rest(&names, &probs, &s.truth, "AUC");
     if !roc.is_empty() {
         r.figure(
             &charts::roc(&roc),
@@ -306,18 +323,8 @@ pub fn cv_page(
         .map(|(&row, p)| (p.as_slice(), truth[row]))
         .collect();
     r.heading("Held-out ROC curves");
-    let mut roc: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
-    for c in (0..k).filter(|&c| k > 2 || c == 1) {
-        let score: Vec<f64> = pooled.iter().map(|(p, _)| p[c]).collect();
-        let is: Vec<bool> = pooled.iter().map(|(_, y)| *y == c).collect();
-        if is.iter().all(|&b| b) || !is.iter().any(|&b| b) {
-            continue;
-        }
-        roc.push((
-            format!("{} (pooled AUC {:.3})", classes[c], auc(&score, &is)),
-            charts::thin_curve(roc_curve(&score, &is)),
-        ));
-    }
+    let (probs, ys): (Vec<&[f64]>, Vec<usize>) = pooled.iter().copied().unzip();
+    let roc = one_vs_rest(classes, &probs, &ys, "pooled AUC");
     r.figure(
         &charts::roc(&roc),
         if k == 2 {
@@ -327,19 +334,10 @@ pub fn cv_page(
         },
     );
     r.heading("Calibration of the held-out predictions");
-    const BINS: usize = 10;
-    let (mut conf, mut right, mut n) = ([0.0f64; BINS], [0usize; BINS], [0usize; BINS]);
-    for (p, y) in &pooled {
-        let best = (0..k).max_by(|&i, &j| p[i].total_cmp(&p[j])).unwrap_or(0);
-        let b = ((p[best] * BINS as f64) as usize).min(BINS - 1);
-        conf[b] += p[best];
-        right[b] += usize::from(best == *y);
-        n[b] += 1;
-    }
-    let pts: Vec<(f64, f64)> = (0..BINS)
-        .filter(|&b| n[b] > 0)
-        .map(|b| (conf[b] / n[b] as f64, right[b] as f64 / n[b] as f64))
-        .collect();
+    let pts = super::reliability(pooled.iter().map(|(p, y)| {
+        let best = most_probable(p);
+        (p[best], best == *y)
+    }));
     r.figure(
         &charts::xy(
             &[

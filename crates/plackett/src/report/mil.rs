@@ -280,26 +280,16 @@ pub fn cv_page(title: &str, bags: &Bags, cvs: &[crate::mil::MilCv]) -> Result<St
     );
 
     r.heading("Calibration of the held-out probabilities");
-    const BINS: usize = 10;
-    let mut cal: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
-    for c in cvs {
-        let mut sum = [0.0f64; BINS];
-        let mut pos = [0usize; BINS];
-        let mut n = [0usize; BINS];
-        for s in &c.scores {
-            for (&p, &t) in s.iter().zip(&y) {
-                let b = ((p * BINS as f64) as usize).min(BINS - 1);
-                sum[b] += p;
-                pos[b] += usize::from(t);
-                n[b] += 1;
-            }
-        }
-        let pts: Vec<(f64, f64)> = (0..BINS)
-            .filter(|&b| n[b] > 0)
-            .map(|b| (sum[b] / n[b] as f64, pos[b] as f64 / n[b] as f64))
-            .collect();
-        cal.push((c.method.clone(), pts));
-    }
+    let mut cal: Vec<(String, Vec<(f64, f64)>)> = cvs
+        .iter()
+        .map(|c| {
+            let pairs = c
+                .scores
+                .iter()
+                .flat_map(|s| s.iter().zip(&y).map(|(&p, &t)| (p, t)));
+            (c.method.clone(), super::reliability(pairs))
+        })
+        .collect();
     cal.push(("perfect calibration".into(), vec![(0.0, 0.0), (1.0, 1.0)]));
     r.figure(
         &charts::xy(
