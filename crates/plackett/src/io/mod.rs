@@ -220,7 +220,7 @@ pub fn finite_feature(path: &str, line: usize, s: &str, what: &str) -> Result<f6
 }
 
 /// A CSV text's reader and where its records start: what
-/// [`csv_with_headers`] returns and [`next_record`] reads.
+/// `csv_with_headers` returns and `next_record` reads.
 pub struct CsvRows<'a> {
     rdr: csv::Reader<&'a [u8]>,
     text: &'a str,

@@ -85,7 +85,7 @@ impl PhiTable {
     }
 
     /// `u < Φ(x)`, exactly as `u < norm_cdf(x)` decides it: the table
-    /// decides every `u` farther than [`LT_NORM_CDF_MARGIN`] from its
+    /// decides every `u` farther than 1.6·10⁻⁵ (`LT_NORM_CDF_MARGIN`) from its
     /// approximation of `Φ(x)`, and only the rest, about three draws in
     /// a hundred thousand, pay for the `erfc`.
     #[inline]

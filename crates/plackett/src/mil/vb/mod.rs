@@ -55,7 +55,7 @@ use elbo::*;
 use expansion::*;
 #[cfg(test)]
 use fit::*;
-pub use fit::{fit_vb, fit_vb_mixture};
+pub use fit::{fit_vb, fit_vb_mixture, fit_vb_with};
 use global::*;
 use local::*;
 use truncated::*;
