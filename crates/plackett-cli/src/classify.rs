@@ -497,6 +497,10 @@ fn run_cv(a: &CvArgs) -> Result<()> {
             res.len()
         ));
     }
+    let (classes, truth) =
+        plackett::classify::data::encode_classes(t.labels.as_ref().expect("required"));
+    let calibration = plackett::classify::cv::pooled_calibration(&res, &truth);
+    notes.extend(calibration.and_then(|c| c.warning()));
     let out = json!({
         "engine": m.engine,
         "splits": res.len(),
@@ -515,6 +519,7 @@ fn run_cv(a: &CvArgs) -> Result<()> {
         "seconds_per_ess_geyer": min_ess_geyer.map(|e| fs / e),
         "max_rhat": res.iter().filter_map(|r| r.max_rhat).reduce(f64::max),
         "a": {"mean": mean_sd(&a_vals).0, "sd": mean_sd(&a_vals).1},
+        "calibration": calibration,
         "per_split": res.iter().map(|r| json!({
             "misclassification": r.misclassification, "auc": r.auc, "seconds": r.seconds,
             "min_ess": r.min_ess, "min_ess_geyer": r.min_ess_geyer, "a": r.a})).collect::<Vec<_>>(),
@@ -526,8 +531,6 @@ fn run_cv(a: &CvArgs) -> Result<()> {
         serde_json::to_string(&splits)? + "\n"
     };
     let page = a.report.as_ref().map(|_| {
-        let (classes, truth) =
-            plackett::classify::data::encode_classes(t.labels.as_ref().expect("required"));
         plackett::report::classify::cv_page(
             &format!("plackett classify cv {}", m.file),
             out["protocol"].as_str().unwrap_or(""),
@@ -571,6 +574,9 @@ fn run_cv(a: &CvArgs) -> Result<()> {
                 out["a"]["mean"].as_f64().unwrap_or(f64::NAN),
                 out["a"]["sd"].as_f64().unwrap_or(f64::NAN)
             );
+            if let Some(c) = &calibration {
+                let _ = writeln!(s, "held-out calibration (pooled): {}", c.describe());
+            }
             let _ = write!(s, "time per split {fs:.3} s");
             if let Some(e) = min_ess {
                 let _ = write!(s, ", min bulk ESS {e:.1}, time/ESS {:.4} s", fs / e);

@@ -184,6 +184,17 @@ fn cv_json_contract() {
             serde_json::from_str(&std::fs::read_to_string(&splits).unwrap()).unwrap();
         assert_eq!(s.len(), 3);
         assert!(s.iter().all(|t| t.len() == 27));
+        // The pooled held-out calibration: 3 × 27 rows; with equal test
+        // sets its accuracy is one minus the mean misclassification.
+        let c = &j["calibration"];
+        assert_eq!(c["rows"], 81);
+        assert!((c["accuracy"].as_f64().unwrap() - (1.0 - m)).abs() < 1e-12);
+        for k in ["mean_probability", "ece", "brier", "log_loss"] {
+            let v = c[k].as_f64().unwrap_or_else(|| panic!("{k}"));
+            assert!(v.is_finite() && v >= 0.0, "{k} {v}");
+        }
+        assert!(c["mean_probability"].as_f64().unwrap() <= 1.0);
+        assert!(c["zero_probability_rows"].as_u64().is_some());
     }
     // Binary task: AUC present.
     let bin2 = d.join("binary.csv");
@@ -894,6 +905,15 @@ fn cv_report_shows_the_held_out_predictions() {
         assert!(html.contains(&format!("{c} (pooled AUC ")), "{c}");
     }
     assert_eq!(html.matches("<svg").count(), 3);
+    // The calibration's numbers are the document's.
+    let c = &doc["calibration"];
+    assert!(html.contains(&format!(
+        "predicted class right {:.3}, its mean probability {:.3} (ECE {:.3}); log loss {:.3}",
+        c["accuracy"].as_f64().unwrap(),
+        c["mean_probability"].as_f64().unwrap(),
+        c["ece"].as_f64().unwrap(),
+        c["log_loss"].as_f64().unwrap()
+    )));
     assert!(splits.exists());
     std::fs::remove_file(&splits).unwrap();
     fails(

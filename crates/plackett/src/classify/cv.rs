@@ -5,6 +5,7 @@
 use super::data::Table;
 use super::model::{Engine, FitOptions, fit};
 use crate::error::{Error, Result};
+use crate::eval::calibration::{Calibration, calibration, most_probable};
 use crate::eval::metrics::auc;
 use crate::infer::rng::stream;
 use rand::RngExt;
@@ -186,12 +187,7 @@ pub fn cross_validate(
         let wrong = test
             .iter()
             .zip(&prob)
-            .filter(|(r, pr)| {
-                let best = (0..pr.len())
-                    .max_by(|&a, &b| pr[a].total_cmp(&pr[b]))
-                    .unwrap_or(0);
-                best != y[**r]
-            })
+            .filter(|(r, pr)| most_probable(pr) != y[**r])
             .count();
         let auc_v = (classes.len() == 2).then(|| {
             let p1: Vec<f64> = prob.iter().map(|p| p[1]).collect();
@@ -219,4 +215,16 @@ pub fn cross_validate(
         });
     }
     Ok(out)
+}
+
+/// The calibration of every held-out prediction of `splits`, pooled (rows
+/// held out by several splits count once per split); `truth` holds the
+/// table's classes encoded as the model's (`None` without held-out rows).
+pub fn pooled_calibration(splits: &[SplitResult], truth: &[usize]) -> Option<Calibration> {
+    calibration(
+        splits
+            .iter()
+            .flat_map(|s| s.test_rows.iter().zip(&s.probabilities))
+            .map(|(&r, p)| (p.as_slice(), truth[r])),
+    )
 }

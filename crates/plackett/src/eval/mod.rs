@@ -1,5 +1,6 @@
 //! Metrics, predictions and cross-validation splits.
 
+pub mod calibration;
 pub mod cv;
 pub mod cv_summary;
 pub mod metrics;

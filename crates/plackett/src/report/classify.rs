@@ -6,6 +6,7 @@
 
 use super::{HtmlReport, charts};
 use crate::classify::model::{Engine, EngineFit, FitOutcome, FitSummary};
+use crate::eval::calibration::most_probable;
 use crate::eval::metrics::{auc, roc_curve};
 use crate::numerics::sig;
 
@@ -39,13 +40,6 @@ fn intervals(draws: &[Vec<f64>], dim: usize) -> (Vec<f64>, Vec<f64>) {
         hi.push(crate::stats::quantile_sorted(&col, 0.975));
     }
     (lo, hi)
-}
-
-/// The most probable class of a row of probabilities.
-fn most_probable(p: &[f64]) -> usize {
-    (0..p.len())
-        .max_by(|&i, &j| p[i].total_cmp(&p[j]))
-        .unwrap_or(0)
 }
 
 /// ROC curves of each class's probability against membership of that
@@ -302,6 +296,9 @@ pub fn cv_page(
         let (am, asd) = crate::stats::mean_sd(&aucs);
         facts.push(("held-out AUC", format!("{am:.4} ± {asd:.4}")));
     }
+    if let Some(c) = crate::classify::cv::pooled_calibration(splits, truth) {
+        facts.push(("held-out calibration", c.describe()));
+    }
     let secs: Vec<f64> = splits.iter().map(|s| s.seconds).collect();
     facts.push((
         "seconds per split (fit and prediction)",
@@ -354,7 +351,9 @@ pub fn cv_page(
         ),
         "Held-out rows in ten bins of the probability of their most probable class: the bin's \
          mean probability against the share classified right. On the diagonal the \
-         probabilities mean what they say.",
+         probabilities mean what they say; below it they are overconfident, above it \
+         underconfident (the expected calibration error is the bins' mean distance from it, \
+         weighted by their rows).",
     );
     r.render()
 }

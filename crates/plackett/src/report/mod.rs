@@ -24,19 +24,12 @@ pub fn esc(s: &str) -> String {
 
 /// A reliability diagram's points: `(score, outcome)` pairs in ten equal
 /// bins of the score, each non-empty bin's mean score against its share of
-/// outcomes that came true (bins summed in the pairs' order).
+/// outcomes that came true
+/// ([`reliability_bins`](crate::eval::calibration::reliability_bins)).
 pub fn reliability(pairs: impl IntoIterator<Item = (f64, bool)>) -> Vec<(f64, f64)> {
-    const BINS: usize = 10;
-    let (mut sum, mut hit, mut n) = ([0.0f64; BINS], [0usize; BINS], [0usize; BINS]);
-    for (p, t) in pairs {
-        let b = ((p * BINS as f64) as usize).min(BINS - 1);
-        sum[b] += p;
-        hit[b] += usize::from(t);
-        n[b] += 1;
-    }
-    (0..BINS)
-        .filter(|&b| n[b] > 0)
-        .map(|b| (sum[b] / n[b] as f64, hit[b] as f64 / n[b] as f64))
+    crate::eval::calibration::reliability_bins(pairs)
+        .into_iter()
+        .map(|b| (b.mean_score, b.share_true))
         .collect()
 }
 
