@@ -579,24 +579,34 @@ fn run_cv(a: &CvArgs) -> Result<()> {
         }
         _ => {
             let mut t = format!(
-                "{}-fold cross-validation × {}, {} bags (same folds for every method)\n{:<8} {:>10} {:>10} {:>10}\n",
+                "{}-fold cross-validation × {}, {} bags (same folds for every method)\n{:<8} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}\n",
                 a.folds,
                 a.repeats,
                 bags.n_bags(),
                 "method",
                 "bag AUROC",
                 "sd",
-                "accuracy"
+                "accuracy",
+                "log loss",
+                "Brier",
+                "ECE"
             );
             for cv in &cvs {
+                let c = |f: fn(&plackett::eval::calibration::Calibration) -> f64| {
+                    cv.calibration.as_ref().map_or(f64::NAN, f)
+                };
                 t += &format!(
-                    "{:<8} {:>10.4} {:>10.4} {:>10.4}\n",
+                    "{:<8} {:>10.4} {:>10.4} {:>10.4} {:>10.4} {:>10.4} {:>10.4}\n",
                     cv.method,
                     cv.mean_auroc,
                     cv.sd_auroc,
-                    plackett::stats::mean(&cv.accuracy)
+                    plackett::stats::mean(&cv.accuracy),
+                    c(|c| c.log_loss),
+                    c(|c| c.brier),
+                    c(|c| c.ece)
                 );
             }
+            t += "(log loss, Brier score summed over both classes and expected calibration error of the held-out probabilities, every repeat pooled)\n";
             t
         }
     };

@@ -230,6 +230,13 @@ def test_cv_equals_the_cli_and_refuses_bad_input(bags, tmp_path):
         assert abs(float(row.group(1)) - m["mean_auroc"]) < 5e-5
         assert abs(float(row.group(2)) - m["sd_auroc"]) < 5e-5
         assert f"{m['method']} (AUROC {m['auroc'][0]:.3f})" in html.unescape(text)
+        # The held-out calibration pools both repeats (the page shows it).
+        c = m["calibration"]
+        assert c["rows"] == 2 * len(set(pd.read_csv(path)["bag"]))
+        assert c["accuracy"] == pytest.approx(sum(m["accuracy"]) / 2, abs=1e-12)
+        assert f"<td>{c['log_loss']:.4f}</td><td>{c['brier']:.4f}</td><td>{c['ece']:.4f}</td>" in text
+    frame = cv.to_frame()
+    assert list(frame["log_loss"]) == [m["calibration"]["log_loss"] for m in cv.methods]
     with pytest.raises(ValueError, match="x.html"):
         plackett.mil_cv(path, folds=2, report=tmp_path / "no" / "x.html")
     assert [m["method"] for m in cv.methods] == ["vmmic", "milr", "si-mean", "si-max"]

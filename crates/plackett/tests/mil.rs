@@ -688,13 +688,21 @@ fn cross_validation_does_not_depend_on_the_thread_count() {
             cross_validate_methods(&bags, &methods, Preprocess::None, 4, 2, 50, 7, None)
                 .unwrap()
                 .into_iter()
-                .map(|c| (c.auroc, c.accuracy))
+                .map(|c| (c.auroc, c.accuracy, c.calibration))
                 .collect::<Vec<_>>()
         })
     };
     let one = run(1);
     assert_eq!(one, run(3));
     assert_eq!(one.len(), 3);
+    // The calibration pools both repeats: 80 bags twice, its accuracy the
+    // repeats' mean.
+    for (_, acc, cal) in &one {
+        let cal = cal.expect("rows");
+        assert_eq!(cal.rows, 160);
+        assert!((cal.accuracy - (acc[0] + acc[1]) / 2.0).abs() < 1e-12);
+        assert!(cal.log_loss.is_finite() && cal.brier <= 2.0 && cal.ece <= 1.0);
+    }
 }
 
 /// A cancelled cross-validation returns `Cancelled` at its next fit

@@ -1194,14 +1194,23 @@ class MilCv:
 
     def to_frame(self):
         """One row per method: mean and sd of the bag AUROC over repeats,
-        mean accuracy (needs pandas)."""
+        mean accuracy, and the held-out probabilities' log loss, Brier score
+        (summed over both classes) and expected calibration error, every
+        repeat pooled (needs pandas)."""
         import pandas as pd
+
+        def cal(m, key):
+            c = m.get("calibration")
+            return float("nan") if c is None else c[key]
 
         return pd.DataFrame(
             [{"method": m["method"], "folds": m["folds"], "repeats": len(m["auroc"]),
               "mean_auroc": m["mean_auroc"], "sd_auroc": m["sd_auroc"],
-              "accuracy": sum(m["accuracy"]) / len(m["accuracy"])} for m in self.methods],
-            columns=["method", "folds", "repeats", "mean_auroc", "sd_auroc", "accuracy"])
+              "accuracy": sum(m["accuracy"]) / len(m["accuracy"]),
+              "log_loss": cal(m, "log_loss"), "brier": cal(m, "brier"), "ece": cal(m, "ece")}
+             for m in self.methods],
+            columns=["method", "folds", "repeats", "mean_auroc", "sd_auroc", "accuracy",
+                     "log_loss", "brier", "ece"])
 
     def __repr__(self) -> str:
         names = ", ".join(f"{m['method']} {m['mean_auroc']:.3f}" for m in self.methods)

@@ -10,6 +10,7 @@ use super::model::MilModel;
 use super::params::MilPriors;
 use super::vb::{VbOptions, fit_vb, fit_vb_mixture};
 use crate::error::{Error, Result};
+use crate::eval::calibration::{calibration, most_probable};
 use crate::eval::metrics::auc;
 use crate::infer::rng::stream;
 use rand::RngExt;
@@ -475,6 +476,11 @@ pub struct MilCv {
     pub mean_auroc: f64,
     /// Sd of the AUROC over repeats.
     pub sd_auroc: f64,
+    /// Calibration of the held-out probabilities, every repeat's pooled
+    /// (each bag as the two-class prediction `[1 − p, p]`: its Brier score
+    /// sums both classes, twice `mean (p − y)²`; `accuracy` is the mean of
+    /// [`MilCv::accuracy`]). The baselines' scores are probabilities too.
+    pub calibration: Option<crate::eval::calibration::Calibration>,
     /// Per repeat, every bag's held-out score (P(label = 1) for the model),
     /// in the order of the bags: what the report's curves are drawn from.
     /// Not in the document (`mil cv --output json` stays one line per
@@ -633,10 +639,13 @@ pub fn cross_validate_methods(
         }
         for k in 0..methods.len() {
             aurocs[k].push(auc(&p[k], &y));
+            // The predicted label is the more probable one (of two equal,
+            // the positive: `most_probable`'s rule, so that this accuracy
+            // and the calibration's agree).
             accs[k].push(
                 p[k].iter()
                     .zip(&y)
-                    .filter(|(p, y)| (**p > 0.5) == **y)
+                    .filter(|&(&p, &y)| (most_probable(&[1.0 - p, p]) == 1) == y)
                     .count() as f64
                     / y.len() as f64,
             );
@@ -650,7 +659,17 @@ pub fn cross_validate_methods(
         .zip(aurocs.into_iter().zip(accs).zip(held_out))
         .map(|(m, ((auroc, accuracy), scores))| {
             let (mean_auroc, sd_auroc) = crate::stats::mean_sd(&auroc);
+            let rows: Vec<([f64; 2], usize)> = scores
+                .iter()
+                .flat_map(|rep| {
+                    rep.iter()
+                        .zip(&y)
+                        .map(|(&p, &t)| ([1.0 - p, p], usize::from(t)))
+                })
+                .collect();
+            let calibration = calibration(rows.iter().map(|(p, t)| (&p[..], *t)));
             MilCv {
+                calibration,
                 method: m.name().to_string(),
                 folds,
                 auroc,

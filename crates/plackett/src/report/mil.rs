@@ -249,6 +249,12 @@ pub fn cv_page(title: &str, bags: &Bags, cvs: &[crate::mil::MilCv]) -> Result<St
                 format!("{:.4}", c.sd_auroc),
                 format!("{lo:.4} – {hi:.4}"),
                 format!("{:.4}", crate::stats::mean(&c.accuracy)),
+                c.calibration
+                    .map_or(String::new(), |k| format!("{:.4}", k.log_loss)),
+                c.calibration
+                    .map_or(String::new(), |k| format!("{:.4}", k.brier)),
+                c.calibration
+                    .map_or(String::new(), |k| format!("{:.4}", k.ece)),
             ]
         })
         .collect();
@@ -259,6 +265,9 @@ pub fn cv_page(title: &str, bags: &Bags, cvs: &[crate::mil::MilCv]) -> Result<St
             "sd over repeats",
             "range over repeats",
             "accuracy at 0.5",
+            "log loss",
+            "Brier (both classes)",
+            "ECE",
         ],
         &rows,
     );
