@@ -20,7 +20,7 @@ pub enum ClassifyCommand {
     Fit(Box<FitArgs>),
     /// Class probabilities for new rows from a model file.
     Predict(PredictArgs),
-    /// Repeated random train/test splits.
+    /// Repeated random train/test splits (or stratified k-fold): held-out misclassification, AUC and calibration (log loss, Brier score, expected calibration error).
     Cv(Box<CvArgs>),
     /// Regularisation path over the Gamma shape a (Archambeau & Caron 2012 Fig. 2).
     Path(PathArgs),

@@ -21,7 +21,7 @@ pub enum MilCommand {
     Predict(PredictArgs),
     /// Simulate bags from the design of Hu 2024 §2.3 (long CSV with the true δ in `primary`).
     Simulate(SimulateArgs),
-    /// Repeated k-fold cross-validation: bag AUROC.
+    /// Repeated k-fold cross-validation: bag AUROC, accuracy and the calibration of the held-out probabilities (log loss, Brier score, expected calibration error).
     Cv(Box<CvArgs>),
     /// Hu 2024 §2.3's simulation study (Figs. 2.2–2.4): factors varied one
     /// at a time around the basic setting, replicated, with held-out bag
