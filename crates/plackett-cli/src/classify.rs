@@ -500,7 +500,11 @@ fn run_cv(a: &CvArgs) -> Result<()> {
     let (classes, truth) =
         plackett::classify::data::encode_classes(t.labels.as_ref().expect("required"));
     let calibration = plackett::classify::cv::pooled_calibration(&res, &truth);
-    notes.extend(calibration.and_then(|c| c.warning()));
+    notes.extend(
+        calibration
+            .as_ref()
+            .and_then(plackett::classify::cv::calibration_note),
+    );
     let out = json!({
         "engine": m.engine,
         "splits": res.len(),

@@ -228,3 +228,53 @@ pub fn pooled_calibration(splits: &[SplitResult], truth: &[usize]) -> Option<Cal
             .map(|(&r, p)| (p.as_slice(), truth[r])),
     )
 }
+
+/// The note `classify cv` adds when the held-out probabilities are far
+/// from the frequencies they achieve (the predicted class's mean
+/// probability 0.1 or more from the accuracy), with what to do; `None`
+/// otherwise.
+pub fn calibration_note(c: &Calibration) -> Option<String> {
+    let gap = c.confidence_gap();
+    if gap.abs() < 0.1 {
+        return None;
+    }
+    let how = if gap < 0.0 {
+        "underconfident"
+    } else {
+        "overconfident"
+    };
+    Some(format!(
+        "held-out probabilities are {how}: the most probable class is right for {:.1}% of the held-out rows but is given {:.3} on average (expected calibration error {:.3}); they rank rows (AUC) but are not calibrated probabilities — recalibrate them before reading them as frequencies (docs/classify.md, \"Probabilities\")",
+        100.0 * c.accuracy,
+        c.mean_probability,
+        c.ece
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The note names the direction, and stays silent within 0.1.
+    #[test]
+    fn calibration_note_names_the_direction() {
+        let row = |p: f64, y: usize| ([1.0 - p, p], y);
+        let under = [row(0.6, 1), row(0.4, 0)];
+        let c = calibration(under.iter().map(|(p, y)| (&p[..], *y))).expect("rows");
+        assert!(
+            calibration_note(&c)
+                .expect("note")
+                .contains("underconfident")
+        );
+        let over = [row(0.99, 1), row(0.99, 0)];
+        let c = calibration(over.iter().map(|(p, y)| (&p[..], *y))).expect("rows");
+        assert!(
+            calibration_note(&c)
+                .expect("note")
+                .contains("overconfident")
+        );
+        let fine = [row(0.95, 1), row(0.05, 0)];
+        let c = calibration(fine.iter().map(|(p, y)| (&p[..], *y))).expect("rows");
+        assert!(calibration_note(&c).is_none());
+    }
+}
