@@ -859,6 +859,15 @@ fn fit_report_shows_weights_confusion_and_curves() {
     let wrong: usize = (0..3).map(|y| 30 - rows[y][y]).sum();
     let rate = summary["training_misclassification"].as_f64().unwrap();
     assert!((rate - wrong as f64 / 90.0).abs() < 1e-12, "{rate} {wrong}");
+    // The calibration row reads the same rows: its accuracy is one minus
+    // the misclassification.
+    assert!(
+        html.contains(&format!(
+            "calibration on these rows</th><td>predicted class right {:.3}, ",
+            1.0 - rate
+        )),
+        "calibration row"
+    );
     // An unwritable model file: neither file is written.
     let page2 = d.join("fit2.html");
     fails(

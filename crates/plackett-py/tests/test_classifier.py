@@ -207,6 +207,11 @@ def test_report_is_the_clis_page(tmp_path, method):
     # Held-out rows: the page scores what it is given.
     clf.report(page, X.iloc[::2], y[::2])
     assert re.search(r"rows scored</th><td>75 ", page.read_text())
+    # ... and its calibration: sklearn's log loss of the same rows.
+    from sklearn.metrics import log_loss
+
+    loss = log_loss(y[::2], clf.predict_proba(X.iloc[::2]), labels=clf.classes_)
+    assert f"log loss {loss:.3f}, Brier" in page.read_text()
     with pytest.raises(ValueError, match="not one of the classes"):
         clf.report(tmp_path / "bad.html", X, np.where(y == "setosa", "rose", y))
     with pytest.raises(ValueError):

@@ -108,6 +108,16 @@ pub fn fit_page(v: &ClassifyView<'_>) -> String {
             ),
         ),
     ];
+    // Calibration of these rows' probabilities (the training rows from the
+    // command line; any labelled rows from Python's report).
+    if let Some(c) = crate::eval::calibration::calibration(
+        s.probabilities
+            .iter()
+            .zip(&s.truth)
+            .map(|(p, &y)| (p.as_slice(), y)),
+    ) {
+        facts.push(("calibration on these rows", c.describe()));
+    }
     match &v.outcome.engine {
         EngineFit::Em(e) => {
             facts.push((
