@@ -148,15 +148,8 @@ impl VbssOptions {
                 format!("must lie strictly between 0 and 1, got {}", self.alpha_init),
             ));
         }
-        if !(self.tol.is_finite() && self.tol > 0.0) {
-            return Err(Error::param(
-                "tol",
-                format!("must be a positive number, got {}", self.tol),
-            ));
-        }
-        if self.max_iter == 0 {
-            return Err(Error::param("max_iter", "must be at least 1"));
-        }
+        // `tol` and `max_iter` as every fixed-point engine checks them.
+        IterSettings::new(self.tol, self.max_iter).check()?;
         Ok(())
     }
 }
