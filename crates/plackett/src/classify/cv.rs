@@ -258,23 +258,21 @@ mod tests {
     /// The note names the direction, and stays silent within 0.1.
     #[test]
     fn calibration_note_names_the_direction() {
-        let row = |p: f64, y: usize| ([1.0 - p, p], y);
-        let under = [row(0.6, 1), row(0.4, 0)];
-        let c = calibration(under.iter().map(|(p, y)| (&p[..], *y))).expect("rows");
+        // The note on two-class rows `(P(second class), true class)`.
+        let note = |rows: [(f64, usize); 2]| {
+            let rows = rows.map(|(p, y)| ([1.0 - p, p], y));
+            calibration_note(&calibration(rows.iter().map(|(p, y)| (&p[..], *y))).expect("rows"))
+        };
         assert!(
-            calibration_note(&c)
+            note([(0.6, 1), (0.4, 0)])
                 .expect("note")
                 .contains("underconfident")
         );
-        let over = [row(0.99, 1), row(0.99, 0)];
-        let c = calibration(over.iter().map(|(p, y)| (&p[..], *y))).expect("rows");
         assert!(
-            calibration_note(&c)
+            note([(0.99, 1), (0.99, 0)])
                 .expect("note")
                 .contains("overconfident")
         );
-        let fine = [row(0.95, 1), row(0.05, 0)];
-        let c = calibration(fine.iter().map(|(p, y)| (&p[..], *y))).expect("rows");
-        assert!(calibration_note(&c).is_none());
+        assert!(note([(0.95, 1), (0.05, 0)]).is_none());
     }
 }

@@ -5,7 +5,7 @@
 //! A classifier can rank well (a high AUC) and still give probabilities
 //! far from the frequencies it achieves; these are the numbers that say so.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 /// Equal-width bins of a reliability diagram over [0, 1].
 pub const BINS: usize = 10;
@@ -69,7 +69,7 @@ pub fn most_probable(p: &[f64]) -> usize {
 }
 
 /// How well class probabilities match what happened, over a set of rows.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Calibration {
     /// Rows scored.
     pub rows: usize,
