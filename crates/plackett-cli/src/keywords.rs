@@ -158,6 +158,9 @@ pub struct ExtractArgs {
     /// Write a self-contained HTML report: the candidates ranked by p as bars with the FDR cut and the known keywords marked, and the table.
     #[arg(long, value_name = "FILE.html")]
     pub report: Option<String>,
+    /// Write the document's co-occurrence graph here as CSV (source,target,weight; an isolated word as a weight-0 loop): the format --input graph reads, for networkx, igraph or an edited rerun.
+    #[arg(long, value_name = "FILE.csv")]
+    pub graph_out: Option<String>,
 }
 
 /// `plackett keywords batch`.
@@ -214,6 +217,9 @@ pub struct DocArgs {
     /// Random seed (gibbs; every document of a batch uses it, as extract would).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Score every candidate by the baselines as well, on the same graph: TextRank (Mihalcea & Tarau 2004), PositionRank (Florescu & Caragea 2017; not for --input graph, which has no positions) and SS (Li et al. 2010). JSON keys textrank, positionrank, ss; CSV columns of the same names; the table shows each one's rank.
+    #[arg(long)]
+    pub baselines: bool,
 }
 
 impl DocArgs {
@@ -256,6 +262,8 @@ impl DocArgs {
             probability: self.model.probability(),
             fdr: self.fdr,
             engine,
+            baselines: self.baselines,
+            edges: false,
         })
     }
 
@@ -269,8 +277,17 @@ impl DocArgs {
     }
 }
 
-/// The columns of `--output csv` after the optional file column.
-const CSV_HEADER: &str = "stem,words,rank,known,selected,p,sd,p_plugin,p_predictive,p_latent,theta_mean,theta_sd,frequency";
+/// The columns of `--output csv` after the optional file column (the
+/// baselines' with `--baselines`).
+fn csv_header(baselines: bool) -> String {
+    let mut h = String::from(
+        "stem,words,rank,known,selected,p,sd,p_plugin,p_predictive,p_latent,theta_mean,theta_sd,frequency",
+    );
+    if baselines {
+        h.push_str(",textrank,positionrank,ss");
+    }
+    h
+}
 
 /// `ex`'s candidates as CSV rows, each starting with `prefix` (empty, or a
 /// quoted file name and a comma).
@@ -292,6 +309,11 @@ fn csv_rows(ex: &Extraction, prefix: &str, s: &mut String) {
             w.theta_sd,
             w.frequency
         ));
+        if let Some(tr) = w.textrank {
+            let f = |x: Option<f64>| x.map_or(String::new(), |v| v.to_string());
+            s.pop();
+            s.push_str(&format!(",{tr},{},{}\n", f(w.positionrank), f(w.ss)));
+        }
     }
 }
 
@@ -434,13 +456,16 @@ fn run_tag(a: &TagArgs) -> Result<()> {
 }
 
 fn run_extract(a: &ExtractArgs) -> Result<()> {
-    let opts = a.doc.options(&a.file)?;
+    let mut opts = a.doc.options(&a.file)?;
+    opts.edges = a.graph_out.is_some();
     let text = read_text(&a.file)?;
     let known: Vec<String> = a.known.split(',').map(str::to_string).collect();
-    let ex = extract(&text, &known, &opts).map_err(|e| match e {
+    let mut ex = extract(&text, &known, &opts).map_err(|e| match e {
         plackett::Error::Data(m) => anyhow::anyhow!("{}: {m}", a.file),
         e => e.into(),
     })?;
+    // The graph goes to its own file, not into the output.
+    let graph = ex.edges.take().map(|e| plackett_text::edges_csv(&e));
     if !ex.converged && !a.allow_nonconvergence {
         return Err(a.doc.not_converged(""));
     }
@@ -451,7 +476,7 @@ fn run_extract(a: &ExtractArgs) -> Result<()> {
             serde_json::to_string_pretty(&v)? + "\n"
         }
         "csv" => {
-            let mut s = format!("{CSV_HEADER}\n");
+            let mut s = format!("{}\n", csv_header(a.doc.baselines));
             csv_rows(&ex, "", &mut s);
             s
         }
@@ -466,21 +491,44 @@ fn run_extract(a: &ExtractArgs) -> Result<()> {
                 ex.fdr,
                 ex.probability
             );
+            let ranks = a.doc.baselines.then(|| baseline_ranks(&ex));
             s.push_str(&format!(
-                "{:>4}  {:<16} {:<28} {:>6} {:>8} {:>7} {:>9}\n",
-                "rank", "stem", "words", "known", "p", "sd", "selected"
+                "{:>4}  {:<16} {:<28} {:>6} {:>8} {:>7} {:>9}{}\n",
+                "rank",
+                "stem",
+                "words",
+                "known",
+                "p",
+                "sd",
+                "selected",
+                if ranks.is_some() {
+                    format!(" {:>8} {:>8} {:>8}", "TextRank", "PosRank", "SS")
+                } else {
+                    String::new()
+                }
             ));
-            for w in ex.candidates.iter().take(a.top) {
+            for (k, w) in ex.candidates.iter().take(a.top).enumerate() {
+                let rank_of =
+                    |r: &Option<Vec<usize>>| r.as_ref().map_or("-".into(), |v| v[k].to_string());
                 s.push_str(&format!(
-                    "{:>4}  {:<16} {:<28} {:>6} {:>8.4} {:>7.4} {:>9}\n",
+                    "{:>4}  {:<16} {:<28} {:>6} {:>8.4} {:>7.4} {:>9}{}\n",
                     w.rank,
                     plackett::io::output::short_name(&w.stem, 16),
                     plackett::io::output::short_name(&w.words.join(", "), 28),
                     if w.known { "yes" } else { "" },
                     w.p,
                     w.sd,
-                    if w.selected { "yes" } else { "" }
+                    if w.selected { "yes" } else { "" },
+                    ranks.as_ref().map_or(String::new(), |r| format!(
+                        " {:>8} {:>8} {:>8}",
+                        rank_of(&r[0]),
+                        rank_of(&r[1]),
+                        rank_of(&r[2])
+                    ))
                 ));
+            }
+            if ranks.is_some() {
+                s.push_str("TextRank, PosRank, SS: the word's rank by that baseline's score on the same graph (1 = best)\n");
             }
             for n in &ex.notes {
                 s.push_str(&format!("note: {}\n", crate::cli_text(n)));
@@ -498,6 +546,9 @@ fn run_extract(a: &ExtractArgs) -> Result<()> {
             plackett_text::report::render(&title, &a.doc.engine, &ex),
         ));
     }
+    if let (Some(path), Some(graph)) = (&a.graph_out, graph) {
+        files.push((path, graph));
+    }
     let stdout = match &a.out {
         Some(path) => {
             files.push((path, out));
@@ -508,6 +559,22 @@ fn run_extract(a: &ExtractArgs) -> Result<()> {
     let refs: Vec<(&str, &[u8])> = files.iter().map(|(p, t)| (*p, t.as_bytes())).collect();
     write_all_atomic(&refs)?;
     stdout.map_or(Ok(()), |t| crate::emit(&t))
+}
+
+/// Each candidate's rank (1 = best; ties in the order of the rows) by TextRank,
+/// PositionRank and SS, in the order of `ex.candidates`; `None` for a
+/// baseline not computed.
+fn baseline_ranks(ex: &Extraction) -> [Option<Vec<usize>>; 3] {
+    let of = |score: &dyn Fn(&plackett_text::Candidate) -> Option<f64>| -> Option<Vec<usize>> {
+        let s: Vec<f64> = ex.candidates.iter().map(score).collect::<Option<_>>()?;
+        let order = plackett::keywords::top_by_score(&s, s.len());
+        let mut rank = vec![0; s.len()];
+        for (r, &i) in order.iter().enumerate() {
+            rank[i] = r + 1;
+        }
+        Some(rank)
+    };
+    [of(&|c| c.textrank), of(&|c| c.positionrank), of(&|c| c.ss)]
 }
 
 fn run_batch(a: &BatchArgs) -> Result<()> {
@@ -562,7 +629,7 @@ fn run_batch(a: &BatchArgs) -> Result<()> {
             }))? + "\n"
         }
         "csv" => {
-            let mut s = format!("file,{CSV_HEADER}\n");
+            let mut s = format!("file,{}\n", csv_header(a.doc.baselines));
             for (d, r) in docs.iter().zip(&results) {
                 if let Ok(ex) = r {
                     let prefix = format!("{},", plackett::io::output::csv_field(&d.source));

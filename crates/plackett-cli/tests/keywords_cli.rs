@@ -819,3 +819,158 @@ fn evaluate_report_plot_and_output_are_written_together() {
     assert_eq!(o.status.code(), Some(2));
     assert!(!plot.exists() && !out.exists());
 }
+
+#[test]
+fn baselines_and_the_graph_come_with_the_scores() {
+    let dir = tmpdir("kw_baselines");
+    let f = write(&dir, "doc.txt", TEXT);
+    let graph = dir.join("g.csv");
+    let g = graph.to_str().unwrap();
+    let known = "ranking model, worth";
+    let out = extract(&[
+        &f,
+        "--known",
+        known,
+        "--baselines",
+        "--graph-out",
+        g,
+        "--output",
+        "json",
+    ]);
+    let v = json(&out);
+    assert!(v.get("edges").is_none(), "the graph goes to its own file");
+    let rows = v["candidates"].as_array().unwrap();
+    let n = rows.len() as f64;
+    // TextRank's and PositionRank's scores sum to the number of candidates;
+    // SS's is largest on the known words it smooths.
+    for key in ["textrank", "positionrank"] {
+        let total: f64 = rows.iter().map(|w| w[key].as_f64().unwrap()).sum();
+        assert!((total - n).abs() < 1e-9 * n, "{key} sums to {total}");
+    }
+    let best_ss = rows
+        .iter()
+        .max_by(|a, b| {
+            a["ss"]
+                .as_f64()
+                .unwrap()
+                .total_cmp(&b["ss"].as_f64().unwrap())
+        })
+        .unwrap();
+    assert_eq!(best_ss["known"], true, "{best_ss}");
+    // The graph file reads back as --input graph, to the same scores.
+    let csv = std::fs::read_to_string(&graph).unwrap();
+    assert!(csv.starts_with("source,target,weight\n"), "{csv}");
+    let stems: Vec<&str> = rows
+        .iter()
+        .filter(|w| w["known"] == true)
+        .map(|w| w["stem"].as_str().unwrap())
+        .collect();
+    let again = json(&extract(&[
+        g,
+        "--input",
+        "graph",
+        "--known",
+        &stems.join(","),
+        "--baselines",
+        "--output",
+        "json",
+    ]));
+    let by_stem = |v: &serde_json::Value| -> std::collections::HashMap<String, serde_json::Value> {
+        v["candidates"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|w| (w["stem"].as_str().unwrap().to_string(), w.clone()))
+            .collect()
+    };
+    let (a, b) = (by_stem(&v), by_stem(&again));
+    assert_eq!(a.len(), b.len());
+    for (stem, w) in &a {
+        let u = &b[stem];
+        for (key, tol) in [("p", 1e-7), ("textrank", 1e-10), ("ss", 1e-12)] {
+            let (x, y) = (w[key].as_f64().unwrap(), u[key].as_f64().unwrap());
+            assert!((x - y).abs() < tol, "{stem} {key}: {x} vs {y}");
+        }
+        // A graph has no positions, so no PositionRank.
+        assert!(u.get("positionrank").is_none());
+    }
+    // CSV: the baselines' columns; the table: their ranks.
+    let out = extract(&[&f, "--known", known, "--baselines", "--output", "csv"]);
+    assert_ok(&out);
+    let text = String::from_utf8(out.stdout).unwrap();
+    let header = text.lines().next().unwrap();
+    assert!(
+        header.ends_with(",frequency,textrank,positionrank,ss"),
+        "{header}"
+    );
+    assert!(
+        text.lines().skip(1).all(|l| l.split(',').count() >= 16),
+        "{text}"
+    );
+    let out = extract(&[&f, "--known", known, "--baselines"]);
+    assert_ok(&out);
+    let table = String::from_utf8(out.stdout).unwrap();
+    assert!(table.contains("TextRank  PosRank       SS"), "{table}");
+    // Without --baselines, none of it.
+    let plain = json(&extract(&[&f, "--known", known, "--output", "json"]));
+    assert!(plain["candidates"][0].get("textrank").is_none());
+}
+
+#[test]
+fn graph_files_quote_names_and_nothing_is_written_on_failure() {
+    let dir = tmpdir("kw_graph_quotes");
+    // A node name with a comma and one with a quote, as CSV quotes them.
+    let g = write(
+        &dir,
+        "g.csv",
+        "# a comment\nsource,target,weight\n\"rank, model\",worth,2\nworth,\"say \"\"hi\"\"\",1\n\"say \"\"hi\"\"\",\"rank, model\",1\nlone,lone,0\n",
+    );
+    let out_graph = dir.join("again.csv");
+    let v = json(&extract(&[
+        &g,
+        "--input",
+        "graph",
+        "--known",
+        "worth",
+        "--graph-out",
+        out_graph.to_str().unwrap(),
+        "--output",
+        "json",
+    ]));
+    assert_eq!(v["n_candidates"], 4, "{v}");
+    let stems: Vec<&str> = v["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w["stem"].as_str().unwrap())
+        .collect();
+    assert!(
+        stems.contains(&"rank, model") && stems.contains(&"say \"hi\""),
+        "{stems:?}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&out_graph).unwrap(),
+        "source,target,weight\n\"rank, model\",worth,2\n\"rank, model\",\"say \"\"hi\"\"\",1\nworth,\"say \"\"hi\"\"\",1\nlone,lone,0\n"
+    );
+    // A failing run writes neither the graph nor the output.
+    let (graph, output) = (dir.join("no.csv"), dir.join("no.json"));
+    let out = extract(&[
+        &g,
+        "--input",
+        "graph",
+        "--known",
+        "zebra",
+        "--graph-out",
+        graph.to_str().unwrap(),
+        "--out",
+        output.to_str().unwrap(),
+    ]);
+    fails(&out, "known keyword \"zebra\" is not in the document");
+    assert!(!graph.exists() && !output.exists());
+    // An unterminated quote is a one-line error naming the line.
+    let bad = write(&dir, "bad.csv", "a,b,1\n\"c,d,1\n");
+    fails(
+        &extract(&[&bad, "--input", "graph", "--known", "a"]),
+        "bad.csv:2",
+    );
+}

@@ -38,17 +38,18 @@ fn choice<T: Copy>(name: &str, v: &str, options: &[(&str, T)]) -> PyResult<T> {
 /// (in order) raises, named `documents[i]`. `report` needs a single
 /// document.
 #[pyfunction]
-#[pyo3(signature = (documents, known, *, tokens = false, fdr = 0.2, engine = "vb",
+#[pyo3(signature = (documents, known, *, tokens = false, graph = false, fdr = 0.2, engine = "vb",
     probability = "latent", prior_scale = "code", theta_update = "block", alpha = "shared",
     window = 2, self_loops = false, damping = 0.85, min_count = 0, word_filter = "pos", tau = 0.1, sigma_a2 = 10.0,
     sigma_b2 = 10.0, tol = 1e-10, max_iter = 2000, samples = 2000, burn_in = 1000, chains = 4,
-    seed = 1, alpha_init = 0.6, report = None, batch = false))]
+    seed = 1, alpha_init = 0.6, report = None, batch = false, baselines = false, edges = false))]
 #[allow(clippy::too_many_arguments)]
 pub fn extract_keywords(
     py: Python<'_>,
     documents: Vec<String>,
     known: Vec<Vec<String>>,
     tokens: bool,
+    graph: bool,
     fdr: f64,
     engine: &str,
     probability: &str,
@@ -72,6 +73,8 @@ pub fn extract_keywords(
     alpha_init: f64,
     report: Option<String>,
     batch: bool,
+    baselines: bool,
+    edges: bool,
 ) -> PyResult<Vec<String>> {
     if documents.len() != known.len() {
         return Err(PyValueError::new_err(format!(
@@ -115,7 +118,16 @@ pub fn extract_keywords(
         }
     };
     let opts = ExtractOptions {
-        input: if tokens { Input::Tokens } else { Input::Text },
+        input: match (tokens, graph) {
+            (true, true) => {
+                return Err(PyValueError::new_err(
+                    "invalid options tokens and graph: a document is one or the other",
+                ));
+            }
+            (true, false) => Input::Tokens,
+            (false, true) => Input::Graph,
+            (false, false) => Input::Text,
+        },
         source: "document".into(),
         pipeline: Pipeline {
             min_count_exclusive: min_count,
@@ -129,6 +141,8 @@ pub fn extract_keywords(
         probability: probability_of(probability)?,
         fdr,
         engine,
+        baselines,
+        edges,
     };
     let results = py.detach(move || {
         if let ([doc], [known], false) = (documents.as_slice(), known.as_slice(), batch) {

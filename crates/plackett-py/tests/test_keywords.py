@@ -325,3 +325,120 @@ def test_evaluate_report_is_the_clis_page(tmp_path):
     assert values == [round(f[(m, 0.1)], 3) for m in methods]
     with pytest.raises(ValueError, match="x.html"):
         plackett.evaluate_keywords(str(c), min_count=0, report=tmp_path / "no" / "x.html")
+
+
+def _zipf_tokens(n_words=40, length=400, seed=3):
+    """A candidate sequence whose words occur with Zipf-like frequencies."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    p = 1.0 / np.arange(1, n_words + 1)
+    idx = rng.choice(n_words, size=length, p=p / p.sum())
+    return [f"w{i}" for i in idx]
+
+
+def test_baselines_are_networkx_pagerank_on_the_same_graph():
+    """TextRank (Mihalcea & Tarau 2004) and PositionRank (Florescu &
+    Caragea 2017) as networkx's PageRank computes them on the graph the
+    result hands back, and SS (Li et al. 2010) as a dense solve of its
+    defining system."""
+    nx = pytest.importorskip("networkx")
+    import numpy as np
+
+    toks = _zipf_tokens()
+    d = 0.85
+    r = plackett.extract_keywords(" ".join(toks), ["w0", "w3"], tokens=True, baselines=True,
+                                  edges=True, damping=d)
+    c = r.candidates.set_index("stem")
+    assert not (r.edges["weight"] == 0).any()  # every word has a neighbour here
+    g = nx.from_pandas_edgelist(r.edges, edge_attr="weight")
+    assert set(g.nodes) == set(c.index)
+    nxo = dict(tol=1e-14, max_iter=100_000, weight="weight")
+    pr = nx.pagerank(g, alpha=d, **nxo)
+    ours = c["textrank"] / c["textrank"].sum()
+    assert max(abs(ours[w] - pr[w]) for w in pr) < 1e-10
+    # PositionRank teleports to a word in proportion to Σ 1/position of its occurrences.
+    teleport = {}
+    for pos, w in enumerate(toks, start=1):
+        teleport[w] = teleport.get(w, 0.0) + 1.0 / pos
+    ppr = nx.pagerank(g, alpha=d, personalization=teleport, **nxo)
+    ours = c["positionrank"] / c["positionrank"].sum()
+    assert max(abs(ours[w] - ppr[w]) for w in ppr) < 1e-10
+    # SS: θ = (1 − d) y + d D^{-1/2} A D^{-1/2} θ.
+    words = list(c.index)
+    a = nx.to_numpy_array(g, nodelist=words, weight="weight")
+    s = 1.0 / np.sqrt(a.sum(axis=1))
+    y = np.array([1.0 if w in ("w0", "w3") else 0.0 for w in words])
+    theta = np.linalg.solve(np.eye(len(words)) - d * s[:, None] * a * s[None, :], (1 - d) * y)
+    assert np.max(np.abs(c["ss"].to_numpy() - theta)) < 1e-12
+
+
+def test_baselines_and_graph_match_the_cli(tmp_path):
+    text = open(DOC, encoding="utf-8").read()
+    r = plackett.extract_keywords(text, KNOWN, baselines=True, edges=True)
+    graph = tmp_path / "g.csv"
+    cli = _cli("keywords", "extract", DOC, "--known", KNOWN, "--baselines", "--graph-out", str(graph),
+               "--output", "json")
+    assert "edges" not in cli  # the graph goes to its own file
+    for key in ("textrank", "positionrank", "ss"):
+        assert list(r.candidates[key]) == [w[key] for w in cli["candidates"]]
+    import pandas as pd
+
+    written = pd.read_csv(graph, keep_default_na=False)
+    assert list(written.columns) == ["source", "target", "weight"]
+    assert written.values.tolist() == r.edges.values.tolist()
+    # Without the options neither the columns nor the edges appear.
+    plain = plackett.extract_keywords(text, KNOWN)
+    assert plain.edges is None and "textrank" not in plain.candidates.columns
+
+
+def test_a_graph_scores_again_as_given():
+    """The edges of a text's graph, given back as a graph, give the same
+    probabilities (up to VBSS's stopping tolerance; the candidates come in
+    another order), whether as a data frame, tuples or CSV text."""
+    text = open(DOC, encoding="utf-8").read()
+    r = plackett.extract_keywords(text, KNOWN, edges=True, baselines=True)
+    stems = list(r.candidates.loc[r.candidates["known"], "stem"])
+    for form in (r.edges, list(r.edges.itertuples(index=False, name=None)),
+                 r.edges.to_csv(index=False)):
+        g = plackett.extract_keywords(form, stems, graph=True, baselines=True)
+        assert g.n_candidates == r.n_candidates and g.selected and set(g.selected) == set(r.selected)
+        a = r.candidates.set_index("stem")
+        b = g.candidates.set_index("stem").loc[a.index]
+        assert (abs(a["p"] - b["p"]) < 1e-7).all()
+        assert (abs(a["textrank"] - b["textrank"]) < 1e-10).all()
+        assert "positionrank" not in b.columns  # a graph has no positions
+    # networkx graphs with integer nodes.
+    nx = pytest.importorskip("networkx")
+    G = nx.path_graph(12)
+    G.add_edge(0, 5, weight=3.0)
+    with pytest.raises(ValueError, match=r"document\[0\]: weight is NaN"):
+        plackett.extract_keywords(nx.to_pandas_edgelist(G), ["0", "5"], graph=True)
+    nx.set_edge_attributes(G, {e: 1.0 for e in G.edges if "weight" not in G.edges[e]}, "weight")
+    res = plackett.extract_keywords(nx.to_pandas_edgelist(G), ["0", "5"], graph=True)
+    assert res.n_candidates == 12 and {"0", "5"} <= set(res.selected)
+    many = plackett.extract_keywords_many([nx.to_pandas_edgelist(G)], [["0", "5"]], graph=True)
+    assert many[0].to_json() != "" and many[0].selected == res.selected
+
+
+def test_bad_graphs_raise():
+    import pandas as pd
+
+    with pytest.raises(ValueError, match="needs columns source and target"):
+        plackett.extract_keywords(pd.DataFrame({"a": ["x"], "b": ["y"]}), ["x"], graph=True)
+    with pytest.raises(TypeError, match=r"document\[1\]: weight must be a number"):
+        plackett.extract_keywords([("x", "y", 1.0), ("y", "z", "heavy")], ["x"], graph=True)
+    with pytest.raises(TypeError, match=r"document\[0\]: source must be a str or an int"):
+        plackett.extract_keywords([(1.5, "y")], ["y"], graph=True)
+    with pytest.raises(TypeError, match=r"document\[0\]: expected a \(source, target\)"):
+        plackett.extract_keywords([("x",)], ["x"], graph=True)
+    with pytest.raises(ValueError, match="document:2: weight"):
+        plackett.extract_keywords([("x", "y", 1.0), ("y", "z", -2.0)], ["x"], graph=True)
+    with pytest.raises(ValueError, match=r"document\[0\]: weight is NaN"):
+        plackett.extract_keywords([("x", "y", float("nan"))], ["x"], graph=True)
+    with pytest.raises(ValueError, match="not a finite"):
+        plackett.extract_keywords([("x", "y", float("inf"))], ["x"], graph=True)
+    with pytest.raises(ValueError, match="one or the other"):
+        plackett.extract_keywords("x y", ["x"], graph=True, tokens=True)
+    with pytest.raises(TypeError, match=r"documents\[0\]: with graph=True"):
+        plackett.extract_keywords_many([42], [["x"]], graph=True)

@@ -6,7 +6,8 @@ use super::pipeline::Pipeline;
 use plackett::error::{Error, Result};
 use plackett::keywords::{
     PriorScale, Probability, ThetaPrior, VbssGibbsOptions, VbssOptions, WordGraph,
-    bayesian_fdr_select, fit_gibbs, fit_vbss, top_by_score,
+    bayesian_fdr_select, fit_gibbs, fit_vbss, position_rank_given, single_rank_ss_given,
+    text_rank_given, top_by_score,
 };
 use serde_json::json;
 use std::collections::HashMap;
@@ -25,9 +26,12 @@ pub enum Input {
     Graph,
 }
 
-/// Parse the edge list of [`Input::Graph`].
+/// Parse the edge list of [`Input::Graph`]: CSV records
+/// `source,target[,weight]` (fields may be quoted, so that a name can hold
+/// a comma; blank lines and lines starting with `#` are skipped, and so is
+/// a first record whose source is `source`, a header).
 fn read_edges(text: &str, source: &str) -> Result<WordGraph> {
-    let mut index: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    let mut index: HashMap<String, usize> = HashMap::new();
     let mut words: Vec<String> = Vec::new();
     let mut edges = Vec::new();
     let bad = |line: usize, msg: String| Error::Input {
@@ -37,17 +41,28 @@ fn read_edges(text: &str, source: &str) -> Result<WordGraph> {
         },
         msg,
     };
-    for (ln, line) in text.lines().enumerate() {
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') {
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .comment(Some(b'#'))
+        .trim(csv::Trim::All)
+        .from_reader(text.as_bytes());
+    let mut first = true;
+    for record in reader.records() {
+        let record = record.map_err(|e| {
+            let line = e.position().map_or(0, |p| p.line() as usize);
+            bad(line, format!("not a CSV record: {e}"))
+        })?;
+        let line = record.position().map_or(0, |p| p.line() as usize);
+        if record.iter().all(str::is_empty) {
             continue;
         }
-        let f: Vec<&str> = line.split(',').map(str::trim).collect();
-        if ln == 0 && f.first().is_some_and(|h| h.eq_ignore_ascii_case("source")) {
+        let f: Vec<&str> = record.iter().collect();
+        if std::mem::take(&mut first) && f[0].eq_ignore_ascii_case("source") {
             continue;
         }
         if !(2..=3).contains(&f.len()) || f[0].is_empty() || f[1].is_empty() {
-            return Err(bad(ln + 1, "expected `source,target[,weight]`".into()));
+            return Err(bad(line, "expected `source,target[,weight]`".into()));
         }
         let w = match f.get(2) {
             None => 1.0,
@@ -57,7 +72,7 @@ fn read_edges(text: &str, source: &str) -> Result<WordGraph> {
                 .filter(|w| w.is_finite() && *w >= 0.0)
                 .ok_or_else(|| {
                     bad(
-                        ln + 1,
+                        line,
                         format!("weight {v:?} is not a finite non-negative number"),
                     )
                 })?,
@@ -77,6 +92,65 @@ fn read_edges(text: &str, source: &str) -> Result<WordGraph> {
         return Err(Error::Data(format!("{source}: no edges")));
     }
     WordGraph::from_edges(words, &edges)
+}
+
+/// One edge of a document's co-occurrence graph (Python
+/// `KeywordResult.edges`, `keywords extract --graph-out`).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Edge {
+    /// One word (the earlier of the two in candidate order).
+    pub source: String,
+    /// The other word (the same word for a self-loop, or, with weight 0,
+    /// for a word that co-occurs with no other).
+    pub target: String,
+    /// Co-occurrence count (the weight given, for a graph input).
+    pub weight: f64,
+}
+
+/// The edges of `g`, each pair once in candidate order, then a
+/// weight-0 loop for every isolated word, so that reading them back as
+/// `--input graph` gives the same graph (candidates in another order only
+/// where the edge list meets them in another order).
+pub fn graph_edges(g: &WordGraph) -> Vec<Edge> {
+    let n = g.len();
+    let mut out = Vec::new();
+    for i in 0..n {
+        for j in i..n {
+            let w = g.adjacency[(i, j)];
+            if w > 0.0 {
+                out.push(Edge {
+                    source: g.words[i].clone(),
+                    target: g.words[j].clone(),
+                    weight: w,
+                });
+            }
+        }
+    }
+    for i in g.isolated() {
+        if g.adjacency[(i, i)] == 0.0 {
+            out.push(Edge {
+                source: g.words[i].clone(),
+                target: g.words[i].clone(),
+                weight: 0.0,
+            });
+        }
+    }
+    out
+}
+
+/// `edges` as the CSV `--input graph` reads: a `source,target,weight`
+/// header, then one quoted-as-needed line per edge.
+pub fn edges_csv(edges: &[Edge]) -> String {
+    let mut s = String::from("source,target,weight\n");
+    for e in edges {
+        s.push_str(&format!(
+            "{},{},{}\n",
+            plackett::io::output::csv_field(&e.source),
+            plackett::io::output::csv_field(&e.target),
+            e.weight
+        ));
+    }
+    s
 }
 
 /// The inference engine.
@@ -111,6 +185,11 @@ pub struct ExtractOptions {
     pub fdr: f64,
     /// Engine and its settings.
     pub engine: Engine,
+    /// Score every candidate by the baselines too (TextRank, PositionRank,
+    /// SS on the same graph): [`Candidate::textrank`] and its siblings.
+    pub baselines: bool,
+    /// Return the co-occurrence graph ([`Extraction::edges`]).
+    pub edges: bool,
 }
 
 impl Default for ExtractOptions {
@@ -126,6 +205,8 @@ impl Default for ExtractOptions {
             probability: Probability::Latent,
             fdr: 0.2,
             engine: Engine::Vb(VbssOptions::default()),
+            baselines: false,
+            edges: false,
         }
     }
 }
@@ -164,6 +245,21 @@ pub struct Candidate {
     pub theta_sd: f64,
     /// Occurrences in the candidate sequence.
     pub frequency: f64,
+    /// With [`ExtractOptions::baselines`]: TextRank's score (Mihalcea &
+    /// Tarau 2004) on the same weighted graph, `θ = (1 − d)1 + dGᵀθ`
+    /// (the scores sum to the number of candidates).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub textrank: Option<f64>,
+    /// With [`ExtractOptions::baselines`]: PositionRank's score (Florescu &
+    /// Caragea 2017), TextRank teleporting to early words; none for a graph
+    /// input, which has no positions.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub positionrank: Option<f64>,
+    /// With [`ExtractOptions::baselines`]: SS's score (Li et al. 2010),
+    /// `θ = (1 − d)y + dQθ`, the graph-smoothed known labels VBSS's prior
+    /// is centred on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ss: Option<f64>,
 }
 
 /// Result of [`extract`]: the JSON of `plackett keywords extract --output
@@ -194,6 +290,10 @@ pub struct Extraction {
     pub seconds: f64,
     /// Notes for the user.
     pub notes: Vec<String>,
+    /// With [`ExtractOptions::edges`]: the co-occurrence graph
+    /// ([`graph_edges`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub edges: Option<Vec<Edge>>,
 }
 
 fn probability_name(p: Probability) -> &'static str {
@@ -303,6 +403,22 @@ pub fn extract(document: &str, known: &[String], opts: &ExtractOptions) -> Resul
     missing.sort();
     missing.dedup();
     let prior = ThetaPrior::from_graph(&g, &y, opts.damping, opts.scale)?;
+    // The baselines through the prior's eigenvectors (O(n²) each), as
+    // `keywords evaluate` scores them.
+    let baselines = if opts.baselines {
+        let positions = opts.input != Input::Graph;
+        Some((
+            text_rank_given(&prior, &g, opts.damping)?,
+            if positions {
+                Some(position_rank_given(&prior, &g, opts.damping)?)
+            } else {
+                None
+            },
+            single_rank_ss_given(&prior, opts.scale)?,
+        ))
+    } else {
+        None
+    };
     let mut notes = Vec::new();
     if !missing.is_empty() {
         notes.push(format!(
@@ -449,6 +565,9 @@ pub fn extract(document: &str, known: &[String], opts: &ExtractOptions) -> Resul
             theta_mean: theta[i].0,
             theta_sd: theta[i].1,
             frequency: g.frequency[i],
+            textrank: baselines.as_ref().map(|b| b.0[i]),
+            positionrank: baselines.as_ref().and_then(|b| b.1.as_ref().map(|v| v[i])),
+            ss: baselines.as_ref().map(|b| b.2[i]),
         })
         .collect();
     Ok(Extraction {
@@ -464,5 +583,6 @@ pub fn extract(document: &str, known: &[String], opts: &ExtractOptions) -> Resul
         converged,
         seconds,
         notes,
+        edges: opts.edges.then(|| graph_edges(&g)),
     })
 }

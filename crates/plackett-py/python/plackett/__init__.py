@@ -9,7 +9,10 @@ Gauges: ``log_worth`` is mean-centred unless ``reference=`` names an item
 """
 from __future__ import annotations
 
+import csv
+import io
 import json
+import numbers
 import os
 from typing import Any, Iterable, Mapping, Optional, Sequence
 
@@ -867,11 +870,18 @@ class KeywordResult:
     ``rank``, ``known``, ``selected``, ``p`` (the probability the FDR rule
     read), ``sd`` (posterior sd of the keyword probability Φ(a + bθ)),
     ``p_plugin``, ``p_predictive``, ``p_latent``, ``theta_mean``,
-    ``theta_sd``, ``frequency``; ``selected``: the stems the Bayesian FDR
-    rule kept; ``fdr`` (its level γ), ``iterations``, ``elbo`` (VBSS; None
-    for Gibbs), ``n_candidates``, ``known``; ``fit``: engine details (ELBO
-    or MCMC diagnostics); ``converged``, ``notes``, ``to_json()`` (the JSON
-    of ``plackett keywords extract --output json``).
+    ``theta_sd``, ``frequency`` (and, with ``baselines=True``, the
+    baselines' scores on the same graph: ``textrank``, ``positionrank``
+    (not for ``graph=True`` input) and ``ss``); ``selected``: the stems the
+    Bayesian FDR rule kept; ``fdr`` (its level γ), ``iterations``, ``elbo``
+    (VBSS; None for Gibbs), ``n_candidates``, ``known``; ``fit``: engine
+    details (ELBO or MCMC diagnostics); ``converged``, ``notes``;
+    ``edges``: with ``edges=True``, the document's co-occurrence graph, one
+    row per edge with ``source``, ``target``, ``weight`` (an isolated word
+    as a weight-0 loop; ``networkx.from_pandas_edgelist(result.edges,
+    edge_attr="weight")`` reads it, and ``extract_keywords(result.edges,
+    known, graph=True)`` scores it again), else None; ``to_json()`` (the
+    JSON of ``plackett keywords extract --output json``).
     """
 
     def __init__(self, payload: str):
@@ -888,6 +898,7 @@ class KeywordResult:
         self.converged: bool = d["converged"]
         self.notes: list = d["notes"]
         self.candidates = _rows(d["candidates"])
+        self.edges = _rows(d["edges"]) if "edges" in d else None
 
     def to_json(self) -> str:
         return self._json
@@ -899,11 +910,60 @@ class KeywordResult:
         )
 
 
+def _edge_list(document: Any, name: str = "document") -> str:
+    """A graph given as edges, as the CSV text ``--input graph`` reads: a
+    str passes as is; a pandas DataFrame with columns ``source``,
+    ``target`` and optionally ``weight``, or a list of ``(source, target)``
+    or ``(source, target, weight)`` tuples, is written out."""
+    if isinstance(document, str):
+        return document
+    if hasattr(document, "columns") and hasattr(document, "itertuples"):
+        cols = list(document.columns)
+        missing = [c for c in ("source", "target") if c not in cols]
+        if missing:
+            raise ValueError(f"{name}: the edge table needs columns source and target (missing {', '.join(missing)})")
+        names = ["source", "target"] + (["weight"] if "weight" in cols else [])
+        rows = list(document[names].itertuples(index=False, name=None))
+    elif isinstance(document, Iterable) and not isinstance(document, (bytes, dict)):
+        rows = [tuple(r) if isinstance(r, (tuple, list)) else r for r in document]
+        for i, r in enumerate(rows):
+            if not isinstance(r, tuple) or len(r) not in (2, 3):
+                raise TypeError(f"{name}[{i}]: expected a (source, target) or (source, target, weight) tuple")
+    else:
+        raise TypeError(f"{name}: with graph=True, expected edges (a DataFrame, a list of tuples, or CSV text)")
+    out = io.StringIO()
+    w = csv.writer(out, lineterminator="\n")
+    for i, r in enumerate(rows):
+        src, tgt = r[0], r[1]
+        ends = []
+        for field, v in (("source", src), ("target", tgt)):
+            # Integer node names (networkx's usual) are named by their digits.
+            if isinstance(v, numbers.Integral) and not isinstance(v, bool):
+                v = str(int(v))
+            if not isinstance(v, str):
+                raise TypeError(f"{name}[{i}]: {field} must be a str or an int, got {type(v).__name__}")
+            ends.append(v)
+        src, tgt = ends
+        if len(r) == 3:
+            wt = r[2]
+            if isinstance(wt, bool) or not isinstance(wt, numbers.Real):
+                raise TypeError(f"{name}[{i}]: weight must be a number, got {type(wt).__name__}")
+            if wt != wt:
+                raise ValueError(
+                    f"{name}[{i}]: weight is NaN (missing? give every edge a weight, e.g. edges.fillna({{'weight': 1}}))"
+                )
+            w.writerow([src, tgt, repr(float(wt))])
+        else:
+            w.writerow([src, tgt])
+    return out.getvalue()
+
+
 def extract_keywords(
-    document: str,
+    document: Any,
     known: Any,
     *,
     tokens: bool = False,
+    graph: bool = False,
     fdr: Optional[float] = None,
     engine: str = "vb",
     **options: Any,
@@ -911,8 +971,13 @@ def extract_keywords(
     """Keyword probabilities of a document given a few known keywords.
 
     ``document``: the text (run through the front-end: normalisation,
-    part-of-speech filter, Porter stemming) or, with ``tokens=True``, the
-    candidate sequence separated by white space. ``known``: keywords or
+    part-of-speech filter, Porter stemming); with ``tokens=True``, the
+    candidate sequence separated by white space; with ``graph=True``, your
+    own weighted word graph — a pandas DataFrame with columns ``source``,
+    ``target`` and optionally ``weight`` (e.g. ``networkx.to_pandas_edgelist(G)``
+    or another result's ``edges``), a list of ``(source, target[,
+    weight])`` tuples, or CSV text as ``--input graph`` reads — whose node
+    names the known keywords then name verbatim. ``known``: keywords or
     keyphrases (a list, or one comma-separated string), stemmed like the
     text. ``fdr``: the FDR level γ of the selection (default 0.2; ``gamma``
     is an alias). ``engine``: "vb" (VBSS) or "gibbs" (the exact posterior
@@ -923,6 +988,9 @@ def extract_keywords(
     ``window``, ``self_loops``, ``damping``, ``min_count``, ``word_filter``
     ("pos", "stopwords", "none"), ``tau``, ``sigma_a2``, ``sigma_b2``,
     ``tol``, ``max_iter``, ``samples``, ``burn_in``, ``chains``, ``seed``;
+    ``baselines``: score every candidate by TextRank, PositionRank and SS
+    on the same graph as well (columns ``textrank``, ``positionrank``,
+    ``ss``); ``edges``: return the co-occurrence graph (``result.edges``);
     ``report``: a path for the HTML page of ``--report`` (the candidates
     ranked by p with the FDR cut and the known keywords marked).
     See docs/keywords.md.
@@ -931,20 +999,26 @@ def extract_keywords(
         if not isinstance(options["report"], (str, os.PathLike)):
             raise TypeError("report: expected a file path")
         options["report"] = str(options["report"])
+    if graph:
+        if tokens:
+            raise ValueError("tokens and graph: a document is one or the other")
+        document = _edge_list(document)
     if not isinstance(document, str):
         raise TypeError("document: expected a str")
     fdr = _fdr_option(fdr, options)
     (payload,) = _plackett.extract_keywords(
-        [document], [_known_list("known", known)], tokens=tokens, fdr=fdr, engine=engine, **options
+        [document], [_known_list("known", known)], tokens=tokens, graph=graph, fdr=fdr, engine=engine,
+        **options
     )
     return KeywordResult(payload)
 
 
 def extract_keywords_many(
-    documents: Sequence[str],
+    documents: Sequence[Any],
     known: Sequence[Any],
     *,
     tokens: bool = False,
+    graph: bool = False,
     fdr: Optional[float] = None,
     engine: str = "vb",
     **options: Any,
@@ -961,6 +1035,10 @@ def extract_keywords_many(
     if isinstance(documents, (str, bytes)) or not isinstance(documents, Iterable):
         raise TypeError("documents: expected a list of str")
     documents = list(documents)
+    if graph:
+        if tokens:
+            raise ValueError("tokens and graph: a document is one or the other")
+        documents = [_edge_list(d, f"documents[{k}]") for k, d in enumerate(documents)]
     for i, d in enumerate(documents):
         if not isinstance(d, str):
             raise TypeError(f"documents[{i}]: expected a str, got {type(d).__name__}")
@@ -973,7 +1051,7 @@ def extract_keywords_many(
         raise TypeError("report: extract_keywords_many writes no report; use extract_keywords for one document")
     fdr = _fdr_option(fdr, options)
     payloads = _plackett.extract_keywords(
-        documents, known, tokens=tokens, fdr=fdr, engine=engine, batch=True, **options
+        documents, known, tokens=tokens, graph=graph, fdr=fdr, engine=engine, batch=True, **options
     )
     return [KeywordResult(p) for p in payloads]
 

@@ -96,6 +96,25 @@ pub fn single_rank_ss(graph: &WordGraph, y: &[bool], d: f64) -> Result<Vec<f64>>
     Ok(pr.theta0)
 }
 
+/// [`single_rank_ss`] from the SS prior of the same graph and labels,
+/// built under `scale`, without a second eigendecomposition: SS's
+/// `θ = (1 − d)B⁻¹y` is the prior mean under
+/// [`PriorScale::Dissertation`](super::prior::PriorScale), and `1 − d` times
+/// it under the code's scale.
+pub fn single_rank_ss_given(
+    prior: &ThetaPrior,
+    scale: super::prior::PriorScale,
+) -> Result<Vec<f64>> {
+    let d = prior
+        .graph_damping
+        .ok_or_else(|| Error::param("prior", "SS needs a prior built from a word graph"))?;
+    let c = match scale {
+        super::prior::PriorScale::Dissertation => 1.0,
+        super::prior::PriorScale::Code => 1.0 - d,
+    };
+    Ok(prior.theta0.iter().map(|t| c * t).collect())
+}
+
 /// PositionRank (Florescu & Caragea 2017): PageRank biased towards words
 /// that occur early, the teleport weight of a word being the sum of the
 /// inverse 1-based positions of its occurrences. Graphs without positions
@@ -208,6 +227,14 @@ mod tests {
                     position_rank_given(&prior, &g, d).unwrap(),
                 ),
             ];
+            // SS from either scale's prior is Li et al.'s θ = (1 − d)B⁻¹y.
+            let ss = single_rank_ss(&g, &y, d).unwrap();
+            for scale in [PriorScale::Code, PriorScale::Dissertation] {
+                let pr = ThetaPrior::from_graph(&g, &y, d, scale).unwrap();
+                for (u, v) in ss.iter().zip(&single_rank_ss_given(&pr, scale).unwrap()) {
+                    assert!((u - v).abs() < 1e-12 * u.abs().max(1.0), "{u} vs {v}");
+                }
+            }
             for (direct, fast) in pairs {
                 for (u, v) in direct.iter().zip(&fast) {
                     assert!((u - v).abs() < 1e-12 * u.abs().max(1.0), "{u} vs {v}");
