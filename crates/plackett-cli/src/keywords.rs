@@ -491,7 +491,7 @@ fn run_extract(a: &ExtractArgs) -> Result<()> {
                 ex.fdr,
                 ex.probability
             );
-            let ranks = a.doc.baselines.then(|| baseline_ranks(&ex));
+            let ranks = a.doc.baselines.then(|| plackett_text::baseline_ranks(&ex));
             s.push_str(&format!(
                 "{:>4}  {:<16} {:<28} {:>6} {:>8} {:>7} {:>9}{}\n",
                 "rank",
@@ -559,22 +559,6 @@ fn run_extract(a: &ExtractArgs) -> Result<()> {
     let refs: Vec<(&str, &[u8])> = files.iter().map(|(p, t)| (*p, t.as_bytes())).collect();
     write_all_atomic(&refs)?;
     stdout.map_or(Ok(()), |t| crate::emit(&t))
-}
-
-/// Each candidate's rank (1 = best; ties in the order of the rows) by TextRank,
-/// PositionRank and SS, in the order of `ex.candidates`; `None` for a
-/// baseline not computed.
-fn baseline_ranks(ex: &Extraction) -> [Option<Vec<usize>>; 3] {
-    let of = |score: &dyn Fn(&plackett_text::Candidate) -> Option<f64>| -> Option<Vec<usize>> {
-        let s: Vec<f64> = ex.candidates.iter().map(score).collect::<Option<_>>()?;
-        let order = plackett::keywords::top_by_score(&s, s.len());
-        let mut rank = vec![0; s.len()];
-        for (r, &i) in order.iter().enumerate() {
-            rank[i] = r + 1;
-        }
-        Some(rank)
-    };
-    [of(&|c| c.textrank), of(&|c| c.positionrank), of(&|c| c.ss)]
 }
 
 fn run_batch(a: &BatchArgs) -> Result<()> {

@@ -911,9 +911,42 @@ fn baselines_and_the_graph_come_with_the_scores() {
     assert_ok(&out);
     let table = String::from_utf8(out.stdout).unwrap();
     assert!(table.contains("TextRank  PosRank       SS"), "{table}");
+    // The report: the baselines' ranks as columns, their agreement with p.
+    let page = dir.join("r.html");
+    let out = extract(&[
+        &f,
+        "--known",
+        known,
+        "--baselines",
+        "--report",
+        page.to_str().unwrap(),
+    ]);
+    assert_ok(&out);
+    let html = std::fs::read_to_string(&page).unwrap();
+    for s in [
+        "<th>TextRank rank</th>",
+        "<th>PositionRank rank</th>",
+        "<th>SS rank</th>",
+        "Spearman",
+    ] {
+        assert!(html.contains(s), "{s}");
+    }
     // Without --baselines, none of it.
-    let plain = json(&extract(&[&f, "--known", known, "--output", "json"]));
+    let plain = json(&extract(&[
+        &f,
+        "--known",
+        known,
+        "--output",
+        "json",
+        "--report",
+        page.to_str().unwrap(),
+    ]));
     assert!(plain["candidates"][0].get("textrank").is_none());
+    assert!(
+        !std::fs::read_to_string(&page)
+            .unwrap()
+            .contains("TextRank rank")
+    );
 }
 
 #[test]

@@ -296,6 +296,23 @@ pub struct Extraction {
     pub edges: Option<Vec<Edge>>,
 }
 
+/// Each candidate's rank (1 = best; ties in the order of the rows) by
+/// TextRank, PositionRank and SS, in the order of `ex.candidates`; `None`
+/// for a baseline not computed (the table and the report of
+/// `keywords extract --baselines`).
+pub fn baseline_ranks(ex: &Extraction) -> [Option<Vec<usize>>; 3] {
+    let of = |score: &dyn Fn(&Candidate) -> Option<f64>| -> Option<Vec<usize>> {
+        let s: Vec<f64> = ex.candidates.iter().map(score).collect::<Option<_>>()?;
+        let order = top_by_score(&s, s.len());
+        let mut rank = vec![0; s.len()];
+        for (r, &i) in order.iter().enumerate() {
+            rank[i] = r + 1;
+        }
+        Some(rank)
+    };
+    [of(&|c| c.textrank), of(&|c| c.positionrank), of(&|c| c.ss)]
+}
+
 fn probability_name(p: Probability) -> &'static str {
     match p {
         Probability::Latent => "latent",

@@ -67,12 +67,43 @@ pub fn render(title: &str, engine: &str, ex: &Extraction) -> String {
             ex.fdr
         ),
     );
+    let ranks = super::extract::baseline_ranks(ex);
+    let baselines: Vec<(&str, &Vec<usize>)> = ["TextRank", "PositionRank", "SS"]
+        .into_iter()
+        .zip(&ranks)
+        .filter_map(|(name, r)| r.as_ref().map(|r| (name, r)))
+        .collect();
+    if !baselines.is_empty() {
+        // How far the baselines order the words as VBSS does: Spearman's ρ
+        // over the candidates not known (the known ones lead VBSS's and
+        // SS's lists by construction).
+        let free: Vec<usize> = (0..ex.candidates.len())
+            .filter(|&i| !ex.candidates[i].known)
+            .collect();
+        let by_p: Vec<f64> = free.iter().map(|&i| i as f64).collect();
+        let rho: Vec<String> = baselines
+            .iter()
+            .map(|(name, r)| {
+                let theirs: Vec<f64> = free.iter().map(|&i| r[i] as f64).collect();
+                format!("{name} {:.3}", plackett::stats::spearman(&by_p, &theirs))
+            })
+            .collect();
+        r.para(&format!(
+            "Baselines on the same graph (--baselines): TextRank (Mihalcea & Tarau 2004), \
+             PositionRank (Florescu & Caragea 2017) and SS (Li et al. 2010); the table gives \
+             each candidate's rank by each. Spearman's ρ between their order and the order by p \
+             over the {} candidates not known: {}.",
+            free.len(),
+            rho.join(", ")
+        ));
+    }
     r.heading("Every candidate");
     let table: Vec<Vec<String>> = ex
         .candidates
         .iter()
-        .map(|c| {
-            vec![
+        .enumerate()
+        .map(|(k, c)| {
+            let mut row = vec![
                 c.rank.to_string(),
                 c.stem.clone(),
                 c.words.join(", "),
@@ -85,21 +116,23 @@ pub fn render(title: &str, engine: &str, ex: &Extraction) -> String {
                     String::new()
                 },
                 format!("{:.0}", c.frequency),
-            ]
+            ];
+            row.extend(baselines.iter().map(|(_, r)| r[k].to_string()));
+            row
         })
         .collect();
-    r.table(
-        &[
-            "rank",
-            "stem",
-            "words",
-            "known",
-            "p",
-            "sd of Φ(a + bθ)",
-            "selected",
-            "frequency",
-        ],
-        &table,
-    );
+    let mut header = vec![
+        "rank".to_string(),
+        "stem".into(),
+        "words".into(),
+        "known".into(),
+        "p".into(),
+        "sd of Φ(a + bθ)".into(),
+        "selected".into(),
+        "frequency".into(),
+    ];
+    header.extend(baselines.iter().map(|(name, _)| format!("{name} rank")));
+    let header: Vec<&str> = header.iter().map(String::as_str).collect();
+    r.table(&header, &table);
     r.render()
 }
