@@ -952,11 +952,12 @@ fn baselines_and_the_graph_come_with_the_scores() {
 #[test]
 fn graph_files_quote_names_and_nothing_is_written_on_failure() {
     let dir = tmpdir("kw_graph_quotes");
-    // A node name with a comma and one with a quote, as CSV quotes them.
+    // A node name with a comma and one with a quote, as CSV quotes them; a
+    // hashtag is a name, not a comment.
     let g = write(
         &dir,
         "g.csv",
-        "# a comment\nsource,target,weight\n\"rank, model\",worth,2\nworth,\"say \"\"hi\"\"\",1\n\"say \"\"hi\"\"\",\"rank, model\",1\nlone,lone,0\n",
+        "source,target,weight\n\"rank, model\",worth,2\nworth,\"say \"\"hi\"\"\",1\n\"say \"\"hi\"\"\",\"rank, model\",1\nlone,lone,0\n#ai,worth,1\n",
     );
     let out_graph = dir.join("again.csv");
     let v = json(&extract(&[
@@ -970,7 +971,7 @@ fn graph_files_quote_names_and_nothing_is_written_on_failure() {
         "--output",
         "json",
     ]));
-    assert_eq!(v["n_candidates"], 4, "{v}");
+    assert_eq!(v["n_candidates"], 5, "{v}");
     let stems: Vec<&str> = v["candidates"]
         .as_array()
         .unwrap()
@@ -978,12 +979,12 @@ fn graph_files_quote_names_and_nothing_is_written_on_failure() {
         .map(|w| w["stem"].as_str().unwrap())
         .collect();
     assert!(
-        stems.contains(&"rank, model") && stems.contains(&"say \"hi\""),
+        stems.contains(&"rank, model") && stems.contains(&"say \"hi\"") && stems.contains(&"#ai"),
         "{stems:?}"
     );
     assert_eq!(
         std::fs::read_to_string(&out_graph).unwrap(),
-        "source,target,weight\n\"rank, model\",worth,2\n\"rank, model\",\"say \"\"hi\"\"\",1\nworth,\"say \"\"hi\"\"\",1\nlone,lone,0\n"
+        "source,target,weight\n\"rank, model\",worth,2\n\"rank, model\",\"say \"\"hi\"\"\",1\nworth,\"say \"\"hi\"\"\",1\nworth,#ai,1\nlone,lone,0\n"
     );
     // A failing run writes neither the graph nor the output.
     let (graph, output) = (dir.join("no.csv"), dir.join("no.json"));

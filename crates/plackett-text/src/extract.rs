@@ -21,15 +21,17 @@ pub enum Input {
     /// keywords are then matched verbatim).
     Tokens,
     /// A weighted graph of your own: CSV lines `source,target[,weight]`
-    /// (weight 1 when absent; a header line `source,target,…` is skipped;
-    /// repeated edges add up). Known keywords are matched verbatim.
+    /// (weight 1 when absent; names quoted as CSV quotes them; a header line
+    /// `source,target,…` is skipped; repeated edges add up; [`edges_csv`]
+    /// writes this format). Known keywords are matched verbatim.
     Graph,
 }
 
 /// Parse the edge list of [`Input::Graph`]: CSV records
 /// `source,target[,weight]` (fields may be quoted, so that a name can hold
-/// a comma; blank lines and lines starting with `#` are skipped, and so is
-/// a first record whose source is `source`, a header).
+/// a comma; blank lines are skipped, and so is a first record whose source
+/// is `source`, a header). A `#` is data, not a comment: hashtags are
+/// names a user's graph may well hold.
 fn read_edges(text: &str, source: &str) -> Result<WordGraph> {
     let mut index: HashMap<String, usize> = HashMap::new();
     let mut words: Vec<String> = Vec::new();
@@ -44,7 +46,6 @@ fn read_edges(text: &str, source: &str) -> Result<WordGraph> {
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(false)
         .flexible(true)
-        .comment(Some(b'#'))
         .trim(csv::Trim::All)
         .from_reader(text.as_bytes());
     let mut first = true;

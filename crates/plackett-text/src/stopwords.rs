@@ -288,7 +288,7 @@ pub fn is_stop_word(w: &str) -> bool {
 /// The word filter standing in for a part-of-speech filter that keeps
 /// nouns, verbs and adjectives: closed-class words and number words
 /// ([`STOP_WORDS`]), adverbs in "-ly" (but not the nouns and adjectives of
-/// [`LY_KEPT`]), and single letters or short letter–digit codes (variable
+/// `LY_KEPT`), and single letters or short letter–digit codes (variable
 /// names such as `x1`).
 pub fn is_filtered(w: &str) -> bool {
     if is_stop_word(w) {
