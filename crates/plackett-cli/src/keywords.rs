@@ -21,7 +21,7 @@ use std::path::Path;
 /// `plackett keywords …`.
 #[derive(Subcommand, Debug)]
 pub enum KeywordsCommand {
-    /// Score every candidate word of one document given a few known keywords; select by Bayesian FDR.
+    /// Score every candidate word of one document given a few known keywords; select by Bayesian FDR; collapse the selected words' runs in the text into keyphrases.
     Extract(Box<ExtractArgs>),
     /// Score many documents, each with its own known keywords, listed in a CSV manifest (columns file, known); documents run in parallel, each exactly as extract alone.
     Batch(Box<BatchArgs>),
@@ -529,6 +529,23 @@ fn run_extract(a: &ExtractArgs) -> Result<()> {
             }
             if ranks.is_some() {
                 s.push_str("TextRank, PosRank, SS: the word's rank by that baseline's score on the same graph (1 = best)\n");
+            }
+            if let Some(ph) = ex.phrases.as_ref().filter(|ph| !ph.is_empty()) {
+                const SHOWN: usize = 12;
+                let list: Vec<String> = ph
+                    .iter()
+                    .take(SHOWN)
+                    .map(|k| format!("{} ({})", k.phrase, k.count))
+                    .collect();
+                s.push_str(&format!(
+                    "keyphrases (runs of selected words in the text, with their counts): {}{}\n",
+                    list.join("; "),
+                    if ph.len() > SHOWN {
+                        format!("; … {} more (--output json)", ph.len() - SHOWN)
+                    } else {
+                        String::new()
+                    }
+                ));
             }
             for n in &ex.notes {
                 s.push_str(&format!("note: {}\n", crate::cli_text(n)));

@@ -575,11 +575,14 @@ fn extract_report_draws_the_ranking_with_its_cut_and_writes_nothing_on_failure()
         "no known-keyword bar"
     );
     assert!(html.contains("FDR level γ") && html.contains("0.3"));
+    // One table row per candidate, and one per keyphrase in the table of
+    // those.
     assert_eq!(
         html.matches("<tr><td>").count(),
-        v["candidates"].as_array().unwrap().len(),
-        "one table row per candidate"
+        v["candidates"].as_array().unwrap().len() + v["phrases"].as_array().unwrap().len(),
+        "one table row per candidate and per keyphrase"
     );
+    assert!(html.contains("<h2>Keyphrases</h2>"), "no keyphrase table");
     for w in v["selected"].as_array().unwrap() {
         assert!(html.contains(w.as_str().unwrap()));
     }
@@ -1007,4 +1010,65 @@ fn graph_files_quote_names_and_nothing_is_written_on_failure() {
         &extract(&[&bad, "--input", "graph", "--known", "a"]),
         "bad.csv:2",
     );
+}
+
+#[test]
+fn selected_words_in_runs_become_keyphrases() {
+    let dir = tmpdir("kw_phrases");
+    let f = write(&dir, "doc.txt", TEXT);
+    let v = json(&extract(&[
+        &f,
+        "--known",
+        "ranking model, worth",
+        "--fdr",
+        "0.5",
+        "--output",
+        "json",
+    ]));
+    let phrases = v["phrases"].as_array().unwrap();
+    assert!(!phrases.is_empty());
+    // Every occurrence of a selected word lies in exactly one run, so the
+    // phrases' counts add up to the selected words' frequencies.
+    let mut seen: std::collections::HashMap<String, f64> = Default::default();
+    for k in phrases {
+        let count = k["count"].as_f64().unwrap();
+        for s in k["stems"].as_array().unwrap() {
+            *seen.entry(s.as_str().unwrap().to_string()).or_default() += count;
+        }
+        assert!(k["forms"][0] == k["phrase"], "{k}");
+        assert!((0.0..=1.0).contains(&k["p_min"].as_f64().unwrap()));
+    }
+    for w in v["candidates"].as_array().unwrap() {
+        let stem = w["stem"].as_str().unwrap();
+        if w["selected"] == true {
+            assert_eq!(seen.get(stem), w["frequency"].as_f64().as_ref(), "{stem}");
+        } else {
+            assert!(!seen.contains_key(stem), "{stem} is not selected");
+        }
+    }
+    // Multi-word phrases of the known words, most frequent first.
+    let counts: Vec<u64> = phrases
+        .iter()
+        .map(|k| k["count"].as_u64().unwrap())
+        .collect();
+    assert!(counts.windows(2).all(|c| c[0] >= c[1]), "{counts:?}");
+    assert!(
+        phrases
+            .iter()
+            .any(|k| k["stems"].as_array().unwrap().len() > 1),
+        "{phrases:?}"
+    );
+    // The table lists them; token and graph input have none.
+    let out = extract(&[&f, "--known", "ranking model, worth", "--fdr", "0.5"]);
+    assert_ok(&out);
+    assert!(
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .contains("keyphrases (runs of selected words")
+    );
+    let toks = write(&dir, "toks.txt", "a b c a d b e c a f g b");
+    let v = json(&extract(&[
+        &toks, "--input", "tokens", "--known", "a,b", "--output", "json",
+    ]));
+    assert!(v.get("phrases").is_none());
 }

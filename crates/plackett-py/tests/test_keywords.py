@@ -442,3 +442,18 @@ def test_bad_graphs_raise():
         plackett.extract_keywords("x y", ["x"], graph=True, tokens=True)
     with pytest.raises(TypeError, match=r"documents\[0\]: with graph=True"):
         plackett.extract_keywords_many([42], [["x"]], graph=True)
+
+
+def test_keyphrases_match_the_cli():
+    text = open(DOC, encoding="utf-8").read()
+    r = plackett.extract_keywords(text, KNOWN, fdr=0.5)
+    cli = _cli("keywords", "extract", DOC, "--known", KNOWN, "--fdr", "0.5", "--output", "json")
+    assert r.phrases.to_dict("records") == cli["phrases"]
+    # Counts of the phrases a word is in add up to the word's frequency.
+    freq = r.candidates.set_index("stem")["frequency"]
+    total = {}
+    for stems, count in zip(r.phrases["stems"], r.phrases["count"]):
+        for s in stems:
+            total[s] = total.get(s, 0) + count
+    assert total == {s: freq[s] for s in r.candidates.loc[r.candidates["selected"], "stem"]}
+    assert plackett.extract_keywords("a b c a d b", ["a"], tokens=True).phrases is None

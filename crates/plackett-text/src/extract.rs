@@ -291,6 +291,11 @@ pub struct Extraction {
     pub seconds: f64,
     /// Notes for the user.
     pub notes: Vec<String>,
+    /// Text input only: the selected words' runs in the text, collapsed
+    /// into keyphrases ([`keyphrases`](crate::phrases::keyphrases),
+    /// Mihalcea & Tarau 2004, §3.1), most frequent first.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub phrases: Option<Vec<crate::phrases::Keyphrase>>,
     /// With [`ExtractOptions::edges`]: the co-occurrence graph
     /// ([`graph_edges`]).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -361,13 +366,15 @@ pub fn extract(document: &str, known: &[String], opts: &ExtractOptions) -> Resul
     }
     // Surface forms per stem, with their counts (text input only).
     let mut forms: HashMap<String, HashMap<String, usize>> = HashMap::new();
+    // One reading of a text serves the candidates and the keyphrases.
+    let reading = (opts.input == Input::Text).then(|| opts.pipeline.reading(document));
     let g = if opts.input == Input::Graph {
         read_edges(document, &opts.source)?
     } else {
         let tokens: Vec<String> = match opts.input {
             Input::Text => opts
                 .pipeline
-                .candidate_words(document)
+                .candidate_words_in(reading.as_ref().expect("read above for text input"))
                 .into_iter()
                 .map(|(w, s)| {
                     *forms.entry(s.clone()).or_default().entry(w).or_default() += 1;
@@ -601,6 +608,9 @@ pub fn extract(document: &str, known: &[String], opts: &ExtractOptions) -> Resul
         converged,
         seconds,
         notes,
+        phrases: reading
+            .as_ref()
+            .map(|r| crate::phrases::keyphrases(r, &g, &is_sel, &p, &y)),
         edges: opts.edges.then(|| graph_edges(&g)),
     })
 }

@@ -21,6 +21,7 @@
 pub mod batch;
 pub mod corpus;
 pub mod extract;
+pub mod phrases;
 pub mod pipeline;
 pub mod pos;
 pub mod report;
@@ -32,4 +33,5 @@ pub use extract::{
     Candidate, Edge, Engine, ExtractOptions, Extraction, Input, baseline_ranks, edges_csv, extract,
     graph_edges, read_document,
 };
-pub use pipeline::{Pipeline, TaggedToken, WordFilter, stem};
+pub use phrases::{Keyphrase, keyphrases};
+pub use pipeline::{Pipeline, Reading, TaggedToken, WordFilter, stem};

@@ -145,6 +145,22 @@ fn sentence_spans(text: &str) -> Vec<(usize, usize)> {
     out
 }
 
+/// A text as [`Pipeline::reading`] reads it.
+#[derive(Debug, Clone)]
+pub struct Reading {
+    /// Its sentences' tokens, as [`Pipeline::read`] gives them.
+    pub sentences: Vec<Vec<TaggedToken>>,
+    /// The stem of every word the filter keeps.
+    stems: HashMap<String, String>,
+}
+
+impl Reading {
+    /// The stem of a kept word (`None` for a word the filter drops).
+    pub fn stem_of(&self, word: &str) -> Option<&str> {
+        self.stems.get(word).map(String::as_str)
+    }
+}
+
 /// One token of [`Pipeline::tagged`].
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct TaggedToken {
@@ -189,8 +205,16 @@ impl Pipeline {
     /// punctuation marks between words (`keywords tag`; e.g. to feed
     /// another keyword extractor the same tokens and tags).
     pub fn tagged(&self, text: &str) -> Vec<Vec<TaggedToken>> {
+        self.read(text, true)
+    }
+
+    /// [`Pipeline::tagged`], with the tags left out (`pos: None` for every
+    /// word) unless `tags` or the filter needs them: the one reading of a
+    /// text that [`Pipeline::candidate_words_in`] and the keyphrases share.
+    pub fn read(&self, text: &str, tags: bool) -> Vec<Vec<TaggedToken>> {
         let lower = text.to_lowercase();
         let tagger = BrillTagger::english();
+        let tags = tags || self.filter == WordFilter::PartOfSpeech;
         let mut out = Vec::new();
         for (a, b) in sentence_spans(&lower) {
             let toks = cased_tokens(&lower[a..b]);
@@ -198,7 +222,11 @@ impl Pipeline {
             if words.is_empty() {
                 continue;
             }
-            let tags = tagger.tag(&words);
+            let tags = if tags {
+                tagger.tag(&words)
+            } else {
+                vec![None; words.len()]
+            };
             let keep = match self.filter {
                 WordFilter::PartOfSpeech => BrillTagger::keep_tagged(&words, &tags),
                 WordFilter::StopWords => words.iter().map(|w| !is_filtered(w)).collect(),
@@ -242,7 +270,7 @@ impl Pipeline {
     /// stands in the lower-cased text, its stem): the surface forms a stem
     /// stands for.
     pub fn candidate_words(&self, text: &str) -> Vec<(String, String)> {
-        let mut toks: Vec<(String, String)> = self
+        let toks: Vec<(String, String)> = self
             .filtered_words(text)
             .into_iter()
             .map(|w| {
@@ -251,6 +279,41 @@ impl Pipeline {
             })
             .filter(|(_, s)| !s.is_empty())
             .collect();
+        self.min_count_filter(toks)
+    }
+
+    /// The text read once ([`Pipeline::read`], no tags it does not need)
+    /// with the stem of every kept word, each distinct word stemmed once:
+    /// what [`Pipeline::candidate_words_in`] and the keyphrases share.
+    pub fn reading(&self, text: &str) -> Reading {
+        let sentences = self.read(text, false);
+        let mut stems: HashMap<String, String> = HashMap::new();
+        for t in sentences.iter().flatten().filter(|t| t.kept) {
+            if !stems.contains_key(&t.word) {
+                stems.insert(t.word.clone(), stem(&t.word));
+            }
+        }
+        Reading { sentences, stems }
+    }
+
+    /// [`Pipeline::candidate_words`] from a [`Reading`] of the text
+    /// instead of the text: the same words (tested).
+    pub fn candidate_words_in(&self, reading: &Reading) -> Vec<(String, String)> {
+        let toks: Vec<(String, String)> = reading
+            .sentences
+            .iter()
+            .flatten()
+            .filter_map(|t| {
+                let s = reading.stem_of(&t.word)?;
+                (t.kept && !s.is_empty()).then(|| (t.word.clone(), s.to_string()))
+            })
+            .collect();
+        self.min_count_filter(toks)
+    }
+
+    /// Drop the words whose stem occurs `min_count_exclusive` times or
+    /// fewer.
+    fn min_count_filter(&self, mut toks: Vec<(String, String)>) -> Vec<(String, String)> {
         if self.min_count_exclusive > 0 {
             // Counted on borrowed stems, then filtered in place.
             let keep: Vec<bool> = {
@@ -283,6 +346,53 @@ impl Pipeline {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The candidates read off [`Pipeline::read`] (the path `extract`
+    /// takes, sharing one reading with the keyphrases) are
+    /// [`Pipeline::candidate_words`]'s (the path `evaluate` takes), for
+    /// every filter and frequency cut, on the shipped texts and on edge
+    /// cases of punctuation, dashes, digits and sentence ends.
+    #[test]
+    fn candidates_from_a_reading_equal_those_from_the_text() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/text");
+        let mut texts: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "txt"))
+            .map(|p| std::fs::read_to_string(p).unwrap())
+            .collect();
+        assert!(texts.len() >= 2);
+        texts.extend(
+            [
+                "Large-scale grid scheduling, as we show, works. \n\nThe 3.5 GHz \"node\" fails; it is slow!",
+                "e.g. the x-ray -- and a b-tree... p1 and dr1, Δ and δ1? Yes.",
+                "",
+                "...",
+                "Data data DATA data-driven data.",
+            ]
+            .map(String::from),
+        );
+        for text in &texts {
+            for filter in [
+                WordFilter::PartOfSpeech,
+                WordFilter::StopWords,
+                WordFilter::None,
+            ] {
+                for min in [0, 1, 2] {
+                    let p = Pipeline {
+                        filter,
+                        min_count_exclusive: min,
+                        ..Pipeline::default()
+                    };
+                    assert_eq!(
+                        p.candidate_words_in(&p.reading(text)),
+                        p.candidate_words(text),
+                        "{filter:?} {min}"
+                    );
+                }
+            }
+        }
+    }
 
     #[test]
     fn tagged_tokens_are_the_filters_words_with_marks_between() {

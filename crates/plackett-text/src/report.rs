@@ -67,6 +67,30 @@ pub fn render(title: &str, engine: &str, ex: &Extraction) -> String {
             ex.fdr
         ),
     );
+    if let Some(ph) = ex.phrases.as_ref().filter(|ph| !ph.is_empty()) {
+        r.heading("Keyphrases");
+        r.para(
+            "The selected words' runs in the text (adjacent words of a sentence with no \
+             punctuation between), collapsed into keyphrases as TextRank does (Mihalcea & \
+             Tarau 2004, §3.1); p min is the smallest probability among a phrase's words.",
+        );
+        let rows: Vec<Vec<String>> = ph
+            .iter()
+            .map(|k| {
+                vec![
+                    k.phrase.clone(),
+                    k.count.to_string(),
+                    format!("{:.4}", k.p_min),
+                    if k.known { "yes".into() } else { String::new() },
+                    k.forms[1..].join(", "),
+                ]
+            })
+            .collect();
+        r.table(
+            &["keyphrase", "count", "p min", "all known", "other forms"],
+            &rows,
+        );
+    }
     let ranks = super::extract::baseline_ranks(ex);
     let baselines: Vec<(&str, &Vec<usize>)> = ["TextRank", "PositionRank", "SS"]
         .into_iter()

@@ -876,6 +876,10 @@ class KeywordResult:
     Bayesian FDR rule kept; ``fdr`` (its level γ), ``iterations``, ``elbo``
     (VBSS; None for Gibbs), ``n_candidates``, ``known``; ``fit``: engine
     details (ELBO or MCMC diagnostics); ``converged``, ``notes``;
+    ``phrases`` (text input; else None): the selected words' runs in the
+    text collapsed into keyphrases, most frequent first, with ``phrase``,
+    ``forms``, ``stems``, ``count``, ``p_min`` (the smallest ``p`` among its
+    words) and ``known`` (all its words known);
     ``edges``: with ``edges=True``, the document's co-occurrence graph, one
     row per edge with ``source``, ``target``, ``weight`` (an isolated word
     as a weight-0 loop; ``networkx.from_pandas_edgelist(result.edges,
@@ -899,6 +903,7 @@ class KeywordResult:
         self.notes: list = d["notes"]
         self.candidates = _rows(d["candidates"])
         self.edges = _rows(d["edges"]) if "edges" in d else None
+        self.phrases = _rows(d["phrases"]) if "phrases" in d else None
 
     def to_json(self) -> str:
         return self._json
