@@ -270,11 +270,14 @@ impl Pipeline {
     /// stands in the lower-cased text, its stem): the surface forms a stem
     /// stands for.
     pub fn candidate_words(&self, text: &str) -> Vec<(String, String)> {
+        // Each distinct word stemmed once: stemming is most of the
+        // front-end's time on a full paper.
+        let mut stems: HashMap<String, String> = HashMap::new();
         let toks: Vec<(String, String)> = self
             .filtered_words(text)
             .into_iter()
             .map(|w| {
-                let s = stem(&w);
+                let s = stems.entry(w.clone()).or_insert_with(|| stem(&w)).clone();
                 (w, s)
             })
             .filter(|(_, s)| !s.is_empty())
