@@ -440,6 +440,13 @@ def test_bad_graphs_raise():
         plackett.extract_keywords([("x", "y", float("inf"))], ["x"], graph=True)
     with pytest.raises(ValueError, match="one or the other"):
         plackett.extract_keywords("x y", ["x"], graph=True, tokens=True)
+    with pytest.raises(ValueError, match="no edges"):
+        plackett.extract_keywords(pd.DataFrame({"source": [], "target": []}), ["x"], graph=True)
+    # Rows of a NumPy array are edges too.
+    import numpy as np
+
+    edges = np.array([["x", "y"], ["y", "z"], ["z", "w"]], dtype=object)
+    assert plackett.extract_keywords(edges, ["x"], graph=True).n_candidates == 4
     with pytest.raises(TypeError, match=r"documents\[0\]: with graph=True"):
         plackett.extract_keywords_many([42], [["x"]], graph=True)
 

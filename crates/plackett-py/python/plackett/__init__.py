@@ -930,7 +930,7 @@ def _edge_list(document: Any, name: str = "document") -> str:
         names = ["source", "target"] + (["weight"] if "weight" in cols else [])
         rows = list(document[names].itertuples(index=False, name=None))
     elif isinstance(document, Iterable) and not isinstance(document, (bytes, dict)):
-        rows = [tuple(r) if isinstance(r, (tuple, list)) else r for r in document]
+        rows = [tuple(r) if isinstance(r, (tuple, list, np.ndarray)) else r for r in document]
         for i, r in enumerate(rows):
             if not isinstance(r, tuple) or len(r) not in (2, 3):
                 raise TypeError(f"{name}[{i}]: expected a (source, target) or (source, target, weight) tuple")
