@@ -22,11 +22,30 @@ fn known_from(doc: &str, picks: &[usize], made_up: &[String]) -> Vec<String> {
     known
 }
 
-/// The result of a successful extraction is a set of probabilities.
+/// The result of a successful extraction is a set of probabilities, and
+/// its keyphrases account for every occurrence of a selected word once.
 fn check(ex: &plackett_text::Extraction) -> Result<(), TestCaseError> {
     for c in &ex.candidates {
         prop_assert!(c.p.is_finite() && (0.0..=1.0).contains(&c.p), "p = {}", c.p);
         prop_assert!(c.sd.is_finite() && c.sd >= 0.0, "sd = {}", c.sd);
+        // Non-negative in exact arithmetic; the eigenvector solves leave
+        // rounding of order 1e-17 either side of zero.
+        for b in [c.textrank, c.positionrank, c.ss].into_iter().flatten() {
+            prop_assert!(b.is_finite() && b > -1e-12, "baseline score {b}");
+        }
+    }
+    if let Some(phrases) = &ex.phrases {
+        let mut seen: std::collections::HashMap<&str, f64> = Default::default();
+        for k in phrases {
+            prop_assert!(k.count > 0 && !k.stems.is_empty() && k.forms[0] == k.phrase);
+            for s in &k.stems {
+                *seen.entry(s.as_str()).or_default() += k.count as f64;
+            }
+        }
+        for c in &ex.candidates {
+            let n = seen.get(c.stem.as_str()).copied().unwrap_or(0.0);
+            prop_assert_eq!(n, if c.selected { c.frequency } else { 0.0 }, "{}", c.stem);
+        }
     }
     let _ = plackett_text::report::render("fuzz", "vb", ex);
     Ok(())
@@ -46,6 +65,8 @@ proptest! {
     ) {
         let opts = ExtractOptions {
             pipeline: Pipeline { filter, min_count_exclusive: 0, ..Pipeline::default() },
+            baselines: true,
+            edges: true,
             ..ExtractOptions::default()
         };
         if let Ok(ex) = extract(&doc, &known_from(&doc, &picks, &made_up), &opts) {
@@ -102,8 +123,8 @@ proptest! {
         header in any::<bool>(),
         rows in prop::collection::vec(
             (
-                prop_oneof![40 => prop::sample::select(vec!["a", "b", "c", "d"]), 1 => Just("")],
-                prop_oneof![40 => prop::sample::select(vec!["a", "b", "c", "d"]), 1 => Just("")],
+                prop_oneof![40 => prop::sample::select(vec!["a", "b", "c", "d"]), 1 => Just(""), 2 => prop::sample::select(vec!["\"a,b\"", "\"", "\"x", "#d", "\"q\"\"\""])],
+                prop_oneof![40 => prop::sample::select(vec!["a", "b", "c", "d"]), 1 => Just(""), 2 => prop::sample::select(vec!["\"a,b\"", "\"", "\"x", "#d", "\"q\"\"\""])],
                 prop_oneof![
                     20 => Just(String::new()),
                     20 => (0.0f64..3.0).prop_map(|w| format!(",{w}")),
@@ -118,7 +139,7 @@ proptest! {
         for (a, b, w) in rows {
             edges += &format!("{a},{b}{w}\n");
         }
-        let opts = ExtractOptions { input: Input::Graph, ..ExtractOptions::default() };
+        let opts = ExtractOptions { input: Input::Graph, baselines: true, edges: true, ..ExtractOptions::default() };
         let known: Vec<String> = known.into_iter().map(String::from).collect();
         if let Ok(ex) = extract(&edges, &known, &opts) {
             check(&ex)?;
