@@ -166,7 +166,13 @@ def test_keywords_survive_hostile_input():
         survive("extract_keywords_many", pk.extract_keywords_many, [DOC], v)
         survive("extract_keywords_many", pk.extract_keywords_many, [DOC], [v])
         survive("extract_keywords_many", pk.extract_keywords_many, [DOC, v], ["worth", "worth"])
-    keys = ["fdr", "engine", "tokens", "probability", "prior_scale", "alpha", "alpha_init", "window",
+        # A graph given as edges: hostile documents, rows and weights.
+        survive("extract_keywords", pk.extract_keywords, v, ["x"], graph=True)
+        survive("extract_keywords", pk.extract_keywords, [("x", v)], ["x"], graph=True)
+        survive("extract_keywords", pk.extract_keywords, [("x", "y", v)], ["x"], graph=True)
+        survive("extract_keywords", pk.extract_keywords, [v, ("x", "y")], ["x"], graph=True)
+        survive("extract_keywords_many", pk.extract_keywords_many, [v], [["x"]], graph=True)
+    keys = ["fdr", "engine", "tokens", "graph", "baselines", "edges", "probability", "prior_scale", "alpha", "alpha_init", "window",
             "self_loops", "damping", "min_count", "word_filter", "tau", "sigma_a2", "tol", "max_iter",
             "samples", "burn_in", "chains", "seed", "report", "bogus"]
     hostile_options("extract_keywords", pk.extract_keywords, keys, DOC, "worth, posterior",
