@@ -42,7 +42,7 @@ fn choice<T: Copy>(name: &str, v: &str, options: &[(&str, T)]) -> PyResult<T> {
     probability = "latent", prior_scale = "code", theta_update = "block", alpha = "shared",
     window = 2, self_loops = false, damping = 0.85, min_count = 0, word_filter = "pos", tau = 0.1, sigma_a2 = 10.0,
     sigma_b2 = 10.0, tol = 1e-10, max_iter = 2000, samples = 2000, burn_in = 1000, chains = 4,
-    seed = 1, alpha_init = 0.6, report = None, batch = false, baselines = false, edges = false))]
+    seed = 1, alpha_init = 0.6, report = None, batch = false, baselines = false, edges = false, first_index = 0))]
 #[allow(clippy::too_many_arguments)]
 pub fn extract_keywords(
     py: Python<'_>,
@@ -75,6 +75,7 @@ pub fn extract_keywords(
     batch: bool,
     baselines: bool,
     edges: bool,
+    first_index: usize,
 ) -> PyResult<Vec<String>> {
     if documents.len() != known.len() {
         return Err(PyValueError::new_err(format!(
@@ -153,7 +154,9 @@ pub fn extract_keywords(
             .zip(known)
             .enumerate()
             .map(|(i, (text, known))| BatchDocument {
-                source: format!("documents[{i}]"),
+                // A chunk of a longer list names its documents by their
+                // place in the whole list.
+                source: format!("documents[{}]", first_index + i),
                 listed_at: None,
                 text,
                 known,

@@ -136,3 +136,53 @@ def test_sharded_fit_names_a_bad_collapse_limit(client, limit):
     bag = db.from_sequence([[0, 1], [1, 0]], npartitions=1)
     with pytest.raises(ValueError, match="^collapse_limit:"):
         pdist.fit(bag, "mle", client=client, collapse_limit=limit)
+
+
+def _keyword_documents():
+    """Short documents, each with known keywords it contains."""
+    topics = ["ranking model", "keyword graph", "posterior worth", "bag instance", "choice item"]
+    docs, known = [], []
+    for k in range(11):
+        a, b = topics[k % 5].split()
+        c, d = topics[(k + 2) % 5].split()
+        docs.append(f"The {a} {b} study: a {a} shapes every {b}. Each {c} meets a {d}, and the "
+                    f"{a} of a {d} decides. {b.capitalize()} and {c} data, {a} {b} again, {d} {c}.")
+        known.append([a, d])
+    # Two longer texts, whose priors' eigendecompositions are large enough
+    # for faer to split (their bits once depended on the thread count, and
+    # the workers run one thread each).
+    for name, k in (("ranking_models.txt", ["Plackett-Luce", "posterior", "worth"]),
+                    ("keyword_extraction.txt", ["keyword", "graph", "posterior"])):
+        with open(os.path.join(ROOT, "data", "text", name), encoding="utf-8") as f:
+            docs.insert(3, f.read())
+        known.insert(3, k)
+    return docs, known
+
+
+def _comparable(payload):
+    d = json.loads(payload)
+    d.pop("seconds", None)
+    return d
+
+
+@pytest.mark.parametrize("engine, extra", [("vb", {}), ("gibbs", dict(samples=100, burn_in=50, chains=2))])
+@pytest.mark.parametrize("chunk_size", [None, 1, 4])
+def test_distributed_keywords_equal_single_process(client, engine, extra, chunk_size):
+    docs, known = _keyword_documents()
+    local = plackett.extract_keywords_many(docs, known, engine=engine, baselines=True, **extra)
+    remote = pdist.extract_keywords(docs, known, client=client, chunk_size=chunk_size, engine=engine,
+                                    baselines=True, **extra)
+    assert [_comparable(r.to_json()) for r in remote] == [_comparable(r.to_json()) for r in local]
+    assert pdist.extract_keywords([], [], client=client) == []
+
+
+def test_distributed_keywords_name_the_first_failing_document(client):
+    docs, known = _keyword_documents()
+    known[6] = ["zebra"]
+    known[11] = ["giraffe"]
+    with pytest.raises(ValueError, match=r'documents\[6\]: known keyword "zebra"'):
+        pdist.extract_keywords(docs, known, client=client, chunk_size=4)
+    with pytest.raises(ValueError, match="chunk_size"):
+        pdist.extract_keywords(docs[:2], known[:2], client=client, chunk_size=0)
+    with pytest.raises(TypeError, match="first_index"):
+        pdist.extract_keywords(docs[:2], known[:2], client=client, first_index=3)

@@ -1037,6 +1037,17 @@ def extract_keywords_many(
     order, raises ``ValueError`` naming it (``documents[3]: known keyword
     …``). The same as ``plackett keywords batch``; see docs/keywords.md.
     """
+    documents, known, fdr = _many_arguments(documents, known, tokens, graph, fdr, options)
+    payloads = _plackett.extract_keywords(
+        documents, known, tokens=tokens, graph=graph, fdr=fdr, engine=engine, batch=True, **options
+    )
+    return [KeywordResult(p) for p in payloads]
+
+
+def _many_arguments(documents: Any, known: Any, tokens: bool, graph: bool, fdr: Optional[float],
+                    options: dict) -> tuple:
+    """The documents, known keywords and FDR level of
+    :func:`extract_keywords_many` (and its Dask form), checked."""
     if isinstance(documents, (str, bytes)) or not isinstance(documents, Iterable):
         raise TypeError("documents: expected a list of str")
     documents = list(documents)
@@ -1054,11 +1065,7 @@ def extract_keywords_many(
         raise ValueError(f"known: one entry per document ({len(documents)}), got {len(known)}")
     if options.get("report") is not None:
         raise TypeError("report: extract_keywords_many writes no report; use extract_keywords for one document")
-    fdr = _fdr_option(fdr, options)
-    payloads = _plackett.extract_keywords(
-        documents, known, tokens=tokens, graph=graph, fdr=fdr, engine=engine, batch=True, **options
-    )
-    return [KeywordResult(p) for p in payloads]
+    return documents, known, _fdr_option(fdr, options)
 
 
 def _known_list(name: str, known: Any) -> list:
@@ -1073,6 +1080,9 @@ def _known_list(name: str, known: Any) -> list:
 def _fdr_option(fdr: Optional[float], options: dict) -> Any:
     """``fdr`` or its alias ``gamma`` (default 0.2); checks ``options``'
     counts on the way."""
+    if "first_index" in options:
+        # The native layer's, for the Dask chunks' error messages only.
+        raise TypeError("unexpected keyword argument 'first_index'")
     if "gamma" in options:
         if fdr is not None:
             raise TypeError("pass fdr or its alias gamma, not both")

@@ -12,6 +12,11 @@ threads each worker process should use (1 with one process per core).
   random stream keyed by the seed and its case id, so the result equals the
   single-process :func:`plackett.aggregate` bit for bit, whatever the
   partitioning.
+* :func:`extract_keywords` scores many documents' keywords (VBSS, Hu
+  2024 ch. 1) in chunks on the workers: every document runs exactly as
+  :func:`plackett.extract_keywords` runs it alone (the Gibbs engine with
+  the same seed), so the results equal :func:`plackett.extract_keywords_many`
+  whatever the chunking.
 * :func:`fit` fits one Plackett-Luce MLE or MAP to rankings held in a
   ``dask.bag`` or ``dask.dataframe``. Each partition becomes a shard on its
   worker. Identical rankings are first collapsed into weighted rows (exact,
@@ -32,11 +37,12 @@ import numpy as np
 
 from ._checks import native as _plackett
 from ._checks import count, show
+from . import KeywordResult, _many_arguments
 from . import aggregate as _aggregate_local
 from . import rankings as _rankings
 from . import selectors as _selectors
 
-__all__ = ["aggregate", "fit"]
+__all__ = ["aggregate", "extract_keywords", "fit"]
 
 _MIN_CHUNK = 100
 
@@ -105,6 +111,62 @@ def aggregate(
         futures.append(client.submit(_aggregate_chunk, chunk, [c - lo for c in piece], kwargs, pure=False))
     parts = client.gather(futures)
     return _plackett.AggregateResult.concat(parts)
+
+
+# -- keywords of many documents ----------------------------------------------
+
+#: Documents per task at the least (a short abstract costs about a
+#: millisecond, less than a task's overhead).
+_MIN_DOCUMENTS = 16
+
+
+def _extract_chunk(documents, known, first, kwargs):
+    return _plackett.extract_keywords(documents, known, batch=True, first_index=first, **kwargs)
+
+
+def extract_keywords(
+    documents: Sequence[Any],
+    known: Sequence[Any],
+    *,
+    client: Any = None,
+    chunk_size: Optional[int] = None,
+    tokens: bool = False,
+    graph: bool = False,
+    fdr: Optional[float] = None,
+    engine: str = "vb",
+    **options: Any,
+) -> list:
+    """:func:`plackett.extract_keywords_many` over a Dask cluster.
+
+    ``documents``, ``known`` and the other keyword arguments are those of
+    :func:`plackett.extract_keywords_many`; ``client`` is a
+    ``distributed.Client`` (default: the current one); ``chunk_size`` the
+    documents per task (default: at least 16, about four tasks per worker).
+    Returns the same list of :class:`plackett.KeywordResult`, one per
+    document in order, each equal to the single-process result but for its
+    timing; the first document that fails, in order, raises ``ValueError``
+    naming it (``documents[i]``, its place in the whole list).
+    """
+    client = _client(client)
+    documents, known, fdr = _many_arguments(documents, known, tokens, graph, fdr, options)
+    if not documents:
+        return []
+    if chunk_size is None:
+        chunk_size = max(_MIN_DOCUMENTS, math.ceil(len(documents) / (4 * _n_workers(client))))
+    chunk_size = count("chunk_size", chunk_size, lenient=True)
+    if chunk_size < 1:
+        raise ValueError(f"invalid option chunk_size: expected at least 1, got {chunk_size}")
+    kwargs = dict(tokens=tokens, graph=graph, fdr=fdr, engine=engine, **options)
+    futures = [
+        client.submit(_extract_chunk, documents[k : k + chunk_size], known[k : k + chunk_size], k, kwargs,
+                      pure=False)
+        for k in range(0, len(documents), chunk_size)
+    ]
+    # In order, so that the earliest failing document is the one named.
+    payloads = []
+    for f in futures:
+        payloads.extend(f.result())
+    return [KeywordResult(p) for p in payloads]
 
 
 # -- one fit over sharded rankings -------------------------------------------

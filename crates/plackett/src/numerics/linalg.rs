@@ -4,12 +4,32 @@
 //!
 //! The kernels are faer's (blocked, SIMD); matrices are stored as
 //! column-major `nalgebra` matrices, which faer reads in place through a
-//! zero-copy view. faer's parallel kernels split the *output* into blocks
-//! and keep every reduction's order fixed, so results do not depend on the
-//! number of threads (tested by `cholesky_is_thread_count_independent`).
+//! zero-copy view. How faer splits a factorisation's work depends on how
+//! many parts it is told to use, and its default is the current thread
+//! pool's size, so the same matrix gave different last bits on one thread
+//! and on two (the keyword prior's eigendecomposition did). Every call
+//! here therefore runs with a fixed split, [`PAR`], whatever the number of
+//! threads (tested by `factorisations_are_thread_count_independent`).
 
 use faer::linalg::solvers::{DenseSolveCore, Solve};
 use faer::{Mat, MatRef, Side};
+
+/// The split every faer call of the project uses: two parts, the default
+/// on the 2-core machines every published figure of this project was
+/// computed on (so none of them moves), run as two tasks on a larger pool
+/// and one after the other on a single thread, with the same bits.
+pub const PAR: faer::Par = match std::num::NonZeroUsize::new(2) {
+    Some(n) => faer::Par::Rayon(n),
+    None => unreachable!(),
+};
+
+/// Fix faer's global split to [`PAR`] (its solvers read the global
+/// setting, not an argument) and return it. Called at the start of every
+/// function here that reaches faer's factorisations.
+fn pinned() -> faer::Par {
+    faer::set_global_parallelism(PAR);
+    PAR
+}
 use nalgebra::{DMatrix, DVector};
 
 fn view(m: &DMatrix<f64>) -> MatRef<'_, f64> {
@@ -34,6 +54,7 @@ impl Cholesky {
     /// Factorise `a`; `None` if it is not numerically positive definite or
     /// holds a non-finite entry.
     pub fn new(a: &DMatrix<f64>) -> Option<Cholesky> {
+        pinned();
         if a.nrows() != a.ncols() || a.iter().any(|x| !x.is_finite()) {
             return None;
         }
@@ -47,17 +68,20 @@ impl Cholesky {
 
     /// `A⁻¹ b`.
     pub fn solve(&self, b: &DVector<f64>) -> DVector<f64> {
+        pinned();
         let x = self.llt.solve(col(b));
         DVector::from_fn(b.len(), |i, _| x[(i, 0)])
     }
 
     /// `A⁻¹ B`.
     pub fn solve_mat(&self, b: &DMatrix<f64>) -> DMatrix<f64> {
+        pinned();
         to_na(self.llt.solve(view(b)).as_ref())
     }
 
     /// `A⁻¹` (symmetric).
     pub fn inverse(&self) -> DMatrix<f64> {
+        pinned();
         to_na(self.llt.inverse().as_ref())
     }
 
@@ -68,11 +92,7 @@ impl Cholesky {
         let l = self.llt.L();
         let n = l.nrows();
         let mut li = Mat::<f64>::zeros(n, n);
-        faer::linalg::triangular_inverse::invert_lower_triangular(
-            li.as_mut(),
-            l,
-            faer::get_global_parallelism(),
-        );
+        faer::linalg::triangular_inverse::invert_lower_triangular(li.as_mut(), l, pinned());
         (0..n)
             .map(|i| (i..n).map(|k| li[(k, i)] * li[(k, i)]).sum())
             .collect()
@@ -89,7 +109,7 @@ impl Cholesky {
         faer::linalg::triangular_solve::solve_lower_triangular_in_place(
             self.llt.L(),
             x.as_mut(),
-            faer::get_global_parallelism(),
+            pinned(),
         );
         to_na(x.as_ref())
     }
@@ -105,11 +125,7 @@ impl Cholesky {
 /// triangle is ignored), e.g. a factor kept from [`Cholesky::l`].
 pub fn solve_lower_triangular(l: &DMatrix<f64>, b: &DMatrix<f64>) -> DMatrix<f64> {
     let mut x: Mat<f64> = view(b).to_owned();
-    faer::linalg::triangular_solve::solve_lower_triangular_in_place(
-        view(l),
-        x.as_mut(),
-        faer::get_global_parallelism(),
-    );
+    faer::linalg::triangular_solve::solve_lower_triangular_in_place(view(l), x.as_mut(), pinned());
     to_na(x.as_ref())
 }
 
@@ -117,6 +133,7 @@ pub fn solve_lower_triangular(l: &DMatrix<f64>, b: &DMatrix<f64>) -> DMatrix<f64
 /// singular to working precision (faer does not report singularity itself:
 /// a pivot below `n·ε` of the largest is taken as zero).
 fn nonsingular_lu(a: &DMatrix<f64>) -> Option<faer::linalg::solvers::PartialPivLu<f64>> {
+    pinned();
     if a.nrows() != a.ncols() || a.iter().any(|x| !x.is_finite()) {
         return None;
     }
@@ -135,6 +152,7 @@ fn nonsingular_lu(a: &DMatrix<f64>) -> Option<faer::linalg::solvers::PartialPivL
 /// working precision or the solution is not finite.
 pub fn lu_solve(a: &DMatrix<f64>, b: &DVector<f64>) -> Option<DVector<f64>> {
     let lu = nonsingular_lu(a)?;
+    pinned();
     let x = lu.solve(col(b));
     let out = DVector::from_fn(b.len(), |i, _| x[(i, 0)]);
     out.iter().all(|v| v.is_finite()).then_some(out)
@@ -144,7 +162,9 @@ pub fn lu_solve(a: &DMatrix<f64>, b: &DVector<f64>) -> Option<DVector<f64>> {
 /// [`lu_solve`]; `None` if `A` is singular to working precision or the
 /// inverse is not finite.
 pub fn lu_inverse(a: &DMatrix<f64>) -> Option<DMatrix<f64>> {
-    let out = to_na(nonsingular_lu(a)?.inverse().as_ref());
+    let lu = nonsingular_lu(a)?;
+    pinned();
+    let out = to_na(lu.inverse().as_ref());
     out.iter().all(|v| v.is_finite()).then_some(out)
 }
 
@@ -208,6 +228,7 @@ pub struct SymmetricEigen {
 /// Symmetric eigendecomposition; `None` for a non-finite matrix or if the
 /// iteration fails to converge.
 pub fn symmetric_eigen(a: &DMatrix<f64>) -> Option<SymmetricEigen> {
+    pinned();
     if a.iter().any(|x| !x.is_finite()) {
         return None;
     }
@@ -301,6 +322,70 @@ mod tests {
             .unwrap()
             .install(|| Cholesky::new(&a).unwrap().inverse());
         assert_eq!(one.as_slice(), two.as_slice());
+    }
+
+    /// Every factorisation gives the same bits in a pool of one thread as
+    /// in pools of several: faer's kernels read how many parts to split
+    /// their work into from its global setting, which by default follows
+    /// the current pool (the keyword prior's eigendecomposition differed in
+    /// its last bits between `RAYON_NUM_THREADS=1` and 2 before [`PAR`]
+    /// fixed it).
+    #[test]
+    fn factorisations_are_thread_count_independent() {
+        // B = I − dQ of ring-and-chord graphs (the keyword prior's matrix)
+        // and a dense SPD matrix, at sizes below and above faer's blocking.
+        let graph = |n: usize| {
+            let mut a = DMatrix::<f64>::zeros(n, n);
+            for i in 0..n {
+                for j in [(i + 1) % n, (i * 7 + 3) % n] {
+                    if j != i {
+                        a[(i, j)] += 1.0;
+                        a[(j, i)] += 1.0;
+                    }
+                }
+            }
+            let d: Vec<f64> = (0..n).map(|i| a.row(i).sum().sqrt()).collect();
+            DMatrix::from_fn(n, n, |i, j| {
+                f64::from(u8::from(i == j)) - 0.85 * a[(i, j)] / (d[i] * d[j])
+            })
+        };
+        let mats = [graph(20), graph(65), graph(150), graph(400), spd(300)];
+        let run = |threads: usize| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap()
+                .install(|| {
+                    mats.iter()
+                        .map(|a| {
+                            let b = DVector::from_fn(a.nrows(), |i, _| (i as f64 * 0.37).sin());
+                            let e = symmetric_eigen(a).unwrap();
+                            let c = Cholesky::new(a).unwrap();
+                            let mut bits: Vec<u64> = Vec::new();
+                            for v in [
+                                e.eigenvalues.as_slice(),
+                                e.eigenvectors.as_slice(),
+                                lu_solve(a, &b).unwrap().as_slice(),
+                                lu_inverse(a).unwrap().as_slice(),
+                                c.inverse().as_slice(),
+                                c.solve(&b).as_slice(),
+                                &c.inverse_diagonal(),
+                                c.solve_lower(&a.clone()).as_slice(),
+                            ] {
+                                bits.extend(v.iter().map(|x| x.to_bits()));
+                            }
+                            bits
+                        })
+                        .collect::<Vec<_>>()
+                })
+        };
+        let one = run(1);
+        for threads in [2, 3, 4] {
+            let many = run(threads);
+            for (k, (x, y)) in one.iter().zip(&many).enumerate() {
+                assert!(x == y, "matrix {k}: {threads} threads differ from one");
+            }
+        }
     }
 
     #[test]
