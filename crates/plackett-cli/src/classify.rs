@@ -541,6 +541,7 @@ fn run_cv(a: &CvArgs) -> Result<()> {
             &classes,
             &truth,
             &res,
+            calibration.as_ref(),
         )
     });
     let mut files: Vec<(&str, &[u8])> = Vec::new();

@@ -292,9 +292,14 @@ fn csv_header(baselines: bool) -> String {
 /// `ex`'s candidates as CSV rows, each starting with `prefix` (empty, or a
 /// quoted file name and a comma).
 fn csv_rows(ex: &Extraction, prefix: &str, s: &mut String) {
+    let f = |x: Option<f64>| x.map_or(String::new(), |v| v.to_string());
     for w in &ex.candidates {
+        // The baselines' columns, with --baselines.
+        let baselines = w.textrank.map_or(String::new(), |tr| {
+            format!(",{tr},{},{}", f(w.positionrank), f(w.ss))
+        });
         s.push_str(&format!(
-            "{prefix}{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+            "{prefix}{},{},{},{},{},{},{},{},{},{},{},{},{}{baselines}\n",
             plackett::io::output::csv_field(&w.stem),
             plackett::io::output::csv_field(&w.words.join(" ")),
             w.rank,
@@ -309,11 +314,6 @@ fn csv_rows(ex: &Extraction, prefix: &str, s: &mut String) {
             w.theta_sd,
             w.frequency
         ));
-        if let Some(tr) = w.textrank {
-            let f = |x: Option<f64>| x.map_or(String::new(), |v| v.to_string());
-            s.pop();
-            s.push_str(&format!(",{tr},{},{}\n", f(w.positionrank), f(w.ss)));
-        }
     }
 }
 

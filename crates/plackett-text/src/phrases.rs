@@ -42,6 +42,12 @@ pub fn keyphrases(
     p: &[f64],
     known: &[bool],
 ) -> Vec<Keyphrase> {
+    // The selected candidates by stem, looked up once per word of the
+    // text (`WordGraph::index_of` scans every candidate).
+    let chosen: HashMap<&str, usize> = (0..graph.len())
+        .filter(|&i| selected[i])
+        .map(|i| (graph.words[i].as_str(), i))
+        .collect();
     // Stems → (form → count), in order of first occurrence.
     let mut found: Vec<(Vec<usize>, HashMap<String, usize>)> = Vec::new();
     let mut at: HashMap<Vec<usize>, usize> = HashMap::new();
@@ -69,8 +75,7 @@ pub fn keyphrases(
             let id = reading
                 .stem_of(&token.word)
                 .filter(|_| token.kept)
-                .and_then(|s| graph.index_of(s))
-                .filter(|&i| selected[i]);
+                .and_then(|s| chosen.get(s).copied());
             match id {
                 Some(i) => run.push((i, token.word.clone())),
                 None => flush(&mut run),

@@ -281,12 +281,16 @@ pub fn fit_page(v: &ClassifyView<'_>) -> String {
 /// misclassification of every split, the pooled held-out ROC curves and
 /// the calibration of the held-out predictions (Archambeau & Caron 2012's
 /// protocol of repeated random splits, or stratified k-fold).
+/// `calibration` is the splits' pooled calibration
+/// ([`pooled_calibration`](crate::classify::cv::pooled_calibration)), which
+/// the caller has computed for its own output.
 pub fn cv_page(
     title: &str,
     protocol: &str,
     classes: &[String],
     truth: &[usize],
     splits: &[crate::classify::cv::SplitResult],
+    calibration: Option<&crate::eval::calibration::Calibration>,
 ) -> String {
     let k = classes.len();
     let mut r = HtmlReport::new(title);
@@ -306,7 +310,7 @@ pub fn cv_page(
         let (am, asd) = crate::stats::mean_sd(&aucs);
         facts.push(("held-out AUC", format!("{am:.4} ± {asd:.4}")));
     }
-    if let Some(c) = crate::classify::cv::pooled_calibration(splits, truth) {
+    if let Some(c) = calibration {
         facts.push(("held-out calibration", c.describe()));
     }
     let secs: Vec<f64> = splits.iter().map(|s| s.seconds).collect();
