@@ -30,7 +30,7 @@ use super::rng::stream;
 use super::spec::{EngineKind, FitSpec, Fitted};
 use crate::data::{Dataset, TieSemantics};
 use crate::error::{Error, Result};
-use crate::model::pl;
+use crate::model::{mixture_pass, pl};
 use crate::numerics::fixed_point::{Executor, IterSettings, Iterate, MonotoneMap, Termination};
 use crate::numerics::log_sum_exp;
 use crate::observer::SharedObserver;
@@ -581,7 +581,8 @@ impl<'a> EmMap<'a> {
         let (lams, log_lams): (Vec<Vec<f64>>, Vec<Vec<f64>>) =
             thetas.iter().map(|t| pl::scaled(t)).unzip();
         // The dataset's weights are the EM's (`self.weights` copies them).
-        let (log_likelihood, z) = pl::mixture_responsibilities(self.ds, &lams, &log_lams, log_w);
+        let (log_likelihood, z) =
+            mixture_pass::mixture_responsibilities(self.ds, &lams, &log_lams, log_w);
         Responsibilities { z, log_likelihood }
     }
 
@@ -699,7 +700,7 @@ impl MonotoneMap for EmMap<'_> {
         let (thetas, log_w) = self.unpack(x);
         let (lams, log_lams): (Vec<Vec<f64>>, Vec<Vec<f64>>) =
             thetas.iter().map(|t| pl::scaled(t)).unzip();
-        let r = pl::mixture_pass(self.ds, &lams, &log_lams, &log_w, &self.weights);
+        let r = mixture_pass::mixture_pass(self.ds, &lams, &log_lams, &log_w, &self.weights);
         let objective = r.log_likelihood + self.log_prior(&thetas, &log_w);
         if !objective.is_finite() {
             return Err(Error::Numerical(

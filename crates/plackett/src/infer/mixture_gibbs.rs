@@ -37,7 +37,7 @@ use super::mixture_ppc::predictive_checks;
 use super::rng::{Rng, stream};
 use crate::data::{Dataset, TieSemantics};
 use crate::error::{Error, Result};
-use crate::model::pl;
+use crate::model::{mixture_pass, pl};
 use crate::numerics::gamma::ln_gamma_draw;
 use crate::numerics::log_sum_exp;
 use crate::observer::{self, SharedObserver};
@@ -320,7 +320,7 @@ fn run_chain(
             .enumerate()
             .map(|(c, ((&(lo, hi), ws), zs))| {
                 let mut rng = stream(seed, &[0x4D47_4942, chain, sweep as u64, c as u64]);
-                let mut e = pl::EScratch::new(&lams, &log_w);
+                let mut e = mixture_pass::EScratch::new(&lams, &log_w);
                 let mut part = Part {
                     loglik: 0.0,
                     counts: vec![0.0; g],

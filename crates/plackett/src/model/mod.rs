@@ -2,5 +2,6 @@
 
 pub mod davidson;
 pub mod information;
+pub mod mixture_pass;
 pub mod pl;
 pub mod subsets;
