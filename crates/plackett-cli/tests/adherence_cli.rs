@@ -605,3 +605,38 @@ fn fit_rank_marginals_are_a_new_rankers_places() {
     );
     assert!(!never.exists());
 }
+
+/// The adherence report carries the data notes every other fit carries:
+/// observations dropped, and groups of items never compared (with a worth
+/// prior, their contrasts come from it alone).
+#[test]
+fn adherence_reports_carry_the_data_notes() {
+    let d = tmpdir("adherence-notes");
+    let p = d.join("two_groups.csv");
+    std::fs::write(
+        &p,
+        "ranking,item,rank\n1,a,1\n1,b,2\n2,b,1\n2,a,2\n3,c,1\n3,d,2\n4,d,1\n4,c,2\n5,a,1\n5,b,2\n\
+         6,c,1\n6,d,2\n7,a,1\n",
+    )
+    .unwrap();
+    let v = json(&run(&[
+        p.to_str().unwrap(),
+        "--adherence",
+        "--engine",
+        "map",
+        "--output",
+        "json",
+    ]));
+    let notes = v["notes"].to_string();
+    assert!(
+        notes.contains("1 uninformative observation(s) dropped"),
+        "{notes}"
+    );
+    assert!(
+        notes.contains(
+            "the items fall into 2 groups never compared with each other (sizes 2, 2): worth \
+             contrasts between groups come from the prior alone"
+        ),
+        "{notes}"
+    );
+}

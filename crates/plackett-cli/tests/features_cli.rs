@@ -402,3 +402,56 @@ fn features_mle_reports_a_likelihood_ratio_test_against_free_worths() {
     assert!(m["aic"].is_null(), "{}", m["aic"]);
     assert!(m["regression"].get("lr_test").is_none());
 }
+
+/// Items never compared with the others still get worths through their
+/// features; the report says that those contrasts rest on the features'
+/// regression, not on comparisons (and not on the prior, as a plain fit's
+/// note says), and carries the dropped-observation note in the one wording.
+#[test]
+fn disconnected_groups_are_linked_by_the_features() {
+    let t = tmpdir("features-disconnected");
+    let r = t.join("r.csv");
+    let mut rows = String::from("judge,item,rank\n");
+    for (j, (a, b)) in [
+        ("A", "B"),
+        ("B", "A"),
+        ("A", "B"),
+        ("C", "D"),
+        ("D", "C"),
+        ("C", "D"),
+    ]
+    .iter()
+    .enumerate()
+    {
+        rows.push_str(&format!("{j},{a},1\n{j},{b},2\n"));
+    }
+    rows.push_str("9,A,1\n");
+    std::fs::write(&r, rows).unwrap();
+    let f = t.join("f.csv");
+    std::fs::write(&f, "item,x\nA,1\nB,0\nC,2\nD,0.5\n").unwrap();
+    for engine in ["map", "vb"] {
+        let v = json(
+            &bin()
+                .args(["fit", r.to_str().unwrap(), "--ranking-col", "judge"])
+                .args(["--features", f.to_str().unwrap(), "--engine", engine])
+                .args(["--output", "json"])
+                .output()
+                .unwrap(),
+        );
+        let notes = v["notes"].to_string();
+        assert!(
+            notes.contains(
+                "the items fall into 2 groups never compared with each other (sizes 2, 2): worth \
+                 contrasts between groups rest on the item features alone"
+            ),
+            "{engine}: {notes}"
+        );
+        assert!(!notes.contains("from the prior alone"), "{engine}: {notes}");
+        assert!(
+            notes.contains(
+                "1 uninformative observation(s) dropped (a single item, or one unknown-order group)"
+            ),
+            "{engine}: {notes}"
+        );
+    }
+}

@@ -379,3 +379,66 @@ fn mixture_html_report() {
     );
     assert!(!page2.exists());
 }
+
+/// Items 0–3 and 4–5 in two groups never compared, item 4 never losing,
+/// and one single-item observation (dropped as uninformative).
+fn disconnected(dir: &std::path::Path) -> String {
+    let p = dir.join("d.json");
+    std::fs::write(
+        &p,
+        "[[0,1],[1,0],[0,1],[2,3],[3,2],[2,3],[4,5,2],[0,1],[3,2],[1]]",
+    )
+    .unwrap();
+    p.to_string_lossy().into_owned()
+}
+
+/// A mixture's maximum likelihood needs Hunter's (2004) Assumption 1 of
+/// the pooled data, as the single-population MLE does: item 4 never loses,
+/// so raising its worth in every component never lowers the likelihood and
+/// the EM drifted to log-worths in the hundreds, reported as converged.
+/// Refused now, with the mixture's remedies.
+#[test]
+fn mixture_mle_refuses_data_without_a_maximum() {
+    let d = tmpdir("mixture-no-mle");
+    let f = disconnected(&d);
+    for g in ["1", "2", "3"] {
+        fails(
+            &run(&[&f, "--components", g]),
+            "the mixture's maximum-likelihood estimate does not exist in any component \
+             (comparison graph not strongly connected, Hunter 2004 Assumption 1): 1 item never \
+             lost to anyone: 4; remedies: --engine map",
+        );
+    }
+}
+
+/// MAP mixtures carry the same data notes as a single-population fit:
+/// observations dropped, and groups never compared (whose contrasts the
+/// prior alone fixes) — for one component too, which had neither.
+#[test]
+fn mixture_reports_carry_the_data_notes() {
+    let d = tmpdir("mixture-notes");
+    let f = disconnected(&d);
+    for g in ["1", "2"] {
+        let v = json(&run(&[
+            &f,
+            "--engine",
+            "map",
+            "--components",
+            g,
+            "--output",
+            "json",
+        ]));
+        let notes = v["notes"].to_string();
+        assert!(
+            notes.contains("1 uninformative observation(s) dropped"),
+            "{g}: {notes}"
+        );
+        assert!(
+            notes.contains(
+                "the items fall into 2 groups never compared with each other (sizes 4, 2): worth \
+                 contrasts between groups come from the prior alone"
+            ),
+            "{g}: {notes}"
+        );
+    }
+}

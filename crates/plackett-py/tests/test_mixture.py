@@ -198,3 +198,25 @@ def test_saved_mixture_equals_the_cli(tmp_path):
         plackett.load_model(str(bad))
     with pytest.raises(ValueError, match="items"):
         loaded.predict(plackett.read_orderings(f, top_k=True, items=["4", "3", "2", "1"]))
+
+
+# Items 0-3 and 4-5 never compared with each other, item 4 never losing, and
+# one single-item observation.
+DISCONNECTED = [[0, 1], [1, 0], [0, 1], [2, 3], [3, 2], [2, 3], [4, 5, 2], [0, 1], [3, 2], [1]]
+
+
+def test_mixture_mle_refuses_data_without_a_maximum():
+    """Hunter (2004)'s Assumption 1 of the pooled data, as for one population."""
+    for g in (1, 2):
+        with pytest.raises(ValueError, match=r"mixture's maximum-likelihood estimate does not exist.*never lost to anyone: 4; remedies: engine=\"map\""):
+            plackett.fit_mixture(DISCONNECTED, g)
+
+
+def test_map_mixture_carries_the_data_notes():
+    for g in (1, 2):
+        notes = plackett.fit_mixture(DISCONNECTED, g, "map").notes
+        assert any("1 uninformative observation(s) dropped" in n for n in notes), notes
+        assert any(
+            "2 groups never compared with each other (sizes 4, 2): worth contrasts between groups come from the prior alone" in n
+            for n in notes
+        ), notes

@@ -397,6 +397,18 @@ pub fn non_existence_error(c: &Connectivity, items: &Items) -> crate::Error {
 
 /// The message shown when the MLE does not exist.
 pub fn non_existence_message(c: &Connectivity, items: &Items) -> String {
+    format!(
+        "the maximum-likelihood estimate does not exist (comparison graph not strongly \
+         connected, Hunter 2004 Assumption 1): {}; remedies: `pseudo=0.5` (pseudo-rankings \
+         against a ghost item), `engine=map` (Gamma prior) or a Bayesian engine, or `exclude` \
+         these items",
+        non_existence_reasons(c, items)
+    )
+}
+
+/// Why the comparison graph is not strongly connected: the items that never
+/// win, never lose, or never beat (lose to) any item outside their group.
+pub fn non_existence_reasons(c: &Connectivity, items: &Items) -> String {
     let names = |ids: &[u32]| -> String {
         let shown: Vec<&str> = ids.iter().take(12).map(|&i| items.name(i)).collect();
         let more = if ids.len() > 12 {
@@ -448,13 +460,7 @@ pub fn non_existence_message(c: &Connectivity, items: &Items) -> String {
             ));
         }
     }
-    format!(
-        "the maximum-likelihood estimate does not exist (comparison graph not strongly \
-         connected, Hunter 2004 Assumption 1): {}; remedies: `pseudo=0.5` (pseudo-rankings \
-         against a ghost item), `engine=map` (Gamma prior) or a Bayesian engine, or `exclude` \
-         these items",
-        parts.join("; ")
-    )
+    parts.join("; ")
 }
 
 /// A small graph with the same reachability among items as the comparison

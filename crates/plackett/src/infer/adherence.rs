@@ -169,6 +169,7 @@ pub fn fit_adherence(ds: &Dataset, opts: &AdherenceOptions) -> Result<AdherenceF
             out.evaluations, opts.tol
         ));
     }
+    notes.extend(crate::posterior::fitted::data_notes(ds));
     Ok(AdherenceFit {
         items: (0..n_real)
             .map(|i| ds.items().name(i as u32).to_string())

@@ -255,12 +255,10 @@ pub fn run(
             feats.rank_deficit
         ));
     }
-    if ds.dropped() > 0 {
-        notes.push(format!(
-            "{} uninformative observation(s) dropped",
-            ds.dropped()
-        ));
-    }
+    notes.extend(crate::posterior::fitted::data_notes_for(
+        ds,
+        crate::posterior::fitted::Linkage::Features,
+    ));
     let lr_test = match (engine, fit.log_likelihood) {
         (FeatureEngine::Mle, Some(l)) => likelihood_ratio(ds, l, feats.d(), &mut notes),
         _ => None,

@@ -230,7 +230,20 @@ impl MixtureFit {
 type StartRun = (Vec<f64>, Iterate, usize, bool);
 
 /// Fit a G-component mixture to `ds`.
+///
+/// Maximum likelihood (`prior_shape` 1) needs Hunter's (2004) Assumption 1
+/// of the pooled data, as the single-population MLE does: where a set of
+/// items never loses to the rest, scaling their worths up by a common
+/// factor in every component never lowers any observation's probability
+/// under any component, so the mixture's likelihood has no maximum either
+/// (the EM would drift to ever larger log-worths and call it converged).
 pub fn fit_mixture(ds: &Dataset, opts: &MixtureOptions) -> Result<MixtureFit> {
+    let mut fit = fit_mixture_unnoted(ds, opts)?;
+    fit.notes.extend(crate::posterior::fitted::data_notes(ds));
+    Ok(fit)
+}
+
+fn fit_mixture_unnoted(ds: &Dataset, opts: &MixtureOptions) -> Result<MixtureFit> {
     opts.check()?;
     if ds.ties() == TieSemantics::Event && ds.has_ties() {
         return Err(Error::Unsupported(
@@ -251,6 +264,12 @@ pub fn fit_mixture(ds: &Dataset, opts: &MixtureOptions) -> Result<MixtureFit> {
     if n < 2 {
         return Err(Error::Data("a mixture needs at least two items".into()));
     }
+    if opts.prior_shape == 1.0 {
+        let c = crate::data::graph::connectivity(ds);
+        if !c.strongly_connected {
+            return Err(mixture_non_existence(&c, ds.items()));
+        }
+    }
     let g = opts.components;
     let n_parameters = g * (n - 1) + g - 1;
     let sample_size = ds.total_weight();
@@ -260,23 +279,6 @@ pub fn fit_mixture(ds: &Dataset, opts: &MixtureOptions) -> Result<MixtureFit> {
     }
     let work = ds.collapse_if_worthwhile();
     let data = work.as_ref().unwrap_or(ds);
-    // Every item must win a stage somewhere, or no component's maximum
-    // likelihood worth of it is positive.
-    if opts.prior_shape == 1.0 {
-        let wins = pl::wins(data, pl::Scope::All);
-        if let Some(i) = wins.iter().position(|&w| w == 0.0) {
-            return Err(Error::NotIdentifiable {
-                msg: format!(
-                    "item {:?} is never chosen over another item, so its maximum-likelihood worth \
-                     is 0 in every component; use a Gamma prior with shape > 1 (`prior_shape`) \
-                     or drop it",
-                    ds.items().name(i as u32)
-                ),
-                never_win: vec![ds.items().name(i as u32).to_string()],
-                never_lose: Vec::new(),
-            });
-        }
-    }
     let runs: Vec<Result<StartRun>> = (0..opts.starts)
         .into_par_iter()
         .map(|s| {
@@ -358,12 +360,6 @@ pub fn fit_mixture(ds: &Dataset, opts: &MixtureOptions) -> Result<MixtureFit> {
         notes.push(
             "a component's weight is near 0: the data do not support this many components".into(),
         );
-    }
-    if ds.dropped() > 0 {
-        notes.push(format!(
-            "{} uninformative observation(s) dropped",
-            ds.dropped()
-        ));
     }
     Ok(MixtureFit {
         engine: engine.into(),
@@ -517,6 +513,27 @@ fn one_component(
         posterior: None,
         notes,
     })
+}
+
+/// The refusal of a mixture MLE on data that fail Hunter's (2004)
+/// Assumption 1: the single-population message's reasons, with the remedies
+/// a mixture has (pseudo-rankings are not used with mixtures).
+fn mixture_non_existence(
+    c: &crate::data::graph::Connectivity,
+    items: &crate::data::Items,
+) -> Error {
+    let names = |ids: &[u32]| ids.iter().map(|&i| items.name(i).to_string()).collect();
+    Error::NotIdentifiable {
+        msg: format!(
+            "the mixture's maximum-likelihood estimate does not exist in any component \
+             (comparison graph not strongly connected, Hunter 2004 Assumption 1): {}; remedies: \
+             `engine=map` (a Gamma prior on the worths, as PLMIX's MAP), `engine=gibbs`, or \
+             `exclude` these items",
+            crate::data::graph::non_existence_reasons(c, items)
+        ),
+        never_win: names(&c.never_win),
+        never_lose: names(&c.never_lose),
+    }
 }
 
 /// Subtract the mean (the gauge of reported log-worths).

@@ -211,8 +211,29 @@ pub trait Posterior {
     }
 }
 
-/// Notes every report carries about the data rather than the engine.
+/// What fixes the contrasts between items that no observation links
+/// (see [`data_notes_for`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Linkage {
+    /// The prior (or pseudo-rankings): plain, mixture and adherence fits.
+    Prior,
+    /// The item features' regression (Guo et al. 2019's model): log-worths
+    /// are `x_i·β`, so every item's worth follows from the coefficients.
+    Features,
+}
+
+/// Notes every report carries about the data rather than the engine, for a
+/// model whose between-group contrasts come from the prior.
 pub fn data_notes(ds: &Dataset) -> Vec<String> {
+    data_notes_for(ds, Linkage::Prior)
+}
+
+/// Notes about the data: observations dropped as uninformative, and items
+/// that fall into groups never compared with each other, with what then
+/// fixes the contrasts between the groups. Every report builder (plain,
+/// feature, mixture and adherence fits) carries these, so the same data
+/// get the same notes whatever model reads them.
+pub fn data_notes_for(ds: &Dataset, linkage: Linkage) -> Vec<String> {
     let mut notes = Vec::new();
     if ds.dropped() > 0 {
         notes.push(format!(
@@ -223,9 +244,17 @@ pub fn data_notes(ds: &Dataset) -> Vec<String> {
     let groups = comparison_groups(ds);
     if groups.len() > 1 {
         let sizes: Vec<String> = groups.iter().take(8).map(|g| g.to_string()).collect();
+        let source = match linkage {
+            Linkage::Prior => {
+                "worth contrasts between groups come from the prior alone, not from the data"
+            }
+            Linkage::Features => {
+                "worth contrasts between groups rest on the item features alone (the coefficients \
+                 fitted within the groups), not on any comparison between them"
+            }
+        };
         notes.push(format!(
-            "the items fall into {} groups never compared with each other (sizes {}{}): worth \
-             contrasts between groups come from the prior alone, not from the data",
+            "the items fall into {} groups never compared with each other (sizes {}{}): {source}",
             groups.len(),
             sizes.join(", "),
             if groups.len() > 8 { ", …" } else { "" }
