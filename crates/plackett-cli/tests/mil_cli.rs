@@ -938,3 +938,47 @@ fn optimum_counts_are_refused_under_their_own_flag() {
         assert!(!model.exists());
     }
 }
+
+/// A feature constant over its modality's instances (here one at 0 and one
+/// at 2.5) is named in a note: its instance-level slope is not identified
+/// apart from the intercept. Varying features draw no such note.
+#[test]
+fn constant_features_are_named_in_a_note() {
+    let dir = tmpdir("mil_constant");
+    let data = simulate(&dir, 60);
+    let text = std::fs::read_to_string(&data).unwrap();
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let (i, k) = (
+        header.iter().position(|h| *h == "m0_f2").unwrap(),
+        header.iter().position(|h| *h == "m1_f4").unwrap(),
+    );
+    let mut out = header.join(",") + "\n";
+    for l in lines {
+        let mut f: Vec<String> = l.split(',').map(String::from).collect();
+        if !f[i].is_empty() {
+            f[i] = "0".into();
+        }
+        if !f[k].is_empty() {
+            f[k] = "2.5".into();
+        }
+        out.push_str(&(f.join(",") + "\n"));
+    }
+    let constant = dir.join("constant.csv");
+    std::fs::write(&constant, out).unwrap();
+    let model = dir.join("m.json");
+    for (file, noted) in [(constant.to_str().unwrap(), true), (data.as_str(), false)] {
+        let o = fit_to(file, &["--output", "json"], &model);
+        assert_ok(&o);
+        let notes = json(&o)["notes"].to_string();
+        assert_eq!(
+            notes.contains(
+                "2 feature(s) constant over the training instances of their modality (m0_f2, \
+                 m1_f4): their instance-level slopes (b, d) are not identified apart from the \
+                 intercept"
+            ),
+            noted,
+            "{file}: {notes}"
+        );
+    }
+}

@@ -7,7 +7,7 @@
 use crate::err;
 use numpy::{IntoPyArray, PyArray1};
 use plackett::mil::bags::{read_bags_csv, read_bags_json};
-use plackett::mil::summary::{fit_aurocs, fit_document, fit_notes, predict_document};
+use plackett::mil::summary::{fit_aurocs, fit_document, fit_notes_for, predict_document};
 use plackett::mil::{
     BagPrediction, Bags, MilEngineSettings, MilFitInfo, MilModel, MilPriors, Preprocess, RungCount,
     Tempering, VbStart, fit_model_warm, fit_model_with, read_bags,
@@ -458,7 +458,7 @@ pub fn mil_fit(
         };
         let seconds = start.elapsed().as_secs_f64();
         let pred = model.predict(&bags, 500, seed)?;
-        let notes: Vec<String> = fit_notes(&info, bags.counts())
+        let notes: Vec<String> = fit_notes_for(&info, &bags)
             .iter()
             .map(|n| plackett::error::render_params(n, plackett::error::ParamStyle::Python))
             .collect();

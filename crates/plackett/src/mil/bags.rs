@@ -364,6 +364,35 @@ impl Bags {
         [self.modality.len() - n1, n1]
     }
 
+    /// Names, as the long CSV spells them (`m0_…`, `m1_…`), of the features
+    /// that take one value over every instance of their modality (a
+    /// modality with at least one instance).
+    pub fn constant_features(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for m in 0..2u8 {
+            let w = self.width(m);
+            let mut lo = vec![f64::INFINITY; w];
+            let mut hi = vec![f64::NEG_INFINITY; w];
+            let mut seen = false;
+            for j in (0..self.n_instances()).filter(|&j| self.modality[j] == m) {
+                seen = true;
+                for ((l, h), &x) in lo.iter_mut().zip(hi.iter_mut()).zip(self.features(j)) {
+                    *l = l.min(x);
+                    *h = h.max(x);
+                }
+            }
+            if seen {
+                let names = &self.feature_names[m as usize];
+                out.extend(
+                    (0..w)
+                        .filter(|&k| lo[k] == hi[k])
+                        .map(|k| format!("m{m}_{}", names[k])),
+                );
+            }
+        }
+        out
+    }
+
     /// Write the long CSV (`primary` too when known).
     pub fn to_csv(&self) -> String {
         let mut s = String::from("bag,label,modality");

@@ -39,6 +39,30 @@ pub fn predict_notes(model: &MilModel) -> Vec<String> {
     notes
 }
 
+/// [`fit_notes`] for a fit to `bags`, plus a note on features that are
+/// constant over their modality's training instances: at the instance level
+/// such a feature only shifts the intercept (`a` or `c`), so its slope is
+/// not identified apart from it; at the bag level it still counts the
+/// primary instances (`β_k·x·Σ_j δ_ij`) unless the constant is 0, where it
+/// multiplies nothing at either level and its rows repeat the prior.
+pub fn fit_notes_for(info: &MilFitInfo, bags: &Bags) -> Vec<String> {
+    let mut notes = fit_notes(info, bags.counts());
+    let constant = bags.constant_features();
+    if !constant.is_empty() {
+        let shown: Vec<&str> = constant.iter().take(8).map(String::as_str).collect();
+        notes.push(format!(
+            "{} feature(s) constant over the training instances of their modality ({}{}): \
+             their instance-level slopes (b, d) are not identified apart from the intercept (a, \
+             c), and one constant at 0 says nothing at either level (its rows repeat the prior); \
+             drop them",
+            constant.len(),
+            shown.join(", "),
+            if constant.len() > 8 { ", …" } else { "" }
+        ));
+    }
+    notes
+}
+
 /// Warnings about a fit: a modality without instances (its coefficients
 /// keep their prior), Gibbs chains that disagree, tempering rungs too far
 /// apart, VB's known weaknesses (under-dispersed sds; the degenerate
