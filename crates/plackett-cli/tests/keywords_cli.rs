@@ -178,6 +178,26 @@ fn bad_input_is_refused_with_one_line() {
     // Each known keyword must be in the text, not just one of them.
     let out = extract(&[&f, "--known", "ranking model, zebra"]);
     fails(&out, "known keyword \"zebra\" is not in the document");
+    // A known keyword whose words occur but are filtered out says which
+    // filter dropped it and how to keep it.
+    let out = extract(&[&f, "--known", "worth, gamma", "--min-count", "1"]);
+    fails(
+        &out,
+        "doc.txt: known keyword \"gamma\" is not a candidate word: its stem \"gamma\" occurs 1 \
+         time(s), and --min-count (1) keeps only stems occurring more often",
+    );
+    let out = extract(&[&f, "--known", "worth, with"]);
+    fails(
+        &out,
+        "known keyword \"with\" is not a candidate word: \"with\" occurs, but the part-of-speech \
+         filter keeps nouns, verbs and adjectives only (--word-filter stopwords keeps every word \
+         but function words)",
+    );
+    let out = extract(&[&f, "--known", "worth, with", "--word-filter", "stopwords"]);
+    fails(
+        &out,
+        "\"with\" occurs, but it is a function word (--word-filter none keeps it)",
+    );
     // A keyphrase counts when one of its words is a candidate; the others
     // are noted.
     let out = extract(&[&f, "--known", "worth, zebra model"]);

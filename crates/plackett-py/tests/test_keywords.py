@@ -103,6 +103,11 @@ def test_gibbs_engine_and_options():
 def test_bad_input_raises():
     with pytest.raises(ValueError, match='known keyword "zebra" is not in the document'):
         plackett.extract_keywords("alpha beta gamma delta", ["zebra"])
+    # Words that occur but are filtered out: which filter, and the option.
+    with pytest.raises(ValueError, match=r'known keyword "gamma" is not a candidate word: its stem "gamma" occurs 1 time\(s\), and min_count \(1\) keeps only'):
+        plackett.extract_keywords("alpha beta alpha beta gamma", ["alpha"] + ["gamma"], min_count=1)
+    with pytest.raises(ValueError, match=r'"the" occurs, but the part-of-speech filter .* \(word_filter="stopwords" keeps'):
+        plackett.extract_keywords("the alpha beta gamma delta", ["alpha", "the"])
     with pytest.raises(ValueError, match="no known keyword"):
         plackett.extract_keywords("alpha beta gamma delta", " , ")
     with pytest.raises(ValueError, match="fdr"):

@@ -403,6 +403,7 @@ pub fn extract(document: &str, known: &[String], opts: &ExtractOptions) -> Resul
             Input::Graph => vec![phrase.trim().to_string()],
         };
         let mut found = false;
+        let first = stems.first().cloned();
         for s in stems {
             match g.index_of(&s) {
                 Some(i) => {
@@ -415,14 +416,22 @@ pub fn extract(document: &str, known: &[String], opts: &ExtractOptions) -> Resul
         // A keyphrase counts if one of its words is a candidate (the others
         // are noted below); one with none is not in the document.
         if !found {
-            return Err(Error::Data(format!(
-                "known keyword \"{}\" is not in the document (none of its words is a candidate word{})",
-                plackett::io::output::short_name(phrase.trim(), 60),
-                match opts.input {
-                    Input::Text => " after normalisation, filtering and stemming",
-                    _ => "",
-                }
-            )));
+            let phrase = plackett::io::output::short_name(phrase.trim(), 60);
+            let filtered = match (&reading, &first) {
+                (Some(r), Some(s)) => opts.pipeline.why_not_candidate(r, s),
+                _ => None,
+            };
+            return Err(Error::Data(match filtered {
+                Some(why) => format!("known keyword \"{phrase}\" is not a candidate word: {why}"),
+                None => format!(
+                    "known keyword \"{phrase}\" is not in the document (none of its words is a \
+                     candidate word{})",
+                    match opts.input {
+                        Input::Text => " after normalisation, filtering and stemming",
+                        _ => "",
+                    }
+                ),
+            }));
         }
     }
     missing.sort();

@@ -314,6 +314,42 @@ impl Pipeline {
         self.min_count_filter(toks)
     }
 
+    /// Why `target`, a stem of a known keyword, is not a candidate of the
+    /// text read as `reading`, if its words occur there: the frequency
+    /// filter (kept, but not often enough) or the word filter (a
+    /// part-of-speech or function-word filter, or no letter). `None` if no
+    /// word of the text has that stem. Parameters in the library's
+    /// backtick form.
+    pub fn why_not_candidate(&self, reading: &Reading, target: &str) -> Option<String> {
+        let words = reading.sentences.iter().flatten();
+        let kept = words
+            .clone()
+            .filter(|t| t.kept && reading.stem_of(&t.word) == Some(target))
+            .count();
+        if kept > 0 {
+            return Some(format!(
+                "its stem \"{target}\" occurs {kept} time(s), and `min_count` ({}) keeps only \
+                 stems occurring more often",
+                self.min_count_exclusive
+            ));
+        }
+        let t = words
+            .filter(|t| !t.kept && t.pos.as_deref() != Some("PUNCT"))
+            .find(|t| stem(&t.word) == target)?;
+        Some(format!(
+            "\"{}\" occurs, but {}",
+            plackett::io::output::short_name(&t.word, 40),
+            match self.filter {
+                WordFilter::PartOfSpeech => {
+                    "the part-of-speech filter keeps nouns, verbs and adjectives only \
+                     (`word_filter=stopwords` keeps every word but function words)"
+                }
+                WordFilter::StopWords => "it is a function word (`word_filter=none` keeps it)",
+                WordFilter::None => "it has no letter",
+            }
+        ))
+    }
+
     /// Drop the words whose stem occurs `min_count_exclusive` times or
     /// fewer.
     fn min_count_filter(&self, mut toks: Vec<(String, String)>) -> Vec<(String, String)> {
