@@ -591,3 +591,13 @@ def test_simulate_equals_the_cli(flags, kw, tmp_path):
 def test_simulate_bad_options_raise(kw, exc, fragment):
     with pytest.raises(exc, match=fragment):
         plackett.simulate(**kw)
+
+
+def test_error_advice_is_valid_python():
+    """The MLE's refusal names its remedies as Python arguments (a number
+    as a number, a word as a string), and following them fits."""
+    data = [[0, 1], [0, 1], [1, 2]]
+    with pytest.raises(ValueError, match=r'remedies: pseudo=0\.5 \(pseudo-rankings against a ghost item\), engine="map"'):
+        plackett.fit(data)
+    assert plackett.fit(data, pseudo=0.5).log_worth.shape == (3,)
+    assert plackett.fit(data, engine="map").log_worth.shape == (3,)

@@ -205,6 +205,13 @@ pub fn render_params(text: &str, style: ParamStyle) -> String {
                     out.push_str(v);
                 }
                 (ParamStyle::Python, None) => out.push_str(name),
+                // A number is a Python number (`pseudo=0.5`), a word a
+                // string (`engine="gibbs"`).
+                (ParamStyle::Python, Some(v)) if v.parse::<f64>().is_ok() => {
+                    out.push_str(name);
+                    out.push('=');
+                    out.push_str(v);
+                }
                 (ParamStyle::Python, Some(v)) => {
                     out.push_str(name);
                     out.push_str("=\"");
@@ -235,5 +242,14 @@ mod tests {
             "use engine=\"gibbs\" or raise prior_shape; keep `x y`"
         );
         assert_eq!(render_params("a ` b", ParamStyle::Cli), "a ` b");
+        // Numbers stay numbers in Python.
+        assert_eq!(
+            render_params("`pseudo=0.5`, `samples=200`", ParamStyle::Python),
+            "pseudo=0.5, samples=200"
+        );
+        assert_eq!(
+            render_params("`pseudo=0.5`", ParamStyle::Cli),
+            "--pseudo 0.5"
+        );
     }
 }
