@@ -438,3 +438,25 @@ fn aggregate_and_evaluate_default_to_a_table() {
     assert!(t.contains("UA top-k acc") && !t.contains('{'), "{t}");
     common::fails(&ev(&["--output", "csv"]), "evaluate writes table or json");
 }
+
+/// A selected case whose annotators listed no class is refused naming the
+/// file and the case's line (it named neither); unselected ones do not
+/// matter.
+#[test]
+fn a_case_without_annotations_is_named_by_file_and_line() {
+    let d = common::tmpdir("gt-empty-case");
+    let f = d.join("e.json");
+    std::fs::write(&f, "[[[[0]]],\n [],\n [[[1]],[]]]\n").unwrap();
+    let run = |extra: &[&str]| {
+        common::bin()
+            .args(["aggregate", f.to_str().unwrap(), "--classes", "3"])
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    common::fails(
+        &run(&[]),
+        "e.json:2: case 1 has no annotations (no annotator listed a class)",
+    );
+    common::assert_ok(&run(&["--cases", "0,2"]));
+}

@@ -156,6 +156,7 @@ impl PySelectors {
             n_classes: self.sel.n_classes,
             empty_dropped: self.sel.empty_dropped,
             lines: self.sel.lines[start..stop].to_vec(),
+            source: self.sel.source.clone(),
         };
         Ok(PySelectors {
             sel,

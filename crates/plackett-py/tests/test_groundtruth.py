@@ -115,6 +115,12 @@ def test_bad_selectors_raise_with_place(tmp_path):
         plackett.aggregate(str(bad))
     with pytest.raises(ValueError, match="class id must be a non-negative integer"):
         plackett.aggregate([[[["x"]]]])
+    # A case nobody annotated: the file and the case's line.
+    empty = tmp_path / "empty.json"
+    empty.write_text("[[[[0]]],\n [],\n [[[1]]]]\n")
+    with pytest.raises(ValueError, match=r"empty\.json:2: case 1 has no annotations"):
+        plackett.aggregate(str(empty), classes=3)
+    assert len(plackett.aggregate(str(empty), classes=3, cases=[0, 2]).cases) == 2
     with pytest.raises(TypeError):
         plackett.aggregate(3.5)
     with pytest.raises(ValueError, match="predictions"):

@@ -268,7 +268,11 @@ pub fn run(
                 let anns = &sel.cases[cases[pos]];
                 let case = cases[pos] + cfg.case_offset;
                 if anns.is_empty() {
-                    return Err(Error::Data(format!("case {case} has no annotations")));
+                    return Err(Error::input(
+                        &sel.source,
+                        sel.lines.get(cases[pos]).copied(),
+                        format!("case {case} has no annotations (no annotator listed a class)"),
+                    ));
                 }
                 let (s, moments, split) = sample_case(
                     anns,

@@ -23,6 +23,8 @@ pub struct Selectors {
     pub empty_dropped: usize,
     /// Line of each case in the file.
     pub lines: Vec<usize>,
+    /// What messages call the file (its path, or the name given for text).
+    pub source: String,
 }
 
 /// Parse and validate a selectors file. Class ids must be below
@@ -135,6 +137,7 @@ pub fn parse_selectors(name: &str, text: &str, n_classes: Option<usize>) -> Resu
         cases: out,
         empty_dropped: empty,
         lines,
+        source: name.to_string(),
     })
 }
 
