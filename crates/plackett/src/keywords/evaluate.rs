@@ -462,6 +462,33 @@ pub fn evaluate_observed(
     opts: &EvalOptions,
     observer: Option<&crate::observer::SharedObserver>,
 ) -> Result<EvalTable> {
+    let (methods, rate_index) = methods_of(opts)?;
+    let scoring = Scoring {
+        opts,
+        methods: &methods,
+        df: document_frequencies(corpus),
+        n_documents: corpus.documents.len(),
+    };
+    // Documents in parallel, their draws in turn.
+    let results: Vec<Result<Vec<DocResult>>> = corpus
+        .documents
+        .par_iter()
+        .enumerate()
+        .map(|(di, doc)| scoring.document(di, doc, observer))
+        .collect();
+    let mut by_draw: Vec<Vec<DocResult>> = (0..opts.draws).map(|_| Vec::new()).collect();
+    for r in results {
+        for (t, d) in r?.into_iter().enumerate() {
+            by_draw[t].push(d);
+        }
+    }
+    pool(opts, methods, rate_index, &by_draw, corpus.documents.len())
+}
+
+/// Check the evaluation's options; the methods in table order (VBSS first
+/// unless left out, then the listed ones, then the external columns) and
+/// the index of the one whose selections set the cut methods' rates.
+fn methods_of(opts: &EvalOptions) -> Result<(Vec<Method>, usize)> {
     opts.vbss.check()?;
     if opts.k == 0 {
         return Err(Error::param("known_count", "must be at least 1"));
@@ -542,160 +569,213 @@ pub fn evaluate_observed(
             ));
         }
     };
-    // Document frequencies over the whole corpus (TF-IDF, leave-one-out).
-    let vocab: Vec<HashSet<&str>> = corpus
-        .documents
-        .iter()
-        .map(|d| d.tokens.iter().map(|s| s.as_str()).collect())
-        .collect();
+    Ok((methods, rate_index))
+}
+
+/// Document frequencies over the whole corpus (TF-IDF, leave-one-out).
+fn document_frequencies(corpus: &Corpus) -> HashMap<&str, usize> {
     let mut df: HashMap<&str, usize> = HashMap::new();
-    for v in &vocab {
-        for w in v {
+    for d in &corpus.documents {
+        let vocab: HashSet<&str> = d.tokens.iter().map(|s| s.as_str()).collect();
+        for w in vocab {
             *df.entry(w).or_default() += 1;
         }
     }
-    // Documents in parallel, their draws in turn: the prior's
-    // eigendecomposition does not depend on the known keywords, so later
-    // draws reuse it.
-    let results: Vec<Result<Vec<(usize, DocResult)>>> = corpus
-        .documents
-        .par_iter()
-        .enumerate()
-        .map(|(di, doc)| {
-            let g = WordGraph::from_tokens(&doc.tokens, opts.window, opts.self_loops)
-                .map_err(|e| Error::Data(format!("document {}: {e}", doc.id)))?;
-            let truth = truth_indices(&g, doc);
-            if truth.len() < opts.min_keywords {
-                crate::observer::advance(observer, opts.draws)?;
-                return Ok(Vec::new());
-            }
-            let mut base: Option<ThetaPrior> = None;
-            let mut out = Vec::with_capacity(opts.draws);
-            for draw in 0..opts.draws {
-                crate::observer::advance(observer, 1)?;
-                let y = draw_known(&truth, g.len(), opts.k, opts.seed, di, draw);
-                let observed: Vec<usize> = (0..y.len()).filter(|&i| y[i]).collect();
-                let mut seconds = vec![0.0; methods.len()];
-                let mut rankings = vec![Vec::new(); methods.len()];
-                let t = Instant::now();
-                let prior = match &base {
-                    None => ThetaPrior::from_graph(&g, &y, opts.damping, opts.scale)?,
-                    Some(b) => b.with_labels(&y, opts.scale)?,
-                };
-                // VBSS's time includes the prior's eigendecomposition (the
-                // other methods reuse it).
-                let prior_seconds = t.elapsed().as_secs_f64();
-                let mut own_sel: Vec<Option<Vec<Vec<usize>>>> = vec![None; methods.len()];
-                let mut code_converged = true;
-                let mut vbss_run = None;
-                for (mi, m) in methods.iter().enumerate() {
-                    let t = Instant::now();
-                    let score = match m {
-                        Method::Vbss => {
-                            let fit = fit_vbss(&prior, &y, &opts.vbss)
-                                .map_err(|e| Error::Data(format!("document {}: {e}", doc.id)))?;
-                            let p = fit.probabilities(opts.probability);
-                            own_sel[mi] = Some(
-                                opts.gammas
-                                    .iter()
-                                    .map(|&gm| bayesian_fdr_select(p, gm))
-                                    .collect(),
-                            );
-                            vbss_run = Some((fit.iterations, fit.converged));
-                            p.to_vec()
-                        }
-                        Method::External(e) => {
-                            let ext = &opts.external[*e];
-                            let sc = ext.scores.get(&doc.id);
-                            g.words
-                                .iter()
-                                .map(|w| {
-                                    sc.and_then(|m| m.get(w))
-                                        .copied()
-                                        .unwrap_or(f64::NEG_INFINITY)
-                                })
-                                .collect()
-                        }
-                        Method::Bss => {
-                            let o = BssOptions {
-                                seed: opts.bss.seed ^ (di as u64).wrapping_mul(0x9E37_79B9),
-                                ..opts.bss
-                            };
-                            let f = fit_bss(&g, &y, &o)
-                                .map_err(|e| Error::Data(format!("document {}: {e}", doc.id)))?;
-                            // The authors' rule: known keywords forced to 1.
-                            let p = forced(&f.p_median, &y);
-                            own_sel[mi] = Some(
-                                opts.gammas
-                                    .iter()
-                                    .map(|&gm| bayesian_fdr_select(&p, gm))
-                                    .collect(),
-                            );
-                            p
-                        }
-                        Method::VbssCode => {
-                            let f = fit_vbss_code(&prior, &y, &opts.vbss)
-                                .map_err(|e| Error::Data(format!("document {}: {e}", doc.id)))?;
-                            code_converged = f.converged;
-                            own_sel[mi] = Some(
-                                opts.gammas
-                                    .iter()
-                                    .map(|&gm| bayesian_fdr_select(&f.p_forced, gm))
-                                    .collect(),
-                            );
-                            f.p_forced
-                        }
-                        // SS is VBSS's prior mean.
-                        Method::Ss => prior.theta0.clone(),
-                        Method::TextRank => text_rank_given(&prior, &g, opts.damping)?,
-                        Method::PositionRank => position_rank_given(&prior, &g, opts.damping)?,
-                        Method::TfIdf => {
-                            let dfo: Vec<usize> = g
-                                .words
-                                .iter()
-                                .map(|w| df.get(w.as_str()).copied().unwrap_or(1) - 1)
-                                .collect();
-                            tf_idf(&g, &dfo, corpus.documents.len() - 1)
-                        }
-                    };
-                    // Methods with their own FDR selection are not cut by rank.
-                    if own_sel[mi].is_none() {
-                        rankings[mi] = top_by_score(&score, score.len());
-                    }
-                    seconds[mi] = t.elapsed().as_secs_f64()
-                        + if *m == Method::Vbss {
-                            prior_seconds
-                        } else {
-                            0.0
-                        };
-                }
-                out.push((
-                    draw,
-                    DocResult {
-                        id: doc.id.clone(),
-                        vbss_run,
-                        n: g.len(),
-                        truth: truth.iter().copied().collect(),
-                        observed,
-                        own_sel,
-                        rankings,
-                        seconds,
-                        code_converged,
-                    },
-                ));
-                if base.is_none() {
-                    base = Some(prior);
-                }
-            }
-            Ok(out)
-        })
-        .collect();
-    let mut by_draw: Vec<Vec<DocResult>> = (0..opts.draws).map(|_| Vec::new()).collect();
-    for r in results {
-        for (t, d) in r? {
-            by_draw[t].push(d);
+    df
+}
+
+/// What scoring one document needs of the whole evaluation.
+struct Scoring<'a> {
+    opts: &'a EvalOptions,
+    methods: &'a [Method],
+    df: HashMap<&'a str, usize>,
+    n_documents: usize,
+}
+
+/// One method's scores of one draw, and what it reports besides.
+struct MethodRun {
+    score: Vec<f64>,
+    /// The method's own FDR selection per γ (VBSS, VBSS-code, BSS).
+    own: Option<Vec<Vec<usize>>>,
+    /// VBSS's map evaluations and convergence.
+    vbss_run: Option<(usize, bool)>,
+    /// Whether the reference-code iteration converged.
+    code_converged: Option<bool>,
+}
+
+impl Scoring<'_> {
+    /// Every draw of document `di` (none if it has too few ground-truth
+    /// keywords among its candidates). The prior's eigendecomposition does
+    /// not depend on the known keywords, so later draws reuse it.
+    fn document(
+        &self,
+        di: usize,
+        doc: &Document,
+        observer: Option<&crate::observer::SharedObserver>,
+    ) -> Result<Vec<DocResult>> {
+        let opts = self.opts;
+        let in_doc = |e: Error| Error::Data(format!("document {}: {e}", doc.id));
+        let g =
+            WordGraph::from_tokens(&doc.tokens, opts.window, opts.self_loops).map_err(in_doc)?;
+        let truth = truth_indices(&g, doc);
+        if truth.len() < opts.min_keywords {
+            crate::observer::advance(observer, opts.draws)?;
+            return Ok(Vec::new());
         }
+        let mut base: Option<ThetaPrior> = None;
+        let mut out = Vec::with_capacity(opts.draws);
+        for draw in 0..opts.draws {
+            crate::observer::advance(observer, 1)?;
+            let y = draw_known(&truth, g.len(), opts.k, opts.seed, di, draw);
+            let observed: Vec<usize> = (0..y.len()).filter(|&i| y[i]).collect();
+            let n_methods = self.methods.len();
+            let mut seconds = vec![0.0; n_methods];
+            let mut rankings = vec![Vec::new(); n_methods];
+            let t = Instant::now();
+            let prior = match &base {
+                None => ThetaPrior::from_graph(&g, &y, opts.damping, opts.scale),
+                Some(b) => b.with_labels(&y, opts.scale),
+            }
+            .map_err(in_doc)?;
+            // VBSS's time includes the prior's eigendecomposition (the
+            // other methods reuse it).
+            let prior_seconds = t.elapsed().as_secs_f64();
+            let mut own_sel: Vec<Option<Vec<Vec<usize>>>> = vec![None; n_methods];
+            let mut code_converged = true;
+            let mut vbss_run = None;
+            for (mi, m) in self.methods.iter().enumerate() {
+                let t = Instant::now();
+                let run = self.method(*m, di, doc, &g, &prior, &y).map_err(in_doc)?;
+                vbss_run = vbss_run.or(run.vbss_run);
+                code_converged &= run.code_converged.unwrap_or(true);
+                // Methods with their own FDR selection are not cut by rank.
+                match run.own {
+                    Some(own) => own_sel[mi] = Some(own),
+                    None => rankings[mi] = top_by_score(&run.score, run.score.len()),
+                }
+                seconds[mi] = t.elapsed().as_secs_f64()
+                    + if *m == Method::Vbss {
+                        prior_seconds
+                    } else {
+                        0.0
+                    };
+            }
+            out.push(DocResult {
+                id: doc.id.clone(),
+                vbss_run,
+                n: g.len(),
+                truth: truth.iter().copied().collect(),
+                observed,
+                own_sel,
+                rankings,
+                seconds,
+                code_converged,
+            });
+            if base.is_none() {
+                base = Some(prior);
+            }
+        }
+        Ok(out)
     }
+
+    /// Method `m`'s scores of the candidates of `g` given the known
+    /// keywords `y`, and its own selections if it has an FDR rule.
+    fn method(
+        &self,
+        m: Method,
+        di: usize,
+        doc: &Document,
+        g: &WordGraph,
+        prior: &ThetaPrior,
+        y: &[bool],
+    ) -> Result<MethodRun> {
+        let opts = self.opts;
+        let select = |p: &[f64]| -> Vec<Vec<usize>> {
+            opts.gammas
+                .iter()
+                .map(|&gm| bayesian_fdr_select(p, gm))
+                .collect()
+        };
+        let scores = |score: Vec<f64>| MethodRun {
+            score,
+            own: None,
+            vbss_run: None,
+            code_converged: None,
+        };
+        Ok(match m {
+            Method::Vbss => {
+                let fit = fit_vbss(prior, y, &opts.vbss)?;
+                let p = fit.probabilities(opts.probability);
+                MethodRun {
+                    own: Some(select(p)),
+                    score: p.to_vec(),
+                    vbss_run: Some((fit.iterations, fit.converged)),
+                    code_converged: None,
+                }
+            }
+            Method::External(e) => {
+                let sc = opts.external[e].scores.get(&doc.id);
+                scores(
+                    g.words
+                        .iter()
+                        .map(|w| {
+                            sc.and_then(|m| m.get(w))
+                                .copied()
+                                .unwrap_or(f64::NEG_INFINITY)
+                        })
+                        .collect(),
+                )
+            }
+            Method::Bss => {
+                let o = BssOptions {
+                    seed: opts.bss.seed ^ (di as u64).wrapping_mul(0x9E37_79B9),
+                    ..opts.bss
+                };
+                let f = fit_bss(g, y, &o)?;
+                // The authors' rule: known keywords forced to 1.
+                let p = forced(&f.p_median, y);
+                MethodRun {
+                    own: Some(select(&p)),
+                    score: p,
+                    vbss_run: None,
+                    code_converged: None,
+                }
+            }
+            Method::VbssCode => {
+                let f = fit_vbss_code(prior, y, &opts.vbss)?;
+                MethodRun {
+                    own: Some(select(&f.p_forced)),
+                    code_converged: Some(f.converged),
+                    score: f.p_forced,
+                    vbss_run: None,
+                }
+            }
+            // SS is VBSS's prior mean.
+            Method::Ss => scores(prior.theta0.clone()),
+            Method::TextRank => scores(text_rank_given(prior, g, opts.damping)?),
+            Method::PositionRank => scores(position_rank_given(prior, g, opts.damping)?),
+            Method::TfIdf => {
+                let dfo: Vec<usize> = g
+                    .words
+                    .iter()
+                    .map(|w| self.df.get(w.as_str()).copied().unwrap_or(1) - 1)
+                    .collect();
+                scores(tf_idf(g, &dfo, self.n_documents - 1))
+            }
+        })
+    }
+}
+
+/// The table: per γ the rate set by method `rate_index`'s selections, and
+/// every method's precision, recall and F pooled over documents and draws
+/// (`by_draw[t]`: draw `t`'s documents, the same documents in every draw).
+fn pool(
+    opts: &EvalOptions,
+    methods: Vec<Method>,
+    rate_index: usize,
+    by_draw: &[Vec<DocResult>],
+    documents_given: usize,
+) -> Result<EvalTable> {
     if by_draw[0].is_empty() {
         return Err(Error::Data(format!(
             "no document has at least {} ground-truth keywords among its candidates",
@@ -713,7 +793,7 @@ pub fn evaluate_observed(
         // Per method: pooled counts and the F of each draw.
         let mut pooled = vec![(0usize, 0usize, 0usize); methods.len()];
         let mut fs = vec![Vec::new(); methods.len()];
-        for draw_docs in &by_draw {
+        for draw_docs in by_draw {
             let total: usize = draw_docs
                 .iter()
                 .map(|d| d.own_sel[rate_index].as_ref().expect("own selection")[gi].len())
@@ -750,7 +830,7 @@ pub fn evaluate_observed(
         .collect();
     Ok(EvalTable {
         documents: docs.len(),
-        documents_given: corpus.documents.len(),
+        documents_given,
         candidates,
         keywords,
         k: opts.k,
