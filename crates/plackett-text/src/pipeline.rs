@@ -209,11 +209,14 @@ impl Pipeline {
     }
 
     /// [`Pipeline::tagged`], with the tags left out (`pos: None` for every
-    /// word) unless `tags` or the filter needs them: the one reading of a
-    /// text that [`Pipeline::candidate_words_in`] and the keyphrases share.
+    /// word) unless `tags`: the one reading of a text that
+    /// [`Pipeline::candidate_words_in`] and the keyphrases share. (The
+    /// part-of-speech filter tags the words either way; a reading without
+    /// `tags` saves naming each tag.)
     pub fn read(&self, text: &str, tags: bool) -> Vec<Vec<TaggedToken>> {
         let lower = text.to_lowercase();
         let tagger = BrillTagger::english();
+        let named = tags;
         let tags = tags || self.filter == WordFilter::PartOfSpeech;
         let mut out = Vec::new();
         for (a, b) in sentence_spans(&lower) {
@@ -246,7 +249,11 @@ impl Pipeline {
                     let t = TaggedToken {
                         kept: keep[k]
                             && (!self.letters_only || word.chars().any(char::is_alphabetic)),
-                        pos: tags[k].map(|u| format!("{u:?}")),
+                        pos: if named {
+                            tags[k].map(|u| format!("{u:?}"))
+                        } else {
+                            None
+                        },
                         word,
                     };
                     k += 1;
