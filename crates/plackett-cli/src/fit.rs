@@ -294,9 +294,30 @@ fn parse_item_cols(s: Option<&str>) -> Result<Option<(String, String)>> {
 }
 
 /// Read held-out data over the fitted universe (unknown items are errors).
-pub(crate) fn load_with_universe(a: &DataArgs, items: &plackett::data::Items) -> Result<Dataset> {
+/// Read `a` over a fixed item set (a model's, or the training data's for
+/// `--test`): an item outside it is named as not an item of `whose`, not
+/// of a declared universe the user never declared.
+pub(crate) fn load_with_universe(
+    a: &DataArgs,
+    items: &plackett::data::Items,
+    whose: &str,
+) -> Result<Dataset> {
     let opts = read_options(a, Some(ItemsSpec::Names(items.names().to_vec())))?;
-    Ok(read_path(&a.file, &opts)?)
+    read_path(&a.file, &opts).map_err(|e| {
+        let m = e.to_string();
+        let declared = "is not in the declared universe (`items`)";
+        if m.contains(declared) {
+            anyhow::anyhow!(
+                "{}",
+                m.replace(
+                    declared,
+                    &format!("is not an item of {whose} ({} items)", items.len())
+                )
+            )
+        } else {
+            e.into()
+        }
+    })
 }
 
 /// The library's reader options for the data flags, over `items`.
@@ -724,7 +745,7 @@ pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
     if let Some(test_path) = &a.test {
         let mut ta = a.data.clone();
         ta.file = test_path.clone();
-        let test = load_with_universe(&ta, ds.items())?;
+        let test = load_with_universe(&ta, ds.items(), "the training data")?;
         report.predictive_log_likelihood = Some(match &post {
             Some(p) => p
                 .predictive_log_likelihood(&test)

@@ -160,7 +160,7 @@ pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
     if let Some(test_path) = &a.test {
         let mut ta = a.data.clone();
         ta.file = test_path.clone();
-        let test = load_with_universe(&ta, ds.items())?;
+        let test = load_with_universe(&ta, ds.items(), "the training data")?;
         let f = &fits[selected];
         let (ll, _) = mixture_log_likelihood(&test, &f.weights, &f.log_worths)?;
         report.predictive_log_likelihood = Some(ll);

@@ -93,24 +93,7 @@ pub fn run(a: &PredictArgs) -> Result<()> {
 /// The data of `a`, read over a model's item `names`.
 fn load_over(a: &PredictArgs, names: &[String]) -> Result<Dataset> {
     let items = Items::from_names(names).map_err(|e| anyhow::anyhow!("{}: {e}", a.model))?;
-    load_with_universe(&a.data, &items).map_err(|e| {
-        anyhow::anyhow!(
-            "{}",
-            format!("{e:#}")
-                .replace(
-                    "is not in the declared universe (`items`)",
-                    "is not in the declared universe (--items)"
-                )
-                .replace(
-                    "is not in the declared universe (--items)",
-                    &format!(
-                        "is not an item of the model {} (it has {} items)",
-                        a.model,
-                        items.len()
-                    )
-                )
-        )
-    })
+    load_with_universe(&a.data, &items, &format!("the model {}", a.model))
 }
 
 /// A library error about the data, as one line naming the data file.

@@ -184,3 +184,33 @@ fn ep_refuses_ties_and_names_alternatives() {
         );
     }
 }
+
+/// A held-out file (`--test`) naming an item the training data lack is
+/// refused as not an item of the training data — it used to say "not in
+/// the declared universe (--items)", a flag the user never gave — for one
+/// population and for mixtures alike, and nothing is written.
+#[test]
+fn a_test_item_outside_the_training_data_is_named_as_such() {
+    let d = tmpdir("test-unseen");
+    let (tr, te, out) = (d.join("tr.csv"), d.join("te.csv"), d.join("out.json"));
+    std::fs::write(
+        &tr,
+        "judge,item,rank\n1,A,1\n1,B,2\n2,B,1\n2,A,2\n3,A,1\n3,C,2\n4,C,1\n4,B,2\n",
+    )
+    .unwrap();
+    std::fs::write(&te, "judge,item,rank\n1,A,1\n1,Z,2\n").unwrap();
+    for extra in [&[][..], &["--components", "2"][..]] {
+        let o = bin()
+            .args(["fit", tr.to_str().unwrap(), "--ranking-col", "judge"])
+            .args(["--engine", "map", "--test", te.to_str().unwrap()])
+            .args(["--out", out.to_str().unwrap()])
+            .args(extra)
+            .output()
+            .unwrap();
+        common::fails(
+            &o,
+            "te.csv:3: item \"Z\" is not an item of the training data (3 items)",
+        );
+        assert!(!out.exists());
+    }
+}
