@@ -442,3 +442,61 @@ fn mixture_reports_carry_the_data_notes() {
         );
     }
 }
+
+/// Three components for seven rankings of three items: maximum likelihood
+/// lets a component specialise in rankings that never choose an item
+/// first, and that item's log-worth runs off to hundreds below the rest
+/// while EM reports convergence. The report says those log-worths are not
+/// estimates and names the items; MAP keeps them finite and draws no note.
+#[test]
+fn boundary_components_are_noted() {
+    let d = tmpdir("mixture-boundary");
+    let f = d.join("b.json");
+    std::fs::write(
+        &f,
+        "[[0,1,2],[0,1,2],[2,1,0],[2,1,0],[1,0,2],[1,2,0],[0,2,1]]",
+    )
+    .unwrap();
+    let f = f.to_str().unwrap();
+    let v = json(&run(&[f, "--components", "3", "--output", "json"]));
+    let notes: Vec<String> = v["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap().to_string())
+        .collect();
+    let boundary: Vec<&String> = notes.iter().filter(|n| n.contains("boundary")).collect();
+    assert!(!boundary.is_empty(), "{notes:?}");
+    for n in &boundary {
+        assert!(
+            n.contains("are 0 to double precision") && n.contains("--engine map"),
+            "{n}"
+        );
+    }
+    // Every flagged item is indeed more than 36 below its component's best.
+    let comps = v["components"].as_array().unwrap();
+    let flagged = comps
+        .iter()
+        .filter(|c| {
+            let lw: Vec<f64> = c["items"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|i| i["log_worth"].as_f64().unwrap())
+                .collect();
+            let top = lw.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            lw.iter().any(|&l| l - top < -36.0)
+        })
+        .count();
+    assert_eq!(flagged, boundary.len(), "{notes:?}");
+    let v = json(&run(&[
+        f,
+        "--components",
+        "3",
+        "--engine",
+        "map",
+        "--output",
+        "json",
+    ]));
+    assert!(!v["notes"].to_string().contains("boundary"));
+}

@@ -239,8 +239,47 @@ type StartRun = (Vec<f64>, Iterate, usize, bool);
 /// (the EM would drift to ever larger log-worths and call it converged).
 pub fn fit_mixture(ds: &Dataset, opts: &MixtureOptions) -> Result<MixtureFit> {
     let mut fit = fit_mixture_unnoted(ds, opts)?;
+    if fit.engine == "mle" {
+        fit.notes.extend(boundary_notes(&fit, ds.items()));
+    }
     fit.notes.extend(crate::posterior::fitted::data_notes(ds));
     Ok(fit)
+}
+
+/// Below this log-worth relative to a component's best item a worth is 0
+/// to double precision in every choice probability (`e^-36 < 2^-52`).
+const BOUNDARY_LOG_RATIO: f64 = -36.0;
+
+/// Maximum-likelihood components whose estimate lies on the boundary: with
+/// several components one can specialise in rankings that never choose
+/// some items before the others, and its likelihood keeps rising as their
+/// worths go to 0, so EM stops at log-worths set by its tolerance (tens or
+/// hundreds below the rest), not at estimates. One note per component,
+/// naming the items.
+fn boundary_notes(fit: &MixtureFit, items: &crate::data::Items) -> Vec<String> {
+    let mut notes = Vec::new();
+    for (g, lw) in fit.log_worths.iter().enumerate() {
+        let top = lw.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let low: Vec<&str> = (0..lw.len())
+            .filter(|&i| lw[i] - top < BOUNDARY_LOG_RATIO)
+            .map(|i| items.name(i as u32))
+            .collect();
+        if low.is_empty() {
+            continue;
+        }
+        let shown = low.iter().take(8).copied().collect::<Vec<_>>().join(", ");
+        notes.push(format!(
+            "component {}: the worths of {} item(s) ({shown}{}) are 0 to double precision \
+             (log-worths more than 36 below the component's best): maximum likelihood drives \
+             them to the boundary (the rankings this component explains never choose them before \
+             the rest), so their log-worths are where EM stopped, not estimates; `engine=map` (a \
+             Gamma prior, PLMIX's MAP) keeps every worth positive",
+            g + 1,
+            low.len(),
+            if low.len() > 8 { ", …" } else { "" }
+        ));
+    }
+    notes
 }
 
 fn fit_mixture_unnoted(ds: &Dataset, opts: &MixtureOptions) -> Result<MixtureFit> {
