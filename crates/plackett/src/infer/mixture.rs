@@ -239,7 +239,9 @@ type StartRun = (Vec<f64>, Iterate, usize, bool);
 /// (the EM would drift to ever larger log-worths and call it converged).
 pub fn fit_mixture(ds: &Dataset, opts: &MixtureOptions) -> Result<MixtureFit> {
     let mut fit = fit_mixture_unnoted(ds, opts)?;
-    if fit.engine == "mle" {
+    // A Gamma shape of 1 leaves the worths' mode at the likelihood's,
+    // whatever the rate: the boundary is reachable.
+    if opts.prior_shape == 1.0 {
         fit.notes.extend(boundary_notes(&fit, ds.items()));
     }
     fit.notes.extend(crate::posterior::fitted::data_notes(ds));
@@ -267,16 +269,15 @@ fn boundary_notes(fit: &MixtureFit, items: &crate::data::Items) -> Vec<String> {
         if low.is_empty() {
             continue;
         }
-        let shown = low.iter().take(8).copied().collect::<Vec<_>>().join(", ");
         notes.push(format!(
-            "component {}: the worths of {} item(s) ({shown}{}) are 0 to double precision \
+            "component {}: the worths of {} item(s) ({}) are 0 to double precision \
              (log-worths more than 36 below the component's best): maximum likelihood drives \
              them to the boundary (the rankings this component explains never choose them before \
              the rest), so their log-worths are where EM stopped, not estimates; `engine=map` (a \
              Gamma prior, PLMIX's MAP) keeps every worth positive",
             g + 1,
             low.len(),
-            if low.len() > 8 { ", …" } else { "" }
+            crate::io::output::first_few(&low, 8)
         ));
     }
     notes
@@ -561,18 +562,17 @@ fn mixture_non_existence(
     c: &crate::data::graph::Connectivity,
     items: &crate::data::Items,
 ) -> Error {
-    let names = |ids: &[u32]| ids.iter().map(|&i| items.name(i).to_string()).collect();
-    Error::NotIdentifiable {
-        msg: format!(
+    let mut e = crate::data::graph::non_existence_error(c, items);
+    if let Error::NotIdentifiable { msg, .. } = &mut e {
+        *msg = format!(
             "the mixture's maximum-likelihood estimate does not exist in any component \
              (comparison graph not strongly connected, Hunter 2004 Assumption 1): {}; remedies: \
              `engine=map` (a Gamma prior on the worths, as PLMIX's MAP), `engine=gibbs`, or \
              `exclude` these items",
             crate::data::graph::non_existence_reasons(c, items)
-        ),
-        never_win: names(&c.never_win),
-        never_lose: names(&c.never_lose),
+        );
     }
+    e
 }
 
 /// Subtract the mean (the gauge of reported log-worths).

@@ -330,6 +330,21 @@ pub fn csv_field(s: &str) -> String {
     }
 }
 
+/// The first `max` of `items` joined by ", ", with ", …" when there are
+/// more: a list in a one-line message.
+pub fn first_few<T: std::fmt::Display>(items: &[T], max: usize) -> String {
+    let mut s = items
+        .iter()
+        .take(max)
+        .map(|x| x.to_string())
+        .collect::<Vec<_>>()
+        .join(", ");
+    if items.len() > max {
+        s.push_str(", …");
+    }
+    s
+}
+
 /// `name` cut to `max` characters, with "…" marking the cut, and its
 /// control characters escaped (`\n`), so that a name from a data file or an
 /// argument keeps an error message on one line and a table row on its row.
@@ -789,7 +804,14 @@ pub(crate) fn weighted_total(ds: &crate::data::Dataset) -> Option<f64> {
 
 #[cfg(test)]
 mod tests {
-    use super::short_name;
+    use super::{first_few, short_name};
+
+    #[test]
+    fn first_few_marks_what_it_leaves_out() {
+        assert_eq!(first_few(&[4, 2], 8), "4, 2");
+        assert_eq!(first_few(&["a", "b", "c"], 2), "a, b, …");
+        assert_eq!(first_few::<u8>(&[], 3), "");
+    }
 
     #[test]
     fn short_names_stay_on_one_line() {

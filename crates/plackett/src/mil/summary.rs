@@ -49,15 +49,13 @@ pub fn fit_notes_for(info: &MilFitInfo, bags: &Bags) -> Vec<String> {
     let mut notes = fit_notes(info, bags.counts());
     let constant = bags.constant_features();
     if !constant.is_empty() {
-        let shown: Vec<&str> = constant.iter().take(8).map(String::as_str).collect();
         notes.push(format!(
-            "{} feature(s) constant over the training instances of their modality ({}{}): \
+            "{} feature(s) constant over the training instances of their modality ({}): \
              their instance-level slopes (b, d) are not identified apart from the intercept (a, \
              c), and one constant at 0 says nothing at either level (its rows repeat the prior); \
              drop them",
             constant.len(),
-            shown.join(", "),
-            if constant.len() > 8 { ", …" } else { "" }
+            crate::io::output::first_few(&constant, 8)
         ));
     }
     notes

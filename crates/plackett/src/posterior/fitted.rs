@@ -243,7 +243,6 @@ pub fn data_notes_for(ds: &Dataset, linkage: Linkage) -> Vec<String> {
     }
     let groups = comparison_groups(ds);
     if groups.len() > 1 {
-        let sizes: Vec<String> = groups.iter().take(8).map(|g| g.to_string()).collect();
         let source = match linkage {
             Linkage::Prior => {
                 "worth contrasts between groups come from the prior alone, not from the data"
@@ -254,10 +253,9 @@ pub fn data_notes_for(ds: &Dataset, linkage: Linkage) -> Vec<String> {
             }
         };
         notes.push(format!(
-            "the items fall into {} groups never compared with each other (sizes {}{}): {source}",
+            "the items fall into {} groups never compared with each other (sizes {}): {source}",
             groups.len(),
-            sizes.join(", "),
-            if groups.len() > 8 { ", …" } else { "" }
+            crate::io::output::first_few(&groups, 8)
         ));
     }
     notes
