@@ -492,7 +492,7 @@ fn run_predict(a: &PredictArgs) -> Result<()> {
     let bags = read_bags(&a.file)?;
     model.check_bags(&bags, &a.file)?;
     let pred = model.predict(&bags, a.draws, a.seed)?;
-    for n in plackett::mil::summary::predict_notes(&model) {
+    for n in plackett::mil::summary::predict_notes(&model, Some(bags.counts())) {
         eprintln!("note: {}", crate::cli_text(&n));
     }
     let out = match a.output.as_str() {

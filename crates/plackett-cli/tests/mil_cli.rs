@@ -982,3 +982,48 @@ fn constant_features_are_named_in_a_note() {
         );
     }
 }
+
+/// A model fitted without modality-1 instances keeps that modality's
+/// prior; predicting bags that hold such instances says so (their
+/// p_primary and share of p are the prior's), and bags without them draw
+/// no note. The model file records its training instances per modality.
+#[test]
+fn predictions_from_an_unseen_modality_are_noted() {
+    let dir = tmpdir("mil_unseen_modality");
+    let data = simulate(&dir, 60);
+    let text = std::fs::read_to_string(&data).unwrap();
+    let mut lines = text.lines();
+    let mut uni = String::from(lines.next().unwrap());
+    uni.push('\n');
+    for l in lines.filter(|l| l.split(',').nth(2) == Some("0")) {
+        uni.push_str(l);
+        uni.push('\n');
+    }
+    let uni_path = dir.join("uni.csv");
+    std::fs::write(&uni_path, uni).unwrap();
+    let uni_path = uni_path.to_str().unwrap();
+    let model = dir.join("m.json");
+    assert_ok(&fit_to(uni_path, &[], &model));
+    let m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&model).unwrap()).unwrap();
+    assert_eq!(m["training_instances"][1], 0, "{}", m["training_instances"]);
+    let predict = |file: &str| {
+        bin()
+            .args(["mil", "predict", model.to_str().unwrap(), file])
+            .output()
+            .unwrap()
+    };
+    let o = predict(&data);
+    assert_ok(&o);
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains(
+            "note: the model was fitted without modality-1 instances: that modality's \
+             coefficients are the prior's"
+        ),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let o = predict(uni_path);
+    assert_ok(&o);
+    assert!(!String::from_utf8_lossy(&o.stderr).contains("without modality"));
+}

@@ -103,7 +103,7 @@ impl PyMilModel {
     /// instance-level uncertainty); empty for the default model.
     #[getter]
     fn notes(&self) -> Vec<String> {
-        plackett::mil::summary::predict_notes(&self.model)
+        plackett::mil::summary::predict_notes(&self.model, None)
             .iter()
             .map(|n| plackett::error::render_params(n, plackett::error::ParamStyle::Python))
             .collect()

@@ -93,6 +93,11 @@ pub struct MilModel {
     /// alike, and the coefficients are per component.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub components: Option<Components>,
+    /// Training instances of modality 0 and 1: a modality the model never
+    /// saw keeps its prior, which predictions for bags holding it should
+    /// say. Absent in files written before 2026-11-30.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub training_instances: Option<[usize; 2]>,
 }
 
 /// One component of a VB mixture: a mean-field optimum.
@@ -310,6 +315,7 @@ impl MilModel {
             draws: None,
             scaling: None,
             components: None,
+            training_instances: Some(bags.counts()),
         }
     }
 
@@ -366,6 +372,7 @@ impl MilModel {
             draws: None,
             scaling: None,
             components: None,
+            training_instances: Some(bags.counts()),
         }
     }
 
@@ -392,6 +399,7 @@ impl MilModel {
             draws: Some(rows.into_iter().step_by(step).collect()),
             scaling: None,
             components: None,
+            training_instances: Some(bags.counts()),
         }
     }
 

@@ -21,8 +21,24 @@ const MIN_SWAP_ACCEPTANCE: f64 = 0.05;
 /// instance's `p_primary` average over them. Parameters are named in the
 /// library's backtick form (`error::render_params` spells them for a front
 /// end).
-pub fn predict_notes(model: &MilModel) -> Vec<String> {
+///
+/// `counts` are the instances of modality 0 and 1 in the bags predicted
+/// (`None`: notes for any bags): a modality the model was fitted without
+/// keeps its prior, so those instances' `p_primary` and their share of
+/// `p` come from the prior alone.
+pub fn predict_notes(model: &MilModel, counts: Option<[usize; 2]>) -> Vec<String> {
     let mut notes = Vec::new();
+    if let Some(trained) = model.training_instances {
+        for m in 0..2 {
+            if trained[m] == 0 && counts.is_none_or(|c| c[m] > 0) {
+                notes.push(format!(
+                    "the model was fitted without modality-{m} instances: that modality's \
+                     coefficients are the prior's, so its instances' p_primary and their share of \
+                     p come from the prior alone"
+                ));
+            }
+        }
+    }
     if model.engine == "vb" && !model.instance_level_corrected() {
         let corrected = super::VbCovariance::LinearResponse.name();
         let what = match model.covariance.as_deref() {
