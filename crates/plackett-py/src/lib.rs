@@ -42,6 +42,38 @@ pub(crate) fn err(e: plackett::Error) -> PyErr {
     }
 }
 
+/// Held-out observations for a fit over `names`: a Dataset as given, or
+/// rankings as `plackett.rankings` reads them (lists, arrays, a long frame)
+/// read over those items, an unknown item named as not one of the fit's.
+pub(crate) fn held_out<'py>(
+    py: Python<'py>,
+    data: &Bound<'py, PyAny>,
+    names: &[String],
+) -> PyResult<PyRef<'py, PyDataset>> {
+    if let Ok(d) = data.extract() {
+        return Ok(d);
+    }
+    let kwargs = pyo3::types::PyDict::new(py);
+    kwargs.set_item("items", names.to_vec())?;
+    let read = py
+        .import("plackett")?
+        .getattr("rankings")?
+        .call((data,), Some(&kwargs))
+        .map_err(|e| {
+            // The user passed no `items`: an unknown item is one the fit
+            // does not have.
+            if e.is_instance_of::<PyValueError>(py) {
+                PyValueError::new_err(e.value(py).to_string().replace(
+                    "is not in \"items\"",
+                    &format!("is not an item of this fit ({} items)", names.len()),
+                ))
+            } else {
+                e
+            }
+        })?;
+    Ok(read.extract()?)
+}
+
 /// Refuse a Dataset whose items are not `names` in that order (`what`
 /// names it in the message: "held-out data", "data").
 pub(crate) fn over_items(ds: &Dataset, names: &[String], what: &str) -> PyResult<()> {
@@ -641,13 +673,15 @@ impl FitResult {
             .map_err(err)?;
         Ok(places_array(py, rm))
     }
-    /// Posterior predictive log-likelihood of held-out observations (a
-    /// Dataset over the same items, e.g. from `plackett.read_*` with
-    /// `items=result.items`).
-    fn predictive_log_likelihood(&self, py: Python<'_>, data: &PyDataset) -> PyResult<f64> {
-        over_items(&data.ds, &self.names, "held-out data")?;
+    /// Posterior predictive log-likelihood of held-out observations: a
+    /// Dataset over the same items (e.g. from `plackett.read_*` with
+    /// `items=result.items`), or rankings as `plackett.rankings` reads them
+    /// (lists, arrays, a long frame), read over this fit's items.
+    fn predictive_log_likelihood(&self, py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<f64> {
+        let held_out = held_out(py, data, &self.names)?;
+        over_items(&held_out.ds, &self.names, "held-out data")?;
         let post = &self.post;
-        let ds = &data.ds;
+        let ds = &held_out.ds;
         py.detach(|| post.predictive_log_likelihood(ds))
             .map_err(err)
     }

@@ -287,8 +287,11 @@ impl MixtureResult {
     ) -> PyResult<Bound<'py, numpy::PyArray2<f64>>> {
         self.model().rank_marginals(py, races, seed)
     }
-    /// Mixture log-likelihood of held-out observations over the same items.
-    fn predictive_log_likelihood(&self, data: &PyDataset) -> PyResult<f64> {
+    /// Mixture log-likelihood of held-out observations: a Dataset over the
+    /// same items, or rankings as `plackett.rankings` reads them, read over
+    /// this fit's items.
+    fn predictive_log_likelihood(&self, py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<f64> {
+        let data = crate::held_out(py, data, &self.names)?;
         crate::over_items(&data.ds, &self.names, "held-out data")?;
         let f = self.fit();
         mixture_log_likelihood(&data.ds, &f.weights, &f.log_worths)

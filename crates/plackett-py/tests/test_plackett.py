@@ -601,3 +601,18 @@ def test_error_advice_is_valid_python():
         plackett.fit(data)
     assert plackett.fit(data, pseudo=0.5).log_worth.shape == (3,)
     assert plackett.fit(data, engine="map").log_worth.shape == (3,)
+
+
+def test_predictive_log_likelihood_reads_plain_rankings():
+    """Held-out rankings as lists are read over the fit's items (equal to a
+    Dataset read with items=result.items); an unknown item is named as not
+    one of the fit's. Mixtures alike."""
+    train = [["A", "B", "C"], ["B", "A", "C"], ["A", "C", "B"], ["C", "B", "A"]] * 3
+    test = [["A", "B"], ["C", "A", "B"]]
+    for r in (plackett.fit(train, engine="map"), plackett.fit_mixture(train, 2, "map")):
+        ds = plackett.rankings(test, items=r.items)
+        assert r.predictive_log_likelihood(test) == r.predictive_log_likelihood(ds)
+        with pytest.raises(ValueError, match=r'item "Z" is not an item of this fit \(3 items\)'):
+            r.predictive_log_likelihood([["A", "Z"]])
+        with pytest.raises(TypeError):
+            r.predictive_log_likelihood(3.5)
