@@ -44,11 +44,13 @@ pub(crate) fn err(e: plackett::Error) -> PyErr {
 
 /// Held-out observations for a fit over `names`: a Dataset as given, or
 /// rankings as `plackett.rankings` reads them (lists, arrays, a long frame)
-/// read over those items, an unknown item named as not one of the fit's.
+/// read over those items, an unknown item named as not one of `whose`
+/// ("this fit", "this model").
 pub(crate) fn held_out<'py>(
     py: Python<'py>,
     data: &Bound<'py, PyAny>,
     names: &[String],
+    whose: &str,
 ) -> PyResult<PyRef<'py, PyDataset>> {
     if let Ok(d) = data.extract() {
         return Ok(d);
@@ -65,7 +67,7 @@ pub(crate) fn held_out<'py>(
             if e.is_instance_of::<PyValueError>(py) {
                 PyValueError::new_err(e.value(py).to_string().replace(
                     "is not in \"items\"",
-                    &format!("is not an item of this fit ({} items)", names.len()),
+                    &format!("is not an item of {whose} ({} items)", names.len()),
                 ))
             } else {
                 e
@@ -678,7 +680,7 @@ impl FitResult {
     /// `items=result.items`), or rankings as `plackett.rankings` reads them
     /// (lists, arrays, a long frame), read over this fit's items.
     fn predictive_log_likelihood(&self, py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<f64> {
-        let held_out = held_out(py, data, &self.names)?;
+        let held_out = held_out(py, data, &self.names, "this fit")?;
         over_items(&held_out.ds, &self.names, "held-out data")?;
         let post = &self.post;
         let ds = &held_out.ds;

@@ -291,7 +291,7 @@ impl MixtureResult {
     /// same items, or rankings as `plackett.rankings` reads them, read over
     /// this fit's items.
     fn predictive_log_likelihood(&self, py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<f64> {
-        let data = crate::held_out(py, data, &self.names)?;
+        let data = crate::held_out(py, data, &self.names, "this fit")?;
         crate::over_items(&data.ds, &self.names, "held-out data")?;
         let f = self.fit();
         mixture_log_likelihood(&data.ds, &f.weights, &f.log_worths)

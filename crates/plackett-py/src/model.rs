@@ -59,12 +59,15 @@ impl Model {
     }
     /// Each observation's log-probability at unit weight: the plug-in value
     /// for a point estimate, the posterior predictive mean over the draws
-    /// otherwise (numpy array). `data` must be read over `model.items`.
+    /// otherwise (numpy array). `data`: a Dataset read over `model.items`,
+    /// or rankings as `plackett.rankings` reads them (read over them here).
     fn predict<'py>(
         &self,
         py: Python<'py>,
-        data: &PyDataset,
+        data: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        let data = crate::held_out(py, data, &self.m.items, "this model")?;
+        let data = &*data;
         over_items(data, &self.m.items)?;
         let v = py.detach(|| self.m.predict(&data.ds)).map_err(err)?;
         Ok(PyArray1::from_vec(py, v))
@@ -170,12 +173,15 @@ impl MixtureModel {
             .into_pyarray(py)
     }
     /// Each observation's log-probability at unit weight, `log Σ_g ω_g
-    /// PL(o | λ_g)` (numpy array), as `plackett predict` gives it.
+    /// PL(o | λ_g)` (numpy array), as `plackett predict` gives it. `data` as
+    /// for `Model.predict`.
     fn predict<'py>(
         &self,
         py: Python<'py>,
-        data: &PyDataset,
+        data: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        let data = crate::held_out(py, data, &self.m.items, "this model")?;
+        let data = &*data;
         let p = py.detach(|| self.predicted(data))?;
         Ok(PyArray1::from_vec(py, p.log_probability))
     }
@@ -184,8 +190,10 @@ impl MixtureModel {
     fn membership<'py>(
         &self,
         py: Python<'py>,
-        data: &PyDataset,
+        data: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, numpy::PyArray2<f64>>> {
+        let data = crate::held_out(py, data, &self.m.items, "this model")?;
+        let data = &*data;
         let p = py.detach(|| self.predicted(data))?;
         let (n, g) = (p.membership.len(), self.m.components());
         let flat: Vec<f64> = p.membership.into_iter().flatten().collect();

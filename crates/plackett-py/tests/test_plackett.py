@@ -616,3 +616,18 @@ def test_predictive_log_likelihood_reads_plain_rankings():
             r.predictive_log_likelihood([["A", "Z"]])
         with pytest.raises(TypeError):
             r.predictive_log_likelihood(3.5)
+
+
+def test_saved_models_predict_plain_rankings():
+    """Model.predict and MixtureModel.predict/membership read lists over the
+    model's items, as a Dataset read with items=model.items."""
+    train = [["A", "B", "C"], ["B", "A", "C"], ["A", "C", "B"], ["C", "B", "A"]] * 3
+    test = [["A", "B"], ["C", "A", "B"]]
+    m = plackett.fit(train, engine="map").model()
+    mx = plackett.fit_mixture(train, 2, "map").model()
+    for model in (m, mx):
+        ds = plackett.rankings(test, items=model.items)
+        np.testing.assert_array_equal(model.predict(test), model.predict(ds))
+        with pytest.raises(ValueError, match=r'item "Z" is not an item of this model \(3 items\)'):
+            model.predict([["Z", "A"]])
+    np.testing.assert_array_equal(mx.membership(test), mx.membership(plackett.rankings(test, items=mx.items)))
