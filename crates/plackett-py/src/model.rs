@@ -323,15 +323,18 @@ impl AdherenceModel {
     /// Each observation's log-probability at unit weight (numpy array): by
     /// its ranker's adherence when the model knows the ranker (by name),
     /// else integrated over the adherence prior; the mean over the draws
-    /// for a sampled model. `data` must be read over `model.items`;
+    /// for a sampled model. `data`: a Dataset read over `model.items`, or
+    /// rankings as `plackett.rankings` reads them (read over them here);
     /// `rankers` names each observation's ranker when `data` carries none.
     #[pyo3(signature = (data, *, rankers = None))]
     fn predict<'py>(
         &self,
         py: Python<'py>,
-        data: &PyDataset,
+        data: &Bound<'py, PyAny>,
         rankers: Option<Vec<String>>,
     ) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        let data = crate::held_out(py, data, &self.m.items, "this model")?;
+        let data = &*data;
         over_items(data, &self.m.items)?;
         let ds = crate::ranked_by(data, rankers.as_deref())?;
         let v = py.detach(|| self.m.predict(&ds)).map_err(err)?;

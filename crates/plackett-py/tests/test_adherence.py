@@ -213,3 +213,14 @@ def test_rank_marginals_equal_the_clis(tmp_path):
         m.rank_marginals(0)
     with pytest.raises(ValueError, match="seed"):
         m.rank_marginals(seed=-1)
+
+
+def test_adherence_model_predicts_plain_rankings():
+    """AdherenceModel.predict reads lists over the model's items, as a
+    Dataset read with items=model.items, with or without rankers."""
+    train = [["A", "B", "C"], ["B", "A", "C"], ["A", "C", "B"], ["C", "B", "A"]] * 3
+    m = plackett.fit_adherence(train).model()
+    test = [["A", "B"], ["C", "A", "B"]]
+    ds = plackett.rankings(test, items=m.items)
+    np.testing.assert_array_equal(m.predict(test), m.predict(ds))
+    np.testing.assert_array_equal(m.predict(test, rankers=["1", "2"]), m.predict(ds, rankers=["1", "2"]))
