@@ -100,7 +100,9 @@ impl PyMilModel {
 
     /// What `plackett mil predict` notes on standard error about
     /// predictions from this model (a mean-field vMMIC model's narrow
-    /// instance-level uncertainty); empty for the default model.
+    /// instance-level uncertainty; a modality it was fitted without, whose
+    /// instances' predictions come from the prior); empty for the default
+    /// model fitted on both modalities.
     #[getter]
     fn notes(&self) -> Vec<String> {
         plackett::mil::summary::predict_notes(&self.model, None)
