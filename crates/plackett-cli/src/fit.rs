@@ -293,7 +293,6 @@ fn parse_item_cols(s: Option<&str>) -> Result<Option<(String, String)>> {
     })
 }
 
-/// Read held-out data over the fitted universe (unknown items are errors).
 /// Read `a` over a fixed item set (a model's, or the training data's for
 /// `--test`): an item outside it is named as not an item of `whose`, not
 /// of a declared universe the user never declared.

@@ -151,8 +151,8 @@ fn nonsingular_lu(a: &DMatrix<f64>) -> Option<faer::linalg::solvers::PartialPivL
 /// `A⁻¹ b` by LU with partial pivoting; `None` if `A` is singular to
 /// working precision or the solution is not finite.
 pub fn lu_solve(a: &DMatrix<f64>, b: &DVector<f64>) -> Option<DVector<f64>> {
+    // `nonsingular_lu` has pinned the split.
     let lu = nonsingular_lu(a)?;
-    pinned();
     let x = lu.solve(col(b));
     let out = DVector::from_fn(b.len(), |i, _| x[(i, 0)]);
     out.iter().all(|v| v.is_finite()).then_some(out)
@@ -162,9 +162,7 @@ pub fn lu_solve(a: &DMatrix<f64>, b: &DVector<f64>) -> Option<DVector<f64>> {
 /// [`lu_solve`]; `None` if `A` is singular to working precision or the
 /// inverse is not finite.
 pub fn lu_inverse(a: &DMatrix<f64>) -> Option<DMatrix<f64>> {
-    let lu = nonsingular_lu(a)?;
-    pinned();
-    let out = to_na(lu.inverse().as_ref());
+    let out = to_na(nonsingular_lu(a)?.inverse().as_ref());
     out.iter().all(|v| v.is_finite()).then_some(out)
 }
 
