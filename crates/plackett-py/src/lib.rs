@@ -202,11 +202,30 @@ fn read_json_text(
         ties: ties_of(ties)?,
         ..Default::default()
     };
-    let (text, name) = (text.to_string(), name.to_string());
+    let (text, owned) = (text.to_string(), name.to_string());
     let ds = py
-        .detach(move || read_str(&name, &text, &opts))
-        .map_err(err)?;
+        .detach(move || read_str(&owned, &text, &opts))
+        .map_err(|e| python_position(name, e))?;
     Ok(PyDataset { ds })
+}
+
+/// The text `read_json_text` reads is Python data serialised on one line,
+/// so "line 1" means nothing to the caller: an error inside a ranking is
+/// placed at its 0-based index (`rankings[2]: item "zz" is not in
+/// "items"`), any other without a line.
+fn python_position(name: &str, e: plackett::Error) -> PyErr {
+    let plackett::Error::Input { msg, .. } = &e else {
+        return err(e);
+    };
+    let indexed = msg.strip_prefix("ranking ").and_then(|rest| {
+        let (k, rest) = rest.split_once(": ")?;
+        let k: usize = k.parse().ok()?;
+        Some(format!("{name}[{}]: {rest}", k.checked_sub(1)?))
+    });
+    match indexed {
+        Some(m) => PyValueError::new_err(m),
+        None => err(plackett::Error::input(name, None, msg.clone())),
+    }
 }
 
 /// The arrays of a simulation: the data, the true mean-centred log-worths,

@@ -618,6 +618,23 @@ def test_predictive_log_likelihood_reads_plain_rankings():
             r.predictive_log_likelihood(3.5)
 
 
+def test_list_errors_name_the_ranking_by_its_index():
+    """Rankings given as Python lists are placed by their 0-based index,
+    not by a line of the serialised text the reader sees."""
+    cases = [
+        (([["a", "b"], ["b", "c"], ["a", "zz"]],), {"items": ["a", "b", "c"]}, r'^rankings\[2\]: item "zz" is not in "items"$'),
+        (([["a", "b"], ["a", "a"]],), {}, r'^rankings\[1\]: item "a" appears more than once'),
+        (([[0, 1], [1, []]],), {}, r"^rankings\[1\]: empty tied group"),
+        (([["a", "b"]],), {"weights": [-1.0]}, r"^rankings: weight must be a positive"),
+    ]
+    for args, kwargs, pattern in cases:
+        with pytest.raises(ValueError, match=pattern):
+            plackett.rankings(*args, **kwargs)
+    model = plackett.fit([["a", "b"], ["b", "c"], ["c", "a"]], engine="map").model()
+    with pytest.raises(ValueError, match=r'^rankings\[1\]: item "zz" is not an item of this model \(3 items\)$'):
+        model.predict([["a", "b"], ["a", "zz"]])
+
+
 def test_saved_models_predict_plain_rankings():
     """Model.predict and MixtureModel.predict/membership read lists over the
     model's items, as a Dataset read with items=model.items."""

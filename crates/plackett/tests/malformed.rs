@@ -147,6 +147,32 @@ fn preflib_malformed() {
     check(Format::Preflib, &borrowed);
 }
 
+/// Several rankings on one line (a compact file, or a Python list read
+/// through the JSON reader): the error names the ranking, as the checks
+/// that run after reading (a repeated item) already did.
+#[test]
+fn json_errors_inside_a_ranking_name_it() {
+    for (text, frag) in [
+        ("[[0,1],[0,[]]]", "bad.json:1: ranking 2: empty tied group"),
+        (
+            "[[0,1],[0,[1,[2]]]]",
+            "bad.json:1: ranking 2: tied groups cannot be nested",
+        ),
+        ("[[0,1],[0,1],[0,-1]]", "bad.json:1: ranking 3: "),
+        ("[[0,1],[]]", "bad.json:1: ranking 2: empty ranking"),
+        (
+            "{\"items\": [\"a\",\"b\"], \"rankings\": [[\"a\",\"b\"],[\"a\",\"c\"]]}",
+            "bad.json:1: ranking 2: item \"c\" is not in \"items\"",
+        ),
+        ("[[0,1],[1,1]]", "bad.json:1: ranking 2: "),
+    ] {
+        let err = read_str("bad.json", text, &opts(Format::Json))
+            .expect_err(text)
+            .to_string();
+        assert!(err.starts_with(frag), "{text}: {err}");
+    }
+}
+
 #[test]
 fn json_malformed() {
     check(

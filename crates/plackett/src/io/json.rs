@@ -163,7 +163,17 @@ fn collect(
     resolve: &mut dyn FnMut(&Spanned) -> Result<u32>,
 ) -> Result<Vec<(Vec<Vec<u32>>, usize)>> {
     let mut out = Vec::with_capacity(rankings.len());
-    for r in rankings {
+    for (k, r) in rankings.iter().enumerate() {
+        // Name the ranking as `build` does: several may share a line (a
+        // compact file, or a Python list read through this reader).
+        let within = |e: Error| match e {
+            Error::Input { loc, msg } => Error::Input {
+                loc,
+                msg: format!("ranking {}: {msg}", k + 1),
+            },
+            e => e,
+        };
+        let mut resolve = |x: &Spanned| resolve(x).map_err(within);
         let JValue::Array(elems) = &r.value else {
             return Err(Error::input(
                 name,
@@ -176,17 +186,21 @@ fn collect(
             match &e.value {
                 JValue::Array(g) => {
                     if g.is_empty() {
-                        return Err(Error::input(name, Some(e.line), "empty tied group []"));
+                        return Err(within(Error::input(
+                            name,
+                            Some(e.line),
+                            "empty tied group []",
+                        )));
                     }
                     let mut ids = Vec::with_capacity(g.len());
                     for x in g {
                         if let JValue::Array(_) = x.value {
-                            return Err(Error::input(
+                            return Err(within(Error::input(
                                 name,
                                 Some(x.line),
                                 "tied groups cannot be nested (if this is a selectors file of \
                                  differential diagnoses, read it with `format=selectors`)",
-                            ));
+                            )));
                         }
                         ids.push(resolve(x)?);
                     }
@@ -196,7 +210,7 @@ fn collect(
             }
         }
         if groups.is_empty() {
-            return Err(Error::input(name, Some(r.line), "empty ranking []"));
+            return Err(within(Error::input(name, Some(r.line), "empty ranking []")));
         }
         out.push((groups, r.line));
     }
