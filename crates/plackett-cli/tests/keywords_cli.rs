@@ -227,6 +227,12 @@ fn bad_input_is_refused_with_one_line() {
     let empty = write(&dir, "empty.txt", "the of and");
     let out = extract(&[&empty, "--known", "a"]);
     fails(&out, "no candidate words");
+    // A frequency filter that empties the document says it is the cause.
+    let out = extract(&[&f, "--known", "rank", "--min-count", "1000"]);
+    fails(
+        &out,
+        "no candidate words (every candidate stem occurs 1000 time(s) or fewer, and --min-count (1000)",
+    );
     let two = write(&dir, "two.txt", "alpha beta");
     let out = extract(&[&two, "--known", "alpha,beta"]);
     fails(&out, "nothing to infer");

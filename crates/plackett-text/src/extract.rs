@@ -388,9 +388,26 @@ pub fn extract(document: &str, known: &[String], opts: &ExtractOptions) -> Resul
                 .collect(),
         };
         if tokens.is_empty() {
-            return Err(Error::Data(
-                "no candidate words (empty after normalisation and filtering)".into(),
-            ));
+            // Say so when the frequency filter emptied the document: the
+            // remedy is an option, not the text.
+            let why = match (&reading, opts.pipeline.min_count_exclusive) {
+                (Some(r), n)
+                    if n > 0 && {
+                        let unfiltered = Pipeline {
+                            min_count_exclusive: 0,
+                            ..opts.pipeline.clone()
+                        };
+                        !unfiltered.candidate_words_in(r).is_empty()
+                    } =>
+                {
+                    format!(
+                        "every candidate stem occurs {n} time(s) or fewer, and `min_count` ({n}) \
+                         keeps only stems occurring more often"
+                    )
+                }
+                _ => "empty after normalisation and filtering".to_string(),
+            };
+            return Err(Error::Data(format!("no candidate words ({why})")));
         }
         WordGraph::from_tokens(&tokens, opts.window, opts.self_loops)?
     };
