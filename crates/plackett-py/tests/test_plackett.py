@@ -648,3 +648,31 @@ def test_saved_models_predict_plain_rankings():
         with pytest.raises(ValueError, match=r'item "Z" is not an item of this model \(3 items\)'):
             model.predict([["Z", "A"]])
     np.testing.assert_array_equal(mx.membership(test), mx.membership(plackett.rankings(test, items=mx.items)))
+
+
+def test_every_public_name_is_documented():
+    """Every name of plackett.__all__ (and plackett.distributed's) has a
+    docstring, is named in docs/python.md, and so has every public method
+    and property of the public classes."""
+    import inspect
+    import pathlib
+    import re
+
+    import plackett.distributed
+
+    doc = (pathlib.Path(__file__).resolve().parents[3] / "docs" / "python.md").read_text(encoding="utf-8")
+    missing = []
+    for module in (plackett, plackett.distributed):
+        for name in module.__all__:
+            obj = getattr(module, name)
+            if not inspect.getdoc(obj):
+                missing.append(f"{module.__name__}.{name}: no docstring")
+            if not re.search(r"\b" + re.escape(name) + r"\b", doc):
+                missing.append(f"{module.__name__}.{name}: not in docs/python.md")
+            if inspect.isclass(obj):
+                for attr, value in vars(obj).items():
+                    if attr.startswith("_") or not (callable(value) or isinstance(value, property)):
+                        continue
+                    if not inspect.getdoc(getattr(obj, attr)):
+                        missing.append(f"{module.__name__}.{name}.{attr}: no docstring")
+    assert not missing, missing

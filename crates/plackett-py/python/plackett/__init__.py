@@ -906,6 +906,7 @@ class KeywordResult:
         self.phrases = _rows(d["phrases"]) if "phrases" in d else None
 
     def to_json(self) -> str:
+        """The document ``plackett keywords extract --output json`` prints."""
         return self._json
 
     def __repr__(self) -> str:
@@ -1128,6 +1129,7 @@ class KeywordEvaluation:
         self.results = _rows(d["results"])
 
     def to_json(self) -> str:
+        """The document ``plackett keywords evaluate --output json`` prints."""
         return self._json
 
     def __repr__(self) -> str:

@@ -198,13 +198,22 @@ class ClassifierPath:
         self._native = native
         self.classes = classes
 
-    a = property(lambda self: self._native.a)
-    weights = property(lambda self: self._native.weights)
-    median = property(lambda self: self._native.median)
-    zeros = property(lambda self: self._native.zeros)
-    log_posterior = property(lambda self: self._native.log_posterior)
-    transforms = property(lambda self: self._native.transforms)
-    stopped = property(lambda self: self._native.stopped)
+    a = property(lambda self: self._native.a, doc="Values of ``a``, largest first.")
+    weights = property(
+        lambda self: self._native.weights,
+        doc="Normalised weights, shape (len(a), n_classes, n_transforms): MAP (``em``) or posterior mean.",
+    )
+    median = property(lambda self: self._native.median, doc="Posterior medians (``gibbs``), else None.")
+    zeros = property(lambda self: self._native.zeros, doc="Exact zeros at every ``a`` (``em``; 0 otherwise).")
+    log_posterior = property(
+        lambda self: self._native.log_posterior, doc="Log-posterior on the support (``em``; NaN otherwise)."
+    )
+    transforms = property(
+        lambda self: self._native.transforms, doc="Names of the transforms: ``exp(+x)``, ``exp(-x)``, ``offset``, pairwise."
+    )
+    stopped = property(
+        lambda self: self._native.stopped, doc="Why the path stopped before the end of the grid, or None."
+    )
 
     def to_frame(self):
         """The path in long form (pandas): ``a``, ``class``, ``feature``,
