@@ -50,7 +50,7 @@ enum Command {
     Classify(classify::ClassifyCommand),
     /// Simulate rankings from a PL model with known worths (JSON lists).
     Simulate(simulate::SimulateArgs),
-    /// Multiple-instance classification of bags with two modalities (vMMIC, Hu 2024 ch. 2): fit, predict, simulate, cv.
+    /// Multiple-instance classification of bags with two modalities (vMMIC, Hu 2024 ch. 2): fit, predict, simulate, cv, study.
     #[command(subcommand)]
     Mil(mil::MilCommand),
     /// Keyword extraction with a few known keywords (VBSS, Hu 2024 ch. 1): extract (one document), batch (many), evaluate, tag.
