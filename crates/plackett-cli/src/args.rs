@@ -99,7 +99,7 @@ pub enum Output {
     Table,
     /// JSON (the documented keys).
     Json,
-    /// CSV, one row per item.
+    /// CSV: one row per item (fit) or per observation (predict).
     Csv,
 }
 

@@ -32,7 +32,7 @@ pub struct PredictArgs {
     /// new ranker, whose adherence is integrated over the prior).
     #[arg(long, value_name = "NAME")]
     pub as_ranker: Option<String>,
-    /// Output format (csv: one row per observation).
+    /// Output format.
     #[arg(long, value_enum, default_value_t = Output::Table)]
     pub output: Output,
     /// Write the output to this file instead of standard output.
