@@ -450,3 +450,80 @@ fn a_saved_mixture_predicts_and_assigns_new_rankings() {
         serde_json::from_str(&std::fs::read_to_string(&ad).unwrap()).unwrap();
     assert_eq!(m["format"], "plackett-adherence-model");
 }
+
+/// A model file handed to another family's reader is named for what it is
+/// and which command reads it, whichever of the three readers gets it.
+#[test]
+fn a_model_file_of_another_kind_says_which_command_reads_it() {
+    let dir = tmpdir("predict-other-kind");
+    let pl = dir.join("pl.json");
+    common::assert_ok(&fit(&["--model-out", pl.to_str().unwrap()]));
+    let cl = dir.join("cl.json");
+    common::assert_ok(
+        &bin()
+            .args(["classify", "fit"])
+            .arg(data("uci").join("iris.csv"))
+            .args(["--engine", "em", "--model-out", cl.to_str().unwrap()])
+            .output()
+            .unwrap(),
+    );
+    let bags = dir.join("bags.csv");
+    common::assert_ok(
+        &bin()
+            .args([
+                "mil",
+                "simulate",
+                "--bags",
+                "20",
+                "--out",
+                bags.to_str().unwrap(),
+            ])
+            .output()
+            .unwrap(),
+    );
+    let mil = dir.join("mil.json");
+    common::assert_ok(
+        &bin()
+            .args(["mil", "fit"])
+            .arg(&bags)
+            .args(["--out", mil.to_str().unwrap()])
+            .output()
+            .unwrap(),
+    );
+    let rankings = |m: &std::path::Path| predict(m, &[]);
+    let mil_predict = |m: &std::path::Path| {
+        bin()
+            .args(["mil", "predict"])
+            .arg(m)
+            .arg(&bags)
+            .output()
+            .unwrap()
+    };
+    let classify = |m: &std::path::Path| {
+        bin()
+            .args(["classify", "predict", "--model"])
+            .arg(m)
+            .arg(data("uci").join("iris.csv"))
+            .output()
+            .unwrap()
+    };
+    fails(
+        &rankings(&cl),
+        "this is a classifier model (written by `plackett classify fit --model-out`; read it with `plackett classify predict`), not a Plackett–Luce model of rankings",
+    );
+    fails(
+        &rankings(&mil),
+        "this is a multiple-instance model (written by `plackett mil fit --out`; read it with `plackett mil predict`)",
+    );
+    fails(
+        &mil_predict(&pl),
+        "this is a Plackett–Luce model of rankings (written by `plackett fit --model-out`; read it with `plackett predict`), not a multiple-instance model",
+    );
+    fails(&mil_predict(&cl), "this is a classifier model");
+    fails(&classify(&pl), "this is a Plackett–Luce model of rankings");
+    fails(&classify(&mil), "this is a multiple-instance model");
+    // Each reader still reads its own.
+    common::assert_ok(&rankings(&pl));
+    common::assert_ok(&mil_predict(&mil));
+    common::assert_ok(&classify(&cl));
+}

@@ -42,6 +42,35 @@ pub(crate) fn err(e: plackett::Error) -> PyErr {
     }
 }
 
+/// A model reader's error, unless the text is a model file of another
+/// family than `reader`'s: then that, in Python's terms (which function
+/// reads it), in place of the first field the reader missed.
+pub(crate) fn model_error(
+    source: &str,
+    text: &str,
+    reader: plackett::io::model_file::ModelFamily,
+    e: plackett::Error,
+) -> PyErr {
+    use plackett::io::model_file::{ModelFamily, family_of};
+    match family_of(text) {
+        Some(found) if found != reader => {
+            let reads = match found {
+                ModelFamily::Rankings => "plackett.load_model reads it",
+                ModelFamily::MultipleInstance => "plackett.load_mil_model reads it",
+                ModelFamily::Classifier => {
+                    "written by `plackett classify fit --model-out`; `plackett classify predict` reads it"
+                }
+            };
+            PyValueError::new_err(format!(
+                "{source}: this is {} ({reads}), not {}",
+                found.name(),
+                reader.name()
+            ))
+        }
+        _ => err(e),
+    }
+}
+
 /// Held-out observations for a fit over `names`: a Dataset as given, or
 /// rankings as `plackett.rankings` reads them (lists, arrays, a long frame)
 /// read over those items, an unknown item named as not one of `whose`

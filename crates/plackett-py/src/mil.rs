@@ -130,7 +130,14 @@ impl PyMilModel {
 #[pyfunction]
 pub fn mil_model_from_json(source: &str, text: &str) -> PyResult<PyMilModel> {
     Ok(PyMilModel {
-        model: MilModel::from_json(source, text).map_err(err)?,
+        model: MilModel::from_json(source, text).map_err(|e| {
+            crate::model_error(
+                source,
+                text,
+                plackett::io::model_file::ModelFamily::MultipleInstance,
+                e,
+            )
+        })?,
     })
 }
 

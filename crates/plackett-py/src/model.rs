@@ -35,11 +35,20 @@ impl Model {
 
 #[pymethods]
 impl Model {
-    /// Read a model from the text of a model file.
+    /// Read a model from the text of a model file (`source` names it in
+    /// error messages: `load_model` passes the path).
     #[staticmethod]
-    fn from_json(text: &str) -> PyResult<Model> {
+    #[pyo3(signature = (text, source = "model"))]
+    fn from_json(text: &str, source: &str) -> PyResult<Model> {
         Ok(Model {
-            m: SavedModel::from_json("model", text).map_err(err)?,
+            m: SavedModel::from_json(source, text).map_err(|e| {
+                crate::model_error(
+                    source,
+                    text,
+                    plackett::io::model_file::ModelFamily::Rankings,
+                    e,
+                )
+            })?,
         })
     }
     /// Item names, in the model's order (read new data with `items=model.items`).
@@ -143,9 +152,17 @@ impl MixtureModel {
 impl MixtureModel {
     /// Read a mixture from the text of a mixture model file.
     #[staticmethod]
-    fn from_json(text: &str) -> PyResult<MixtureModel> {
+    #[pyo3(signature = (text, source = "model"))]
+    fn from_json(text: &str, source: &str) -> PyResult<MixtureModel> {
         Ok(MixtureModel {
-            m: plackett::posterior::SavedMixture::from_json("model", text).map_err(err)?,
+            m: plackett::posterior::SavedMixture::from_json(source, text).map_err(|e| {
+                crate::model_error(
+                    source,
+                    text,
+                    plackett::io::model_file::ModelFamily::Rankings,
+                    e,
+                )
+            })?,
         })
     }
     /// Item names, in the model's order (read new data with `items=model.items`).
@@ -280,9 +297,17 @@ impl AdherenceModel {
 impl AdherenceModel {
     /// Read an adherence model from the text of its model file.
     #[staticmethod]
-    fn from_json(text: &str) -> PyResult<AdherenceModel> {
+    #[pyo3(signature = (text, source = "model"))]
+    fn from_json(text: &str, source: &str) -> PyResult<AdherenceModel> {
         Ok(AdherenceModel {
-            m: plackett::posterior::SavedAdherence::from_json("model", text).map_err(err)?,
+            m: plackett::posterior::SavedAdherence::from_json(source, text).map_err(|e| {
+                crate::model_error(
+                    source,
+                    text,
+                    plackett::io::model_file::ModelFamily::Rankings,
+                    e,
+                )
+            })?,
         })
     }
     /// Item names, in the model's order (read new data with `items=model.items`).

@@ -676,3 +676,30 @@ def test_every_public_name_is_documented():
                     if not inspect.getdoc(getattr(obj, attr)):
                         missing.append(f"{module.__name__}.{name}.{attr}: no docstring")
     assert not missing, missing
+
+
+def test_a_model_file_of_another_kind_says_which_function_reads_it(tmp_path):
+    """load_model given a multiple-instance model, and load_mil_model given
+    a ranking model, name the file, what it is and which function reads it;
+    a broken file still names its path."""
+    ranking = tmp_path / "pl.json"
+    ranking.write_text(plackett.fit([["a", "b"], ["b", "c"], ["c", "a"]], engine="map").model().to_json())
+    bags = plackett.mil_simulate(bags=20, seed=1)
+    mil = tmp_path / "mil.json"
+    mil.write_text(plackett.mil_fit(bags).model().to_json())
+    with pytest.raises(
+        ValueError,
+        match=r"^.*mil\.json: this is a multiple-instance model \(plackett\.load_mil_model reads it\), not a Plackett–Luce model of rankings$",
+    ):
+        plackett.load_model(mil)
+    with pytest.raises(
+        ValueError,
+        match=r"^.*pl\.json: this is a Plackett–Luce model of rankings \(plackett\.load_model reads it\), not a multiple-instance model$",
+    ):
+        plackett.load_mil_model(ranking)
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"format": "nope"}')
+    with pytest.raises(ValueError, match=r"broken\.json: not a plackett model file"):
+        plackett.load_model(broken)
+    assert plackett.load_model(ranking).items == ["a", "b", "c"]
+    assert plackett.load_mil_model(mil).to_json() == plackett.mil_fit(bags).model().to_json()

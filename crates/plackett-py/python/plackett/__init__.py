@@ -245,10 +245,10 @@ def load_model(path: str) -> Model | MixtureModel | AdherenceModel:
     except (ValueError, AttributeError):
         fmt = None  # not a JSON object: Model.from_json says what is wrong
     if fmt == "plackett-mixture-model":
-        return MixtureModel.from_json(text)
+        return MixtureModel.from_json(text, os.fspath(path))
     if fmt == "plackett-adherence-model":
-        return AdherenceModel.from_json(text)
-    return Model.from_json(text)
+        return AdherenceModel.from_json(text, os.fspath(path))
+    return Model.from_json(text, os.fspath(path))
 
 
 def read_csv(path: str, **kwargs: Any) -> Dataset:

@@ -111,6 +111,11 @@ impl Fitted {
     /// index past an array or divide by a zero standard deviation.
     pub fn from_json(path: &str, text: &str) -> Result<Fitted> {
         let m: Fitted = serde_json::from_str(text.trim_start_matches('\u{feff}')).map_err(|e| {
+            // A file of another kind is named for what it is.
+            use crate::io::model_file::{ModelFamily, other_family};
+            if let Some(msg) = other_family(text, ModelFamily::Classifier) {
+                return Error::input(path, None, msg);
+            }
             Error::input(
                 path,
                 Some(e.line()),

@@ -10,6 +10,7 @@ pub mod float_serde;
 pub mod json;
 pub mod json_value;
 pub mod mixture_output;
+pub mod model_file;
 pub mod orderings;
 pub mod output;
 pub mod pairs;

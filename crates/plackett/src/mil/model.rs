@@ -419,6 +419,11 @@ impl MilModel {
     /// Parse a model file's text, checking it is complete and finite.
     pub fn from_json(path: &str, text: &str) -> Result<MilModel> {
         let m: MilModel = serde_json::from_str(text).map_err(|e| {
+            // A file of another kind is named for what it is.
+            use crate::io::model_file::{ModelFamily, other_family};
+            if let Some(msg) = other_family(text, ModelFamily::MultipleInstance) {
+                return Error::input(path, None, msg);
+            }
             Error::input(
                 path,
                 Some(e.line()),

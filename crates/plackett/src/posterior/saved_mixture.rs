@@ -226,9 +226,19 @@ pub enum AnyModel {
 impl AnyModel {
     /// Read a model file of any kind (`name` for messages).
     pub fn from_json(name: &str, text: &str) -> Result<AnyModel> {
+        use crate::io::model_file::{ModelFamily, family_of_tag, mismatch};
         let format = serde_json::from_str::<serde_json::Value>(text.trim_start_matches('\u{feff}'))
             .ok()
             .and_then(|v| v.get("format").and_then(|f| f.as_str().map(str::to_string)));
+        // A classifier's or a multiple-instance model's file is named for
+        // what it is (the same parse of the text that reads the tag).
+        if let Some(msg) = format
+            .as_deref()
+            .and_then(family_of_tag)
+            .and_then(|f| mismatch(f, ModelFamily::Rankings))
+        {
+            return Err(Error::input(name, None, msg));
+        }
         match format.as_deref() {
             Some(MIXTURE_FORMAT) => SavedMixture::from_json(name, text).map(AnyModel::Mixture),
             Some(super::saved_adherence::ADHERENCE_FORMAT) => {

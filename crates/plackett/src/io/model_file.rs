@@ -1,0 +1,114 @@
+//! Which kind of model file a text is, by its `format` tag, so that a file
+//! handed to the wrong reader is named for what it is ("a multiple-instance
+//! model … read it with `plackett mil predict`") instead of failing on the
+//! first field the reader expected.
+
+use crate::classify::model::MODEL_FORMAT as CLASSIFIER_FORMAT;
+use crate::mil::model::MIL_MODEL_FORMAT;
+use crate::posterior::saved::MODEL_FORMAT as RANKING_FORMAT;
+use crate::posterior::saved_adherence::ADHERENCE_FORMAT;
+use crate::posterior::saved_mixture::MIXTURE_FORMAT;
+
+/// The families of model file plackett writes; each family has one reader.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ModelFamily {
+    /// Plackett–Luce models of rankings: one population, a mixture or
+    /// rankers of different adherence (`fit --model-out`; `predict`).
+    Rankings,
+    /// The PL regression classifier (`classify fit --model-out`;
+    /// `classify predict`).
+    Classifier,
+    /// Multiple-instance models (`mil fit --out`; `mil predict`).
+    MultipleInstance,
+}
+
+impl ModelFamily {
+    /// What the family's files are, in a few words ("a classifier model").
+    pub fn name(self) -> &'static str {
+        match self {
+            ModelFamily::Rankings => "a Plackett–Luce model of rankings",
+            ModelFamily::Classifier => "a classifier model",
+            ModelFamily::MultipleInstance => "a multiple-instance model",
+        }
+    }
+
+    /// What the family's files are, who writes them and who reads them.
+    pub fn describe(self) -> &'static str {
+        match self {
+            ModelFamily::Rankings => {
+                "a Plackett–Luce model of rankings (written by `plackett fit --model-out`; \
+                 read it with `plackett predict`)"
+            }
+            ModelFamily::Classifier => {
+                "a classifier model (written by `plackett classify fit --model-out`; read it \
+                 with `plackett classify predict`)"
+            }
+            ModelFamily::MultipleInstance => {
+                "a multiple-instance model (written by `plackett mil fit --out`; read it with \
+                 `plackett mil predict`)"
+            }
+        }
+    }
+}
+
+/// The family a `format` tag belongs to; `None` for a tag plackett does
+/// not write.
+pub fn family_of_tag(tag: &str) -> Option<ModelFamily> {
+    match tag {
+        RANKING_FORMAT | MIXTURE_FORMAT | ADHERENCE_FORMAT => Some(ModelFamily::Rankings),
+        CLASSIFIER_FORMAT => Some(ModelFamily::Classifier),
+        MIL_MODEL_FORMAT => Some(ModelFamily::MultipleInstance),
+        _ => None,
+    }
+}
+
+/// The family whose `format` tag the text's top-level object carries, if
+/// it is JSON with one plackett writes; `None` for anything else.
+pub fn family_of(text: &str) -> Option<ModelFamily> {
+    let v: serde_json::Value = serde_json::from_str(text.trim_start_matches('\u{feff}')).ok()?;
+    family_of_tag(v.get("format")?.as_str()?)
+}
+
+/// When a file of family `found` is handed to `reader`'s reader, the
+/// message that says what it is (`"this is a multiple-instance model (…),
+/// not …"`); `None` when they are the same family.
+pub fn mismatch(found: ModelFamily, reader: ModelFamily) -> Option<String> {
+    (found != reader).then(|| format!("this is {}, not {}", found.describe(), reader.name()))
+}
+
+/// [`mismatch`] for a file's text: `None` also when the text carries no
+/// tag plackett writes (its reader then says what is wrong with it).
+pub fn other_family(text: &str, reader: ModelFamily) -> Option<String> {
+    mismatch(family_of(text)?, reader)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn families_are_told_apart_by_their_tags() {
+        let tag = |f: &str| format!("{{\"format\": {f:?}, \"other\": [1, 2]}}");
+        assert_eq!(family_of(&tag(RANKING_FORMAT)), Some(ModelFamily::Rankings));
+        assert_eq!(family_of(&tag(MIXTURE_FORMAT)), Some(ModelFamily::Rankings));
+        assert_eq!(
+            family_of(&tag(ADHERENCE_FORMAT)),
+            Some(ModelFamily::Rankings)
+        );
+        assert_eq!(
+            family_of(&tag(CLASSIFIER_FORMAT)),
+            Some(ModelFamily::Classifier)
+        );
+        assert_eq!(
+            family_of(&tag(MIL_MODEL_FORMAT)),
+            Some(ModelFamily::MultipleInstance)
+        );
+        assert_eq!(family_of(&tag("something else")), None);
+        assert_eq!(family_of("not json"), None);
+        assert_eq!(family_of("[1, 2]"), None);
+        assert!(other_family(&tag(MIL_MODEL_FORMAT), ModelFamily::MultipleInstance).is_none());
+        let m = other_family(&tag(MIL_MODEL_FORMAT), ModelFamily::Rankings).unwrap();
+        assert!(m.starts_with("this is a multiple-instance model"), "{m}");
+        assert!(m.ends_with("not a Plackett–Luce model of rankings"), "{m}");
+    }
+}
