@@ -522,6 +522,20 @@ fn a_model_file_of_another_kind_says_which_command_reads_it() {
     fails(&mil_predict(&cl), "this is a classifier model");
     fails(&classify(&pl), "this is a Plackett–Luce model of rankings");
     fails(&classify(&mil), "this is a multiple-instance model");
+    // A model file given where data belongs is named for what it is.
+    let run = |args: &[&std::ffi::OsStr]| bin().args(args).output().unwrap();
+    fails(
+        &run(&["fit".as_ref(), pl.as_os_str()]),
+        "this is a Plackett–Luce model of rankings (written by `plackett fit --model-out`; read it with `plackett predict`), not a data file",
+    );
+    fails(
+        &run(&["mil".as_ref(), "fit".as_ref(), mil.as_os_str()]),
+        "this is a multiple-instance model",
+    );
+    fails(
+        &run(&["aggregate".as_ref(), cl.as_os_str()]),
+        "this is a classifier model",
+    );
     // Each reader still reads its own.
     common::assert_ok(&rankings(&pl));
     common::assert_ok(&mil_predict(&mil));

@@ -318,7 +318,9 @@ pub fn read_str(name: &str, text: &str, opts: &ReadOptions) -> Result<Dataset> {
     match format {
         Format::Csv => csv_long::read(name, text, opts),
         Format::Preflib => preflib::read(name, text, opts),
-        Format::Json => json::read(name, text, opts),
+        Format::Json => {
+            json::read(name, text, opts).map_err(|e| model_file::data_error(name, text, e))
+        }
         Format::Selectors => selectors::read(name, text, opts).map(|(d, _)| d),
         Format::Pairs => pairs::read(name, text, opts),
         Format::Orderings => orderings::read(name, text, opts),

@@ -82,6 +82,20 @@ pub fn other_family(text: &str, reader: ModelFamily) -> Option<String> {
     mismatch(family_of(text)?, reader)
 }
 
+/// A data reader's error `e` on `text`, unless the text is a model file:
+/// then what it is (`plackett fit model.json` would otherwise complain of
+/// an unknown key "format"). Called on the error path only.
+pub fn data_error(name: &str, text: &str, e: crate::error::Error) -> crate::error::Error {
+    match family_of(text) {
+        Some(f) => crate::error::Error::input(
+            name,
+            None,
+            format!("this is {}, not a data file", f.describe()),
+        ),
+        None => e,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -31,6 +31,11 @@ pub struct Selectors {
 /// `n_classes` when given (e.g. from `--items`), and not repeated within an
 /// annotation.
 pub fn parse_selectors(name: &str, text: &str, n_classes: Option<usize>) -> Result<Selectors> {
+    parse_selectors_inner(name, text, n_classes)
+        .map_err(|e| super::model_file::data_error(name, text, e))
+}
+
+fn parse_selectors_inner(name: &str, text: &str, n_classes: Option<usize>) -> Result<Selectors> {
     let doc = parse(text).map_err(|e| Error::input(name, Some(e.line), e.msg))?;
     let JValue::Array(cases) = &doc.value else {
         return Err(Error::input(

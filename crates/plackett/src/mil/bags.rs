@@ -663,6 +663,10 @@ fn show(l: Option<bool>) -> &'static str {
 /// `features` may be omitted (names `1…d`); `m1` may be omitted
 /// (unimodal).
 pub fn read_bags_json(path: &str, text: &str) -> Result<Bags> {
+    read_bags_json_inner(path, text).map_err(|e| crate::io::model_file::data_error(path, text, e))
+}
+
+fn read_bags_json_inner(path: &str, text: &str) -> Result<Bags> {
     let doc = parse(text).map_err(|e| Error::input(path, Some(e.line), e.msg))?;
     let err = |line: usize, msg: String| Error::input(path, Some(line), msg);
     let JValue::Object(top) = &doc.value else {
