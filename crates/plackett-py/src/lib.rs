@@ -239,18 +239,22 @@ fn read_json_text(
 }
 
 /// The text `read_json_text` reads is Python data serialised on one line,
-/// so "line 1" means nothing to the caller: an error inside a ranking is
-/// placed at its 0-based index (`rankings[2]: item "zz" is not in
-/// "items"`), any other without a line.
+/// so "line 1" means nothing to the caller: an error inside a ranking or a
+/// weight is placed at its 0-based index (`rankings[2]: item "zz" is not in
+/// "items"`, `weights[0]: must be a positive number`), any other without a
+/// line.
 fn python_position(name: &str, e: plackett::Error) -> PyErr {
     let plackett::Error::Input { msg, .. } = &e else {
         return err(e);
     };
-    let indexed = msg.strip_prefix("ranking ").and_then(|rest| {
+    // "ranking 3: …" is rankings[2]; "weight 3: …" is the argument weights[2].
+    let at = |prefix: &str, arg: &str| {
+        let rest = msg.strip_prefix(prefix)?;
         let (k, rest) = rest.split_once(": ")?;
         let k: usize = k.parse().ok()?;
-        Some(format!("{name}[{}]: {rest}", k.checked_sub(1)?))
-    });
+        Some(format!("{arg}[{}]: {rest}", k.checked_sub(1)?))
+    };
+    let indexed = at("ranking ", name).or_else(|| at("weight ", "weights"));
     match indexed {
         Some(m) => PyValueError::new_err(m),
         None => err(plackett::Error::input(name, None, msg.clone())),

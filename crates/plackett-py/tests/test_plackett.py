@@ -625,7 +625,7 @@ def test_list_errors_name_the_ranking_by_its_index():
         (([["a", "b"], ["b", "c"], ["a", "zz"]],), {"items": ["a", "b", "c"]}, r'^rankings\[2\]: item "zz" is not in "items"$'),
         (([["a", "b"], ["a", "a"]],), {}, r'^rankings\[1\]: item "a" appears more than once'),
         (([[0, 1], [1, []]],), {}, r"^rankings\[1\]: empty tied group"),
-        (([["a", "b"]],), {"weights": [-1.0]}, r"^rankings: weight must be a positive"),
+        (([["a", "b"]],), {"weights": [-1.0]}, r"^weights\[0\]: must be a positive number$"),
     ]
     for args, kwargs, pattern in cases:
         with pytest.raises(ValueError, match=pattern):

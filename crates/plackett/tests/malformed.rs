@@ -190,7 +190,7 @@ fn json_malformed() {
             (
                 "{\"rankings\": [[\"a\",\"b\"]],\n\"weights\": [0]}",
                 2,
-                "weight must be a positive",
+                "weight 1: must be a positive",
             ),
             (
                 "{\"items\": [\"a\",\"b\"],\n\"rankings\": [[\"a\",\"c\"]]}",

@@ -100,14 +100,15 @@ pub fn read(name: &str, text: &str, opts: &ReadOptions) -> Result<Dataset> {
                         ));
                     }
                     let mut ws = Vec::new();
-                    for e in a {
+                    for (k, e) in a.iter().enumerate() {
                         match &e.value {
                             JValue::Number(x, _) if *x > 0.0 => ws.push((*x, e.line)),
                             _ => {
+                                // Numbered as the rankings are (1-based).
                                 return Err(Error::input(
                                     name,
                                     Some(e.line),
-                                    "weight must be a positive number",
+                                    format!("weight {}: must be a positive number", k + 1),
                                 ));
                             }
                         }
