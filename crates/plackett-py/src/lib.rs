@@ -54,12 +54,12 @@ pub(crate) fn model_error(
     use plackett::io::model_file::{ModelFamily, family_of};
     match family_of(text) {
         Some(found) if found != reader => {
+            // Python reads the first two families; classifier model files
+            // are the CLI's only.
             let reads = match found {
                 ModelFamily::Rankings => "plackett.load_model reads it",
                 ModelFamily::MultipleInstance => "plackett.load_mil_model reads it",
-                ModelFamily::Classifier => {
-                    "written by `plackett classify fit --model-out`; `plackett classify predict` reads it"
-                }
+                ModelFamily::Classifier => found.origin(),
             };
             PyValueError::new_err(format!(
                 "{source}: this is {} ({reads}), not {}",

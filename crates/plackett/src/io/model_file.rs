@@ -32,22 +32,25 @@ impl ModelFamily {
         }
     }
 
-    /// What the family's files are, who writes them and who reads them.
-    pub fn describe(self) -> &'static str {
+    /// Who writes the family's files and which command reads them.
+    pub fn origin(self) -> &'static str {
         match self {
             ModelFamily::Rankings => {
-                "a Plackett–Luce model of rankings (written by `plackett fit --model-out`; \
-                 read it with `plackett predict`)"
+                "written by `plackett fit --model-out`; read it with `plackett predict`"
             }
             ModelFamily::Classifier => {
-                "a classifier model (written by `plackett classify fit --model-out`; read it \
-                 with `plackett classify predict`)"
+                "written by `plackett classify fit --model-out`; read it with `plackett \
+                 classify predict`"
             }
             ModelFamily::MultipleInstance => {
-                "a multiple-instance model (written by `plackett mil fit --out`; read it with \
-                 `plackett mil predict`)"
+                "written by `plackett mil fit --out`; read it with `plackett mil predict`"
             }
         }
+    }
+
+    /// What the family's files are, who writes them and who reads them.
+    pub fn describe(self) -> String {
+        format!("{} ({})", self.name(), self.origin())
     }
 }
 
