@@ -338,9 +338,14 @@ fn read_array(
             "a ranking array has at least 2 columns, got {k}"
         )));
     }
-    if let Some(v) = a.iter().find(|&&v| v < 0) {
+    if let Some((row, v)) = a
+        .rows()
+        .into_iter()
+        .enumerate()
+        .find_map(|(r, row)| row.iter().find(|&&v| v < 0).map(|&v| (r, v)))
+    {
         return Err(PyValueError::new_err(format!(
-            "item ids are non-negative, got {v}"
+            "<array>: row {row}: item ids are non-negative, got {v}"
         )));
     }
     let max = a.iter().copied().max().unwrap_or(0) as usize;

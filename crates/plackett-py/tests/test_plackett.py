@@ -630,6 +630,19 @@ def test_list_errors_name_the_ranking_by_its_index():
     for args, kwargs, pattern in cases:
         with pytest.raises(ValueError, match=pattern):
             plackett.rankings(*args, **kwargs)
+    with pytest.raises(TypeError, match=r"^rankings\[1\]: an item is a name \(str\) or an id \(int\), got NoneType None$"):
+        plackett.rankings([["a", "b"], ["b", None]])
+    with pytest.raises(TypeError, match=r"^rankings\[1\]: a ranking is a list of items"):
+        plackett.rankings([["a", "b"], "ab"])
+    with pytest.raises(ValueError, match=r"^<array>: row 1: item ids are non-negative, got -1$"):
+        plackett.rankings(np.array([[0, 1], [1, -1]]))
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame({"ranking": [1, 1, 2, 2], "rank": [1, 2, 1, None], "item": ["a", "b", "a", "c"]})
+    with pytest.raises(ValueError, match=r"^ranking 2: missing rank for item 'c'$"):
+        plackett.rankings(frame)
+    frame = pd.DataFrame({"ranking": ["j1", "j1"], "rank": [1, 2], "item": ["a", None]})
+    with pytest.raises(TypeError, match=r"^ranking 'j1': an item is a name"):
+        plackett.rankings(frame)
     model = plackett.fit([["a", "b"], ["b", "c"], ["c", "a"]], engine="map").model()
     with pytest.raises(ValueError, match=r'^rankings\[1\]: item "zz" is not an item of this model \(3 items\)$'):
         model.predict([["a", "b"], ["a", "zz"]])

@@ -125,19 +125,25 @@ def _from_frame(df: Any, ranking: str, rank: str, item: str, weight: Optional[st
         g = g.sort_values(rank, kind="stable")
         groups: list = []
         last = object()
+        key = g[ranking].iloc[0]
+        where = f"ranking {show(key.item() if isinstance(key, np.generic) else key)}"
         for rk, it in zip(g[rank].tolist(), g[item].tolist()):
             if rk != rk:  # NaN rank
-                raise ValueError(f"missing rank for item {show(it)}")
+                raise ValueError(f"{where}: missing rank for item {show(it)}")
+            try:
+                label = _label(it)
+            except TypeError as e:
+                raise TypeError(f"{where}: {e}") from None
             if groups and rk == last:
-                groups[-1].append(_label(it))
+                groups[-1].append(label)
             else:
-                groups.append([_label(it)])
+                groups.append([label])
             last = rk
         rankings.append([g_[0] if len(g_) == 1 else g_ for g_ in groups])
         if weight is not None and weight in g.columns:
             w = g[weight].unique()
             if len(w) != 1:
-                raise ValueError(f"weight must be constant within a ranking (ranking {show(g[ranking].iloc[0])})")
+                raise ValueError(f"{where}: weight must be constant within a ranking")
             weights.append(real("weight", w[0]))
     return rankings, (weights if weights else None)
 
@@ -184,7 +190,12 @@ def rankings(
     elif isinstance(data, (str, bytes)) or not isinstance(data, Iterable):
         raise TypeError(f"rankings: expected a list of rankings, a numpy array or a data frame, got {type(data).__name__}")
     else:
-        rk = [_ranking(r) for r in data]
+        rk = []
+        for i, r in enumerate(data):
+            try:
+                rk.append(_ranking(r))
+            except TypeError as e:  # placed as the reader places its errors
+                raise TypeError(f"rankings[{i}]: {e}") from None
     flat = [x for r in rk for e in r for x in (e if isinstance(e, list) else [e])]
     named = items is not None or any(isinstance(x, str) for x in flat)
     if named:
