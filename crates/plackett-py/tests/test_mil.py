@@ -535,3 +535,26 @@ def test_classifier_report_names_bags_by_index_and_instances_within_them(bags, t
         with pytest.raises(exc, match="bag"):
             clf.report(tmp_path / "bad.html", bag=bad)
     assert not (tmp_path / "bad.html").exists()
+
+
+def test_frames_with_float_labels_and_their_bad_rows(bags):
+    """A label column with NaN (bags to predict) is a float column in
+    pandas: its 1.0 and 0.0 are the labels, NaN is no label; an error in a
+    frame names its 0-based row, not a line of the CSV it is sent as."""
+    pd = pytest.importorskip("pandas")
+    d, path = bags
+    frame = pd.read_csv(path)
+    floats = frame.assign(label=frame["label"].astype(float))
+    a = plackett.mil_fit(frame, seed=3)
+    b = plackett.mil_fit(floats, seed=3)
+    np.testing.assert_array_equal(a.p, b.p)
+    last = floats["bag"] == floats["bag"].iloc[-1]
+    to_predict = floats.assign(label=floats["label"].where(~last, np.nan))
+    np.testing.assert_array_equal(a.model().predict(to_predict).p, a.model().predict(frame).p)
+    bad = frame.copy()
+    bad.loc[5, bad.columns[3]] = np.nan
+    with pytest.raises(ValueError, match=r"^<DataFrame>: row 5: column \"m0_"):
+        plackett.mil_fit(bad)
+    bad = frame.assign(label=frame["label"] * 2.5)
+    with pytest.raises(ValueError, match=r"^<DataFrame>: row \d+: label \"2\.5\""):
+        plackett.mil_fit(bad)

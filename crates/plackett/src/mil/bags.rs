@@ -536,10 +536,14 @@ pub fn read_bags_csv(path: &str, text: &str) -> Result<Bags> {
         if bag.is_empty() {
             return Err(err(line, "empty bag name".into()));
         }
+        // "0.0" and "1.0" too: a label column with empty cells (bags to
+        // predict) is a float column in pandas, and its CSV writes 1.0.
         let label = match get(label_c) {
             "" => None,
             "0" => Some(false),
             "1" => Some(true),
+            s if s.parse::<f64>() == Ok(0.0) && !s.starts_with('-') => Some(false),
+            s if s.parse::<f64>() == Ok(1.0) => Some(true),
             s => {
                 return Err(err(
                     line,
@@ -881,6 +885,21 @@ mod tests {
         let again = read_bags_csv("t.csv", &b.to_csv()).unwrap();
         assert_eq!(again.bags, b.bags);
         assert_eq!(again.counts(), [2, 2]);
+    }
+
+    /// A label column with empty cells is a float column in pandas, whose
+    /// CSV writes 1.0 and 0.0: those are the labels 1 and 0.
+    #[test]
+    fn float_labels_read_as_their_values() {
+        let text = "bag,label,modality,m0_a\nb1,1.0,0,1\nb2,0.0,0,2\nb3,,0,3\nb4,1e0,0,4\n";
+        let b = read_bags_csv("t.csv", text).unwrap();
+        let labels: Vec<_> = b.bags.iter().map(|g| g.label).collect();
+        assert_eq!(labels, [Some(true), Some(false), None, Some(true)]);
+        for bad in ["0.5", "-0.0", "-1", "2.0", "nan", "yes"] {
+            let text = format!("bag,label,modality,m0_a\nb1,{bad},0,1\n");
+            let e = read_bags_csv("t.csv", &text).unwrap_err().to_string();
+            assert!(e.starts_with(&format!("t.csv:2: label {bad:?}")), "{e}");
+        }
     }
 
     #[test]
