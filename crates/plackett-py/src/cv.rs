@@ -86,11 +86,19 @@ pub fn cross_validate(
     check_options(&opts).map_err(err)?;
     let parts = partitions(partition).map_err(err)?;
     let ds = &data.ds;
+    let from_frame = features_text.is_some();
     let text = match features_text {
         Some(t) => t,
         None => plackett::io::read_text(&features).map_err(err)?,
     };
-    let feats = read_features_with_prior(&features, &text, ds.items(), standardize).map_err(err)?;
+    let feats =
+        read_features_with_prior(&features, &text, ds.items(), standardize).map_err(|e| {
+            err(if from_frame {
+                crate::frame_rows(&features, e)
+            } else {
+                e
+            })
+        })?;
     let (results, notes) = interrupt::run(py, |obs| {
         opts.observer = obs;
         run_partitions(ds, &feats, &parts, &opts)

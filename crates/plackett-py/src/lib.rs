@@ -42,6 +42,22 @@ pub(crate) fn err(e: plackett::Error) -> PyErr {
     }
 }
 
+/// An error in CSV text written from a pandas frame that messages call
+/// `name`: a line of that text is meaningless to the caller, so the 0-based
+/// row is named instead (the header is line 1, and `to_csv` writes one line
+/// per row), and nothing for the header. Errors about other sources pass.
+pub(crate) fn frame_rows(name: &str, e: plackett::Error) -> plackett::Error {
+    match e {
+        plackett::Error::Input { loc, msg } if loc.file == name => match loc.line {
+            Some(l) if l >= 2 => {
+                plackett::Error::input(name, None, format!("row {}: {msg}", l - 2))
+            }
+            _ => plackett::Error::input(name, None, msg),
+        },
+        e => e,
+    }
+}
+
 /// A model reader's error, unless the text is a model file of another
 /// family than `reader`'s: then that, in Python's terms (which function
 /// reads it), in place of the first field the reader missed.
@@ -998,6 +1014,7 @@ fn fit(
                 "invalid option pseudo: not used with features (use engine=\"map\" with eta)",
             ));
         }
+        let from_frame = features_text.is_some();
         let text = match features_text {
             Some(t) => t,
             None => plackett::io::read_text(&path).map_err(err)?,
@@ -1015,6 +1032,7 @@ fn fit(
         };
         let outcome = interrupt::run(py, |_| {
             plackett::infer::feature_run::run(&settings, &path, &text, ds, &gauge)
+                .map_err(|e| if from_frame { frame_rows(&path, e) } else { e })
         })?;
         let mut report = outcome.report.clone();
         for n in &mut report.notes {

@@ -20,28 +20,15 @@ fn bags_of(source: &str, text: Option<&str>) -> plackett::Result<Bags> {
     match text {
         None => read_bags(source),
         Some(t) if source.to_ascii_lowercase().ends_with(".json") => read_bags_json(source, t),
-        Some(t) if source == FRAME => read_bags_csv(source, t).map_err(frame_row),
+        Some(t) if source == FRAME => {
+            read_bags_csv(source, t).map_err(|e| crate::frame_rows(FRAME, e))
+        }
         Some(t) => read_bags_csv(source, t),
     }
 }
 
 /// What messages call a data frame's bags.
 const FRAME: &str = "<DataFrame>";
-
-/// A line of a frame's CSV text is meaningless to the caller: name its
-/// 0-based row instead (the header is line 1, and `to_csv` writes one line
-/// per row), and nothing for the header.
-fn frame_row(e: plackett::Error) -> plackett::Error {
-    match e {
-        plackett::Error::Input { loc, msg } => match loc.line {
-            Some(l) if l >= 2 => {
-                plackett::Error::input(FRAME, None, format!("row {}: {msg}", l - 2))
-            }
-            _ => plackett::Error::input(FRAME, None, msg),
-        },
-        e => e,
-    }
-}
 
 /// `(source, text)` of bags given from Python: a path (str or PathLike),
 /// or a pandas frame in the long layout, as its CSV text.

@@ -716,3 +716,17 @@ def test_a_model_file_of_another_kind_says_which_function_reads_it(tmp_path):
         plackett.load_model(broken)
     assert plackett.load_model(ranking).items == ["a", "b", "c"]
     assert plackett.load_mil_model(mil).to_json() == plackett.mil_fit(bags).model().to_json()
+
+
+def test_a_features_frames_errors_name_its_row():
+    """Features given as a DataFrame are sent as CSV text: an error names
+    the frame's 0-based row, in fit and in cross_validate alike."""
+    pd = pytest.importorskip("pandas")
+    d = plackett.read_csv(os.path.join(DATA, "salad", "rankings.csv"), ranking_col="judge")
+    f = pd.read_csv(os.path.join(DATA, "salad", "features.csv"))
+    f.iloc[2, 1] = np.nan
+    pattern = r'^features: row 2: feature "acetic" of item "C": "" is not a number$'
+    with pytest.raises(ValueError, match=pattern):
+        plackett.fit(d, "mle", features=f)
+    with pytest.raises(ValueError, match=pattern):
+        plackett.cross_validate(d, f)
