@@ -58,10 +58,19 @@ pub(crate) fn frame_rows(name: &str, e: plackett::Error) -> plackett::Error {
     }
 }
 
-/// A model reader's error, unless the text is a model file of another
-/// family than `reader`'s: then that, in Python's terms (which function
-/// reads it), in place of the first field the reader missed.
-pub(crate) fn model_error(
+/// The error mapping of a model reader of `reader`'s family on `text`
+/// (`.map_err(reading_model(source, text, …))`): a model file of another
+/// family is named in Python's terms (which function reads it) in place of
+/// the first field the reader missed; any other error passes as [`err`].
+pub(crate) fn reading_model<'a>(
+    source: &'a str,
+    text: &'a str,
+    reader: plackett::io::model_file::ModelFamily,
+) -> impl Fn(plackett::Error) -> PyErr + 'a {
+    move |e| model_error(source, text, reader, e)
+}
+
+fn model_error(
     source: &str,
     text: &str,
     reader: plackett::io::model_file::ModelFamily,

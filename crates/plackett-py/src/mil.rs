@@ -6,6 +6,7 @@
 
 use crate::err;
 use numpy::{IntoPyArray, PyArray1};
+use plackett::io::model_file::ModelFamily;
 use plackett::mil::bags::{read_bags_csv, read_bags_json};
 use plackett::mil::summary::{fit_aurocs, fit_document, fit_notes_for, predict_document};
 use plackett::mil::{
@@ -136,14 +137,11 @@ impl PyMilModel {
 #[pyfunction]
 pub fn mil_model_from_json(source: &str, text: &str) -> PyResult<PyMilModel> {
     Ok(PyMilModel {
-        model: MilModel::from_json(source, text).map_err(|e| {
-            crate::model_error(
-                source,
-                text,
-                plackett::io::model_file::ModelFamily::MultipleInstance,
-                e,
-            )
-        })?,
+        model: MilModel::from_json(source, text).map_err(crate::reading_model(
+            source,
+            text,
+            ModelFamily::MultipleInstance,
+        ))?,
     })
 }
 

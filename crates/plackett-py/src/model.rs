@@ -3,6 +3,7 @@
 
 use crate::{PyDataset, choice_set, err, item_index};
 use numpy::{IntoPyArray, PyArray1};
+use plackett::io::model_file::ModelFamily;
 use plackett::posterior::SavedModel;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -41,14 +42,11 @@ impl Model {
     #[pyo3(signature = (text, source = "model"))]
     fn from_json(text: &str, source: &str) -> PyResult<Model> {
         Ok(Model {
-            m: SavedModel::from_json(source, text).map_err(|e| {
-                crate::model_error(
-                    source,
-                    text,
-                    plackett::io::model_file::ModelFamily::Rankings,
-                    e,
-                )
-            })?,
+            m: SavedModel::from_json(source, text).map_err(crate::reading_model(
+                source,
+                text,
+                ModelFamily::Rankings,
+            ))?,
         })
     }
     /// Item names, in the model's order (read new data with `items=model.items`).
@@ -155,14 +153,8 @@ impl MixtureModel {
     #[pyo3(signature = (text, source = "model"))]
     fn from_json(text: &str, source: &str) -> PyResult<MixtureModel> {
         Ok(MixtureModel {
-            m: plackett::posterior::SavedMixture::from_json(source, text).map_err(|e| {
-                crate::model_error(
-                    source,
-                    text,
-                    plackett::io::model_file::ModelFamily::Rankings,
-                    e,
-                )
-            })?,
+            m: plackett::posterior::SavedMixture::from_json(source, text)
+                .map_err(crate::reading_model(source, text, ModelFamily::Rankings))?,
         })
     }
     /// Item names, in the model's order (read new data with `items=model.items`).
@@ -300,14 +292,8 @@ impl AdherenceModel {
     #[pyo3(signature = (text, source = "model"))]
     fn from_json(text: &str, source: &str) -> PyResult<AdherenceModel> {
         Ok(AdherenceModel {
-            m: plackett::posterior::SavedAdherence::from_json(source, text).map_err(|e| {
-                crate::model_error(
-                    source,
-                    text,
-                    plackett::io::model_file::ModelFamily::Rankings,
-                    e,
-                )
-            })?,
+            m: plackett::posterior::SavedAdherence::from_json(source, text)
+                .map_err(crate::reading_model(source, text, ModelFamily::Rankings))?,
         })
     }
     /// Item names, in the model's order (read new data with `items=model.items`).
