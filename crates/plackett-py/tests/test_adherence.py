@@ -2,6 +2,7 @@
 Python: parity with `plackett fit --adherence`, PlackettLuce's reference
 fit, rankers given as a list, bad input."""
 
+import pathlib
 import json
 import os
 import pickle
@@ -129,7 +130,7 @@ def test_adherence_model_predicts_as_the_cli(tmp_path, engine, extra):
     kw = {"samples": 400, "burn_in": 200, "chains": 2, "seed": 3} if engine == "gibbs" else {}
     r = plackett.fit_adherence(plackett.read_csv(f), pseudo=0.5, engine=engine, **kw)
     m = r.model()
-    assert m.to_json() == open(path).read()
+    assert m.to_json() == pathlib.Path(path).read_text(encoding="utf-8")
     loaded = plackett.load_model(path)
     assert isinstance(loaded, plackett.AdherenceModel)
     assert loaded.rankers == r.rankers and loaded.prior == (10.0, 10.0)

@@ -19,7 +19,8 @@ BIN = os.environ.get("PLACKETT_BIN", os.path.join(ROOT, "target", "release", "pl
 
 
 def iris():
-    rows = list(csv.DictReader(open(IRIS)))
+    with open(IRIS) as f:
+        rows = list(csv.DictReader(f))
     X = np.array([[float(r[k]) for k in rows[0] if k != "class"] for r in rows])
     y = np.array([r["class"] for r in rows])
     return X, y
@@ -231,7 +232,8 @@ def test_cv_calibration_equals_scikit_learn_metrics(tmp_path):
     from sklearn.metrics import accuracy_score, brier_score_loss, log_loss
 
     wine = os.path.join(ROOT, "data", "uci", "wine.csv")
-    rows = list(csv.DictReader(open(wine)))
+    with open(wine) as f:
+        rows = list(csv.DictReader(f))
     X = np.array([[float(r[k]) for k in rows[0] if k != "class"] for r in rows])
     y = np.array([r["class"] for r in rows])
     splits = tmp_path / "splits.json"

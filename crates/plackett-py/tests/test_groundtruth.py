@@ -1,5 +1,6 @@
 """Uncertain ground truth from Python (Stutz et al. 2023): the CLI's JSON
 from plackett.aggregate/evaluate, chunk independence, bad input."""
+import pathlib
 import json
 import os
 import pickle
@@ -133,7 +134,7 @@ def test_reports_are_the_clis_pages(tmp_path):
     `--plot-cases`), `evaluate(…, report=path)` that of `plackett evaluate
     --report`; the same pages but for their titles. Bad arguments raise and
     write nothing."""
-    strip = lambda p: open(p, encoding="utf-8").read().split("</h1>", 1)[1]  # noqa: E731
+    strip = lambda p: pathlib.Path(p).read_text(encoding="utf-8").split("</h1>", 1)[1]  # noqa: E731
     cli_page, page = tmp_path / "cli.html", tmp_path / "py.html"
     common = ["--classes", CLASSES, "--risks", RISKS, "--cases", "0,3,7,11,19", "--samples", "300", "--seed", "5"]
     kw = dict(classes=CLASSES, risks=RISKS, cases=[0, 3, 7, 11, 19], samples=300, seed=5)

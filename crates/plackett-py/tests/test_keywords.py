@@ -1,5 +1,6 @@
 """Keyword extraction from Python (VBSS, Hu 2024 ch. 1): parity with the CLI."""
 
+import pathlib
 import json
 import os
 import subprocess
@@ -22,7 +23,7 @@ def _cli(*args):
 
 
 def test_extract_matches_the_cli():
-    text = open(DOC, encoding="utf-8").read()
+    text = pathlib.Path(DOC).read_text(encoding="utf-8")
     r = plackett.extract_keywords(text, KNOWN)
     cli = _cli("keywords", "extract", DOC, "--known", KNOWN, "--output", "json")
     assert r.n_candidates == cli["n_candidates"] == len(cli["candidates"])
@@ -50,7 +51,7 @@ def test_extract_matches_the_cli():
 
 
 def test_report_is_the_clis_page(tmp_path):
-    text = open(DOC, encoding="utf-8").read()
+    text = pathlib.Path(DOC).read_text(encoding="utf-8")
     page = tmp_path / "kw.html"
     cli_page = tmp_path / "cli.html"
     plackett.extract_keywords(text, KNOWN, fdr=0.1, report=page)
@@ -69,7 +70,7 @@ def test_report_is_the_clis_page(tmp_path):
 
 
 def test_word_filter_matches_the_cli():
-    text = open(DOC, encoding="utf-8").read()
+    text = pathlib.Path(DOC).read_text(encoding="utf-8")
     for f in ("stopwords", "none"):
         r = plackett.extract_keywords(text, KNOWN, word_filter=f)
         cli = _cli("keywords", "extract", DOC, "--known", KNOWN, "--word-filter", f, "--output", "json")
@@ -92,7 +93,7 @@ def test_known_as_list_and_tokens_input():
 
 
 def test_gibbs_engine_and_options():
-    text = open(DOC, encoding="utf-8").read()
+    text = pathlib.Path(DOC).read_text(encoding="utf-8")
     r = plackett.extract_keywords(text, KNOWN, engine="gibbs", samples=500, burn_in=300, chains=2)
     assert r.fit["engine"] == "gibbs"
     assert r.elbo is None and r.iterations == 300 + 500
@@ -200,7 +201,7 @@ def test_evaluate_draws_and_the_authors_code_match_the_cli(tmp_path):
 
 
 def test_tag_text_matches_the_cli():
-    text = open(DOC, encoding="utf-8").read()
+    text = pathlib.Path(DOC).read_text(encoding="utf-8")
     sentences = plackett.tag_text(text)
     cli = _cli("keywords", "tag", DOC, "--output", "json")
     assert sentences == cli["documents"][0]["sentences"]
@@ -257,7 +258,7 @@ def _comparable(payload):
 
 
 def test_extract_many_equals_extract_on_each_document_and_the_cli_batch(tmp_path):
-    text = open(DOC, encoding="utf-8").read()
+    text = pathlib.Path(DOC).read_text(encoding="utf-8")
     docs = [text, SECOND]
     known = [KNOWN, ["keyword", "document"]]
     for engine, extra in (("vb", {}), ("gibbs", dict(samples=300, burn_in=200, chains=2))):
@@ -379,7 +380,7 @@ def test_baselines_are_networkx_pagerank_on_the_same_graph():
 
 
 def test_baselines_and_graph_match_the_cli(tmp_path):
-    text = open(DOC, encoding="utf-8").read()
+    text = pathlib.Path(DOC).read_text(encoding="utf-8")
     r = plackett.extract_keywords(text, KNOWN, baselines=True, edges=True)
     graph = tmp_path / "g.csv"
     cli = _cli("keywords", "extract", DOC, "--known", KNOWN, "--baselines", "--graph-out", str(graph),
@@ -401,7 +402,7 @@ def test_a_graph_scores_again_as_given():
     """The edges of a text's graph, given back as a graph, give the same
     probabilities (up to VBSS's stopping tolerance; the candidates come in
     another order), whether as a data frame, tuples or CSV text."""
-    text = open(DOC, encoding="utf-8").read()
+    text = pathlib.Path(DOC).read_text(encoding="utf-8")
     r = plackett.extract_keywords(text, KNOWN, edges=True, baselines=True)
     stems = list(r.candidates.loc[r.candidates["known"], "stem"])
     for form in (r.edges, list(r.edges.itertuples(index=False, name=None)),
@@ -457,7 +458,7 @@ def test_bad_graphs_raise():
 
 
 def test_keyphrases_match_the_cli():
-    text = open(DOC, encoding="utf-8").read()
+    text = pathlib.Path(DOC).read_text(encoding="utf-8")
     r = plackett.extract_keywords(text, KNOWN, fdr=0.5)
     cli = _cli("keywords", "extract", DOC, "--known", KNOWN, "--fdr", "0.5", "--output", "json")
     assert r.phrases.to_dict("records") == cli["phrases"]

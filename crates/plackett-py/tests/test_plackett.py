@@ -1,6 +1,7 @@
 """Tests of the Python package: parity with the CLI's JSON on the shipped
 data, choix on its own test cases, bad input as ValueError/TypeError,
 the GIL released during fits."""
+import pathlib
 import json
 import os
 import subprocess
@@ -32,7 +33,8 @@ def nascar_without_always_last():
     # Re-read over the kept drivers by dropping the four from every race.
     import csv
 
-    rows = [r for r in csv.DictReader(open(NASCAR)) if r["driver"] in keep]
+    with open(NASCAR) as fh:
+        rows = [r for r in csv.DictReader(fh) if r["driver"] in keep]
     races: dict = {}
     for r in rows:
         races.setdefault(r["race"], []).append((int(r["position"]), r["driver"]))
@@ -132,7 +134,7 @@ SALAD_FEATURES = os.path.join(DATA, "salad", "features.csv")
 def test_salad_with_features_equals_cli(engine, flags, kw, tmp_path):
     # An extra row E (not ranked by anyone) is predicted from its features.
     feats = tmp_path / "features.csv"
-    feats.write_text(open(SALAD_FEATURES).read().rstrip("\n") + "\nE,0.75,5\n")
+    feats.write_text(pathlib.Path(SALAD_FEATURES).read_text(encoding="utf-8").rstrip("\n") + "\nE,0.75,5\n")
     js = cli("fit", SALAD, "--ranking-col", "judge", "--features", str(feats), "--engine", engine,
              "--compare", "E,B", *flags)
     d = plackett.read_csv(SALAD, ranking_col="judge")
@@ -428,7 +430,7 @@ def _page_body(path):
     options in each front end's words)."""
     import re
 
-    return re.sub(r"<p>Note: [^<]*</p>", "<p>Note</p>", open(path, encoding="utf-8").read().split("</h1>", 1)[1])
+    return re.sub(r"<p>Note: [^<]*</p>", "<p>Note</p>", pathlib.Path(path).read_text(encoding="utf-8").split("</h1>", 1)[1])
 
 
 @pytest.mark.parametrize(
@@ -464,7 +466,7 @@ def test_fit_report_is_the_clis_page(engine, flags, kw, tmp_path):
     # Without data= a feature model's page leaves out the positive ratio only.
     r.report(str(tmp_path / "again.html"), seed=seed)
     if "features" not in kw:
-        assert open(tmp_path / "again.html").read() == page.read_text()
+        assert pathlib.Path(tmp_path / "again.html").read_text(encoding="utf-8") == page.read_text()
     with pytest.raises(TypeError):
         r.report(3)
     with pytest.raises(ValueError, match="x.html"):
@@ -498,7 +500,7 @@ def test_cross_validate_equals_plackett_cv(flags, kw, tmp_path):
     assert got == want
     assert [p["partition"] for p in r.partitions] == ["L"]
     r.report(page)
-    strip = lambda p: open(p, encoding="utf-8").read().split("</h1>", 1)[1]  # noqa: E731
+    strip = lambda p: pathlib.Path(p).read_text(encoding="utf-8").split("</h1>", 1)[1]  # noqa: E731
     assert strip(page) == strip(cli_page).replace(f"{SALAD} (4 items", "4 items").replace(
         "32 observations)</td>", "32 observations</td>")
     assert r.to_table().splitlines()[:-1] == subprocess.run(
