@@ -689,13 +689,28 @@ pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
         pending.push((path.clone(), text));
     }
     for pair in &a.compare {
-        if let Some(set) = choice_set(&ds, pair)? {
-            if feature.is_some() {
-                bail!(
-                    "invalid option --compare: choice probabilities over three or more items are \
-                     not yet supported with --features (compare pairs: \"A,B\")"
-                );
+        // A feature model chooses among any items of the features file,
+        // observed or not (as its pairs do).
+        if let Some(o) = &feature {
+            let parts: Vec<&str> = pair.split(',').map(str::trim).collect();
+            if parts.len() >= 3 {
+                if let Some(dup) = parts
+                    .iter()
+                    .enumerate()
+                    .find_map(|(k, p)| parts[..k].contains(p).then_some(p))
+                {
+                    bail!("invalid option --compare: {dup:?} appears twice in the set");
+                }
+                let probs = o.choice(names, &parts)?;
+                let set: Vec<String> = parts.iter().map(|p| p.to_string()).collect();
+                let ids: Vec<usize> = (0..set.len()).collect();
+                report
+                    .choices
+                    .push(plackett::io::output::Choice::new(&set, &ids, probs));
+                continue;
             }
+        }
+        if let Some(set) = choice_set(&ds, pair)? {
             let (probs, tie) = match &post {
                 Some(p) => p.first_choice(&set),
                 None => (source.choice_probabilities(&set), None),

@@ -455,3 +455,96 @@ fn disconnected_groups_are_linked_by_the_features() {
         );
     }
 }
+
+/// `--compare` over three or more items with `--features`: Luce's choice
+/// axiom over the log-worths `xᵀβ` — for the MLE the softmax of the
+/// reported log-worths; with an item only in the features file, its pair
+/// with another item agrees with `--compare A,E`; for VB the posterior
+/// mean over the fit's β draws, whose pairwise ratios stay near the
+/// plug-in's.
+#[test]
+fn choices_among_three_or_more_items_follow_the_log_worths() {
+    let d = common::data("");
+    let (r, f) = salad(&d);
+    let t = tmpdir("features-choice");
+    let feats = t.join("features.csv");
+    let mut text = std::fs::read_to_string(&f).unwrap();
+    text.push_str("E,0.75,5\n");
+    std::fs::write(&feats, text).unwrap();
+    let fit = |extra: &[&str]| {
+        json(
+            &bin()
+                .args(["fit", &r, "--ranking-col", "judge", "--features"])
+                .arg(&feats)
+                .args(extra)
+                .args(["--output", "json"])
+                .output()
+                .unwrap(),
+        )
+    };
+    let v = fit(&[
+        "--compare",
+        "A,B,C,D",
+        "--compare",
+        "A,E,B",
+        "--compare",
+        "A,E",
+    ]);
+    let lw = |name: &str| {
+        v["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|i| i["name"] == name)
+            .unwrap()["log_worth"]
+            .as_f64()
+            .unwrap()
+    };
+    let choice = |k: usize| -> Vec<f64> {
+        v["choices"][k]["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| i["probability"].as_f64().unwrap())
+            .collect()
+    };
+    let z: f64 = ["A", "B", "C", "D"].iter().map(|n| lw(n).exp()).sum();
+    for (p, n) in choice(0).iter().zip(["A", "B", "C", "D"]) {
+        assert!((p - lw(n).exp() / z).abs() < 1e-12, "{n}: {p}");
+    }
+    assert!(v["choices"][0]["items"][0].get("sd").is_none());
+    let (pa, pe) = (choice(1)[0], choice(1)[1]);
+    let pair = v["comparisons"][0]["probability"].as_f64().unwrap();
+    assert!((pa / (pa + pe) - pair).abs() < 1e-12, "{pa} {pe} {pair}");
+    // VB: posterior means over draws, with sds; Luce's ratios near the
+    // plug-in's (the posterior is tight on these data).
+    let vb = fit(&["--engine", "vb", "--compare", "A,E,B"]);
+    let items = vb["choices"][0]["items"].as_array().unwrap();
+    let p: Vec<f64> = items
+        .iter()
+        .map(|i| i["probability"].as_f64().unwrap())
+        .collect();
+    assert!((p.iter().sum::<f64>() - 1.0).abs() < 1e-12);
+    assert!(items.iter().all(|i| i["sd"].as_f64().unwrap() > 0.0));
+    let plug = choice(1);
+    for (a, b) in p.iter().zip(&plug) {
+        assert!((a - b).abs() < 0.05, "VB {p:?} against plug-in {plug:?}");
+    }
+    // An unknown item or a repeated one is a one-line error.
+    let bad = |set: &str, needle: &str| {
+        fails(
+            &bin()
+                .args(["fit", &r, "--ranking-col", "judge", "--features"])
+                .arg(&feats)
+                .args(["--compare", set])
+                .output()
+                .unwrap(),
+            needle,
+        )
+    };
+    bad(
+        "A,B,Z",
+        "no item named \"Z\" in the data or the features file",
+    );
+    bad("A,B,A", "\"A\" appears twice in the set");
+}

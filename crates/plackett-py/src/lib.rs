@@ -477,6 +477,23 @@ impl FitResult {
         item_index(&self.names, item)
     }
 
+    /// The name of an item of a feature model: a name of the data or of the
+    /// features file, or an index of the data's items; an unknown name is
+    /// a `KeyError`, as for every lookup by item name.
+    fn feature_item(
+        &self,
+        o: &plackett::infer::feature_run::FeatureOutcome,
+        item: &Bound<'_, PyAny>,
+    ) -> PyResult<String> {
+        match item.extract::<String>() {
+            Ok(s) if o.row(&self.names, &s).is_some() => Ok(s),
+            Ok(s) => Err(PyKeyError::new_err(format!(
+                "no item named {s:?} in the data or the features file"
+            ))),
+            Err(_) => Ok(self.names[self.index(item)?].clone()),
+        }
+    }
+
     fn column<'py>(
         &self,
         py: Python<'py>,
@@ -635,6 +652,31 @@ impl FitResult {
         py: Python<'py>,
         items: Vec<Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        // With features, the set may hold items only in the features file,
+        // as in `compare` (the CLI's `--compare A,B,C`).
+        if let Fitted::Features(o) = &self.post {
+            if items.len() < 2 {
+                return Err(PyValueError::new_err(
+                    "choice_probabilities needs at least two items",
+                ));
+            }
+            let mut set: Vec<String> = Vec::with_capacity(items.len());
+            for x in &items {
+                let name = self.feature_item(o, x)?;
+                if set.contains(&name) {
+                    return Err(PyValueError::new_err(format!(
+                        "item {name:?} appears twice in the choice set"
+                    )));
+                }
+                set.push(name);
+            }
+            let refs: Vec<&str> = set.iter().map(String::as_str).collect();
+            let p = o.choice(&self.names, &refs).map_err(err)?;
+            return Ok(PyArray1::from_vec(
+                py,
+                p.into_iter().map(|(m, _)| m).collect(),
+            ));
+        }
         let set = choice_set(&self.names, &items)?;
         let p = self.post.choice_probabilities(&set);
         Ok(PyArray1::from_vec(
@@ -679,13 +721,13 @@ impl FitResult {
     /// (posterior by Gauss–Hermite for vb, plug-in for mle/map).
     fn compare(&self, a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResult<f64> {
         if let Fitted::Features(o) = &self.post {
-            let name = |x: &Bound<'_, PyAny>| -> PyResult<String> {
-                match x.extract::<String>() {
-                    Ok(s) => Ok(s),
-                    Err(_) => Ok(self.names[self.index(x)?].clone()),
-                }
-            };
-            let c = o.compare(&self.names, &name(a)?, &name(b)?).map_err(err)?;
+            let c = o
+                .compare(
+                    &self.names,
+                    &self.feature_item(o, a)?,
+                    &self.feature_item(o, b)?,
+                )
+                .map_err(err)?;
             return Ok(c.probability);
         }
         Ok(self.post.prob_beats(self.index(a)?, self.index(b)?))

@@ -732,3 +732,24 @@ def test_a_features_frames_errors_name_its_row():
         plackett.fit(d, "mle", features=f)
     with pytest.raises(ValueError, match=pattern):
         plackett.cross_validate(d, f)
+
+
+@pytest.mark.parametrize("engine", ["mle", "vb"])
+def test_feature_choice_probabilities_cover_new_items_as_the_cli(engine, tmp_path):
+    """With features, choice_probabilities takes items only in the features
+    file, as compare does, and equals the CLI's --compare A,B,C; an
+    unknown name is a KeyError."""
+    feats = tmp_path / "features.csv"
+    feats.write_text(pathlib.Path(SALAD_FEATURES).read_text(encoding="utf-8").rstrip("\n") + "\nE,0.75,5\n")
+    r = plackett.fit(plackett.read_csv(SALAD, ranking_col="judge"), engine, features=str(feats))
+    p = r.choice_probabilities(["A", "E", "B"])
+    js = cli("fit", SALAD, "--ranking-col", "judge", "--features", str(feats), "--engine", engine,
+             "--compare", "A,E,B")
+    np.testing.assert_allclose(p, [i["probability"] for i in js["choices"][0]["items"]], rtol=0, atol=1e-15)
+    assert abs(p.sum() - 1) < 1e-12
+    with pytest.raises(KeyError, match="no item named"):
+        r.choice_probabilities(["A", "Z", "B"])
+    with pytest.raises(KeyError, match="no item named"):
+        r.compare("A", "Z")
+    with pytest.raises(ValueError, match="twice"):
+        r.choice_probabilities(["A", "E", "A"])

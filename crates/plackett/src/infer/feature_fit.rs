@@ -431,6 +431,14 @@ impl FeatureFit {
     /// Draws of normalised log-worths of the dataset's items from the
     /// variational posterior (`None` for point estimates).
     pub fn draws(&self, feats: &Features, n: usize, seed: u64) -> Option<Draws> {
+        self.draws_of_rows(&feats.x, n, seed)
+    }
+
+    /// Draws of normalised log-worths `Xβ` of the rows of `x` (working
+    /// scale, any items: the dataset's or the features file's others) from
+    /// the variational posterior, the same β draws as [`Self::draws`] for
+    /// the same `n` and `seed` (`None` for point estimates).
+    pub fn draws_of_rows(&self, x: &DMatrix<f64>, n: usize, seed: u64) -> Option<Draws> {
         use rand_distr::{Distribution, StandardNormal};
         if !self.bayesian {
             return None;
@@ -439,12 +447,12 @@ impl FeatureFit {
         let d = self.mu.len();
         let l = Cholesky::new(cov)?.l();
         let mut rng = super::rng::stream(seed, &[0x4645_4154]);
-        let items = feats.x.nrows();
+        let items = x.nrows();
         let mut out = Vec::with_capacity(n * items);
         for _ in 0..n {
             let e = DVector::from_fn(d, |_, _| StandardNormal.sample(&mut rng));
             let b = &self.mu + &l * e;
-            let mut t: Vec<f64> = (&feats.x * b).iter().copied().collect();
+            let mut t: Vec<f64> = (x * b).iter().copied().collect();
             Draws::normalise(&mut t);
             out.extend(t);
         }

@@ -178,6 +178,11 @@ pub struct FeatureOutcome {
     pub theta: Vec<f64>,
     /// The gauge of the report's summary.
     pub gauge: Gauge,
+    /// Number and seed of the posterior draws (VB), so that choice
+    /// probabilities over items the draws do not hold reuse the same β
+    /// draws. (Absent from results saved before it existed: 0 draws.)
+    #[serde(default)]
+    pub draw_settings: (usize, u64),
 }
 
 /// Read the features file `path` (contents `text`) for the items of `ds`
@@ -326,6 +331,7 @@ pub fn run(
         draws,
         theta,
         gauge: gauge.clone(),
+        draw_settings: (s.draws.max(1), s.seed),
     })
 }
 
@@ -369,6 +375,37 @@ impl FeatureOutcome {
             difference_mean: Some(p.mean),
             difference_sd: self.fit.cov.as_ref().map(|_| p.sd),
         })
+    }
+}
+
+impl FeatureOutcome {
+    /// P(each item of `set` is chosen first from it), Luce's choice axiom
+    /// over log-worths `xᵀβ`, for any items of the features file, observed
+    /// or not: the plug-in value (MLE, MAP) or the posterior mean and sd
+    /// over the β draws of the fit (VB; the draws `--draws-out` writes, so
+    /// for items of the data this equals the draws' choice probabilities).
+    /// `names` are the fitted dataset's items, in id order.
+    pub fn choice(&self, names: &[String], set: &[&str]) -> Result<Vec<(f64, Option<f64>)>> {
+        let rows = set
+            .iter()
+            .map(|name| {
+                self.row(names, name).ok_or_else(|| {
+                    invalid(
+                        "compare",
+                        format!("no item named {name:?} in the data or the features file"),
+                    )
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let d = self.feats.d();
+        let x = nalgebra::DMatrix::from_fn(rows.len(), d, |i, j| rows[i][j]);
+        let all: Vec<usize> = (0..rows.len()).collect();
+        let (n, seed) = self.draw_settings;
+        let draws = match self.fit.draws_of_rows(&x, n.max(1), seed) {
+            Some(dr) => dr,
+            None => point_draws(&(&x * &self.fit.mu).iter().copied().collect::<Vec<_>>()),
+        };
+        Ok(draws.choice_probabilities(&all))
     }
 }
 
