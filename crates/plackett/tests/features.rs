@@ -454,3 +454,48 @@ fn eta_by_bound_within_one_grid_step_of_cv_best() {
         etas[ec]
     );
 }
+
+/// Choice probabilities of a VB feature model use the fit's own β draws:
+/// over items of the data they equal the draws' choice probabilities, and
+/// a result saved before the draw settings were kept (no
+/// `draw_settings`) still answers from as many draws as it holds.
+#[test]
+fn feature_choices_reuse_the_fits_draws_and_old_results_still_answer() {
+    use plackett::infer::feature_run::{FeatureOutcome, FeatureSettings, run};
+    use plackett::posterior::{Gauge, Posterior};
+    let d = data_dir();
+    let ds = read_path(
+        &path(&d, "salad/rankings.csv"),
+        &ReadOptions {
+            ranking_col: "judge".into(),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let f = path(&d, "salad/features.csv");
+    let text = std::fs::read_to_string(&f).unwrap();
+    let s = FeatureSettings {
+        engine: "vb".into(),
+        draws: 500,
+        seed: 7,
+        ..Default::default()
+    };
+    let o = run(&s, &f, &text, &ds, &Gauge::MeanCentred).unwrap();
+    let names = ds.items().names().to_vec();
+    let mine = o.choice(&names, &["A", "C", "D"]).unwrap();
+    let ids: Vec<usize> = ["A", "C", "D"]
+        .iter()
+        .map(|n| names.iter().position(|m| m == n).unwrap())
+        .collect();
+    let theirs = o.draws().choice_probabilities(&ids);
+    for ((p, sd), (q, sq)) in mine.iter().zip(&theirs) {
+        assert!((p - q).abs() < 1e-14 && (sd.unwrap() - sq.unwrap()).abs() < 1e-14);
+    }
+    let mut v = serde_json::to_value(&o).unwrap();
+    v.as_object_mut().unwrap().remove("draw_settings");
+    let old: FeatureOutcome = serde_json::from_value(v).unwrap();
+    let again = old.choice(&names, &["A", "C", "D"]).unwrap();
+    assert_eq!(again.len(), 3);
+    assert!((again.iter().map(|x| x.0).sum::<f64>() - 1.0).abs() < 1e-12);
+    assert!(again.iter().all(|x| x.1.unwrap() > 0.0));
+}

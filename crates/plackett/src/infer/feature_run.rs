@@ -349,19 +349,23 @@ impl FeatureOutcome {
             .map(|(_, raw)| self.feats.transform(raw))
     }
 
+    /// [`Self::row`], or the error `--compare` reports for an unknown name.
+    fn named_row(&self, names: &[String], name: &str) -> Result<Vec<f64>> {
+        self.row(names, name).ok_or_else(|| {
+            invalid(
+                "compare",
+                format!("no item named {name:?} in the data or the features file"),
+            )
+        })
+    }
+
     /// P(a ≻ b) for any two items of the features file, observed or not:
     /// posterior (VB) or plug-in (MLE, MAP), with the log-worth difference.
     /// `names` are the fitted dataset's items, in id order.
     pub fn compare(&self, names: &[String], a: &str, b: &str) -> Result<Comparison> {
-        let row = |name: &str| {
-            self.row(names, name).ok_or_else(|| {
-                invalid(
-                    "compare",
-                    format!("no item named {name:?} in the data or the features file"),
-                )
-            })
-        };
-        let p = self.fit.predict_pair(&row(a)?, &row(b)?);
+        let p = self
+            .fit
+            .predict_pair(&self.named_row(names, a)?, &self.named_row(names, b)?);
         Ok(Comparison {
             winner: a.to_string(),
             loser: b.to_string(),
@@ -376,9 +380,7 @@ impl FeatureOutcome {
             difference_sd: self.fit.cov.as_ref().map(|_| p.sd),
         })
     }
-}
 
-impl FeatureOutcome {
     /// P(each item of `set` is chosen first from it), Luce's choice axiom
     /// over log-worths `xᵀβ`, for any items of the features file, observed
     /// or not: the plug-in value (MLE, MAP) or the posterior mean and sd
@@ -388,20 +390,18 @@ impl FeatureOutcome {
     pub fn choice(&self, names: &[String], set: &[&str]) -> Result<Vec<(f64, Option<f64>)>> {
         let rows = set
             .iter()
-            .map(|name| {
-                self.row(names, name).ok_or_else(|| {
-                    invalid(
-                        "compare",
-                        format!("no item named {name:?} in the data or the features file"),
-                    )
-                })
-            })
+            .map(|name| self.named_row(names, name))
             .collect::<Result<Vec<_>>>()?;
         let d = self.feats.d();
         let x = nalgebra::DMatrix::from_fn(rows.len(), d, |i, j| rows[i][j]);
         let all: Vec<usize> = (0..rows.len()).collect();
-        let (n, seed) = self.draw_settings;
-        let draws = match self.fit.draws_of_rows(&x, n.max(1), seed) {
+        // A result saved before the settings were kept: as many draws as
+        // it holds, under the default seed.
+        let (n, seed) = match self.draw_settings {
+            (0, _) => (self.draws.as_ref().map_or(1, |d| d.len()), 1),
+            kept => kept,
+        };
+        let draws = match self.fit.draws_of_rows(&x, n, seed) {
             Some(dr) => dr,
             None => point_draws(&(&x * &self.fit.mu).iter().copied().collect::<Vec<_>>()),
         };
