@@ -14,7 +14,10 @@ fn help(path: &[&str]) -> String {
     let out = bin()
         .args(path)
         .arg("--help")
+        // Plain text whatever the environment asks of terminals.
         .env_remove("COLUMNS")
+        .env_remove("CLICOLOR_FORCE")
+        .env("NO_COLOR", "1")
         .output()
         .unwrap();
     assert!(out.status.success(), "plackett {path:?} --help failed");
