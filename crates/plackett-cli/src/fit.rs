@@ -691,24 +691,16 @@ pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
     for pair in &a.compare {
         // A feature model chooses among any items of the features file,
         // observed or not (as its pairs do).
-        if let Some(o) = &feature {
-            let parts: Vec<&str> = pair.split(',').map(str::trim).collect();
-            if parts.len() >= 3 {
-                if let Some(dup) = parts
-                    .iter()
-                    .enumerate()
-                    .find_map(|(k, p)| parts[..k].contains(p).then_some(p))
-                {
-                    bail!("invalid option --compare: {dup:?} appears twice in the set");
-                }
-                let probs = o.choice(names, &parts)?;
-                let set: Vec<String> = parts.iter().map(|p| p.to_string()).collect();
-                let ids: Vec<usize> = (0..set.len()).collect();
-                report
-                    .choices
-                    .push(plackett::io::output::Choice::new(&set, &ids, probs));
-                continue;
-            }
+        if let Some(o) = &feature
+            && let Some(parts) = choice_names(pair)?
+        {
+            let probs = o.choice(names, &parts)?;
+            let set: Vec<String> = parts.iter().map(|p| p.to_string()).collect();
+            let ids: Vec<usize> = (0..set.len()).collect();
+            report
+                .choices
+                .push(plackett::io::output::Choice::new(&set, &ids, probs));
+            continue;
         }
         if let Some(set) = choice_set(&ds, pair)? {
             let (probs, tie) = match &post {
@@ -832,25 +824,35 @@ pub(crate) fn compare_names(pair: &str) -> Result<(&str, &str)> {
 /// The item ids of `--compare "A,B,C…"` when it names three or more items
 /// (a choice set); `None` for a pair.
 pub(crate) fn choice_set(ds: &Dataset, spec: &str) -> Result<Option<Vec<usize>>> {
-    let parts: Vec<&str> = spec.split(',').map(|x| x.trim()).collect();
+    let Some(parts) = choice_names(spec)? else {
+        return Ok(None);
+    };
+    parts
+        .into_iter()
+        .map(|nm| {
+            ds.items()
+                .get(nm)
+                .map(|id| id as usize)
+                .ok_or_else(|| anyhow::anyhow!("invalid option --compare: no item named {:?}", nm))
+        })
+        .collect::<Result<Vec<_>>>()
+        .map(Some)
+}
+
+/// The names of `--compare "A,B,C"` when it names a choice set (three or
+/// more items, none twice); `None` for a pair.
+pub(crate) fn choice_names(spec: &str) -> Result<Option<Vec<&str>>> {
+    let parts: Vec<&str> = spec.split(',').map(str::trim).collect();
     if parts.len() < 3 {
         return Ok(None);
     }
-    let mut set = Vec::with_capacity(parts.len());
-    for nm in parts {
-        let id =
-            ds.items().get(nm).ok_or_else(|| {
-                anyhow::anyhow!("invalid option --compare: no item named {:?}", nm)
-            })? as usize;
-        if set.contains(&id) {
-            bail!(
-                "invalid option --compare: {:?} appears twice in the set",
-                nm
-            );
-        }
-        set.push(id);
+    if let Some(dup) = (1..parts.len()).find(|&k| parts[..k].contains(&parts[k])) {
+        bail!(
+            "invalid option --compare: {:?} appears twice in the set",
+            parts[dup]
+        );
     }
-    Ok(Some(set))
+    Ok(Some(parts))
 }
 
 /// The two item ids of `--compare "A,B"` among the items of `ds`.

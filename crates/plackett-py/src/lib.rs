@@ -655,21 +655,7 @@ impl FitResult {
         // With features, the set may hold items only in the features file,
         // as in `compare` (the CLI's `--compare A,B,C`).
         if let Fitted::Features(o) = &self.post {
-            if items.len() < 2 {
-                return Err(PyValueError::new_err(
-                    "choice_probabilities needs at least two items",
-                ));
-            }
-            let mut set: Vec<String> = Vec::with_capacity(items.len());
-            for x in &items {
-                let name = self.feature_item(o, x)?;
-                if set.contains(&name) {
-                    return Err(PyValueError::new_err(format!(
-                        "item {name:?} appears twice in the choice set"
-                    )));
-                }
-                set.push(name);
-            }
+            let set = distinct_set(&items, |x| self.feature_item(o, x), |n| n.clone())?;
             let refs: Vec<&str> = set.iter().map(String::as_str).collect();
             let p = o.choice(&self.names, &refs).map_err(err)?;
             return Ok(PyArray1::from_vec(
@@ -885,6 +871,16 @@ impl FitResult {
 /// The item indices of a choice set: at least two items, by name or
 /// index, none repeated.
 pub(crate) fn choice_set(names: &[String], items: &[Bound<'_, PyAny>]) -> PyResult<Vec<usize>> {
+    distinct_set(items, |it| item_index(names, it), |&i| names[i].clone())
+}
+
+/// A choice set of at least two items, each resolved by `resolve`, none
+/// twice (`name` says which one was).
+fn distinct_set<T: PartialEq>(
+    items: &[Bound<'_, PyAny>],
+    mut resolve: impl FnMut(&Bound<'_, PyAny>) -> PyResult<T>,
+    name: impl Fn(&T) -> String,
+) -> PyResult<Vec<T>> {
     if items.len() < 2 {
         return Err(PyValueError::new_err(
             "choice_probabilities needs at least two items",
@@ -892,14 +888,14 @@ pub(crate) fn choice_set(names: &[String], items: &[Bound<'_, PyAny>]) -> PyResu
     }
     let mut set = Vec::with_capacity(items.len());
     for it in items {
-        let i = item_index(names, it)?;
-        if set.contains(&i) {
+        let x = resolve(it)?;
+        if set.contains(&x) {
             return Err(PyValueError::new_err(format!(
                 "item {:?} appears twice in the choice set",
-                names[i]
+                name(&x)
             )));
         }
-        set.push(i);
+        set.push(x);
     }
     Ok(set)
 }
