@@ -301,22 +301,11 @@ pub(crate) fn load_with_universe(
     items: &plackett::data::Items,
     whose: &str,
 ) -> Result<Dataset> {
-    let opts = read_options(a, Some(ItemsSpec::Names(items.names().to_vec())))?;
-    read_path(&a.file, &opts).map_err(|e| {
-        let m = e.to_string();
-        let declared = "is not in the declared universe (`items`)";
-        if m.contains(declared) {
-            anyhow::anyhow!(
-                "{}",
-                m.replace(
-                    declared,
-                    &format!("is not an item of {whose} ({} items)", items.len())
-                )
-            )
-        } else {
-            e.into()
-        }
-    })
+    let opts = ReadOptions {
+        universe_of: Some(whose.to_string()),
+        ..read_options(a, Some(ItemsSpec::Names(items.names().to_vec())))?
+    };
+    Ok(read_path(&a.file, &opts)?)
 }
 
 /// The library's reader options for the data flags, over `items`.
@@ -333,6 +322,7 @@ fn read_options(a: &DataArgs, items: Option<ItemsSpec>) -> Result<ReadOptions> {
         ties: a.ties.into(),
         case: a.case,
         item_cols: parse_item_cols(a.item_cols.as_deref())?,
+        universe_of: None,
     })
 }
 

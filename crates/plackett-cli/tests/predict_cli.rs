@@ -541,3 +541,47 @@ fn a_model_file_of_another_kind_says_which_command_reads_it() {
     common::assert_ok(&mil_predict(&mil));
     common::assert_ok(&classify(&cl));
 }
+
+/// An item outside a model's items is named as not one of the model's, by
+/// the reader itself, in every format — JSON ids and names too.
+#[test]
+fn an_unknown_item_is_not_an_item_of_the_model_in_every_format() {
+    let dir = tmpdir("predict-universe");
+    let model = dir.join("pp.json");
+    common::assert_ok(
+        &bin()
+            .arg("fit")
+            .arg(data("pudding").join("pairs.csv"))
+            .args(["--format", "pairs", "--model-out", model.to_str().unwrap()])
+            .output()
+            .unwrap(),
+    );
+    let m = model.to_str().unwrap();
+    for (file, text, want) in [
+        (
+            "t.csv",
+            "a,b,i_wins,j_wins\n1,9,2,1\n",
+            "t.csv:2: item \"9\" is not an item of the model",
+        ),
+        (
+            "t.json",
+            "[[0,7]]",
+            "t.json:1: ranking 1: item id 7 is not an item of the model",
+        ),
+        (
+            "t2.json",
+            "{\"rankings\": [[\"1\", \"zz\"]]}",
+            "t2.json:1: ranking 1: item \"zz\" is not an item of the model",
+        ),
+    ] {
+        let f = dir.join(file);
+        std::fs::write(&f, text).unwrap();
+        let mut cmd = bin();
+        cmd.args(["predict", m]).arg(&f);
+        if file.ends_with(".csv") {
+            cmd.args(["--format", "pairs"]);
+        }
+        fails(&cmd.output().unwrap(), want);
+        fails(&cmd.output().unwrap(), "(6 items)");
+    }
+}

@@ -457,6 +457,7 @@ fn read_file(
         ties: ties_of(ties)?,
         case,
         item_cols,
+        universe_of: None,
     };
     let path = path.to_string();
     let ds = py.detach(move || read_path(&path, &opts)).map_err(err)?;

@@ -87,7 +87,7 @@ pub fn read(name: &str, text: &str, opts: &ReadOptions) -> Result<Dataset> {
                 return Err(Error::input(
                     name,
                     Some(line),
-                    format!("item {item_s:?} is not in the declared universe (`items`)"),
+                    opts.outside_universe(&format!("item {item_s:?}"), b.items().len()),
                 ));
             }
             None => b.items_mut().intern(item_s),

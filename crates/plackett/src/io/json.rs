@@ -264,10 +264,13 @@ fn read_lists(
             return Err(Error::input(
                 name,
                 Some(v.line),
-                format!(
-                    "item id {i} outside the declared universe of {} items (`items`)",
-                    declared.len()
-                ),
+                match opts.universe_of {
+                    Some(_) => opts.outside_universe(&format!("item id {i}"), declared.len()),
+                    None => format!(
+                        "item id {i} outside the declared universe of {} items (`items`)",
+                        declared.len()
+                    ),
+                },
             ));
         }
         max_id = max_id.max(i);
@@ -352,7 +355,10 @@ fn read_object(
             None => Err(Error::input(
                 name,
                 Some(v.line),
-                format!("item {s:?} is not in \"items\""),
+                match opts.universe_of {
+                    Some(_) => opts.outside_universe(&format!("item {s:?}"), items.len()),
+                    None => format!("item {s:?} is not in \"items\""),
+                },
             )),
         },
         _ => {

@@ -166,6 +166,21 @@ pub struct ReadOptions {
     pub case: Option<usize>,
     /// Pairs: the two item columns (default: the first two).
     pub item_cols: Option<(String, String)>,
+    /// Whose items the declared universe is (`"the model m.json"`): an item
+    /// outside it is then "not an item of the model m.json (3 items)"
+    /// rather than outside an `items` the user never declared.
+    pub universe_of: Option<String>,
+}
+
+impl ReadOptions {
+    /// The message for `what` (`item "Z"`) outside the declared universe of
+    /// `n` items, in the terms of [`ReadOptions::universe_of`].
+    pub(crate) fn outside_universe(&self, what: &str, n: usize) -> String {
+        match &self.universe_of {
+            Some(whose) => format!("{what} is not an item of {whose} ({n} items)"),
+            None => format!("{what} is not in the declared universe (`items`)"),
+        }
+    }
 }
 
 impl Default for ReadOptions {
@@ -182,6 +197,7 @@ impl Default for ReadOptions {
             ties: TieSemantics::UnknownOrder,
             case: None,
             item_cols: None,
+            universe_of: None,
         }
     }
 }

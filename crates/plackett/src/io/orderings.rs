@@ -105,7 +105,7 @@ pub fn read(name: &str, text: &str, opts: &ReadOptions) -> Result<Dataset> {
                     return Err(Error::input(
                         name,
                         Some(line),
-                        format!("item {s:?} is not in the declared universe (`items`)"),
+                        opts.outside_universe(&format!("item {s:?}"), b.items().len()),
                     ));
                 }
                 None => b.items_mut().intern(s),

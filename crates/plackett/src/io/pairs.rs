@@ -68,7 +68,7 @@ pub fn read(name: &str, text: &str, opts: &ReadOptions) -> Result<Dataset> {
                 None if closed => Err(Error::input(
                     name,
                     Some(line),
-                    format!("item {s:?} is not in the declared universe (`items`)"),
+                    opts.outside_universe(&format!("item {s:?}"), b.items().len()),
                 )),
                 None => Ok(b.items_mut().intern(s)),
             }

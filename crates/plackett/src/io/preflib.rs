@@ -150,7 +150,7 @@ pub fn read(name: &str, text: &str, opts: &ReadOptions) -> Result<Dataset> {
                 return Err(Error::input(
                     name,
                     None,
-                    format!("alternative {nm:?} is not in the declared universe (`items`)"),
+                    opts.outside_universe(&format!("alternative {nm:?}"), items.len()),
                 ));
             }
             None => items.intern(&nm),
