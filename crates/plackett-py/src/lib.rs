@@ -109,24 +109,15 @@ pub(crate) fn held_out<'py>(
     if let Ok(d) = data.extract() {
         return Ok(d);
     }
+    // The user passed no `items`: the readers name an unknown item as one
+    // that `whose` does not have.
     let kwargs = pyo3::types::PyDict::new(py);
     kwargs.set_item("items", names.to_vec())?;
+    kwargs.set_item("universe_of", whose)?;
     let read = py
         .import("plackett")?
-        .getattr("rankings")?
-        .call((data,), Some(&kwargs))
-        .map_err(|e| {
-            // The user passed no `items`: an unknown item is one the fit
-            // does not have.
-            if e.is_instance_of::<PyValueError>(py) {
-                PyValueError::new_err(e.value(py).to_string().replace(
-                    "is not in \"items\"",
-                    &format!("is not an item of {whose} ({} items)", names.len()),
-                ))
-            } else {
-                e
-            }
-        })?;
+        .getattr("_rankings")?
+        .call((data,), Some(&kwargs))?;
     Ok(read.extract()?)
 }
 
@@ -242,18 +233,20 @@ fn format_of(f: Option<&str>) -> PyResult<Option<Format>> {
 /// "items", "rankings", "weights") — what the Python layer serialises
 /// rankings given as lists into.
 #[pyfunction]
-#[pyo3(signature = (text, *, name = "rankings", top_k = false, ties = "unknown"))]
+#[pyo3(signature = (text, *, name = "rankings", top_k = false, ties = "unknown", universe_of = None))]
 fn read_json_text(
     py: Python<'_>,
     text: &str,
     name: &str,
     top_k: bool,
     ties: &str,
+    universe_of: Option<String>,
 ) -> PyResult<PyDataset> {
     let opts = ReadOptions {
         format: Some(Format::Json),
         top_k,
         ties: ties_of(ties)?,
+        universe_of,
         ..Default::default()
     };
     let (text, owned) = (text.to_string(), name.to_string());
@@ -346,7 +339,7 @@ fn simulate<'py>(
 /// universe with `top_k`), the numpy fast path of `plackett.rankings`.
 /// Ids are looked up as names in `items` (default: `0..=max id`).
 #[pyfunction]
-#[pyo3(signature = (array, *, items = None, weights = None, top_k = false, ties = "unknown"))]
+#[pyo3(signature = (array, *, items = None, weights = None, top_k = false, ties = "unknown", universe_of = None))]
 fn read_array(
     py: Python<'_>,
     array: numpy::PyReadonlyArray2<'_, i64>,
@@ -354,6 +347,7 @@ fn read_array(
     weights: Option<numpy::PyReadonlyArray1<'_, f64>>,
     top_k: bool,
     ties: &str,
+    universe_of: Option<String>,
 ) -> PyResult<PyDataset> {
     use plackett::data::{DatasetBuilder, Items, Tail};
     let a = array.as_array();
@@ -402,6 +396,7 @@ fn read_array(
                 }
             };
             let tail = if top_k { Tail::Universe } else { Tail::None };
+            let n_universe = universe.len();
             let mut b = DatasetBuilder::new(universe, ties);
             let mut row = vec![[0u32]; k];
             for r in 0..n {
@@ -409,7 +404,12 @@ fn read_array(
                     let id = a[(r, j)] as usize;
                     let m = map[id];
                     if m == u32::MAX {
-                        return Err(format!("row {r}: item {id} is not among items"));
+                        return Err(match &universe_of {
+                            Some(whose) => format!(
+                                "row {r}: item {id} is not an item of {whose} ({n_universe} items)"
+                            ),
+                            None => format!("row {r}: item {id} is not among items"),
+                        });
                     }
                     *slot = [m];
                 }

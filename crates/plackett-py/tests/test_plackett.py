@@ -648,6 +648,13 @@ def test_list_errors_name_the_ranking_by_its_index():
     model = plackett.fit([["a", "b"], ["b", "c"], ["c", "a"]], engine="map").model()
     with pytest.raises(ValueError, match=r'^rankings\[1\]: item "zz" is not an item of this model \(3 items\)$'):
         model.predict([["a", "b"], ["a", "zz"]])
+    # Ids in a numpy array are looked up among the model's items alike.
+    numbered = plackett.fit([[0, 1], [1, 2], [2, 0]], engine="map")
+    with pytest.raises(ValueError, match=r"^<array>: row 1: item 7 is not an item of this fit \(3 items\)$"):
+        numbered.predictive_log_likelihood(np.array([[0, 1], [0, 7]]))
+    with pytest.raises(ValueError, match=r"^<array>: row 0: item 3 is not an item of this model \(3 items\)$"):
+        numbered.model().predict(np.array([[3, 0]]))
+    np.testing.assert_array_equal(numbered.model().predict(np.array([[2, 0]])), numbered.model().predict([[2, 0]]))
 
 
 def test_saved_models_predict_plain_rankings():

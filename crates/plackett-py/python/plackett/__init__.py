@@ -171,6 +171,26 @@ def rankings(
     list of the whole universe; ``ties`` is "unknown" (unknown order) or
     "event" (Davidson-Luce).
     """
+    return _rankings(data, items=items, weights=weights, top_k=top_k, ties=ties, ranking_col=ranking_col,
+                     rank_col=rank_col, item_col=item_col, weight_col=weight_col)
+
+
+def _rankings(
+    data: Any,
+    *,
+    items: Optional[Sequence[Any]] = None,
+    weights: Optional[Sequence[float]] = None,
+    top_k: bool = False,
+    ties: str = "unknown",
+    ranking_col: str = "ranking",
+    rank_col: str = "rank",
+    item_col: str = "item",
+    weight_col: Optional[str] = "weight",
+    universe_of: Optional[str] = None,
+) -> Dataset:
+    """``rankings``, and with ``universe_of`` ("this fit", "this model") an
+    item outside ``items`` is named as not one of that fit's or model's
+    (held-out data read over a fit's items)."""
     if hasattr(data, "groupby") and hasattr(data, "columns"):
         rk, w = _from_frame(data, ranking_col, rank_col, item_col, weight_col)
         weights = weights if weights is not None else w
@@ -186,6 +206,7 @@ def rankings(
             weights=None if weights is None else np.ascontiguousarray(weights, dtype=np.float64),
             top_k=top_k,
             ties=ties,
+            universe_of=universe_of,
         )
     elif isinstance(data, (str, bytes)) or not isinstance(data, Iterable):
         raise TypeError(f"rankings: expected a list of rankings, a numpy array or a data frame, got {type(data).__name__}")
@@ -208,7 +229,7 @@ def rankings(
         doc["weights"] = reals("weights", weights)
     # Plain lists are choix-style ids.
     text = json.dumps(doc) if named or weights is not None else json.dumps(rk)
-    return _plackett.read_json_text(text, top_k=top_k, ties=ties)
+    return _plackett.read_json_text(text, top_k=top_k, ties=ties, universe_of=universe_of)
 
 
 def _path(path: Any, what: str = "path") -> str:
