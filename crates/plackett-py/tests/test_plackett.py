@@ -672,6 +672,22 @@ def test_saved_models_predict_plain_rankings():
     np.testing.assert_array_equal(mx.membership(test), mx.membership(plackett.rankings(test, items=mx.items)))
 
 
+def test_every_native_name_has_a_type_stub():
+    """_plackett.pyi declares every function and class the extension
+    module exports, so type checkers and editors see the whole native
+    layer (and no name the module does not have)."""
+    import pathlib
+    import re
+    import sys
+
+    native = sys.modules["plackett._plackett"]
+    stub = (pathlib.Path(plackett.__file__).parent / "_plackett.pyi").read_text(encoding="utf-8")
+    declared = set(re.findall(r"^(?:def|class) (\w+)", stub, re.M))
+    exported = {n for n in dir(native) if not n.startswith("_")}
+    assert exported - declared == set(), "no stub"
+    assert declared - exported == set(), "stub of nothing"
+
+
 def test_every_public_name_is_documented():
     """Every name of plackett.__all__ (and plackett.distributed's) has a
     docstring, is named in docs/python.md, and so has every public method
