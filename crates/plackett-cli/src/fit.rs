@@ -31,7 +31,7 @@ pub struct DataArgs {
     /// CSV column with observation weights (optional; constant within a ranking).
     #[arg(long, default_value = "weight")]
     pub weight_col: String,
-    /// CSV column naming who made each ranking (optional; for --adherence).
+    /// CSV column naming who made each ranking (optional; read only by `fit --adherence`).
     #[arg(long, default_value = "ranker")]
     pub ranker_col: String,
     /// Rankings are top-k lists of the whole item universe (unlisted items rank below).
