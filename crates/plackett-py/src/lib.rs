@@ -111,13 +111,19 @@ pub(crate) fn held_out<'py>(
     }
     // The user passed no `items`: the readers name an unknown item as one
     // that `whose` does not have.
-    let kwargs = pyo3::types::PyDict::new(py);
-    kwargs.set_item("items", names.to_vec())?;
-    kwargs.set_item("universe_of", whose)?;
-    let read = py
-        .import("plackett")?
-        .getattr("_rankings")?
-        .call((data,), Some(&kwargs))?;
+    // `plackett._rankings(data, items, weights, top_k, ties, columns,
+    // universe_of)`, with `rankings`' defaults.
+    let columns = ("ranking", "rank", "item", "weight");
+    let args = (
+        data,
+        names.to_vec(),
+        py.None(),
+        false,
+        "unknown",
+        columns,
+        whose,
+    );
+    let read = py.import("plackett")?.getattr("_rankings")?.call1(args)?;
     Ok(read.extract()?)
 }
 

@@ -171,26 +171,15 @@ def rankings(
     list of the whole universe; ``ties`` is "unknown" (unknown order) or
     "event" (Davidson-Luce).
     """
-    return _rankings(data, items=items, weights=weights, top_k=top_k, ties=ties, ranking_col=ranking_col,
-                     rank_col=rank_col, item_col=item_col, weight_col=weight_col)
+    return _rankings(data, items, weights, top_k, ties, (ranking_col, rank_col, item_col, weight_col), None)
 
 
-def _rankings(
-    data: Any,
-    *,
-    items: Optional[Sequence[Any]] = None,
-    weights: Optional[Sequence[float]] = None,
-    top_k: bool = False,
-    ties: str = "unknown",
-    ranking_col: str = "ranking",
-    rank_col: str = "rank",
-    item_col: str = "item",
-    weight_col: Optional[str] = "weight",
-    universe_of: Optional[str] = None,
-) -> Dataset:
-    """``rankings``, and with ``universe_of`` ("this fit", "this model") an
-    item outside ``items`` is named as not one of that fit's or model's
-    (held-out data read over a fit's items)."""
+def _rankings(data: Any, items: Optional[Sequence[Any]], weights: Optional[Sequence[float]], top_k: bool, ties: str,
+              columns: tuple, universe_of: Optional[str]) -> Dataset:
+    """``rankings``; with ``universe_of`` ("this fit", "this model") an item
+    outside ``items`` is named as not one of that fit's or model's (held-out
+    data read over a fit's items)."""
+    ranking_col, rank_col, item_col, weight_col = columns
     if hasattr(data, "groupby") and hasattr(data, "columns"):
         rk, w = _from_frame(data, ranking_col, rank_col, item_col, weight_col)
         weights = weights if weights is not None else w
