@@ -672,6 +672,22 @@ def test_saved_models_predict_plain_rankings():
     np.testing.assert_array_equal(mx.membership(test), mx.membership(plackett.rankings(test, items=mx.items)))
 
 
+def test_the_namespace_holds_only_the_public_names():
+    """Every public function or class reachable as plackett.<name> is in
+    __all__ (documented): the package's own helpers go by private names,
+    so that plackett.names or plackett.show are not mistaken for API."""
+    import inspect
+
+    stray = []
+    for name in dir(plackett):
+        obj = getattr(plackett, name)
+        if name.startswith("_") or inspect.ismodule(obj) or not callable(obj):
+            continue
+        if (getattr(obj, "__module__", "") or "").startswith("plackett") and name not in plackett.__all__:
+            stray.append(name)
+    assert stray == []
+
+
 def test_every_native_name_has_a_type_stub():
     """_plackett.pyi declares every function and class the extension
     module exports, so type checkers and editors see the whole native

@@ -19,7 +19,16 @@ from typing import Any, Iterable, Mapping, Optional, Sequence
 import numpy as np
 
 from ._checks import native as _plackett
-from ._checks import check_counts, count, count_or_none, integers, names, real, reals, show
+# The argument checks under private names, so that `plackett.names` and
+# the like are not mistaken for part of the package.
+from ._checks import check_counts as _check_counts
+from ._checks import count as _count
+from ._checks import count_or_none as _count_or_none
+from ._checks import integers as _integers
+from ._checks import names as _names
+from ._checks import real as _real
+from ._checks import reals as _reals
+from ._checks import show as _show
 from ._plackett import (
     AdherenceModel,
     AdherenceResult,
@@ -94,17 +103,17 @@ _ENGINES = ("mle", "map", "gibbs", "ep", "vb")
 def _label(x: Any) -> Any:
     """An item label as JSON can carry it: str, or a non-negative int id."""
     if isinstance(x, (bool, np.bool_)):
-        raise TypeError(f"an item is a name (str) or an id (int), got {show(x)}")
+        raise TypeError(f"an item is a name (str) or an id (int), got {_show(x)}")
     if isinstance(x, (int, np.integer)):
         return int(x)
     if isinstance(x, str):
         return x
-    raise TypeError(f"an item is a name (str) or an id (int), got {type(x).__name__} {show(x)}")
+    raise TypeError(f"an item is a name (str) or an id (int), got {type(x).__name__} {_show(x)}")
 
 
 def _ranking(r: Any) -> list:
     if isinstance(r, (str, bytes)) or not isinstance(r, Iterable):
-        raise TypeError(f"a ranking is a list of items (best first), got {show(r)}")
+        raise TypeError(f"a ranking is a list of items (best first), got {_show(r)}")
     out = []
     for e in r:
         if isinstance(e, (list, tuple, set, frozenset, np.ndarray)):
@@ -119,17 +128,17 @@ def _from_frame(df: Any, ranking: str, rank: str, item: str, weight: Optional[st
     rank is better, equal ranks form a tied group."""
     for c in (ranking, rank, item):
         if c not in df.columns:
-            raise ValueError(f"data frame has no column {show(c)} (columns: {list(df.columns)})")
+            raise ValueError(f"data frame has no column {_show(c)} (columns: {list(df.columns)})")
     rankings, weights = [], []
     for _, g in df.groupby(ranking, sort=False):
         g = g.sort_values(rank, kind="stable")
         groups: list = []
         last = object()
         key = g[ranking].iloc[0]
-        where = f"ranking {show(key.item() if isinstance(key, np.generic) else key)}"
+        where = f"ranking {_show(key.item() if isinstance(key, np.generic) else key)}"
         for rk, it in zip(g[rank].tolist(), g[item].tolist()):
             if rk != rk:  # NaN rank
-                raise ValueError(f"{where}: missing rank for item {show(it)}")
+                raise ValueError(f"{where}: missing rank for item {_show(it)}")
             try:
                 label = _label(it)
             except TypeError as e:
@@ -144,7 +153,7 @@ def _from_frame(df: Any, ranking: str, rank: str, item: str, weight: Optional[st
             w = g[weight].unique()
             if len(w) != 1:
                 raise ValueError(f"{where}: weight must be constant within a ranking")
-            weights.append(real("weight", w[0]))
+            weights.append(_real("weight", w[0]))
     return rankings, (weights if weights else None)
 
 
@@ -213,9 +222,9 @@ def _rankings(data: Any, items: Optional[Sequence[Any]], weights: Optional[Seque
         rk = [[[str(x) for x in e] if isinstance(e, list) else str(e) for e in r] for r in rk]
     doc: dict = {"rankings": rk}
     if items is not None:
-        doc["items"] = names("items", items)
+        doc["items"] = _names("items", items)
     if weights is not None:
-        doc["weights"] = reals("weights", weights)
+        doc["weights"] = _reals("weights", weights)
     # Plain lists are choix-style ids.
     text = json.dumps(doc) if named or weights is not None else json.dumps(rk)
     return _plackett.read_json_text(text, top_k=top_k, ties=ties, universe_of=universe_of)
@@ -338,7 +347,7 @@ def fit(
             raise ValueError("invalid option components: not used with features or reference")
         return fit_mixture(data, components, engine, ties=ties, prior=prior, seed=seed, **kwargs)
     if engine not in _ENGINES:
-        raise ValueError(f"invalid option engine: expected one of {', '.join(_ENGINES)}, got {show(engine)}")
+        raise ValueError(f"invalid option engine: expected one of {', '.join(_ENGINES)}, got {_show(engine)}")
     data = _as_dataset(data, ties)
     if prior is not None:
         if not isinstance(prior, dict):
@@ -348,17 +357,17 @@ def fit(
         if fam == "gamma":
             kwargs["prior"] = "gamma"
             if "shape" in p:
-                kwargs["prior_shape"] = real("prior shape", p.pop("shape"))
+                kwargs["prior_shape"] = _real("prior shape", p.pop("shape"))
             if "rate" in p:
-                kwargs["prior_rate"] = real("prior rate", p.pop("rate"))
+                kwargs["prior_rate"] = _real("prior rate", p.pop("rate"))
         elif fam == "normal":
             kwargs["prior"] = "normal"
             if "mean" in p:
-                kwargs["prior_mean"] = real("prior mean", p.pop("mean"))
+                kwargs["prior_mean"] = _real("prior mean", p.pop("mean"))
             if "sd" in p:
-                kwargs["prior_sd"] = real("prior sd", p.pop("sd"))
+                kwargs["prior_sd"] = _real("prior sd", p.pop("sd"))
         else:
-            raise ValueError(f"prior family must be 'gamma' or 'normal', got {show(fam)}")
+            raise ValueError(f"prior family must be 'gamma' or 'normal', got {_show(fam)}")
         if p:
             raise ValueError(f"prior: unknown keys {sorted(p)}")
     if features is not None:
@@ -367,9 +376,9 @@ def fit(
     if kwargs.get("eta") is not None:
         kwargs["eta"] = str(kwargs["eta"])
     if isinstance(kwargs.get("eta_grid"), (list, tuple)):
-        kwargs["eta_grid"] = ",".join(repr(v) for v in reals("eta_grid", kwargs["eta_grid"]))
-    check_counts(kwargs)
-    return _plackett.fit(data, engine=engine, seed=count("seed", seed), reference=reference, **kwargs)
+        kwargs["eta_grid"] = ",".join(repr(v) for v in _reals("eta_grid", kwargs["eta_grid"]))
+    _check_counts(kwargs)
+    return _plackett.fit(data, engine=engine, seed=_count("seed", seed), reference=reference, **kwargs)
 
 
 def _features_arg(features: Any) -> dict:
@@ -414,13 +423,13 @@ def fit_mixture(
     ``model_choice()``, ``summary()``, ``compare(a, b)`` and ``to_json()``
     (the JSON of ``plackett fit --components``).
     """
-    lo, hi = (count("components", g) for g in _components_range(components))
-    counts = check_counts(dict(starts=starts, seed=seed, max_iter=max_iter, samples=samples,
+    lo, hi = (_count("components", g) for g in _components_range(components))
+    counts = _check_counts(dict(starts=starts, seed=seed, max_iter=max_iter, samples=samples,
                                burn_in=burn_in, chains=chains))
     data = _as_dataset(data, ties)
     kw = _gamma_kwargs(prior, "prior", "prior", "mixtures take")
     if dirichlet is not None:
-        kw["dirichlet"] = real("dirichlet", dirichlet)
+        kw["dirichlet"] = _real("dirichlet", dirichlet)
     return _plackett.fit_mixture(
         data, lo=lo, hi=hi, engine=engine, tol=tol, **counts, **kw
     )
@@ -474,13 +483,13 @@ def fit_adherence(
     if rankers is not None:
         if isinstance(rankers, (str, bytes)):
             raise TypeError("rankers: expected a sequence of names, one per ranking")
-        kw["rankers"] = names("rankers", rankers)
+        kw["rankers"] = _names("rankers", rankers)
     if fixed is not None:
-        kw["fixed"] = reals("fixed", fixed)
-    samples, burn_in, chains, seed = (count(n, v) for n, v in (
+        kw["fixed"] = _reals("fixed", fixed)
+    samples, burn_in, chains, seed = (_count(n, v) for n, v in (
         ("samples", samples), ("burn_in", burn_in), ("chains", chains), ("seed", seed)))
     return _plackett.fit_adherence(
-        data, engine=engine, pseudo=pseudo, tol=tol, max_iter=count_or_none("max_iter", max_iter),
+        data, engine=engine, pseudo=pseudo, tol=tol, max_iter=_count_or_none("max_iter", max_iter),
         samples=samples, burn_in=burn_in, chains=chains, seed=seed, **kw
     )
 
@@ -567,10 +576,10 @@ def cross_validate(
     """
     data = _as_dataset(data, None)
     if isinstance(eta_grid, (list, tuple, np.ndarray)):
-        eta_grid = ",".join(repr(v) for v in reals("eta_grid", eta_grid))
+        eta_grid = ",".join(repr(v) for v in _reals("eta_grid", eta_grid))
     if not isinstance(standardize, (bool, np.bool_)):
-        raise TypeError(f"standardize: expected True or False, got {show(standardize)}")
-    opts = check_counts(dict(folds=folds, repeats=repeats, seed=seed, metric_k=metric_k))
+        raise TypeError(f"standardize: expected True or False, got {_show(standardize)}")
+    opts = _check_counts(dict(folds=folds, repeats=repeats, seed=seed, metric_k=metric_k))
     return FeatureCv(_plackett.cross_validate(data, **_features_arg(features), partition=partition,
                                               eta_grid=eta_grid, vi=vi, standardize=bool(standardize), **opts))
 
@@ -624,14 +633,14 @@ def simulate(*, items: int = 10, rankings: int = 100, length: int = 10, design: 
     ``sim.log_worth``.
     """
     if not isinstance(design, str):
-        raise TypeError(f"design: expected a string, got {show(design)}")
+        raise TypeError(f"design: expected a string, got {_show(design)}")
     if not isinstance(worths, str):
-        raise TypeError(f"worths: expected a string, got {show(worths)}")
+        raise TypeError(f"worths: expected a string, got {_show(worths)}")
     data, log_worth, regression = _plackett.simulate(
-        items=count("items", items), rankings=count("rankings", rankings), length=count("length", length),
-        design=design, worths=worths, seed=count("seed", seed),
-        features=None if features is None else count("features", features),
-        feature_sd=real("feature_sd", feature_sd))
+        items=_count("items", items), rankings=_count("rankings", rankings), length=_count("length", length),
+        design=design, worths=worths, seed=_count("seed", seed),
+        features=None if features is None else _count("features", features),
+        feature_sd=_real("feature_sd", feature_sd))
     return Simulation(data, log_worth, regression)
 
 
@@ -661,14 +670,14 @@ def _gamma_kwargs(spec: Optional[dict], name: str, prefix: str, model: Optional[
     kw = {}
     for key in ("shape", "rate"):
         if key in p:
-            kw[f"{prefix}_{key}"] = real(f"{name} {key}", p.pop(key))
+            kw[f"{prefix}_{key}"] = _real(f"{name} {key}", p.pop(key))
     if p:
         raise ValueError(f"{name}: unknown keys {sorted(p)}")
     return kw
 
 
 def _components_range(c: Any) -> tuple:
-    bad = ValueError(f"invalid option components: expected G >= 1, 'lo:hi', a range or 'auto', got {show(c)}")
+    bad = ValueError(f"invalid option components: expected G >= 1, 'lo:hi', a range or 'auto', got {_show(c)}")
     if isinstance(c, bool):
         raise bad
     if isinstance(c, (int, np.integer)):
@@ -734,7 +743,7 @@ def _json_int(x: Any) -> Any:
         return int(x)
     if isinstance(x, np.ndarray):
         return x.tolist()
-    raise TypeError(f"a class id is an int, got {type(x).__name__} {show(x)}")
+    raise TypeError(f"a class id is an int, got {type(x).__name__} {_show(x)}")
 
 
 def aggregate(
@@ -770,7 +779,7 @@ def aggregate(
     ``--plot-cases``; default: the first case).
     """
     sel = selectors(data, classes=classes)
-    check_counts(dict(samples=samples, burn_in=burn_in, seed=seed, cases=cases, plot_cases=plot_cases))
+    _check_counts(dict(samples=samples, burn_in=burn_in, seed=seed, cases=cases, plot_cases=plot_cases))
     return _plackett.aggregate(
         sel,
         method=method,
@@ -779,13 +788,13 @@ def aggregate(
         samples=samples,
         burn_in=burn_in,
         seed=seed,
-        cases=None if cases is None else integers("cases", cases),
+        cases=None if cases is None else _integers("cases", cases),
         risks=_risks_arg(risks),
         prior_shape=prior_shape,
         prior_rate=prior_rate,
         irn_ties=irn_ties,
         prirn_zero=prirn_zero,
-        plot_cases=None if plot_cases is None else integers("plot_cases", plot_cases),
+        plot_cases=None if plot_cases is None else _integers("plot_cases", plot_cases),
     )
 
 
@@ -841,7 +850,7 @@ def evaluate(
             raise TypeError("report: expected a file path")
         report = os.fspath(report)
     sel = selectors(data, classes=classes)
-    check_counts(dict(samples=samples, burn_in=burn_in, seed=seed, cases=cases, k=k))
+    _check_counts(dict(samples=samples, burn_in=burn_in, seed=seed, cases=cases, k=k))
     if reliability is not None and not isinstance(reliability, (list, tuple, np.ndarray)):
         reliability = [reliability]
     if not isinstance(predictions, str):
@@ -858,11 +867,11 @@ def evaluate(
         k=[int(x) for x in k],
         method=method,
         preset=preset,
-        reliability=None if reliability is None else reals("reliability", reliability),
+        reliability=None if reliability is None else _reals("reliability", reliability),
         samples=samples,
         burn_in=burn_in,
         seed=seed,
-        cases=None if cases is None else integers("cases", cases),
+        cases=None if cases is None else _integers("cases", cases),
         risks=_risks_arg(risks),
         prior_shape=prior_shape,
         prior_rate=prior_rate,
@@ -1109,7 +1118,7 @@ def _fdr_option(fdr: Optional[float], options: dict) -> Any:
         if fdr is not None:
             raise TypeError("pass fdr or its alias gamma, not both")
         fdr = options.pop("gamma")
-    check_counts(options)
+    _check_counts(options)
     return 0.2 if fdr is None else fdr
 
 
@@ -1187,7 +1196,7 @@ def evaluate_keywords(corpus: Any, *, candidates: Any = None, **options: Any) ->
         raise TypeError("candidates: expected a folder path")
     if "gamma" in options:
         g = options["gamma"]
-        options["gamma"] = reals("gamma", [g] if isinstance(g, (int, float)) else g)
+        options["gamma"] = _reals("gamma", [g] if isinstance(g, (int, float)) else g)
     if isinstance(options.get("methods"), (list, tuple)):
         options["methods"] = ",".join(options["methods"])
     if options.get("external") is not None:
@@ -1197,7 +1206,7 @@ def evaluate_keywords(corpus: Any, *, candidates: Any = None, **options: Any) ->
         ):
             raise TypeError("external: expected a mapping of method names to JSON file paths")
         options["external"] = [(k, str(v)) for k, v in ext.items()]
-    check_counts(options)
+    _check_counts(options)
     return KeywordEvaluation(
         _plackett.evaluate_keywords(
             str(corpus), candidates=None if candidates is None else str(candidates), **options
@@ -1253,7 +1262,7 @@ def mil_fit(data: Any, *, engine: str = "vb", **options: Any) -> MilFit:
     CLI's document). See docs/mil.md.
     """
     source, text = _bags_source(data)
-    check_counts(options)
+    _check_counts(options)
     return _plackett.mil_fit(source, text, engine=engine, **options)
 
 
@@ -1276,10 +1285,10 @@ def mil_simulate(*, bags: int = 500, instances: int = 20, ratio: float = 4.0, pp
 
     import pandas as pd
 
-    text = _plackett.mil_simulate(bags=count("bags", bags), instances=count("instances", instances),
-                                  features=count("features", features), seed=count("seed", seed),
-                                  ratio=real("ratio", ratio), ppi0=real("ppi0", ppi0), ppi1=real("ppi1", ppi1),
-                                  alpha=real("alpha", alpha))
+    text = _plackett.mil_simulate(bags=_count("bags", bags), instances=_count("instances", instances),
+                                  features=_count("features", features), seed=_count("seed", seed),
+                                  ratio=_real("ratio", ratio), ppi0=_real("ppi0", ppi0), ppi1=_real("ppi1", ppi1),
+                                  alpha=_real("alpha", alpha))
     # Exact floats: pandas 3's default parser round-trips; before it, ask.
     exact = {} if int(pd.__version__.split(".")[0]) >= 3 else {"float_precision": "round_trip"}
     return pd.read_csv(io.StringIO(text), dtype={"bag": str}, **exact)
@@ -1346,7 +1355,7 @@ def mil_cv(data: Any, *, engine: str = "vb", baselines: bool = False, folds: int
     calibration). See docs/mil.md.
     """
     source, text = _bags_source(data)
-    check_counts({**options, "folds": folds, "repeats": repeats})
+    _check_counts({**options, "folds": folds, "repeats": repeats})
     return MilCv(_plackett.mil_cv(source, text, engine=engine, baselines=baselines,
                                   folds=folds, repeats=repeats, **options))
 
@@ -1392,7 +1401,7 @@ def mil_study(*, factors: str = "basic", methods: str = "vmmic,milr,si-mean,si-m
     ``test_bags`` (300), ``max_bags``, ``draws``, ``seed`` and the engine
     settings of :func:`mil_fit`. See docs/mil.md.
     """
-    check_counts(options)
+    _check_counts(options)
     return MilStudy(_plackett.mil_study(factors=factors, methods=methods, **options))
 
 
