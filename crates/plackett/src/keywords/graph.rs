@@ -194,8 +194,13 @@ mod tests {
         // Refused before the n × n adjacency is allocated, so this costs
         // the token list only.
         let words: Vec<String> = (0..=MAX_CANDIDATES).map(|i| format!("w{i}")).collect();
-        let e = WordGraph::from_tokens(&words, 2, false).unwrap_err().to_string();
-        assert!(e.contains("12001 distinct candidate words; at most 12000"), "{e}");
+        let e = WordGraph::from_tokens(&words, 2, false)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("12001 distinct candidate words; at most 12000"),
+            "{e}"
+        );
         assert!(e.contains("--min-count"), "{e}");
         let e = WordGraph::from_edges(words, &[]).unwrap_err().to_string();
         assert!(e.contains("12001 words; at most 12000"), "{e}");
