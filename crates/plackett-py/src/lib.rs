@@ -268,20 +268,19 @@ fn read_json_text(
 /// "items"`, `weights[0]: must be a positive number`), any other without a
 /// line.
 fn python_position(name: &str, e: plackett::Error) -> PyErr {
-    let plackett::Error::Input { msg, .. } = &e else {
-        return err(e);
-    };
-    // "ranking 3: …" is rankings[2]; "weight 3: …" is the argument weights[2].
-    let at = |prefix: &str, arg: &str| {
-        let rest = msg.strip_prefix(prefix)?;
-        let (k, rest) = rest.split_once(": ")?;
-        let k: usize = k.parse().ok()?;
-        Some(format!("{arg}[{}]: {rest}", k.checked_sub(1)?))
-    };
-    let indexed = at("ranking ", name).or_else(|| at("weight ", "weights"));
-    match indexed {
-        Some(m) => PyValueError::new_err(m),
-        None => err(plackett::Error::input(name, None, msg.clone())),
+    match e {
+        // "ranking 3" is rankings[2]; "weight 3" is the argument weights[2].
+        plackett::Error::Input {
+            loc: plackett::error::Location {
+                record: Some(r), ..
+            },
+            msg,
+        } => {
+            let arg = if r.kind == "weight" { "weights" } else { name };
+            PyValueError::new_err(format!("{arg}[{}]: {msg}", r.number.saturating_sub(1)))
+        }
+        plackett::Error::Input { msg, .. } => err(plackett::Error::input(name, None, msg)),
+        e => err(e),
     }
 }
 

@@ -119,6 +119,7 @@ pub fn read_external(path: &Path, name: &str, pipe: &Pipeline) -> Result<Externa
             loc: plackett::error::Location {
                 file: path.display().to_string(),
                 line: Some(e.line()),
+                record: None,
             },
             msg: format!(
                 "{}; expected {{\"<document id>\": [[\"phrase\", score], …]}}",

@@ -40,6 +40,7 @@ fn read_edges(text: &str, source: &str) -> Result<WordGraph> {
         loc: plackett::error::Location {
             file: source.to_string(),
             line: Some(line),
+            record: None,
         },
         msg,
     };

@@ -13,13 +13,31 @@ pub struct Location {
     pub file: String,
     /// 1-based line, if the error belongs to one line.
     pub line: Option<usize>,
+    /// The numbered record the error belongs to, where a line does not
+    /// say it (several rankings of a JSON file on one line).
+    pub record: Option<Record>,
+}
+
+/// A numbered record of a file, in the file's own order: `ranking 3`,
+/// `weight 2`. Front ends that read the file from their own data place
+/// the error by it (Python: `rankings[2]`, `weights[1]`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Record {
+    /// What the records are ("ranking", "weight").
+    pub kind: &'static str,
+    /// 1-based number.
+    pub number: usize,
 }
 
 impl fmt::Display for Location {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.line {
-            Some(l) => write!(f, "{}:{}", self.file, l),
-            None => write!(f, "{}", self.file),
+            Some(l) => write!(f, "{}:{}", self.file, l)?,
+            None => write!(f, "{}", self.file)?,
+        }
+        match self.record {
+            Some(r) => write!(f, ": {} {}", r.kind, r.number),
+            None => Ok(()),
         }
     }
 }
@@ -105,8 +123,21 @@ impl Error {
             loc: Location {
                 file: cap(file.to_string()),
                 line,
+                record: None,
             },
             msg: cap(msg.into()),
+        }
+    }
+
+    /// This error placed in record `number` of kind `kind` (1-based: the
+    /// file's `ranking 3`); errors without a file location pass unchanged.
+    pub fn in_record(self, kind: &'static str, number: usize) -> Self {
+        match self {
+            Error::Input { mut loc, msg } => {
+                loc.record = Some(Record { kind, number });
+                Error::Input { loc, msg }
+            }
+            e => e,
         }
     }
 

@@ -173,6 +173,43 @@ fn json_errors_inside_a_ranking_name_it() {
     }
 }
 
+/// The ranking or weight an error belongs to is part of its location, not
+/// of its message text, so that a front end can place it in its own terms
+/// (Python's `rankings[1]`) without parsing the message.
+#[test]
+fn json_errors_carry_their_ranking_or_weight_as_a_record() {
+    use plackett::error::{Error, Location, Record};
+    let record = |text: &str| match read_str("bad.json", text, &opts(Format::Json)) {
+        Err(Error::Input {
+            loc: Location { record, .. },
+            msg,
+        }) => (record, msg),
+        other => panic!("{text}: {other:?}"),
+    };
+    let (r, msg) =
+        record("{\"items\": [\"a\",\"b\"], \"rankings\": [[\"a\",\"b\"],[\"a\",\"c\"]]}");
+    assert_eq!(
+        r,
+        Some(Record {
+            kind: "ranking",
+            number: 2
+        })
+    );
+    assert_eq!(msg, "item \"c\" is not in \"items\"");
+    let (r, msg) = record("{\"rankings\": [[\"a\",\"b\"],[\"b\",\"a\"]], \"weights\": [1, -2]}");
+    assert_eq!(
+        r,
+        Some(Record {
+            kind: "weight",
+            number: 2
+        })
+    );
+    assert_eq!(msg, "must be a positive number");
+    // An error of the file as a whole has none.
+    let (r, _) = record("{\"rankings\": 3}");
+    assert_eq!(r, None);
+}
+
 #[test]
 fn json_malformed() {
     check(

@@ -108,8 +108,9 @@ pub fn read(name: &str, text: &str, opts: &ReadOptions) -> Result<Dataset> {
                                 return Err(Error::input(
                                     name,
                                     Some(e.line),
-                                    format!("weight {}: must be a positive number", k + 1),
-                                ));
+                                    "must be a positive number",
+                                )
+                                .in_record("weight", k + 1));
                             }
                         }
                     }
@@ -167,13 +168,7 @@ fn collect(
     for (k, r) in rankings.iter().enumerate() {
         // Name the ranking as `build` does: several may share a line (a
         // compact file, or a Python list read through this reader).
-        let within = |e: Error| match e {
-            Error::Input { loc, msg } => Error::Input {
-                loc,
-                msg: format!("ranking {}: {msg}", k + 1),
-            },
-            e => e,
-        };
+        let within = |e: Error| e.in_record("ranking", k + 1);
         let mut resolve = |x: &Spanned| resolve(x).map_err(within);
         let JValue::Array(elems) = &r.value else {
             return Err(Error::input(
@@ -400,7 +395,7 @@ fn build(
             Some(r) => b.push_by(&r[k], g, tail, &[], w),
             None => b.push(g, tail, &[], w),
         }
-        .map_err(|m| Error::input(name, Some(*line), format!("ranking {}: {m}", k + 1)))?;
+        .map_err(|m| Error::input(name, Some(*line), m).in_record("ranking", k + 1))?;
     }
     Ok(b.finish())
 }
