@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{assert_ok, bin, fails, json, tmpdir};
+use common::{assert_ok, bin, fails, json, log_worth, tmpdir};
 
 fn run(args: &[&str]) -> std::process::Output {
     bin().arg("fit").args(args).output().unwrap()
@@ -287,16 +287,7 @@ fn adherence_model_file_predicts_rankers_and_new_rankers() {
     assert!(p.status.success(), "{}", String::from_utf8_lossy(&p.stderr));
     let pj = json(&p);
     assert_eq!(pj["new_ranker_observations"], 8);
-    let lw = |name: &str| {
-        fit["items"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|i| i["name"] == name)
-            .unwrap()["log_worth"]
-            .as_f64()
-            .unwrap()
-    };
+    let lw = |name: &str| log_worth(&fit, name);
     let gap = lw("apple") - lw("pear");
     let (a, b) = (10.0f64, 10.0f64);
     let ln_norm = a * b.ln() - ln_gamma(a);

@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{bin, data, fails, json, tmpdir};
+use common::{bin, data, fails, json, log_worth, tmpdir};
 
 fn salad(d: &std::path::Path) -> (String, String) {
     (
@@ -490,16 +490,7 @@ fn choices_among_three_or_more_items_follow_the_log_worths() {
         "--compare",
         "A,E",
     ]);
-    let lw = |name: &str| {
-        v["items"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|i| i["name"] == name)
-            .unwrap()["log_worth"]
-            .as_f64()
-            .unwrap()
-    };
+    let lw = |name: &str| log_worth(&v, name);
     let choice = |k: usize| -> Vec<f64> {
         v["choices"][k]["items"]
             .as_array()

@@ -109,21 +109,12 @@ pub(crate) fn held_out<'py>(
     if let Ok(d) = data.extract() {
         return Ok(d);
     }
-    // The user passed no `items`: the readers name an unknown item as one
-    // that `whose` does not have.
-    // `plackett._rankings(data, items, weights, top_k, ties, columns,
-    // universe_of)`, with `rankings`' defaults.
-    let columns = ("ranking", "rank", "item", "weight");
-    let args = (
-        data,
-        names.to_vec(),
-        py.None(),
-        false,
-        "unknown",
-        columns,
-        whose,
-    );
-    let read = py.import("plackett")?.getattr("_rankings")?.call1(args)?;
+    // `plackett._held_out` reads it as `plackett.rankings` does with its
+    // defaults, an unknown item named as not one of `whose`.
+    let read = py
+        .import("plackett")?
+        .getattr("_held_out")?
+        .call1((data, names.to_vec(), whose))?;
     Ok(read.extract()?)
 }
 

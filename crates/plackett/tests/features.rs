@@ -2,22 +2,14 @@
 #![allow(clippy::needless_range_loop)]
 
 mod common;
-use common::{data_dir, path};
+use common::{data_dir, path, salad_rankings};
 use plackett::data::features::read_features;
 use plackett::infer::regression::fit_regression;
-use plackett::io::{ReadOptions, read_path};
 
 #[test]
 fn salad_regression_mle() {
     let dir = data_dir();
-    let ds = read_path(
-        &path(&dir, "salad/rankings.csv"),
-        &ReadOptions {
-            ranking_col: "judge".into(),
-            ..Default::default()
-        },
-    )
-    .unwrap();
+    let ds = salad_rankings();
     let text = std::fs::read_to_string(path(&dir, "salad/features.csv")).unwrap();
     let f = read_features("features.csv", &text, ds.items(), false).unwrap();
     let r = fit_regression(&ds, &f, 0.0, 1e-10, None).unwrap();
@@ -464,14 +456,7 @@ fn feature_choices_reuse_the_fits_draws_and_old_results_still_answer() {
     use plackett::infer::feature_run::{FeatureOutcome, FeatureSettings, run};
     use plackett::posterior::{Gauge, Posterior};
     let d = data_dir();
-    let ds = read_path(
-        &path(&d, "salad/rankings.csv"),
-        &ReadOptions {
-            ranking_col: "judge".into(),
-            ..Default::default()
-        },
-    )
-    .unwrap();
+    let ds = salad_rankings();
     let f = path(&d, "salad/features.csv");
     let text = std::fs::read_to_string(&f).unwrap();
     let s = FeatureSettings {

@@ -1,7 +1,7 @@
 //! Published reference values (spec `plackett-luce-core.md` §5).
 
 mod common;
-use common::{data_dir, path};
+use common::{data_dir, path, salad_rankings};
 use plackett::data::{DatasetBuilder, Items, Tail, TieSemantics};
 use plackett::infer::{Algorithm, PointOptions, Prior, fit_point};
 use plackett::io::{ReadOptions, read_path};
@@ -131,15 +131,7 @@ fn nascar_all_drivers_needs_a_remedy() {
 
 #[test]
 fn salad_plain_pl() {
-    let d = data_dir();
-    let ds = read_path(
-        &path(&d, "salad/rankings.csv"),
-        &ReadOptions {
-            ranking_col: "judge".into(),
-            ..Default::default()
-        },
-    )
-    .unwrap();
+    let ds = salad_rankings();
     let a = ds.items().get("A").unwrap();
     let f = fit_point(
         &ds,

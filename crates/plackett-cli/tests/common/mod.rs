@@ -67,6 +67,18 @@ pub fn fails(out: &Output, needle: &str) {
     assert!(!err.contains("panicked"), "{err}");
 }
 
+/// The log-worth of item `name` in a fit's JSON (`--output json`).
+pub fn log_worth(fit: &serde_json::Value, name: &str) -> f64 {
+    fit["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["name"] == name)
+        .unwrap_or_else(|| panic!("no item {name}"))["log_worth"]
+        .as_f64()
+        .unwrap()
+}
+
 /// The salad dressings' rankings (Critchlow & Fligner 1991), as a path.
 pub fn salad() -> String {
     data("salad")

@@ -183,6 +183,15 @@ def rankings(
     return _rankings(data, items, weights, top_k, ties, (ranking_col, rank_col, item_col, weight_col), None)
 
 
+def _held_out(data: Any, items: Sequence[str], whose: str) -> Dataset:
+    """Held-out rankings read as ``rankings`` reads them with its defaults,
+    over a fit's or model's ``items``; an unknown item is named as not one
+    of ``whose`` ("this fit", "this model")."""
+    d = rankings.__kwdefaults__
+    columns = (d["ranking_col"], d["rank_col"], d["item_col"], d["weight_col"])
+    return _rankings(data, items, d["weights"], d["top_k"], d["ties"], columns, whose)
+
+
 def _rankings(data: Any, items: Optional[Sequence[Any]], weights: Optional[Sequence[float]], top_k: bool, ties: str,
               columns: tuple, universe_of: Optional[str]) -> Dataset:
     """``rankings``; with ``universe_of`` ("this fit", "this model") an item

@@ -17,6 +17,19 @@ pub fn path(dir: &std::path::Path, rel: &str) -> String {
     dir.join(rel).to_string_lossy().into_owned()
 }
 
+/// The salad dressings' rankings (Critchlow & Fligner 1991; column
+/// `judge` names the ranking), as every salad test reads them.
+pub fn salad_rankings() -> plackett::data::Dataset {
+    plackett::io::read_path(
+        &path(&data_dir(), "salad/rankings.csv"),
+        &plackett::io::ReadOptions {
+            ranking_col: "judge".into(),
+            ..Default::default()
+        },
+    )
+    .unwrap()
+}
+
 /// The datasets bundled with R's PLMIX 2.2.0 (Mollica & Tardella), kept
 /// beside the repository in `../shared/data/plmix` for evaluation only (not
 /// redistributed; `PLMIX_DATA` overrides the folder). `None`, with a
