@@ -175,6 +175,14 @@ fn bad_input_is_refused_with_one_line() {
         &out,
         "doc.txt: known keyword \"zebra\" is not in the document",
     );
+    // No known keyword at all is said as such, not as a spelling problem.
+    for none in ["", " , ,"] {
+        let out = extract(&[&f, "--known", none]);
+        fails(
+            &out,
+            "doc.txt: no known keywords given: VBSS learns from positive–unlabelled data",
+        );
+    }
     // Each known keyword must be in the text, not just one of them.
     let out = extract(&[&f, "--known", "ranking model, zebra"]);
     fails(&out, "known keyword \"zebra\" is not in the document");

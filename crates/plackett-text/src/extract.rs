@@ -412,6 +412,13 @@ pub fn extract(document: &str, known: &[String], opts: &ExtractOptions) -> Resul
         }
         WordGraph::from_tokens(&tokens, opts.window, opts.self_loops)?
     };
+    if known.iter().all(|p| p.trim().is_empty()) {
+        return Err(Error::Data(
+            "no known keywords given: VBSS learns from positive–unlabelled data and needs at \
+             least one"
+                .into(),
+        ));
+    }
     let mut y = vec![false; g.len()];
     let mut missing = Vec::new();
     for phrase in known.iter().filter(|p| !p.trim().is_empty()) {
