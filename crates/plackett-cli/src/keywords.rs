@@ -12,7 +12,7 @@ use plackett::keywords::{
     VbssOptions, evaluate_observed,
 };
 use plackett_text::{
-    Engine, ExtractOptions, Extraction, Input, Pipeline, extract, extract_many,
+    Engine, ExtractOptions, Extraction, Input, Pipeline, VB_SD_NOTE, extract, extract_many,
     read_candidate_corpus, read_corpus, read_document, read_external, read_manifest,
 };
 use serde_json::json;
@@ -666,7 +666,9 @@ fn run_batch(a: &BatchArgs) -> Result<()> {
                             if new.is_empty() { "" } else { "; new: " },
                             new.join(", ")
                         ));
-                        for n in &ex.notes {
+                        // This summary prints no sds: their caveat is noise here.
+                        let notes = ex.notes.iter().filter(|n| *n != VB_SD_NOTE);
+                        for n in notes {
                             s.push_str(&format!("  note: {}\n", crate::cli_text(n)));
                         }
                     }

@@ -30,8 +30,8 @@ pub mod stopwords;
 pub use batch::{BatchDocument, extract_many, read_manifest};
 pub use corpus::{read_candidate_corpus, read_corpus, read_external};
 pub use extract::{
-    Candidate, Edge, Engine, ExtractOptions, Extraction, Input, baseline_ranks, edges_csv, extract,
-    graph_edges, read_document,
+    Candidate, Edge, Engine, ExtractOptions, Extraction, Input, VB_SD_NOTE, baseline_ranks,
+    edges_csv, extract, graph_edges, read_document,
 };
 pub use phrases::{Keyphrase, keyphrases};
 pub use pipeline::{Pipeline, Reading, TaggedToken, WordFilter, stem};
