@@ -257,6 +257,16 @@ impl ClassifierModel {
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
         crate::reduce(py, self, "_restore_classifier")
     }
+    fn __repr__(&self) -> String {
+        let m = &self.outcome.model;
+        format!(
+            "plackett.ClassifierModel(engine=\"{}\", classes={}, transforms={}, a={})",
+            m.engine.as_str(),
+            self.order.len(),
+            m.transforms.len(),
+            plackett::numerics::sig(m.a, 4)
+        )
+    }
 }
 
 impl ClassifierModel {

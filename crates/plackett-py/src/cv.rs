@@ -40,6 +40,12 @@ impl FeatureCv {
         );
         crate::write_page(&path, &page)
     }
+    fn __repr__(&self) -> String {
+        format!(
+            "plackett._plackett.FeatureCv(partitions={})",
+            self.results.len()
+        )
+    }
 }
 
 /// Cross-validate PL regression on item features over a grid of prior

@@ -460,6 +460,11 @@ fn read_file(
     Ok(PyDataset { ds })
 }
 
+/// A bool as Python writes it, for reprs.
+pub(crate) fn py_bool(b: bool) -> &'static str {
+    if b { "True" } else { "False" }
+}
+
 /// A fitted model: the posterior (or point estimate) of an engine.
 #[pyclass(module = "plackett._plackett", name = "FitResult", frozen)]
 #[derive(serde::Serialize, serde::Deserialize)]
@@ -858,7 +863,7 @@ impl FitResult {
             "plackett.FitResult(engine={:?}, items={}, converged={})",
             self.report.engine,
             self.names.len(),
-            self.report.converged
+            py_bool(self.report.converged)
         )
     }
 }

@@ -131,6 +131,19 @@ impl PyMilModel {
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
         crate::reduce(py, &self.model, "_restore_mil_model")
     }
+
+    fn __repr__(&self) -> String {
+        let m = &self.model;
+        let [f0, f1] = [m.feature_names[0].len(), m.feature_names[1].len()];
+        let cov = m
+            .covariance
+            .as_ref()
+            .map_or(String::new(), |c| format!(", covariance=\"{c}\""));
+        format!(
+            "plackett.MilModel(engine=\"{}\", features=({f0}, {f1}){cov})",
+            m.engine
+        )
+    }
 }
 
 /// Read a model written by `mil fit --out` or `MilModel.to_json()`.
@@ -192,6 +205,14 @@ impl MilPrediction {
     /// The document of `plackett mil predict --output json`.
     fn to_json(&self) -> PyResult<String> {
         pretty(&predict_document(&self.pred))
+    }
+
+    fn __repr__(&self) -> String {
+        let instances: usize = self.pred.iter().map(|b| b.instances.len()).sum();
+        format!(
+            "plackett.MilPrediction(bags={}, instances={instances})",
+            self.pred.len()
+        )
     }
 }
 
@@ -257,6 +278,18 @@ impl MilFit {
     /// The document of `plackett mil fit --output json`.
     fn to_json(&self) -> PyResult<String> {
         pretty(&self.doc)
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "plackett.MilFit(engine=\"{}\", bags={}, instances={}, converged={}, \
+             training_auroc={:.4})",
+            self.model.engine,
+            self.bags.n_bags(),
+            self.bags.n_instances(),
+            crate::py_bool(self.converged),
+            self.aurocs.0
+        )
     }
 
     /// Write the HTML page `plackett mil fit --report` writes (the ROC

@@ -209,7 +209,7 @@ impl ShardedFit {
             "plackett.ShardedFit(engine={:?}, items={}, converged={})",
             self.engine,
             self.names.len(),
-            self.converged
+            crate::py_bool(self.converged)
         )
     }
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (String,))> {

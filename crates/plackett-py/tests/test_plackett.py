@@ -693,6 +693,26 @@ def test_the_namespace_holds_only_the_public_names():
     assert stray == []
 
 
+def test_every_result_class_has_a_readable_repr():
+    """No class a user meets prints as <... object at 0x...>: every native
+    class and every public class defines its own repr."""
+    import inspect
+    import sys
+
+    native = sys.modules["plackett._plackett"]
+    classes = [getattr(native, n) for n in dir(native) if isinstance(getattr(native, n), type)]
+    classes += [getattr(plackett, n) for n in plackett.__all__ if inspect.isclass(getattr(plackett, n))]
+    assert len(classes) > 20
+    assert [c.__name__ for c in classes if c.__repr__ is object.__repr__] == []
+    fit = plackett.mil_fit(os.path.join(ROOT, "data", "uci", "musk1.csv"), components=3)
+    assert repr(fit).startswith('plackett.MilFit(engine="vb", bags=92, instances=476, converged=')
+    assert repr(fit.model()) == 'plackett.MilModel(engine="vb", features=(3, 0), covariance="linear-response")'
+    assert repr(fit.model().predict(os.path.join(ROOT, "data", "uci", "musk1.csv"))) == (
+        "plackett.MilPrediction(bags=92, instances=476)"
+    )
+    assert repr(plackett.fit([[0, 1], [1, 0]])).endswith("converged=True)")
+
+
 def test_every_native_name_has_a_type_stub():
     """_plackett.pyi declares every function and class the extension
     module exports, so type checkers and editors see the whole native
