@@ -102,8 +102,13 @@ def test_gibbs_engine_and_options():
 
 
 def test_bad_input_raises():
-    with pytest.raises(ValueError, match='known keyword "zebra" is not in the document'):
+    # Located at the argument, as a batch names its documents.
+    with pytest.raises(ValueError, match='^document: known keyword "zebra" is not in the document'):
         plackett.extract_keywords("alpha beta gamma delta", ["zebra"])
+    with pytest.raises(ValueError, match='^documents\\[1\\]: known keyword "zebra" is not in the document'):
+        plackett.extract_keywords_many(["alpha beta gamma delta"] * 2, [["alpha"], ["zebra"]])
+    with pytest.raises(ValueError, match="^document: no known keywords given"):
+        plackett.extract_keywords("alpha beta gamma delta", [])
     # Words that occur but are filtered out: which filter, and the option.
     with pytest.raises(ValueError, match=r'known keyword "gamma" is not a candidate word: its stem "gamma" occurs 1 time\(s\), and min_count \(1\) keeps only'):
         plackett.extract_keywords("alpha beta alpha beta gamma", ["alpha"] + ["gamma"], min_count=1)

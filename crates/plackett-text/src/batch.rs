@@ -29,8 +29,8 @@ pub struct BatchDocument {
 
 impl BatchDocument {
     /// `e` as an error about this document: at its manifest line when it
-    /// came from one, else prefixed by its name. Option errors stay as
-    /// they are (they are no document's fault).
+    /// came from one, else located at its name (`documents[3]: …`). Option
+    /// errors stay as they are (they are no document's fault).
     fn locate(&self, e: Error) -> Error {
         let what = match e {
             Error::InvalidParam { .. } => return e,
@@ -41,7 +41,7 @@ impl BatchDocument {
             Some((manifest, line)) => {
                 Error::input(manifest, Some(*line), format!("{}: {what}", self.source))
             }
-            None => Error::Data(format!("{}: {what}", self.source)),
+            None => Error::input(&self.source, None, what),
         }
     }
 }
