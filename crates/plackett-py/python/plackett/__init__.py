@@ -183,21 +183,21 @@ def rankings(
     return _rankings(data, items, weights, top_k, ties, (ranking_col, rank_col, item_col, weight_col), None)
 
 
-def _ids_as_positions(where: str, ids: Iterable[int], items: Sequence[Any]) -> None:
-    """Integer ids against ``items`` that are all non-numeric names: ids are
-    item names, so none can match; say so instead of "item 0 is not in
-    items" (choix users index a list of names by position)."""
+def _ids_as_positions(where: str, first: Any, items: Sequence[Any]) -> None:
+    """A first integer id against ``items`` that are all non-numeric names:
+    ids are item names, so none can match; say so instead of "item 0 is not
+    in items" (choix users index a list of names by position). A negative
+    id is left to the reader's own message."""
     names = [str(x) for x in items]
-    if not names or any(isinstance(x, (int, np.integer)) for x in items):
+    if not names or any(isinstance(x, (int, np.integer)) for x in items) or int(first) < 0:
         return
     if any(n.strip().lstrip("+-").isdigit() for n in names):
         return
-    for x in ids:
-        raise ValueError(
-            f"{where}: item {int(x)} is an integer id but items are names "
-            f"({_show(names[0])}, ...): ids are names here, not positions in items; rank the names "
-            f"themselves (e.g. [items[j] for j in ranking]) or pass items=range({len(names)})"
-        )
+    raise ValueError(
+        f"{where}: item {int(first)} is an integer id but items are names "
+        f"({_show(names[0])}, ...): ids are names here, not positions in items; rank the names "
+        f"themselves (e.g. [items[j] for j in ranking]) or pass items=range({len(names)})"
+    )
 
 
 def _held_out(data: Any, items: Sequence[str], whose: str) -> Dataset:
@@ -224,7 +224,7 @@ def _rankings(data: Any, items: Optional[Sequence[Any]], weights: Optional[Seque
         if not np.issubdtype(data.dtype, np.integer):
             raise TypeError(f"a numpy array of rankings holds integer item ids, got dtype {data.dtype}")
         if items is not None and universe_of is None and data.size:
-            _ids_as_positions("<array>: row 0", data.ravel()[:1], items)
+            _ids_as_positions("<array>: row 0", data.flat[0], items)
         # Straight into Rust: no Python lists, no JSON.
         return _plackett.read_array(
             np.ascontiguousarray(data, dtype=np.int64),
@@ -244,9 +244,12 @@ def _rankings(data: Any, items: Optional[Sequence[Any]], weights: Optional[Seque
             except TypeError as e:  # placed as the reader places its errors
                 raise TypeError(f"rankings[{i}]: {e}") from None
     flat = [x for r in rk for e in r for x in (e if isinstance(e, list) else [e])]
-    if items is not None and universe_of is None and rk and rk[0] and not any(isinstance(x, str) for x in flat):
-        # Only from a first ranking the reader would pass: its errors come first.
-        _ids_as_positions("rankings[0]", flat[:1], items)
+    first = [x for e in rk[0] for x in (e if isinstance(e, list) else [e])] if rk else []
+    if rk and any(isinstance(e, list) and not e for e in rk[0]):
+        first = []  # an empty group: the reader's error
+    if items is not None and universe_of is None and first and not any(isinstance(x, str) for x in flat):
+        # From the first ranking only: the reader's errors about it come first.
+        _ids_as_positions("rankings[0]", first[0], items)
     named = items is not None or any(isinstance(x, str) for x in flat)
     if named:
         # Names need the object form; ids become their names there.
