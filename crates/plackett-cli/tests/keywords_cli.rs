@@ -311,6 +311,11 @@ fn evaluate_prints_the_dissertation_layout() {
         .unwrap();
     assert_ok(&out);
     let text = String::from_utf8_lossy(&out.stdout);
+    // The header says which documents were kept (Hu 2024 §1.4: ≥ 11).
+    assert!(
+        text.contains("kept (≥ 11 keywords among candidates)"),
+        "{text}"
+    );
     for h in [
         "Precision",
         "Recall",

@@ -253,6 +253,9 @@ pub struct EvalTable {
     pub documents: usize,
     /// Documents in the corpus.
     pub documents_given: usize,
+    /// The least number of ground-truth keywords among a document's
+    /// candidates for it to be kept (Hu 2024 §1.4: 11).
+    pub min_keywords: usize,
     /// Σ n over kept documents.
     pub candidates: usize,
     /// Σ |K|.
@@ -831,6 +834,7 @@ fn pool(
     Ok(EvalTable {
         documents: docs.len(),
         documents_given,
+        min_keywords: opts.min_keywords,
         candidates,
         keywords,
         k: opts.k,
@@ -927,9 +931,10 @@ impl EvalTable {
     pub fn render(&self) -> String {
         let mut s = String::new();
         s.push_str(&format!(
-            "{} documents of {} kept (≥ keywords among candidates), {} candidates, {} keywords, k = {} known per document{}{}\n",
+            "{} documents of {} kept (≥ {} keywords among candidates), {} candidates, {} keywords, k = {} known per document{}{}\n",
             self.documents,
             self.documents_given,
+            self.min_keywords,
             self.candidates,
             self.keywords,
             self.k,
@@ -1033,6 +1038,7 @@ mod tests {
         EvalTable {
             documents: times.len(),
             documents_given: times.len(),
+            min_keywords: 11,
             candidates: 0,
             keywords: 0,
             k: 5,
