@@ -10,6 +10,7 @@ use plackett::classify::read_table;
 use plackett::io::output::write_atomic;
 use plackett::io::output::{NAME_WIDTH, column_width, short_name};
 use plackett::io::read_text;
+use plackett::stats::{mean, mean_sd_of_repeats};
 use serde_json::{Value, json};
 use std::fmt::Write as _;
 
@@ -417,15 +418,13 @@ fn run_predict(a: &PredictArgs) -> Result<()> {
     Ok(())
 }
 
-fn mean_sd(v: &[f64]) -> (f64, f64) {
-    let n = v.len() as f64;
-    let m = v.iter().sum::<f64>() / n;
-    let sd = if v.len() > 1 {
-        (v.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (n - 1.0)).sqrt()
-    } else {
-        0.0
-    };
-    (m, sd)
+/// `mean ± sd` over splits, or the mean alone for one split (whose sd
+/// would say nothing).
+fn mean_pm(mean: f64, sd: Option<f64>) -> String {
+    match sd {
+        Some(s) => format!("{mean:.4} ± {s:.4}"),
+        None => format!("{mean:.4}"),
+    }
 }
 
 fn run_cv(a: &CvArgs) -> Result<()> {
@@ -463,18 +462,19 @@ fn run_cv(a: &CvArgs) -> Result<()> {
     let res = res?;
     let seconds = start.elapsed().as_secs_f64();
     let mis: Vec<f64> = res.iter().map(|r| r.misclassification).collect();
-    let (mm, ms) = mean_sd(&mis);
+    // Sds over splits: none (JSON null) for a single split.
+    let (mm, ms) = mean_sd_of_repeats(&mis);
     let aucs: Vec<f64> = res.iter().filter_map(|r| r.auc).collect();
     let auc = (!aucs.is_empty()).then(|| {
-        let (am, asd) = mean_sd(&aucs);
+        let (am, asd) = mean_sd_of_repeats(&aucs);
         json!({"mean": am, "sd": asd})
     });
     let ess: Vec<f64> = res.iter().filter_map(|r| r.min_ess).collect();
-    let min_ess = (!ess.is_empty()).then(|| mean_sd(&ess).0);
+    let min_ess = (!ess.is_empty()).then(|| mean(&ess));
     let ess_g: Vec<f64> = res.iter().filter_map(|r| r.min_ess_geyer).collect();
-    let min_ess_geyer = (!ess_g.is_empty()).then(|| mean_sd(&ess_g).0);
+    let min_ess_geyer = (!ess_g.is_empty()).then(|| mean(&ess_g));
     let fit_secs: Vec<f64> = res.iter().map(|r| r.seconds).collect();
-    let (fs, _) = mean_sd(&fit_secs);
+    let fs = mean(&fit_secs);
     let a_vals: Vec<f64> = res.iter().map(|r| r.a).collect();
     // The same mixing check as `classify fit`, over the splits' samplers.
     let mut notes: Vec<String> = Vec::new();
@@ -522,7 +522,7 @@ fn run_cv(a: &CvArgs) -> Result<()> {
         "min_ess_geyer": min_ess_geyer,
         "seconds_per_ess_geyer": min_ess_geyer.map(|e| fs / e),
         "max_rhat": res.iter().filter_map(|r| r.max_rhat).reduce(f64::max),
-        "a": {"mean": mean_sd(&a_vals).0, "sd": mean_sd(&a_vals).1},
+        "a": {"mean": mean(&a_vals), "sd": mean_sd_of_repeats(&a_vals).1},
         "calibration": calibration,
         "per_split": res.iter().map(|r| json!({
             "misclassification": r.misclassification, "auc": r.auc, "seconds": r.seconds,
@@ -564,21 +564,18 @@ fn run_cv(a: &CvArgs) -> Result<()> {
                 m.engine,
                 m.seed
             );
-            let _ = writeln!(s, "misclassification {mm:.4} ± {ms:.4} (sd over splits)");
+            let over = if ms.is_some() {
+                " (sd over splits)"
+            } else {
+                ""
+            };
+            let _ = writeln!(s, "misclassification {}{over}", mean_pm(mm, ms));
             if let Some(v) = &out["auc"].as_object() {
-                let _ = writeln!(
-                    s,
-                    "AUC {:.4} ± {:.4}",
-                    v["mean"].as_f64().unwrap_or(f64::NAN),
-                    v["sd"].as_f64().unwrap_or(f64::NAN)
-                );
+                let m = v["mean"].as_f64().unwrap_or(f64::NAN);
+                let _ = writeln!(s, "AUC {}", mean_pm(m, v["sd"].as_f64()));
             }
-            let _ = writeln!(
-                s,
-                "Gamma shape a: {:.4} ± {:.4}",
-                out["a"]["mean"].as_f64().unwrap_or(f64::NAN),
-                out["a"]["sd"].as_f64().unwrap_or(f64::NAN)
-            );
+            let am = out["a"]["mean"].as_f64().unwrap_or(f64::NAN);
+            let _ = writeln!(s, "Gamma shape a: {}", mean_pm(am, out["a"]["sd"].as_f64()));
             if let Some(c) = &calibration {
                 let _ = writeln!(s, "held-out calibration (pooled): {}", c.describe());
             }

@@ -596,10 +596,10 @@ fn run_cv(a: &CvArgs) -> Result<()> {
                     cv.calibration.as_ref().map_or(f64::NAN, f)
                 };
                 t += &format!(
-                    "{:<8} {:>10.4} {:>10.4} {:>10.4} {:>10.4} {:>10.4} {:>10.4}\n",
+                    "{:<8} {:>10.4} {:>10} {:>10.4} {:>10.4} {:>10.4} {:>10.4}\n",
                     cv.method,
                     cv.mean_auroc,
-                    cv.sd_auroc,
+                    plackett::stats::cell(cv.sd_auroc, 4),
                     plackett::stats::mean(&cv.accuracy),
                     c(|c| c.log_loss),
                     c(|c| c.brier),
@@ -736,12 +736,12 @@ fn run_study_cmd(a: &StudyArgs) -> Result<()> {
             for c in &cells {
                 let _ = writeln!(
                     t,
-                    "{:<10} {:>7} {:<8} {:>10.4} {:>7.4} {:>14.4} {:>9.2}",
+                    "{:<10} {:>7} {:<8} {:>10.4} {:>7} {:>14.4} {:>9.2}",
                     c.factor,
                     level(c),
                     c.method,
                     c.mean_bag_auroc,
-                    c.sd_bag_auroc,
+                    plackett::stats::cell(c.sd_bag_auroc, 4),
                     c.mean_primary_auroc,
                     c.mean_seconds
                 );

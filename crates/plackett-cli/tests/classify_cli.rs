@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{bin, fails, json, stdout, tmpdir};
+use common::{assert_ok, bin, fails, json, stdout, tmpdir};
 use std::path::Path;
 
 /// A deterministic three-class table: class c has feature means shifted
@@ -935,4 +935,32 @@ fn cv_report_shows_the_held_out_predictions() {
         "cv.html",
     );
     assert!(!splits.exists());
+}
+
+/// One split says nothing about the spread over splits: the sds are null
+/// and the text gives the mean alone, not "± 0.0000".
+#[test]
+fn cv_with_one_split_reports_no_sd() {
+    let d = tmpdir("cv_one_split");
+    let data = d.join("train.csv");
+    write_data(&data, 90);
+    let j = json(
+        &classify("cv", data.to_str().unwrap(), "em")
+            .args(["--splits", "1", "--output", "json"])
+            .output()
+            .unwrap(),
+    );
+    assert!(j["misclassification"]["mean"].as_f64().is_some(), "{j}");
+    assert!(j["misclassification"]["sd"].is_null(), "{j}");
+    assert!(j["a"]["sd"].is_null(), "{j}");
+    let out = classify("cv", data.to_str().unwrap(), "em")
+        .args(["--splits", "1"])
+        .output()
+        .unwrap();
+    assert_ok(&out);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("misclassification 0.") && !text.contains('±'),
+        "{text}"
+    );
 }

@@ -425,6 +425,26 @@ fn cross_validation_reports_bag_auroc() {
     let v = json(&out);
     let auc = v["cv"]["mean_auroc"].as_f64().unwrap();
     assert!(auc > 0.7 && auc <= 1.0, "{auc}");
+    // One repeat says nothing about the spread over repeats: null, and "-"
+    // in the table, not an sd of 0.
+    assert!(v["cv"]["sd_auroc"].is_null(), "{v}");
+    let out = bin()
+        .args(["mil", "cv", &data, "--folds", "4", "--draws", "100"])
+        .args(["--repeats", "2"])
+        .output()
+        .unwrap();
+    assert_ok(&out);
+    let table = String::from_utf8(out.stdout).unwrap();
+    let row = table.lines().find(|l| l.starts_with("vmmic")).unwrap();
+    let sd: f64 = row.split_whitespace().nth(2).unwrap().parse().unwrap();
+    assert!(sd > 0.0 && sd < 0.2, "{table}");
+    let out = bin()
+        .args(["mil", "cv", &data, "--folds", "4", "--draws", "100"])
+        .output()
+        .unwrap();
+    let table = String::from_utf8(out.stdout).unwrap();
+    let row = table.lines().find(|l| l.starts_with("vmmic")).unwrap();
+    assert_eq!(row.split_whitespace().nth(2), Some("-"), "{table}");
 }
 
 /// `mil cv --baselines` runs vMMIC, MILR and the single-instance baselines
@@ -731,6 +751,12 @@ fn study_runs_a_setting_and_writes_its_figures() {
     }
     let csv = std::fs::read_to_string(out_dir.join("study.csv")).unwrap();
     assert!(csv.starts_with("factor,level,method,replicates,bag_auroc,"));
+    // One replicate: no sd over replicates (null, an empty CSV cell).
+    assert!(cells.iter().all(|c| c["sd_bag_auroc"].is_null()), "{doc}");
+    assert!(
+        csv.lines().skip(1).all(|l| l.split(',').nth(5) == Some("")),
+        "{csv}"
+    );
     for (bad, needle) in [
         (["--factors", "speed"], "speed"),
         (["--methods", "svm"], "svm"),

@@ -13,6 +13,19 @@ pub fn var(x: &[f64]) -> f64 {
     x.iter().map(|v| (v - m).powi(2)).sum::<f64>() / (x.len() as f64 - 1.0)
 }
 
+/// Mean and sample standard deviation over repeats, the sd `None` for a
+/// single value (one repeat says nothing about the spread; printing 0
+/// would say there is none).
+pub fn mean_sd_of_repeats(x: &[f64]) -> (f64, Option<f64>) {
+    let (m, s) = mean_sd(x);
+    (m, (x.len() > 1).then_some(s))
+}
+
+/// An optional statistic as a cell: `{:.digits$}`, or `-` when absent.
+pub fn cell(x: Option<f64>, digits: usize) -> String {
+    x.map_or_else(|| "-".to_string(), |v| format!("{v:.digits$}"))
+}
+
 /// Mean and sample standard deviation (divisor n − 1, or 1 for a single
 /// value, whose sd is then 0).
 pub fn mean_sd(x: &[f64]) -> (f64, f64) {
@@ -139,6 +152,15 @@ mod tests {
         assert_eq!(mean(&x), 3.5);
         assert!((var(&x) - 7.0).abs() < 1e-12);
         assert_eq!(mean_sd(&[5.0]), (5.0, 0.0));
+        // Over repeats, one value has no sd rather than a zero one.
+        assert_eq!(mean_sd_of_repeats(&[5.0]), (5.0, None));
+        let (m, s) = mean_sd_of_repeats(&x);
+        assert_eq!(m, 3.5);
+        assert!((s.unwrap() - 7f64.sqrt()).abs() < 1e-12);
+        assert_eq!(
+            (cell(None, 4), cell(Some(0.12345), 3)),
+            ("-".into(), "0.123".into())
+        );
         // R: quantile(c(1,2,4,7), c(.1,.5,.9)) = 1.3, 3.0, 6.1
         assert!((quantile_sorted(&x, 0.1) - 1.3).abs() < 1e-12);
         assert!((quantile_sorted(&x, 0.5) - 3.0).abs() < 1e-12);

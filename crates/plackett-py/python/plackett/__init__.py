@@ -1364,7 +1364,7 @@ class MilCv:
 
         return pd.DataFrame(
             [{"method": m["method"], "folds": m["folds"], "repeats": len(m["auroc"]),
-              "mean_auroc": m["mean_auroc"], "sd_auroc": m["sd_auroc"],
+              "mean_auroc": m["mean_auroc"], "sd_auroc": _nan_if_none(m["sd_auroc"]),
               "accuracy": sum(m["accuracy"]) / len(m["accuracy"]),
               "log_loss": cal(m, "log_loss"), "brier": cal(m, "brier"), "ece": cal(m, "ece")}
              for m in self.methods],
@@ -1418,10 +1418,17 @@ class MilStudy:
 
         cols = ["factor", "level", "method", "mean_bag_auroc", "sd_bag_auroc",
                 "mean_primary_auroc", "mean_seconds"]
-        return pd.DataFrame([{k: c[k] for k in cols} for c in self.cells], columns=cols)
+        return pd.DataFrame([{k: (_nan_if_none(c[k]) if k == "sd_bag_auroc" else c[k]) for k in cols}
+                             for c in self.cells], columns=cols)
 
     def __repr__(self) -> str:
         return f"MilStudy({len(self.cells)} cells, {self.replicates} replicates)"
+
+
+def _nan_if_none(x: Any) -> Any:
+    """A statistic the document leaves null (an sd over one repeat) as NaN
+    in a numeric column."""
+    return float("nan") if x is None else x
 
 
 def mil_study(*, factors: str = "basic", methods: str = "vmmic,milr,si-mean,si-max",

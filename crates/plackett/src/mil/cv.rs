@@ -474,8 +474,8 @@ pub struct MilCv {
     pub accuracy: Vec<f64>,
     /// Mean AUROC over repeats.
     pub mean_auroc: f64,
-    /// Sd of the AUROC over repeats.
-    pub sd_auroc: f64,
+    /// Sd of the AUROC over repeats (`None`, JSON null, with one repeat).
+    pub sd_auroc: Option<f64>,
     /// Calibration of the held-out probabilities, every repeat's pooled
     /// (each bag as the two-class prediction `[1 − p, p]`: its Brier score
     /// sums both classes, twice `mean (p − y)²`; `accuracy` is the mean of
@@ -658,7 +658,7 @@ pub fn cross_validate_methods(
         .iter()
         .zip(aurocs.into_iter().zip(accs).zip(held_out))
         .map(|(m, ((auroc, accuracy), scores))| {
-            let (mean_auroc, sd_auroc) = crate::stats::mean_sd(&auroc);
+            let (mean_auroc, sd_auroc) = crate::stats::mean_sd_of_repeats(&auroc);
             let rows: Vec<([f64; 2], usize)> = scores
                 .iter()
                 .flat_map(|rep| {

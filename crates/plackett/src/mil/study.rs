@@ -135,8 +135,8 @@ pub struct StudyCell {
     pub seconds: Vec<f64>,
     /// Means over replicates.
     pub mean_bag_auroc: f64,
-    /// Sd over replicates.
-    pub sd_bag_auroc: f64,
+    /// Sd over replicates (`None`, JSON null, with one replicate).
+    pub sd_bag_auroc: Option<f64>,
     /// Mean primary-instance AUROC.
     pub mean_primary_auroc: f64,
     /// Mean seconds.
@@ -239,7 +239,7 @@ pub fn run_study(
             }
         };
         for (m, [bag_auroc, primary_auroc, seconds]) in methods.iter().zip(rows) {
-            let (mean_bag_auroc, sd_bag_auroc) = crate::stats::mean_sd(&bag_auroc);
+            let (mean_bag_auroc, sd_bag_auroc) = crate::stats::mean_sd_of_repeats(&bag_auroc);
             let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
             cells.push(StudyCell {
                 factor: factor.name(),
@@ -382,13 +382,13 @@ pub fn study_csv(cells: &[StudyCell]) -> String {
     for c in cells {
         let _ = writeln!(
             csv,
-            "{},{},{},{},{:.4},{:.4},{:.4},{:.3}",
+            "{},{},{},{},{:.4},{},{:.4},{:.3}",
             c.factor,
             c.level.map_or(String::new(), |l| format!("{l}")),
             c.method,
             c.bag_auroc.len(),
             c.mean_bag_auroc,
-            c.sd_bag_auroc,
+            c.sd_bag_auroc.map_or(String::new(), |s| format!("{s:.4}")),
             c.mean_primary_auroc,
             c.mean_seconds
         );

@@ -295,20 +295,24 @@ pub fn cv_page(
     let k = classes.len();
     let mut r = HtmlReport::new(title);
     let mis: Vec<f64> = splits.iter().map(|s| s.misclassification).collect();
-    let (mm, ms) = crate::stats::mean_sd(&mis);
+    let (mm, ms) = crate::stats::mean_sd_of_repeats(&mis);
     let mut facts: Vec<(&str, String)> = vec![
         ("protocol", protocol.to_string()),
         ("rows", truth.len().to_string()),
         ("classes", classes.join(", ")),
         (
             "held-out misclassification",
-            format!("{mm:.4} ± {ms:.4} (sd over splits)"),
+            match ms {
+                Some(ms) => format!("{mm:.4} ± {ms:.4} (sd over splits)"),
+                None => format!("{mm:.4} (one split)"),
+            },
         ),
     ];
     let aucs: Vec<f64> = splits.iter().filter_map(|s| s.auc).collect();
     if !aucs.is_empty() {
-        let (am, asd) = crate::stats::mean_sd(&aucs);
-        facts.push(("held-out AUC", format!("{am:.4} ± {asd:.4}")));
+        let (am, asd) = crate::stats::mean_sd_of_repeats(&aucs);
+        let pm = asd.map_or(String::new(), |s| format!(" ± {s:.4}"));
+        facts.push(("held-out AUC", format!("{am:.4}{pm}")));
     }
     if let Some(c) = calibration {
         facts.push(("held-out calibration", c.describe()));

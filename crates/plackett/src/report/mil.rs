@@ -246,7 +246,7 @@ pub fn cv_page(title: &str, bags: &Bags, cvs: &[crate::mil::MilCv]) -> Result<St
             vec![
                 c.method.clone(),
                 format!("{:.4}", c.mean_auroc),
-                format!("{:.4}", c.sd_auroc),
+                crate::stats::cell(c.sd_auroc, 4),
                 format!("{lo:.4} – {hi:.4}"),
                 format!("{:.4}", crate::stats::mean(&c.accuracy)),
                 c.calibration
