@@ -402,6 +402,8 @@ fn evaluate_pools_draws_and_takes_rates_from_the_authors_code() {
     let three = run(&["--draws", "3"]);
     assert_eq!(one["draws"], 1);
     assert_eq!(three["draws"], 3);
+    // One draw has no sd over draws (null, not 0).
+    assert!(one["cells"][0][0]["f_sd"].is_null(), "{one}");
     assert_eq!(three["documents"], one["documents"]);
     // VBSS always keeps its known keywords: 3 per document per draw.
     let docs = three["documents"].as_u64().unwrap();

@@ -215,8 +215,9 @@ pub struct Cell {
     pub f: f64,
     /// `1 − precision`.
     pub realised_fdr: f64,
-    /// Standard deviation of F over the draws (0 for one draw).
-    pub f_sd: f64,
+    /// Standard deviation of F over the draws (`None`, JSON null, for one
+    /// draw).
+    pub f_sd: Option<f64>,
 }
 
 /// One method at one γ, flat (the `results` of `keywords evaluate --output
@@ -375,15 +376,6 @@ fn chosen_words(d: &DocResult, mi: usize, gi: usize, r: f64, forced: bool) -> Ve
     }
 }
 
-/// Sample standard deviation (0 for fewer than two values).
-fn sd(x: &[f64]) -> f64 {
-    if x.len() < 2 {
-        return 0.0;
-    }
-    let m = x.iter().sum::<f64>() / x.len() as f64;
-    (x.iter().map(|v| (v - m).powi(2)).sum::<f64>() / (x.len() - 1) as f64).sqrt()
-}
-
 fn cell(selected: usize, tp: usize, obs: usize, truth: usize) -> Cell {
     let precision = if selected == 0 {
         1.0
@@ -397,7 +389,7 @@ fn cell(selected: usize, tp: usize, obs: usize, truth: usize) -> Cell {
         0.0
     };
     Cell {
-        f_sd: 0.0,
+        f_sd: None,
         selected,
         true_positives: tp,
         observed_recovered: obs,
@@ -822,7 +814,7 @@ fn pool(
             .zip(&fs)
             .map(|(&(sel, tp, obs), f)| {
                 let mut c = cell(sel, tp, obs, keywords * opts.draws);
-                c.f_sd = sd(f);
+                c.f_sd = crate::stats::mean_sd_of_repeats(f).1;
                 c
             })
             .collect();
@@ -976,7 +968,9 @@ impl EvalTable {
         if self.draws > 1 {
             blocks.insert(
                 3,
-                ("F-measure: sd over the draws", |c| format!("{:.3}", c.f_sd)),
+                ("F-measure: sd over the draws", |c| {
+                    crate::stats::cell(c.f_sd, 3)
+                }),
             );
         }
         for (title, get) in blocks {
