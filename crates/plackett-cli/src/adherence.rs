@@ -206,6 +206,9 @@ pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
     if a.out.is_none() {
         crate::emit(&text)?;
     }
+    if matches!(a.output, Output::Csv) {
+        crate::notes_to_stderr(&report.notes);
+    }
     Ok(())
 }
 

@@ -239,7 +239,11 @@ pub fn run_aggregate(a: &AggregateArgs) -> Result<()> {
         );
         write_atomic(path, page.as_bytes())?;
     }
-    finish(&c.out, &text)
+    finish(&c.out, &text)?;
+    if c.output == "csv" {
+        crate::notes_to_stderr(&notes);
+    }
+    Ok(())
 }
 
 fn plot_cases(c: &AggArgs, cases: &[usize]) -> Result<Vec<usize>> {

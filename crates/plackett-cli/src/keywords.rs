@@ -575,7 +575,11 @@ fn run_extract(a: &ExtractArgs) -> Result<()> {
     };
     let refs: Vec<(&str, &[u8])> = files.iter().map(|(p, t)| (*p, t.as_bytes())).collect();
     write_all_atomic(&refs)?;
-    stdout.map_or(Ok(()), |t| crate::emit(&t))
+    stdout.map_or(Ok(()), |t| crate::emit(&t))?;
+    if a.output == "csv" {
+        crate::notes_to_stderr(ex.notes.iter().map(|n| crate::cli_text(n)));
+    }
+    Ok(())
 }
 
 fn run_batch(a: &BatchArgs) -> Result<()> {
@@ -689,7 +693,28 @@ fn run_batch(a: &BatchArgs) -> Result<()> {
             }
         );
     }
-    deliver(&a.out, &out)
+    deliver(&a.out, &out)?;
+    if a.output == "csv" {
+        // The rows' caveats: the shared VB one once, the rest by document.
+        let mut notes = Vec::new();
+        for (d, ex) in docs
+            .iter()
+            .zip(&results)
+            .filter_map(|(d, r)| Some((d, r.as_ref().ok()?)))
+        {
+            for n in &ex.notes {
+                if n == VB_SD_NOTE {
+                    if !notes.iter().any(|m| m == &crate::cli_text(n)) {
+                        notes.insert(0, crate::cli_text(n));
+                    }
+                } else {
+                    notes.push(format!("{}: {}", d.source, crate::cli_text(n)));
+                }
+            }
+        }
+        crate::notes_to_stderr(&notes);
+    }
+    Ok(())
 }
 
 fn run_evaluate(a: &EvaluateArgs) -> Result<()> {

@@ -148,6 +148,15 @@ fn usage_error(e: clap::Error) -> ! {
     std::process::exit(2);
 }
 
+/// The notes of a CSV output, which has no place for them, on standard
+/// error ("note: …"), after the output: a caveat must not vanish with the
+/// output format. `notes` are in the CLI's words already.
+pub fn notes_to_stderr<S: AsRef<str>>(notes: impl IntoIterator<Item = S>) {
+    for n in notes {
+        eprintln!("note: {}", n.as_ref());
+    }
+}
+
 /// Library text (errors, notes) in the CLI's words: the library names its
 /// parameters (`prior_shape`), the CLI spells them as flags (--prior-shape).
 pub fn cli_text(s: &str) -> String {

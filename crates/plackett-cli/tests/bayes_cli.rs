@@ -77,6 +77,29 @@ fn same_seed_byte_identical_json_any_thread_count() {
             .contains("mean-field intervals are too narrow");
         assert_eq!(narrow, engine == "vb", "{engine}: {}", v["notes"]);
     }
+    // CSV has no place for notes: they go to standard error, the CSV
+    // stays clean.
+    let o = bin()
+        .args([
+            "fit",
+            f.to_str().unwrap(),
+            "--engine",
+            "vb",
+            "--output",
+            "csv",
+        ])
+        .output()
+        .unwrap();
+    common::assert_ok(&o);
+    let (out, err) = (
+        String::from_utf8(o.stdout).unwrap(),
+        String::from_utf8(o.stderr).unwrap(),
+    );
+    assert!(
+        err.starts_with("note: vb: mean-field intervals are too narrow"),
+        "{err}"
+    );
+    assert!(!out.contains("note"), "{out}");
 }
 
 #[test]

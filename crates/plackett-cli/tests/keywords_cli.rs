@@ -788,6 +788,13 @@ fn batch_equals_extract_on_each_document() {
     // The CSV is extract's with a file column in front.
     let out = batch(&[&manifest, "--output", "csv"]);
     assert_ok(&out);
+    // Its rows' caveat on standard error, once for the batch.
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(
+        err.matches("note: vb: sd is mean-field").count(),
+        1,
+        "{err}"
+    );
     let csv = String::from_utf8(out.stdout).unwrap();
     assert!(
         csv.starts_with("file,stem,words,rank,known,selected,p,sd,"),
