@@ -83,11 +83,15 @@ pub fn run(a: &PredictArgs) -> Result<()> {
     if a.as_ranker.is_some() && !matches!(p.kind, Kind::Adherence) {
         bail!("invalid option --as-ranker: only with a model saved by fit --adherence");
     }
-    let out = render(a, &p)?;
+    let (out, notes) = render(a, &p)?;
     match &a.out {
-        Some(path) => crate::fit::write_outputs(&a.data.file, &[(path.clone(), out)]),
-        None => crate::emit(&out),
+        Some(path) => crate::fit::write_outputs(&a.data.file, &[(path.clone(), out)])?,
+        None => crate::emit(&out)?,
     }
+    if matches!(a.output, Output::Csv) {
+        crate::notes_to_stderr(&notes);
+    }
+    Ok(())
 }
 
 /// The data of `a`, read over a model's item `names`.
@@ -293,7 +297,8 @@ fn adherence(a: &PredictArgs, model: &SavedAdherence) -> Result<Predicted> {
     })
 }
 
-fn render(a: &PredictArgs, p: &Predicted) -> Result<String> {
+/// The output text, and its notes (in it but for CSV).
+fn render(a: &PredictArgs, p: &Predicted) -> Result<(String, Vec<String>)> {
     let total: f64 = p.logp.iter().zip(&p.weights).map(|(l, w)| w * l).sum();
     let mut notes = Vec::new();
     if p.dropped > 0 {
@@ -307,7 +312,7 @@ fn render(a: &PredictArgs, p: &Predicted) -> Result<String> {
         .membership
         .as_ref()
         .map_or(0, |m| m.first().map_or(0, Vec::len));
-    Ok(match a.output {
+    let text = match a.output {
         Output::Json => {
             let obs: Vec<_> = p
                 .logp
@@ -405,5 +410,6 @@ fn render(a: &PredictArgs, p: &Predicted) -> Result<String> {
             }
             s
         }
-    })
+    };
+    Ok((text, notes))
 }

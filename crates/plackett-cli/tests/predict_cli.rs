@@ -585,3 +585,32 @@ fn an_unknown_item_is_not_an_item_of_the_model_in_every_format() {
         fails(&cmd.output().unwrap(), "(6 items)");
     }
 }
+
+/// A note of `predict` (here: an uninformative observation dropped, so
+/// observation numbers skip it) reaches a CSV user on standard error; the
+/// CSV itself stays clean.
+#[test]
+fn csv_predictions_keep_their_notes_on_standard_error() {
+    let dir = tmpdir("predict_csv_notes");
+    let model = dir.join("m.json");
+    common::assert_ok(&fit(&["--model-out", model.to_str().unwrap()]));
+    let new = dir.join("new.csv");
+    std::fs::write(&new, "judge,item,rank\n1,A,1\n1,B,2\n2,C,1\n").unwrap();
+    let o = bin()
+        .arg("predict")
+        .arg(&model)
+        .arg(&new)
+        .args(["--ranking-col", "judge", "--output", "csv"])
+        .output()
+        .unwrap();
+    common::assert_ok(&o);
+    let (out, err) = (
+        String::from_utf8(o.stdout).unwrap(),
+        String::from_utf8(o.stderr).unwrap(),
+    );
+    assert_eq!(out.lines().count(), 2, "{out}");
+    assert!(
+        err.starts_with("note: 1 uninformative observation(s)"),
+        "{err}"
+    );
+}
