@@ -90,11 +90,7 @@ fn same_seed_byte_identical_json_any_thread_count() {
         ])
         .output()
         .unwrap();
-    common::assert_ok(&o);
-    let (out, err) = (
-        String::from_utf8(o.stdout).unwrap(),
-        String::from_utf8(o.stderr).unwrap(),
-    );
+    let (out, err) = common::out_and_err(&o);
     assert!(
         err.starts_with("note: vb: mean-field intervals are too narrow"),
         "{err}"

@@ -603,11 +603,7 @@ fn csv_predictions_keep_their_notes_on_standard_error() {
         .args(["--ranking-col", "judge", "--output", "csv"])
         .output()
         .unwrap();
-    common::assert_ok(&o);
-    let (out, err) = (
-        String::from_utf8(o.stdout).unwrap(),
-        String::from_utf8(o.stderr).unwrap(),
-    );
+    let (out, err) = common::out_and_err(&o);
     assert_eq!(out.lines().count(), 2, "{out}");
     assert!(
         err.starts_with("note: 1 uninformative observation(s)"),

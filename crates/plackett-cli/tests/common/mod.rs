@@ -38,6 +38,16 @@ pub fn stdout(out: &Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// Standard output and standard error of a successful run (a CSV and the
+/// notes it has no place for).
+pub fn out_and_err(out: &Output) -> (String, String) {
+    assert_ok(out);
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
 /// The run succeeded (its standard error is shown if not).
 pub fn assert_ok(out: &Output) {
     assert!(
