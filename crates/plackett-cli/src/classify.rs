@@ -10,7 +10,7 @@ use plackett::classify::read_table;
 use plackett::io::output::write_atomic;
 use plackett::io::output::{NAME_WIDTH, column_width, short_name};
 use plackett::io::read_text;
-use plackett::stats::{mean, mean_sd_of_repeats};
+use plackett::stats::{mean, mean_pm, mean_sd_of_repeats};
 use serde_json::{Value, json};
 use std::fmt::Write as _;
 
@@ -416,15 +416,6 @@ fn run_predict(a: &PredictArgs) -> Result<()> {
         None => crate::emit(&out)?,
     }
     Ok(())
-}
-
-/// `mean ± sd` over splits, or the mean alone for one split (whose sd
-/// would say nothing).
-fn mean_pm(mean: f64, sd: Option<f64>) -> String {
-    match sd {
-        Some(s) => format!("{mean:.4} ± {s:.4}"),
-        None => format!("{mean:.4}"),
-    }
 }
 
 fn run_cv(a: &CvArgs) -> Result<()> {

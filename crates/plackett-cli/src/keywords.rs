@@ -460,10 +460,7 @@ fn run_extract(a: &ExtractArgs) -> Result<()> {
     opts.edges = a.graph_out.is_some();
     let text = read_text(&a.file)?;
     let known: Vec<String> = a.known.split(',').map(str::to_string).collect();
-    let mut ex = extract(&text, &known, &opts).map_err(|e| match e {
-        plackett::Error::Data(m) => anyhow::anyhow!("{}: {m}", a.file),
-        e => e.into(),
-    })?;
+    let mut ex = extract(&text, &known, &opts)?;
     // The graph goes to its own file, not into the output.
     let graph = ex.edges.take().map(|e| plackett_text::edges_csv(&e));
     if !ex.converged && !a.allow_nonconvergence {
@@ -696,23 +693,22 @@ fn run_batch(a: &BatchArgs) -> Result<()> {
     deliver(&a.out, &out)?;
     if a.output == "csv" {
         // The rows' caveats: the shared VB one once, the rest by document.
-        let mut notes = Vec::new();
-        for (d, ex) in docs
+        let scored: Vec<_> = docs
             .iter()
             .zip(&results)
             .filter_map(|(d, r)| Some((d, r.as_ref().ok()?)))
-        {
-            for n in &ex.notes {
-                if n == VB_SD_NOTE {
-                    if !notes.iter().any(|m| m == &crate::cli_text(n)) {
-                        notes.insert(0, crate::cli_text(n));
-                    }
-                } else {
-                    notes.push(format!("{}: {}", d.source, crate::cli_text(n)));
-                }
-            }
-        }
-        crate::notes_to_stderr(&notes);
+            .collect();
+        let shared = scored
+            .iter()
+            .any(|(_, ex)| ex.notes.iter().any(|n| n == VB_SD_NOTE));
+        let own = scored.iter().flat_map(|(d, ex)| {
+            ex.notes
+                .iter()
+                .filter(|n| *n != VB_SD_NOTE)
+                .map(move |n| format!("{}: {}", d.source, crate::cli_text(n)))
+        });
+        let shared = shared.then(|| crate::cli_text(VB_SD_NOTE));
+        crate::notes_to_stderr(shared.into_iter().chain(own));
     }
     Ok(())
 }

@@ -834,6 +834,13 @@ fn batch_names_the_manifest_line_and_writes_nothing_on_failure() {
         &batch(&[&header]),
         "header.csv:1: expected a header with columns file and known",
     );
+    // A graph document's own line under the manifest's, named once.
+    write(&dir, "g.csv", "a,b,1\nc,d,x\n");
+    let graphs = write(&dir, "graphs.csv", "file,known\ng.csv,a\n");
+    fails(
+        &batch(&[&graphs, "--input", "graph"]),
+        "graphs.csv:2: g.csv: line 2: weight \"x\" is not a finite",
+    );
     let good = write(&dir, "good.csv", "file,known\na.txt,worth\n");
     fails(&batch(&[&good, "--fdr", "3"]), "invalid option --fdr");
     // --keep-going reports the failure in place and runs the rest.

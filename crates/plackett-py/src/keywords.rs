@@ -147,11 +147,7 @@ pub fn extract_keywords(
     };
     let results = py.detach(move || {
         if let ([doc], [known], false) = (documents.as_slice(), known.as_slice(), batch) {
-            // Located at the argument, as a batch's documents are at theirs.
-            return vec![extract(doc, known, &opts).map_err(|e| match e {
-                plackett::Error::Data(m) => plackett::Error::input("document", None, m),
-                e => e,
-            })];
+            return vec![extract(doc, known, &opts)];
         }
         let docs: Vec<BatchDocument> = documents
             .into_iter()

@@ -107,6 +107,9 @@ def test_bad_input_raises():
         plackett.extract_keywords("alpha beta gamma delta", ["zebra"])
     with pytest.raises(ValueError, match='^documents\\[1\\]: known keyword "zebra" is not in the document'):
         plackett.extract_keywords_many(["alpha beta gamma delta"] * 2, [["alpha"], ["zebra"]])
+    # A graph's line under the document's name, once.
+    with pytest.raises(ValueError, match='^documents\\[1\\]:2: weight "x" is not a finite'):
+        plackett.extract_keywords_many(["a,b,1\n", "a,b,1\nc,d,x\n"], [["a"], ["a"]], graph=True)
     with pytest.raises(ValueError, match="^document: no known keywords given"):
         plackett.extract_keywords("alpha beta gamma delta", [])
     # Words that occur but are filtered out: which filter, and the option.

@@ -29,11 +29,20 @@ pub struct BatchDocument {
 
 impl BatchDocument {
     /// `e` as an error about this document: at its manifest line when it
-    /// came from one, else located at its name (`documents[3]: …`). Option
-    /// errors stay as they are (they are no document's fault).
+    /// came from one, else at its name (`documents[3]: …`, where
+    /// [`extract`] has put it already). Option errors stay as they are
+    /// (they are no document's fault).
     fn locate(&self, e: Error) -> Error {
         let what = match e {
             Error::InvalidParam { .. } => return e,
+            Error::Input { ref loc, .. } if loc.file == self.source && self.listed_at.is_none() => {
+                return e;
+            }
+            // The document's own place (a graph's line) under the manifest's.
+            Error::Input { loc, msg } if loc.file == self.source => match loc.line {
+                Some(l) => format!("line {l}: {msg}"),
+                None => msg,
+            },
             Error::Data(m) => m,
             other => other.to_string(),
         };

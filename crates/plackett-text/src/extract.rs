@@ -360,7 +360,20 @@ pub fn read_document(path: &std::path::Path, name: &str) -> Result<String> {
 
 /// Score every candidate word of a document given the known keywords or
 /// keyphrases (each word stemmed like the text), and select by Bayesian FDR.
+/// Errors about the document are located at `opts.source` (`doc.txt: known
+/// keyword …`), as its graph input's already are.
 pub fn extract(document: &str, known: &[String], opts: &ExtractOptions) -> Result<Extraction> {
+    extract_unlocated(document, known, opts).map_err(|e| match e {
+        Error::Data(m) => Error::input(&opts.source, None, m),
+        e => e,
+    })
+}
+
+fn extract_unlocated(
+    document: &str,
+    known: &[String],
+    opts: &ExtractOptions,
+) -> Result<Extraction> {
     if !(opts.fdr > 0.0 && opts.fdr < 1.0) {
         return Err(Error::param(
             "fdr",

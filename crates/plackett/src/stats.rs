@@ -21,6 +21,15 @@ pub fn mean_sd_of_repeats(x: &[f64]) -> (f64, Option<f64>) {
     (m, (x.len() > 1).then_some(s))
 }
 
+/// `mean ± sd` to 4 decimals, or the mean alone when there is no sd (one
+/// repeat).
+pub fn mean_pm(mean: f64, sd: Option<f64>) -> String {
+    match sd {
+        Some(s) => format!("{mean:.4} ± {s:.4}"),
+        None => format!("{mean:.4}"),
+    }
+}
+
 /// An optional statistic as a cell: `{:.digits$}`, or `-` when absent.
 pub fn cell(x: Option<f64>, digits: usize) -> String {
     x.map_or_else(|| "-".to_string(), |v| format!("{v:.digits$}"))

@@ -302,17 +302,21 @@ pub fn cv_page(
         ("classes", classes.join(", ")),
         (
             "held-out misclassification",
-            match ms {
-                Some(ms) => format!("{mm:.4} ± {ms:.4} (sd over splits)"),
-                None => format!("{mm:.4} (one split)"),
-            },
+            format!(
+                "{}{}",
+                crate::stats::mean_pm(mm, ms),
+                if ms.is_some() {
+                    " (sd over splits)"
+                } else {
+                    " (one split)"
+                }
+            ),
         ),
     ];
     let aucs: Vec<f64> = splits.iter().filter_map(|s| s.auc).collect();
     if !aucs.is_empty() {
         let (am, asd) = crate::stats::mean_sd_of_repeats(&aucs);
-        let pm = asd.map_or(String::new(), |s| format!(" ± {s:.4}"));
-        facts.push(("held-out AUC", format!("{am:.4}{pm}")));
+        facts.push(("held-out AUC", crate::stats::mean_pm(am, asd)));
     }
     if let Some(c) = calibration {
         facts.push(("held-out calibration", c.describe()));
