@@ -12,7 +12,7 @@ use plackett::keywords::{
     VbssOptions, evaluate_observed,
 };
 use plackett_text::{
-    Engine, ExtractOptions, Extraction, Input, Pipeline, VB_SD_NOTE, extract, extract_many,
+    Engine, ExtractOptions, Extraction, Input, Pipeline, extract, extract_many, is_vb_sd_note,
     read_candidate_corpus, read_corpus, read_document, read_external, read_manifest,
 };
 use serde_json::json;
@@ -87,6 +87,9 @@ pub struct ModelArgs {
     /// Most sweeps, SQUAREM extrapolations included (Hu 2024: 500 plain sweeps).
     #[arg(long, default_value_t = 2000)]
     pub max_iter: usize,
+    /// vb: the covariance behind sd, theta_sd, the sds of a and b and p_predictive. linear-response (the default): Giordano, Broderick & Jordan 2015's correction of the (θ, a, b) covariance, about two thirds of the exact posterior's sd of Φ(a + bθ); mean-field: the factors' own (Hu 2024's VBSS), about a third of it. Means, the ELBO and the default selection are the same either way (docs/keywords.md).
+    #[arg(long, default_value = "linear-response", value_parser = ["linear-response", "mean-field"])]
+    pub covariance: String,
     /// Which probability the FDR rule reads: latent, the posterior probability that the word is a keyword given the known ones (1 for a known keyword; Newton et al. 2004's rule is defined on it); plugin Φ(E a + E b E θ), the dissertation's p̂ (selects nothing at usual γ on SemEval-2010: docs/keywords.md); predictive, Φ(a + bθ) averaged over q; forced, the plug-in with known keywords set to 1 (the BSS and VBSS authors' code).
     #[arg(long, default_value = "latent", value_parser = ["latent", "plugin", "predictive", "forced"])]
     pub probability: String,
@@ -107,6 +110,11 @@ impl ModelArgs {
             },
             tol: self.tol,
             max_iter: self.max_iter,
+            covariance: if self.covariance == "mean-field" {
+                plackett::keywords::VbssCovariance::MeanField
+            } else {
+                plackett::keywords::VbssCovariance::LinearResponse
+            },
         }
     }
     fn alpha_model(&self) -> AlphaModel {
@@ -668,7 +676,7 @@ fn run_batch(a: &BatchArgs) -> Result<()> {
                             new.join(", ")
                         ));
                         // This summary prints no sds: their caveat is noise here.
-                        let notes = ex.notes.iter().filter(|n| *n != VB_SD_NOTE);
+                        let notes = ex.notes.iter().filter(|n| !is_vb_sd_note(n));
                         for n in notes {
                             s.push_str(&format!("  note: {}\n", crate::cli_text(n)));
                         }
@@ -698,16 +706,17 @@ fn run_batch(a: &BatchArgs) -> Result<()> {
             .zip(&results)
             .filter_map(|(d, r)| Some((d, r.as_ref().ok()?)))
             .collect();
+        // Every document runs with the same options: one caveat for all.
         let shared = scored
             .iter()
-            .any(|(_, ex)| ex.notes.iter().any(|n| n == VB_SD_NOTE));
+            .find_map(|(_, ex)| ex.notes.iter().find(|n| is_vb_sd_note(n)));
         let own = scored.iter().flat_map(|(d, ex)| {
             ex.notes
                 .iter()
-                .filter(|n| *n != VB_SD_NOTE)
+                .filter(|n| !is_vb_sd_note(n))
                 .map(move |n| format!("{}: {}", d.source, crate::cli_text(n)))
         });
-        let shared = shared.then(|| crate::cli_text(VB_SD_NOTE));
+        let shared = shared.map(|n| crate::cli_text(n));
         crate::notes_to_stderr(shared.into_iter().chain(own));
     }
     Ok(())

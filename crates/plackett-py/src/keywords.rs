@@ -7,7 +7,7 @@ use crate::err;
 use plackett::infer::mcmc::McmcSettings;
 use plackett::keywords::{
     AlphaModel, BssOptions, EvalOptions, Method, PriorScale, Probability, ThetaUpdate,
-    VbssGibbsOptions, VbssOptions, evaluate,
+    VbssCovariance, VbssGibbsOptions, VbssOptions, evaluate,
 };
 use plackett_text::{
     BatchDocument, Engine, ExtractOptions, Input, Pipeline, WordFilter, extract, extract_many,
@@ -42,7 +42,8 @@ fn choice<T: Copy>(name: &str, v: &str, options: &[(&str, T)]) -> PyResult<T> {
     probability = "latent", prior_scale = "code", theta_update = "block", alpha = "shared",
     window = 2, self_loops = false, damping = 0.85, min_count = 0, word_filter = "pos", tau = 0.1, sigma_a2 = 10.0,
     sigma_b2 = 10.0, tol = 1e-10, max_iter = 2000, samples = 2000, burn_in = 1000, chains = 4,
-    seed = 1, alpha_init = 0.6, report = None, batch = false, baselines = false, edges = false, first_index = 0))]
+    seed = 1, alpha_init = 0.6, report = None, batch = false, baselines = false, edges = false, first_index = 0,
+    covariance = "linear-response"))]
 #[allow(clippy::too_many_arguments)]
 pub fn extract_keywords(
     py: Python<'_>,
@@ -76,6 +77,7 @@ pub fn extract_keywords(
     baselines: bool,
     edges: bool,
     first_index: usize,
+    covariance: &str,
 ) -> PyResult<Vec<String>> {
     if documents.len() != known.len() {
         return Err(PyValueError::new_err(format!(
@@ -96,6 +98,7 @@ pub fn extract_keywords(
         theta_update,
         [tau, sigma_a2, sigma_b2, tol, alpha_init],
         max_iter,
+        covariance,
     )?;
     let engine = match engine {
         "vb" => Engine::Vb(vb),
@@ -195,6 +198,7 @@ fn vbss_options(
     theta_update: &str,
     [tau, sigma_a2, sigma_b2, tol, alpha_init]: [f64; 5],
     max_iter: usize,
+    covariance: &str,
 ) -> PyResult<VbssOptions> {
     Ok(VbssOptions {
         tau,
@@ -213,6 +217,14 @@ fn vbss_options(
         )?,
         tol,
         max_iter,
+        covariance: choice(
+            "covariance",
+            covariance,
+            &[
+                ("linear-response", VbssCovariance::LinearResponse),
+                ("mean-field", VbssCovariance::MeanField),
+            ],
+        )?,
     })
 }
 
@@ -335,6 +347,7 @@ pub fn evaluate_keywords(
             theta_update,
             [tau, sigma_a2, sigma_b2, tol, alpha_init],
             max_iter,
+            "linear-response",
         )?,
         probability: probability_of(probability)?,
         forced,

@@ -50,6 +50,25 @@ def test_extract_matches_the_cli():
         plackett.extract_keywords(text, KNOWN, fdr=0.1, gamma=0.1)
 
 
+def test_covariance_is_the_clis_and_moves_only_the_spread():
+    """covariance="mean-field" is --covariance mean-field; linear response
+    (the default) widens the sds and changes no probability the FDR rule
+    reads (Giordano, Broderick & Jordan 2015; docs/keywords.md)."""
+    text = pathlib.Path(DOC).read_text(encoding="utf-8")
+    lr = plackett.extract_keywords(text, KNOWN)
+    mf = plackett.extract_keywords(text, KNOWN, covariance="mean-field")
+    cli = _cli("keywords", "extract", DOC, "--known", KNOWN, "--covariance", "mean-field", "--output", "json")
+    assert list(mf.candidates["sd"]) == [w["sd"] for w in cli["candidates"]]
+    assert cli["fit"]["covariance"] == "mean-field"
+    assert list(lr.candidates["p_latent"]) == list(mf.candidates["p_latent"])
+    assert lr.selected == mf.selected
+    assert (lr.candidates["sd"] >= mf.candidates["sd"]).mean() > 0.9
+    assert any("linear-response correction" in n for n in lr.notes)
+    assert any("mean-field VB's" in n for n in mf.notes)
+    with pytest.raises(ValueError, match="covariance"):
+        plackett.extract_keywords(text, KNOWN, covariance="full")
+
+
 def test_report_is_the_clis_page(tmp_path):
     text = pathlib.Path(DOC).read_text(encoding="utf-8")
     page = tmp_path / "kw.html"

@@ -8,7 +8,7 @@
 
 use plackett::infer::mcmc::McmcSettings;
 use plackett::keywords::{
-    PriorScale, ThetaPrior, ThetaUpdate, VbssGibbsOptions, VbssOptions, WordGraph,
+    PriorScale, ThetaPrior, ThetaUpdate, VbssCovariance, VbssGibbsOptions, VbssOptions, WordGraph,
     bayesian_fdr_select, draw_known, fit_gibbs, fit_vbss, truth_indices,
 };
 use plackett_text::{Pipeline, read_candidate_corpus};
@@ -29,7 +29,7 @@ fn main() {
     )
     .expect("corpus");
     println!(
-        "| θ₀ scale | θ update | docs | mean |Δ| P(y*=1|y), unobserved | max |Δ| | mean |Δ| Φ(a+bθ) plug-in vs posterior mean | same FDR set at γ=0.2 | Gibbs max R̂ | mean |Δ| E Φ(a+bθ) | sd of Φ(a+bθ), VB / exact: median (10%, 90%) |"
+        "| θ₀ scale | θ update | docs | mean |Δ| P(y*=1|y), unobserved | max |Δ| | mean |Δ| Φ(a+bθ) plug-in vs posterior mean | same FDR set at γ=0.2 | Gibbs max R̂ | mean |Δ| E Φ(a+bθ), linear response / mean-field | sd of Φ(a+bθ), VB / exact: median (10%, 90%), linear response / mean-field |"
     );
     println!("|---|---|---|---|---|---|---|---|---|---|");
     for scale in [PriorScale::Dissertation, PriorScale::Code] {
@@ -40,6 +40,7 @@ fn main() {
             let (mut dl, mut mx, mut dp, mut cnt, mut same, mut used, mut rmax) =
                 (0.0, 0.0f64, 0.0, 0usize, 0usize, 0usize, 1.0f64);
             let (mut dpred, mut ratios) = (0.0, Vec::new());
+            let (mut dpred_mf, mut ratios_mf) = (0.0, Vec::new());
             for (di, d) in corpus.documents.iter().enumerate() {
                 if used == docs {
                     break;
@@ -58,6 +59,17 @@ fn main() {
                     &VbssOptions {
                         theta_update: mode,
                         max_iter: 20_000,
+                        ..Default::default()
+                    },
+                )
+                .unwrap();
+                let mf = fit_vbss(
+                    &pr,
+                    &y,
+                    &VbssOptions {
+                        theta_update: mode,
+                        max_iter: 20_000,
+                        covariance: VbssCovariance::MeanField,
                         ..Default::default()
                     },
                 )
@@ -82,6 +94,8 @@ fn main() {
                     dp += (vb.p_plugin[i] - gs.p_mean[i]).abs();
                     dpred += (vb.p_predictive[i] - gs.p_mean[i]).abs();
                     ratios.push(vb.p_sd[i] / gs.p_sd[i]);
+                    ratios_mf.push(mf.p_sd[i] / gs.p_sd[i]);
+                    dpred_mf += (mf.p_predictive[i] - gs.p_mean[i]).abs();
                 }
 
                 if bayesian_fdr_select(&vb.p_latent, 0.2) == bayesian_fdr_select(&gs.p_latent, 0.2)
@@ -91,16 +105,22 @@ fn main() {
             }
             let total: usize = cnt + used * 5;
             ratios.sort_by(f64::total_cmp);
+            ratios_mf.sort_by(f64::total_cmp);
             let q = |f: f64| ratios[((ratios.len() - 1) as f64 * f).round() as usize];
+            let q_mf = |f: f64| ratios_mf[((ratios_mf.len() - 1) as f64 * f).round() as usize];
             println!(
-                "| {scale:?} | {mode:?} | {used} | {:.4} | {:.3} | {:.4} | {same}/{used} | {rmax:.3} | {:.4} | {:.2} ({:.2}, {:.2}) |",
+                "| {scale:?} | {mode:?} | {used} | {:.4} | {:.3} | {:.4} | {same}/{used} | {rmax:.3} | {:.4} / {:.4} | {:.2} ({:.2}, {:.2}) / {:.2} ({:.2}, {:.2}) |",
                 dl / cnt as f64,
                 mx,
                 dp / total as f64,
                 dpred / total as f64,
+                dpred_mf / total as f64,
                 q(0.5),
                 q(0.1),
-                q(0.9)
+                q(0.9),
+                q_mf(0.5),
+                q_mf(0.1),
+                q_mf(0.9)
             );
         }
     }

@@ -1057,7 +1057,10 @@ def extract_keywords(
     "dissertation"), ``theta_update``, ``alpha``, ``alpha_init``,
     ``window``, ``self_loops``, ``damping``, ``min_count``, ``word_filter``
     ("pos", "stopwords", "none"), ``tau``, ``sigma_a2``, ``sigma_b2``,
-    ``tol``, ``max_iter``, ``samples``, ``burn_in``, ``chains``, ``seed``;
+    ``tol``, ``max_iter``, ``samples``, ``burn_in``, ``chains``, ``seed``,
+    ``covariance`` ("linear-response", the default: Giordano, Broderick &
+    Jordan 2015's correction, whose sds are about two thirds of the exact
+    posterior's; "mean-field": Hu 2024's VBSS, about a third);
     ``baselines``: score every candidate by TextRank, PositionRank and SS
     on the same graph as well (columns ``textrank``, ``positionrank``,
     ``ss``); ``edges``: return the co-occurrence graph (``result.edges``);

@@ -699,7 +699,14 @@ impl Scoring<'_> {
         };
         Ok(match m {
             Method::Vbss => {
-                let fit = fit_vbss(prior, y, &opts.vbss)?;
+                // The evaluation reads probabilities only, and only the
+                // predictive one depends on the covariance: spare every
+                // other run the linear-response solve.
+                let mut vbss = opts.vbss;
+                if opts.probability != Probability::Predictive {
+                    vbss.covariance = super::vbss::VbssCovariance::MeanField;
+                }
+                let fit = fit_vbss(prior, y, &vbss)?;
                 let p = fit.probabilities(opts.probability);
                 MethodRun {
                     own: Some(select(p)),

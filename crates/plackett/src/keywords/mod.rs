@@ -33,5 +33,7 @@ pub use scores::{
     position_rank, position_rank_given, single_rank_ss, single_rank_ss_given, text_rank,
     text_rank_given, tf_idf,
 };
-pub use vbss::{AlphaModel, Probability, ThetaUpdate, VbssFit, VbssOptions, fit_vbss};
+pub use vbss::{
+    AlphaModel, Probability, ThetaUpdate, VbssCovariance, VbssFit, VbssOptions, fit_vbss,
+};
 pub use vbss_code::{VbssCodeFit, fit_vbss_code};

@@ -5,7 +5,6 @@ use super::*;
 
 impl State<'_> {
     pub(super) fn finish(&self, elbo: Vec<f64>, iterations: usize, converged: bool) -> VbssFit {
-        let eb2 = self.e_b2();
         let s_t = match self.block {
             Some(b) if self.o.theta_update == ThetaUpdate::Block => {
                 let d: Vec<f64> = self
@@ -18,13 +17,51 @@ impl State<'_> {
             }
             _ => self.s_t.clone(),
         };
-        let (p_predictive, p_sd) = (0..self.n)
+        let lr = match self.o.covariance {
+            VbssCovariance::LinearResponse => self.linear_response(),
+            VbssCovariance::MeanField => None,
+        };
+        let n = self.n;
+        // `a + bθ_i` moment-matched to a normal under a Gaussian for
+        // `(a, b, θ_i)` with covariance C: mean `m_i + C_bθ`, variance
+        // `C_aa + μ_b²C_θθ + μ_θ²C_bb + 2μ_bμ_θC_bθ + C_bbC_θθ + C_bθ²
+        // + 2(μ_θC_ab + μ_bC_aθ)` (mean-field: the off-diagonal terms 0).
+        let (p_predictive, p_sd) = (0..n)
             .map(|i| {
-                let et2 = self.mu_t[i] * self.mu_t[i] + s_t[i];
-                let var = self.s_a + eb2 * et2 - (self.mu_b * self.mu_t[i]).powi(2);
-                probit_mean_sd(self.m(i), var)
+                let (mb, mt) = (self.mu_b, self.mu_t[i]);
+                let (caa, cbb, ctt, cab, cat, cbt) = match &lr {
+                    Some(c) => (
+                        c[(n, n)],
+                        c[(n + 1, n + 1)],
+                        c[(i, i)],
+                        c[(n, n + 1)],
+                        c[(n, i)],
+                        c[(n + 1, i)],
+                    ),
+                    None => (self.s_a, self.s_b, s_t[i], 0.0, 0.0, 0.0),
+                };
+                let var = caa
+                    + mb * mb * ctt
+                    + mt * mt * cbb
+                    + 2.0 * mb * mt * cbt
+                    + cbb * ctt
+                    + cbt * cbt
+                    + 2.0 * (mt * cab + mb * cat);
+                probit_mean_sd(self.m(i) + cbt, var)
             })
             .unzip();
+        let (theta_sd, a_sd, b_sd) = match &lr {
+            Some(c) => (
+                (0..n).map(|i| c[(i, i)].sqrt()).collect(),
+                c[(n, n)].sqrt(),
+                c[(n + 1, n + 1)].sqrt(),
+            ),
+            None => (
+                s_t.iter().map(|s| s.sqrt()).collect(),
+                self.s_a.sqrt(),
+                self.s_b.sqrt(),
+            ),
+        };
         // q(z) from the final q(θ, a, b, α): refresh π before reporting.
         let mut latent = Vec::with_capacity(self.n);
         for i in 0..self.n {
@@ -39,9 +76,10 @@ impl State<'_> {
         let p_plugin = self.plugin();
         VbssFit {
             theta_mean: self.mu_t.clone(),
-            theta_sd: s_t.iter().map(|s| s.sqrt()).collect(),
-            a: (self.mu_a, self.s_a.sqrt()),
-            b: (self.mu_b, self.s_b.sqrt()),
+            theta_sd,
+            a: (self.mu_a, a_sd),
+            b: (self.mu_b, b_sd),
+            b_sd_mean_field: self.s_b.sqrt(),
             sigma2: (self.a_sig, self.b_sig),
             alpha: self.alpha.clone(),
             p_forced: crate::keywords::fdr::forced(&p_plugin, self.y),
@@ -52,6 +90,11 @@ impl State<'_> {
             elbo,
             iterations,
             converged,
+            covariance: if lr.is_some() {
+                VbssCovariance::LinearResponse
+            } else {
+                VbssCovariance::MeanField
+            },
         }
     }
 }

@@ -247,6 +247,7 @@ impl State<'_> {
             rot0: self.rot0.clone(),
             mu_rot: self.mu_rot.clone(),
             p_dense: None,
+            tilt: self.tilt.clone(),
         }
     }
 }

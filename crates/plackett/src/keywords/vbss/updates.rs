@@ -36,11 +36,17 @@ impl<'a> State<'a> {
             rot0: prior.rotate(&prior.theta0),
             mu_rot: None,
             p_dense: (o.theta_update == ThetaUpdate::Coordinate).then(|| prior.precision()),
+            tilt: Vec::new(),
         }
     }
 
     pub(super) fn m(&self, i: usize) -> f64 {
         self.mu_a + self.mu_b * self.mu_t[i]
+    }
+
+    /// The tilt of coordinate `j` of `(θ, a, b)` (0 without one).
+    fn tilt(&self, j: usize) -> f64 {
+        self.tilt.get(j).copied().unwrap_or(0.0)
     }
 
     pub(super) fn e_b2(&self) -> f64 {
@@ -93,13 +99,16 @@ impl<'a> State<'a> {
                     self.s_t[i] = s;
                     self.mu_t[i] = s
                         * (self.mu_b * (self.ez[i] - self.mu_a)
-                            + k * (p[(i, i)] * pr.theta0[i] - coupling));
+                            + k * (p[(i, i)] * pr.theta0[i] - coupling)
+                            + self.tilt(i));
                 }
             }
             ThetaUpdate::Block => {
                 // Σ = V diag(1/(E[b²] + κ p_k)) Vᵀ, μ = Σ(μ_b(E[z] − μ_a) + κ P θ₀).
                 let r: Vec<f64> = (0..self.n)
-                    .map(|i| self.mu_b * (self.ez[i] - self.mu_a) + k * self.p_theta0[i])
+                    .map(|i| {
+                        self.mu_b * (self.ez[i] - self.mu_a) + k * self.p_theta0[i] + self.tilt(i)
+                    })
                     .collect();
                 let d = self.set_block(eb2, k);
                 let mut c = pr.rotate(&r);
@@ -144,7 +153,7 @@ impl<'a> State<'a> {
         self.s_a = 1.0 / (n + 1.0 / self.o.sigma_a2);
         let sz: f64 = self.ez.iter().sum();
         let st: f64 = self.mu_t.iter().sum();
-        self.mu_a = self.s_a * (sz - self.mu_b * st);
+        self.mu_a = self.s_a * (sz - self.mu_b * st + self.tilt(self.n));
     }
 
     /// `Σ_i S_θi`.
@@ -164,7 +173,7 @@ impl<'a> State<'a> {
         self.s_b = 1.0 / (self.e_tt() + 1.0 / self.o.sigma_b2);
         let tz: f64 = self.mu_t.iter().zip(&self.ez).map(|(t, z)| t * z).sum();
         let st: f64 = self.mu_t.iter().sum();
-        self.mu_b = self.s_b * (tz - self.mu_a * st);
+        self.mu_b = self.s_b * (tz - self.mu_a * st + self.tilt(self.n + 1));
     }
 
     /// `g = E[(θ − θ₀)ᵀ U⁻¹ (θ − θ₀)] / 2`.
