@@ -1176,7 +1176,9 @@ fn selected_words_in_runs_become_keyphrases() {
 
 /// `extract` gives the same bits on one thread as on several: the prior's
 /// eigendecomposition of a 123-word document is large enough for faer to
-/// split, and split by the thread count it once changed the last digits.
+/// split, and split by the thread count it once changed the last digits
+/// (the linear-response covariance's product and Cholesky factor run
+/// through the same pinned split).
 #[test]
 fn extract_does_not_depend_on_the_thread_count() {
     let doc = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/text/ranking_models.txt");

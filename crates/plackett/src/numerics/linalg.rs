@@ -183,6 +183,33 @@ pub fn mat_vec(a: &DMatrix<f64>, x: &[f64], transpose: bool) -> Vec<f64> {
     out
 }
 
+/// `out[..n, ..n] = A Bᵀ` for a product known to be symmetric (`A` and `B`
+/// both `n × m`), written into the leading block of a column-major buffer
+/// whose columns are `stride` apart: only the lower triangle is multiplied
+/// (half the flops of the full product), then mirrored.
+pub fn symmetric_product_into(a: &DMatrix<f64>, b: &DMatrix<f64>, out: &mut [f64], stride: usize) {
+    let n = a.nrows();
+    assert!(b.nrows() == n && a.ncols() == b.ncols() && stride >= n);
+    assert!(out.len() >= stride * n.saturating_sub(1) + n);
+    let mut dst = faer::MatMut::from_column_major_slice_with_stride_mut(out, n, n, stride);
+    faer::linalg::matmul::triangular::matmul(
+        dst.as_mut(),
+        faer::linalg::matmul::triangular::BlockStructure::TriangularLower,
+        faer::Accum::Replace,
+        view(a),
+        faer::linalg::matmul::triangular::BlockStructure::Rectangular,
+        view(b).transpose(),
+        faer::linalg::matmul::triangular::BlockStructure::Rectangular,
+        1.0,
+        pinned(),
+    );
+    for j in 1..n {
+        for i in 0..j {
+            dst[(i, j)] = dst[(j, i)];
+        }
+    }
+}
+
 /// `out = A X` for a `d × d` matrix `A` and `X` stored as columns of
 /// length `d` one after another (column-major `d × n`, `n = x.len() / d`):
 /// many short matrix–vector products as one product through faer's SIMD

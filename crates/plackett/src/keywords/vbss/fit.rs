@@ -31,12 +31,12 @@ impl State<'_> {
                 let (mb, mt) = (self.mu_b, self.mu_t[i]);
                 let (caa, cbb, ctt, cab, cat, cbt) = match &lr {
                     Some(c) => (
-                        c[(n, n)],
-                        c[(n + 1, n + 1)],
-                        c[(i, i)],
-                        c[(n, n + 1)],
-                        c[(n, i)],
-                        c[(n + 1, i)],
+                        c.a[n],
+                        c.b[n + 1],
+                        c.theta_var[i],
+                        c.a[n + 1],
+                        c.a[i],
+                        c.b[i],
                     ),
                     None => (self.s_a, self.s_b, s_t[i], 0.0, 0.0, 0.0),
                 };
@@ -52,9 +52,9 @@ impl State<'_> {
             .unzip();
         let (theta_sd, a_sd, b_sd) = match &lr {
             Some(c) => (
-                (0..n).map(|i| c[(i, i)].sqrt()).collect(),
-                c[(n, n)].sqrt(),
-                c[(n + 1, n + 1)].sqrt(),
+                c.theta_var.iter().map(|v| v.sqrt()).collect(),
+                c.a[n].sqrt(),
+                c.b[n + 1].sqrt(),
             ),
             None => (
                 s_t.iter().map(|s| s.sqrt()).collect(),
