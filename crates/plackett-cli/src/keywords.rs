@@ -111,9 +111,9 @@ impl ModelArgs {
             tol: self.tol,
             max_iter: self.max_iter,
             covariance: if self.covariance == "mean-field" {
-                plackett::keywords::VbssCovariance::MeanField
+                plackett::keywords::VbCovariance::MeanField
             } else {
-                plackett::keywords::VbssCovariance::LinearResponse
+                plackett::keywords::VbCovariance::LinearResponse
             },
         }
     }

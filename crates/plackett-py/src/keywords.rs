@@ -7,7 +7,7 @@ use crate::err;
 use plackett::infer::mcmc::McmcSettings;
 use plackett::keywords::{
     AlphaModel, BssOptions, EvalOptions, Method, PriorScale, Probability, ThetaUpdate,
-    VbssCovariance, VbssGibbsOptions, VbssOptions, evaluate,
+    VbCovariance, VbssGibbsOptions, VbssOptions, evaluate,
 };
 use plackett_text::{
     BatchDocument, Engine, ExtractOptions, Input, Pipeline, WordFilter, extract, extract_many,
@@ -217,14 +217,7 @@ fn vbss_options(
         )?,
         tol,
         max_iter,
-        covariance: choice(
-            "covariance",
-            covariance,
-            &[
-                ("linear-response", VbssCovariance::LinearResponse),
-                ("mean-field", VbssCovariance::MeanField),
-            ],
-        )?,
+        covariance: VbCovariance::parse(covariance).map_err(err)?,
     })
 }
 

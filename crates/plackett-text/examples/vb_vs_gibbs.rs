@@ -8,7 +8,7 @@
 
 use plackett::infer::mcmc::McmcSettings;
 use plackett::keywords::{
-    PriorScale, ThetaPrior, ThetaUpdate, VbssCovariance, VbssGibbsOptions, VbssOptions, WordGraph,
+    PriorScale, ThetaPrior, ThetaUpdate, VbCovariance, VbssGibbsOptions, VbssOptions, WordGraph,
     bayesian_fdr_select, draw_known, fit_gibbs, fit_vbss, truth_indices,
 };
 use plackett_text::{Pipeline, read_candidate_corpus};
@@ -69,7 +69,7 @@ fn main() {
                     &VbssOptions {
                         theta_update: mode,
                         max_iter: 20_000,
-                        covariance: VbssCovariance::MeanField,
+                        covariance: VbCovariance::MeanField,
                         ..Default::default()
                     },
                 )

@@ -5,7 +5,7 @@
 use super::pipeline::Pipeline;
 use plackett::error::{Error, Result};
 use plackett::keywords::{
-    PriorScale, Probability, ThetaPrior, VbssCovariance, VbssGibbsOptions, VbssOptions, WordGraph,
+    PriorScale, Probability, ThetaPrior, VbCovariance, VbssGibbsOptions, VbssOptions, WordGraph,
     bayesian_fdr_select, fit_gibbs, fit_vbss, position_rank_given, single_rank_ss_given,
     text_rank_given, top_by_score,
 };
@@ -282,10 +282,10 @@ pub const VB_SD_NOTE_MEAN_FIELD: &str = "vb: sd is mean-field VB's and too small
      the gibbs engine the exact posterior's sds";
 
 /// The sd caveat of a VB fit with this covariance.
-pub fn vb_sd_note(covariance: VbssCovariance) -> &'static str {
+pub fn vb_sd_note(covariance: VbCovariance) -> &'static str {
     match covariance {
-        VbssCovariance::LinearResponse => VB_SD_NOTE,
-        VbssCovariance::MeanField => VB_SD_NOTE_MEAN_FIELD,
+        VbCovariance::LinearResponse => VB_SD_NOTE,
+        VbCovariance::MeanField => VB_SD_NOTE_MEAN_FIELD,
     }
 }
 

@@ -9,7 +9,7 @@
 use plackett::infer::mcmc::McmcSettings;
 use plackett::infer::rng::stream;
 use plackett::keywords::{
-    AlphaModel, PriorScale, Probability, ThetaPrior, VbssCovariance, VbssGibbsOptions, VbssOptions,
+    AlphaModel, PriorScale, Probability, ThetaPrior, VbCovariance, VbssGibbsOptions, VbssOptions,
     WordGraph, bayesian_fdr_select, fit_gibbs, fit_vbss,
 };
 use plackett::numerics::gamma::gamma_draw;
@@ -234,12 +234,12 @@ fn vb_ranks_words_as_the_exact_posterior_does() {
                 &prior,
                 &y,
                 &VbssOptions {
-                    covariance: VbssCovariance::MeanField,
+                    covariance: VbCovariance::MeanField,
                     ..vb_options(DISSERTATION)
                 },
             )
             .unwrap();
-            assert_eq!(vb.covariance, VbssCovariance::LinearResponse);
+            assert_eq!(vb.covariance, VbCovariance::LinearResponse);
             assert_eq!(vb.p_latent, mf.p_latent);
             let g = exact(&prior, &y, DISSERTATION, 7 + d);
             let g2 = exact(&prior, &y, DISSERTATION, 107 + d);

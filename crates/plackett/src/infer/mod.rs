@@ -10,6 +10,7 @@ pub mod feature_run;
 pub mod gaussian_vi;
 pub mod gaussian_vi_exact;
 pub mod gibbs;
+pub mod linear_response;
 pub mod lsr;
 pub mod mcmc;
 pub mod mixture;

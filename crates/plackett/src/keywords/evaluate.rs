@@ -704,7 +704,7 @@ impl Scoring<'_> {
                 // other run the linear-response solve.
                 let mut vbss = opts.vbss;
                 if opts.probability != Probability::Predictive {
-                    vbss.covariance = super::vbss::VbssCovariance::MeanField;
+                    vbss.covariance = super::vbss::VbCovariance::MeanField;
                 }
                 let fit = fit_vbss(prior, y, &vbss)?;
                 let p = fit.probabilities(opts.probability);

@@ -34,6 +34,6 @@ pub use scores::{
     text_rank_given, tf_idf,
 };
 pub use vbss::{
-    AlphaModel, Probability, ThetaUpdate, VbssCovariance, VbssFit, VbssOptions, fit_vbss,
+    AlphaModel, Probability, ThetaUpdate, VbCovariance, VbssFit, VbssOptions, fit_vbss,
 };
 pub use vbss_code::{VbssCodeFit, fit_vbss_code};

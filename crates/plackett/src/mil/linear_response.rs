@@ -42,43 +42,7 @@ use crate::numerics::linalg::Cholesky;
 use crate::numerics::probit::truncated_mean;
 use nalgebra::{DMatrix, DVector};
 
-/// Which covariance a vMMIC fit reports and predicts with.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum VbCovariance {
-    /// The mean-field factors' own (Hu 2024, Appendix B.1): the
-    /// dissertation's vMMIC.
-    MeanField,
-    /// The instance level's linear-response covariance (this module); the
-    /// bag level keeps its mean-field covariance. The default: mean-field's
-    /// instance-level sds are about 1/25 of the exact posterior's.
-    #[default]
-    LinearResponse,
-}
-
-impl VbCovariance {
-    /// `mean-field` or `linear-response`.
-    pub fn parse(name: &str) -> crate::error::Result<VbCovariance> {
-        match name {
-            "mean-field" => Ok(VbCovariance::MeanField),
-            "linear-response" => Ok(VbCovariance::LinearResponse),
-            other => Err(crate::error::Error::param(
-                "covariance",
-                format!(
-                    "expected \"mean-field\" or \"linear-response\", got {:?}",
-                    crate::io::output::short_name(other, 40)
-                ),
-            )),
-        }
-    }
-
-    /// The name [`VbCovariance::parse`] reads.
-    pub fn name(self) -> &'static str {
-        match self {
-            VbCovariance::MeanField => "mean-field",
-            VbCovariance::LinearResponse => "linear-response",
-        }
-    }
-}
+pub use crate::infer::linear_response::VbCovariance;
 
 /// One modality's linear-response precision of `(intercept, slopes)`, or
 /// `None` if the modality has no instances.

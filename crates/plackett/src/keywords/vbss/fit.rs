@@ -18,8 +18,8 @@ impl State<'_> {
             _ => self.s_t.clone(),
         };
         let lr = match self.o.covariance {
-            VbssCovariance::LinearResponse => self.linear_response(),
-            VbssCovariance::MeanField => None,
+            VbCovariance::LinearResponse => self.linear_response(),
+            VbCovariance::MeanField => None,
         };
         let n = self.n;
         // `a + bθ_i` moment-matched to a normal under a Gaussian for
@@ -91,9 +91,9 @@ impl State<'_> {
             iterations,
             converged,
             covariance: if lr.is_some() {
-                VbssCovariance::LinearResponse
+                VbCovariance::LinearResponse
             } else {
-                VbssCovariance::MeanField
+                VbCovariance::MeanField
             },
         }
     }

@@ -28,47 +28,6 @@ use crate::numerics::linalg::Cholesky;
 use crate::numerics::special::trigamma;
 use nalgebra::{DMatrix, DVector};
 
-/// Which covariance a VBSS fit reports (`theta_sd`, `a`, `b`, `p_sd`) and
-/// averages `p_predictive` over.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum VbssCovariance {
-    /// The mean-field factors' own (Hu 2024, §1.3): the dissertation's
-    /// VBSS, whose sds are about a third of the exact posterior's.
-    MeanField,
-    /// The linear-response covariance of `(θ, a, b)` (this module), the
-    /// default. Falls back to mean-field, with a note, for the published
-    /// `θ` step (not an optimum of any ELBO) or where the system is
-    /// singular.
-    #[default]
-    LinearResponse,
-}
-
-impl VbssCovariance {
-    /// `mean-field` or `linear-response`.
-    pub fn parse(name: &str) -> Result<VbssCovariance> {
-        match name {
-            "mean-field" => Ok(VbssCovariance::MeanField),
-            "linear-response" => Ok(VbssCovariance::LinearResponse),
-            other => Err(Error::param(
-                "covariance",
-                format!(
-                    "expected \"mean-field\" or \"linear-response\", got {:?}",
-                    crate::io::output::short_name(other, 40)
-                ),
-            )),
-        }
-    }
-
-    /// The name [`VbssCovariance::parse`] reads.
-    pub fn name(self) -> &'static str {
-        match self {
-            VbssCovariance::MeanField => "mean-field",
-            VbssCovariance::LinearResponse => "linear-response",
-        }
-    }
-}
-
 /// How word `i`'s `q(z_i)` moves with its location `m_i` and with `E[ln α]`
 /// (`ℓ`): `(∂E z/∂m, ∂E z/∂ℓ = ∂π/∂m, ∂π/∂ℓ)`. `q(z)` is an exponential
 /// family in `m` with statistic `z` and in `ℓ` with statistic `1(z > 0)`,
@@ -409,12 +368,12 @@ mod tests {
             };
             fit_vbss(&prior, &y, &o).unwrap()
         };
-        let published = fit(ThetaUpdate::Published, VbssCovariance::LinearResponse);
-        assert_eq!(published.covariance, VbssCovariance::MeanField);
-        let lr = fit(ThetaUpdate::Block, VbssCovariance::LinearResponse);
-        let mf = fit(ThetaUpdate::Block, VbssCovariance::MeanField);
-        assert_eq!(lr.covariance, VbssCovariance::LinearResponse);
-        assert_eq!(mf.covariance, VbssCovariance::MeanField);
+        let published = fit(ThetaUpdate::Published, VbCovariance::LinearResponse);
+        assert_eq!(published.covariance, VbCovariance::MeanField);
+        let lr = fit(ThetaUpdate::Block, VbCovariance::LinearResponse);
+        let mf = fit(ThetaUpdate::Block, VbCovariance::MeanField);
+        assert_eq!(lr.covariance, VbCovariance::LinearResponse);
+        assert_eq!(mf.covariance, VbCovariance::MeanField);
         assert_eq!(lr.p_latent, mf.p_latent);
         assert_eq!(lr.b_sd_mean_field, mf.b.1);
         assert!(lr.b.1 > mf.b.1 && lr.a.1 > mf.a.1);

@@ -31,8 +31,8 @@ mod tests;
 mod truncated;
 mod updates;
 
+pub use crate::infer::linear_response::VbCovariance;
 pub use fit::{fit_vbss, fit_vbss_with};
-pub use linear_response::VbssCovariance;
 use truncated::*;
 
 const LN_2PI: f64 = 1.837_877_066_409_345_3;
@@ -114,7 +114,7 @@ pub struct VbssOptions {
     /// (linear response by default; no mean and no selection depends on
     /// it).
     #[serde(default)]
-    pub covariance: VbssCovariance,
+    pub covariance: VbCovariance,
 }
 
 impl Default for VbssOptions {
@@ -128,7 +128,7 @@ impl Default for VbssOptions {
             theta_update: ThetaUpdate::Block,
             tol: 1e-10,
             max_iter: 2000,
-            covariance: VbssCovariance::LinearResponse,
+            covariance: VbCovariance::LinearResponse,
         }
     }
 }
@@ -201,7 +201,7 @@ pub struct VbssFit {
     /// The covariance behind the sds and `p_predictive`: the one asked
     /// for, or mean-field where linear response was not available (the
     /// published `θ` step, a singular system).
-    pub covariance: VbssCovariance,
+    pub covariance: VbCovariance,
 }
 
 impl VbssFit {
