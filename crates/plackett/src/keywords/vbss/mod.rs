@@ -167,11 +167,11 @@ impl VbssOptions {
 pub struct VbssFit {
     /// `E[θ_i]`.
     pub theta_mean: Vec<f64>,
-    /// `sd_q(θ_i)`.
+    /// `sd(θ_i)` under [`VbssFit::covariance`].
     pub theta_sd: Vec<f64>,
-    /// `E[a]`, `sd(a)`.
+    /// `E[a]`, `sd(a)` (the sd under [`VbssFit::covariance`]).
     pub a: (f64, f64),
-    /// `E[b]`, `sd(b)`.
+    /// `E[b]`, `sd(b)` (the sd under [`VbssFit::covariance`]).
     pub b: (f64, f64),
     /// `sd(b)` under the mean-field `q(b)` (equal to `b.1` without linear
     /// response): what [`VbssFit::slope_unclear`] reads.
@@ -182,11 +182,12 @@ pub struct VbssFit {
     pub alpha: Vec<(f64, f64)>,
     /// Plug-in `p̂_i = Φ(m_i)`.
     pub p_plugin: Vec<f64>,
-    /// `P(y*_i = 1)` averaged over `q`.
+    /// `P(y*_i = 1)` averaged over a Gaussian for `(a, b, θ_i)` with the
+    /// means of `q` and [`VbssFit::covariance`].
     pub p_predictive: Vec<f64>,
-    /// The sd of `Φ(a + bθ_i)` under `q` (with `a + bθ_i` moment-matched
-    /// to a normal, as for `p_predictive`): how well the data pin the
-    /// word's keyword probability.
+    /// The sd of `Φ(a + bθ_i)` under that Gaussian (with `a + bθ_i`
+    /// moment-matched to a normal, as for `p_predictive`): how well the
+    /// data pin the word's keyword probability.
     pub p_sd: Vec<f64>,
     /// `q(y*_i = 1)`.
     pub p_latent: Vec<f64>,
