@@ -467,6 +467,7 @@ fn run_cv(a: &CvArgs) -> Result<()> {
     let fit_secs: Vec<f64> = res.iter().map(|r| r.seconds).collect();
     let fs = mean(&fit_secs);
     let a_vals: Vec<f64> = res.iter().map(|r| r.a).collect();
+    let (a_mean, a_sd) = mean_sd_of_repeats(&a_vals);
     // The same mixing check as `classify fit`, over the splits' samplers.
     let mut notes: Vec<String> = Vec::new();
     let poor: Vec<&plackett::classify::cv::SplitResult> = res
@@ -513,7 +514,7 @@ fn run_cv(a: &CvArgs) -> Result<()> {
         "min_ess_geyer": min_ess_geyer,
         "seconds_per_ess_geyer": min_ess_geyer.map(|e| fs / e),
         "max_rhat": res.iter().filter_map(|r| r.max_rhat).reduce(f64::max),
-        "a": {"mean": mean(&a_vals), "sd": mean_sd_of_repeats(&a_vals).1},
+        "a": {"mean": a_mean, "sd": a_sd},
         "calibration": calibration,
         "per_split": res.iter().map(|r| json!({
             "misclassification": r.misclassification, "auc": r.auc, "seconds": r.seconds,

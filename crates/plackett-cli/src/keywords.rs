@@ -110,11 +110,9 @@ impl ModelArgs {
             },
             tol: self.tol,
             max_iter: self.max_iter,
-            covariance: if self.covariance == "mean-field" {
-                plackett::keywords::VbCovariance::MeanField
-            } else {
-                plackett::keywords::VbCovariance::LinearResponse
-            },
+            // clap admits only the names the library parses.
+            covariance: plackett::keywords::VbCovariance::parse(&self.covariance)
+                .unwrap_or_default(),
         }
     }
     fn alpha_model(&self) -> AlphaModel {

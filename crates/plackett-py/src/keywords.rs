@@ -340,7 +340,9 @@ pub fn evaluate_keywords(
             theta_update,
             [tau, sigma_a2, sigma_b2, tol, alpha_init],
             max_iter,
-            "linear-response",
+            // The evaluation reads no sds (it runs mean-field unless the
+            // predictive probability is asked for).
+            VbCovariance::default().name(),
         )?,
         probability: probability_of(probability)?,
         forced,

@@ -39,7 +39,7 @@ pub fn cell(x: Option<f64>, digits: usize) -> String {
 /// value, whose sd is then 0).
 pub fn mean_sd(x: &[f64]) -> (f64, f64) {
     let n = x.len() as f64;
-    let m = x.iter().sum::<f64>() / n;
+    let m = mean(x);
     let v = x.iter().map(|v| (v - m).powi(2)).sum::<f64>() / (n - 1.0).max(1.0);
     (m, v.sqrt())
 }

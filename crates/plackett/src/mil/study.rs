@@ -240,7 +240,7 @@ pub fn run_study(
         };
         for (m, [bag_auroc, primary_auroc, seconds]) in methods.iter().zip(rows) {
             let (mean_bag_auroc, sd_bag_auroc) = crate::stats::mean_sd_of_repeats(&bag_auroc);
-            let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+            let mean = crate::stats::mean;
             cells.push(StudyCell {
                 factor: factor.name(),
                 level: (factor != Factor::Basic).then_some(level),

@@ -149,9 +149,13 @@ impl State<'_> {
             m[(i, ia)] = mb * (1.0 - g[i]);
             m[(i, ib)] = -mb * g[i] * self.mu_t[i] - (self.ez[i] - ma);
         }
-        // Row a: (n + 1/σ_a²)μ_a = Σ E z − μ_b Σ μ_θ + t_a.
+        // The sums over words the a and b rows and their columns share.
         let sum_t: f64 = self.mu_t.iter().sum();
         let sum_gt: f64 = (0..n).map(|j| g[j] * self.mu_t[j]).sum();
+        let sum_gtt: f64 = (0..n).map(|j| g[j] * self.mu_t[j] * self.mu_t[j]).sum();
+        let sum_h: f64 = h.iter().sum();
+        let sum_ht: f64 = (0..n).map(|j| h[j] * self.mu_t[j]).sum();
+        // Row a: (n + 1/σ_a²)μ_a = Σ E z − μ_b Σ μ_θ + t_a.
         for j in 0..n {
             m[(ia, j)] = mb * (1.0 - g[j]);
         }
@@ -163,10 +167,7 @@ impl State<'_> {
             m[(ib, j)] = 2.0 * mb * t - (self.ez[j] - ma) - t * g[j] * mb;
         }
         m[(ib, ia)] = sum_t - sum_gt;
-        m[(ib, ib)] = ett + 1.0 / self.o.sigma_b2
-            - (0..n)
-                .map(|j| g[j] * self.mu_t[j] * self.mu_t[j])
-                .sum::<f64>();
+        m[(ib, ib)] = ett + 1.0 / self.o.sigma_b2 - sum_gtt;
         // M_wx: the w rows' coefficients of (E[b²], κ, ℓ).
         let mut m_wx = [vec![0.0; w], vec![0.0; w], vec![0.0; w]];
         for i in 0..n {
@@ -174,10 +175,10 @@ impl State<'_> {
             m_wx[1][i] = p_dev[i];
             m_wx[2][i] = -mb * h[i];
         }
-        m_wx[2][ia] = -h.iter().sum::<f64>();
+        m_wx[2][ia] = -sum_h;
         m_wx[0][ib] = mb * t1;
         m_wx[1][ib] = mb * t2;
-        m_wx[2][ib] = -(0..n).map(|j| h[j] * self.mu_t[j]).sum::<f64>();
+        m_wx[2][ib] = -sum_ht;
         // M_xw and M_xx: E[b²] = μ_b² + 1/(E[θᵀθ] + 1/σ_b²);
         // κ = (τ + n/2)/(τ + g(μ_θ, Σ_θ)); ℓ = ψ(1 + Σ π) − ψ(2 + Σ π +
         // #known) (shared α; per-word α was eliminated above, so ℓ stays
@@ -200,8 +201,8 @@ impl State<'_> {
             for j in 0..n {
                 m_xw[2][j] = -kk * h[j] * mb;
             }
-            m_xw[2][ia] = -kk * h.iter().sum::<f64>();
-            m_xw[2][ib] = -kk * (0..n).map(|j| h[j] * self.mu_t[j]).sum::<f64>();
+            m_xw[2][ia] = -kk * sum_h;
+            m_xw[2][ib] = -kk * sum_ht;
             m_xx[(2, 2)] = 1.0 - kk * s.iter().sum::<f64>();
         } else {
             m_xx[(2, 2)] = 1.0;
