@@ -135,6 +135,7 @@ pub fn run(a: &DemoArgs) -> Result<()> {
                 draws: 4000,
                 seed: a.seed,
                 observer: None,
+                covariance: Default::default(),
             },
         )?;
         cols.push(bayes_column("VB", &v, n));

@@ -136,10 +136,11 @@ pub struct FitArgs {
     #[arg(long, help_heading = "Convergence (mle, map, ep, vb)")]
     pub allow_nonconvergence: bool,
     /// Quasi-variances of the log-worths with their worst relative errors
-    /// (Firth & de Menezes 2004; PlackettLuce's qvcalc).
+    /// (Firth & de Menezes 2004; PlackettLuce's qvcalc); mle, map, and vb
+    /// with its linear-response covariance.
     #[arg(long, help_heading = "Point estimates (mle, map)")]
     pub quasi: bool,
-    /// Write the covariance matrix of the log-worths, in the reported gauge, as CSV.
+    /// Write the covariance matrix of the log-worths, in the reported gauge, as CSV (mle, map; vb with its linear-response covariance).
     #[arg(
         long,
         value_name = "FILE.csv",
@@ -191,6 +192,14 @@ pub struct FitArgs {
         help_heading = "Bayesian outputs (gibbs, ep, vb)"
     )]
     pub draws: usize,
+    /// vb: the covariance behind its sds, intervals, draws and --vcov. linear-response (the default): Giordano, Broderick & Jordan 2015's correction, the observed information at VB's means plus the Gamma prior's curvature; mean-field: the Gamma factors' own, whose nominal 90% intervals cover about 84% (docs/engines.md). Means and ELBO are the same either way.
+    #[arg(
+        long,
+        default_value = "linear-response",
+        value_parser = ["mean-field", "linear-response"],
+        help_heading = "Bayesian outputs (gibbs, ep, vb)"
+    )]
+    pub covariance: String,
     /// Export posterior draws of normalised log-worths (CSV, or JSON if the name ends in .json).
     #[arg(
         long,
@@ -376,8 +385,8 @@ const ENGINE_FLAGS: &[(&str, &str, &[Engine])] = {
         ("prior_rate", "--prior-rate", &[Map, Gibbs, Ep, Vb]),
         ("pseudo", "--pseudo", &[Mle, Map]),
         ("no_se", "--no-se", &[Mle, Map]),
-        ("vcov", "--vcov", &[Mle, Map]),
-        ("quasi", "--quasi", &[Mle, Map]),
+        ("vcov", "--vcov", &[Mle, Map, Vb]),
+        ("quasi", "--quasi", &[Mle, Map, Vb]),
         ("tol", "--tol", &[Mle, Map, Ep, Vb]),
         ("max_iter", "--max-iter", &[Mle, Map, Ep, Vb]),
         (
@@ -389,6 +398,7 @@ const ENGINE_FLAGS: &[(&str, &str, &[Engine])] = {
         ("burn_in", "--burn-in", &[Gibbs]),
         ("chains", "--chains", &[Gibbs]),
         ("draws", "--draws", &[Ep, Vb]),
+        ("covariance", "--covariance", &[Vb]),
     ]
 };
 
@@ -465,6 +475,7 @@ fn spec_of(a: &FitArgs, gauge: Gauge) -> FitSpec {
         burn_in: a.burn_in,
         chains: a.chains,
         draws: a.draws,
+        vb_covariance: plackett::infer::vb::VbCovariance::parse(&a.covariance).unwrap_or_default(),
         seed: a.seed,
         observer: None,
     }
@@ -631,7 +642,7 @@ pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
     if a.quasi {
         let Some(v) = post.as_ref().and_then(|p| p.covariance()) else {
             bail!(
-                "invalid option --quasi: no covariance for this fit (the information is singular beyond the gauge)"
+                "invalid option --quasi: no covariance for this fit (the information is singular beyond the gauge, or vb without its linear-response covariance)"
             );
         };
         let q = plackett::posterior::quasi::quasi_variances(v)?;
@@ -640,7 +651,7 @@ pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
     if let Some(path) = &a.vcov {
         let Some(v) = post.as_ref().and_then(|p| p.covariance()) else {
             bail!(
-                "invalid option --vcov: no covariance for this fit (ties as events, or the information is singular beyond the gauge)"
+                "invalid option --vcov: no covariance for this fit (ties as events, the information singular beyond the gauge, or vb without its linear-response covariance)"
             );
         };
         let mut w = csv::Writer::from_writer(Vec::new());

@@ -69,13 +69,13 @@ fn same_seed_byte_identical_json_any_thread_count() {
                 "a different seed should give different draws"
             );
         }
-        // VB's intervals come with their caveat (docs/engines.md), the
-        // others' without it.
+        // VB's intervals say where they come from (docs/engines.md: the
+        // default linear-response covariance), the others' say nothing.
         let v: serde_json::Value = serde_json::from_slice(&a).unwrap();
-        let narrow = v["notes"]
+        let lr = v["notes"]
             .to_string()
-            .contains("mean-field intervals are too narrow");
-        assert_eq!(narrow, engine == "vb", "{engine}: {}", v["notes"]);
+            .contains("intervals from the linear-response covariance");
+        assert_eq!(lr, engine == "vb", "{engine}: {}", v["notes"]);
     }
     // CSV has no place for notes: they go to standard error, the CSV
     // stays clean.
@@ -85,6 +85,8 @@ fn same_seed_byte_identical_json_any_thread_count() {
             f.to_str().unwrap(),
             "--engine",
             "vb",
+            "--covariance",
+            "mean-field",
             "--output",
             "csv",
         ])
@@ -239,4 +241,57 @@ fn a_test_item_outside_the_training_data_is_named_as_such() {
         );
         assert!(!out.exists());
     }
+}
+
+/// `--vcov` writes VB's linear-response covariance (the default), whose
+/// diagonal gives the printed sds; the mean-field fit has none to write
+/// and says so without writing; `--covariance` is vb's alone.
+#[test]
+fn vb_linear_response_covariance_through_vcov() {
+    let dir = tmpdir("vb_vcov");
+    let f = data_file(&dir);
+    let v = dir.join("v.csv");
+    let fit = |extra: &[&str]| {
+        bin()
+            .args(["fit", f.to_str().unwrap(), "--output", "json"])
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let o = fit(&["--engine", "vb", "--vcov", v.to_str().unwrap()]);
+    let js = common::json(&o);
+    let text = std::fs::read_to_string(&v).unwrap();
+    let rows: Vec<Vec<String>> = text
+        .lines()
+        .map(|l| l.split(',').map(str::to_string).collect())
+        .collect();
+    let items = js["items"].as_array().unwrap();
+    assert_eq!(rows.len(), items.len() + 1);
+    for (i, it) in items.iter().enumerate() {
+        let row = rows
+            .iter()
+            .find(|r| r[0] == it["name"].as_str().unwrap())
+            .unwrap();
+        let col = rows[0].iter().position(|c| c == &row[0]).unwrap();
+        let var: f64 = row[col].parse().unwrap();
+        let sd = it["log_worth_sd"].as_f64().unwrap();
+        assert!(
+            (var.sqrt() - sd).abs() < 1e-12,
+            "item {i}: {} vs {sd}",
+            var.sqrt()
+        );
+    }
+    std::fs::remove_file(&v).unwrap();
+    let o = fit(&[
+        "--engine",
+        "vb",
+        "--covariance",
+        "mean-field",
+        "--vcov",
+        v.to_str().unwrap(),
+    ]);
+    common::fails(&o, "vb without its linear-response covariance");
+    assert!(!v.exists(), "nothing written on failure");
+    let o = fit(&["--engine", "ep", "--covariance", "mean-field"]);
+    common::fails(&o, "--covariance: only with --engine vb");
 }

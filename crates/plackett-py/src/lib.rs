@@ -598,6 +598,20 @@ impl FitResult {
     fn notes(&self) -> Vec<String> {
         self.report.notes.clone()
     }
+    /// Covariance matrix of the log-worths in the gauge, items × items:
+    /// vb's linear-response covariance (``plackett fit --engine vb
+    /// --vcov``); None for other fits.
+    #[getter]
+    fn vcov<'py>(&self, py: Python<'py>) -> Option<Bound<'py, PyArray2<f64>>> {
+        let v = self.post.covariance()?;
+        let n = v.nrows();
+        let rows: Vec<f64> = (0..n * n).map(|k| v[(k / n, k % n)]).collect();
+        Some(
+            Array2::from_shape_vec((n, n), rows)
+                .expect("a square matrix")
+                .into_pyarray(py),
+        )
+    }
     /// Posterior draws of normalised log-worths, shape (chains, draws,
     /// items); None for point estimates.
     #[getter]
@@ -1017,7 +1031,8 @@ pub(crate) fn frame<'py>(
     prior_shape = 2.0, prior_rate = 1.0, prior_mean = 0.0, prior_sd = 1.0, pseudo = None,
     reference = None, tol = None, max_iter = None, standard_errors = true, samples = 5000,
     burn_in = 1000, chains = 4, draws = 4000, seed = 1, features = None,
-    features_text = None, standardize = true, eta = None, eta_grid = None, vi = None))]
+    features_text = None, standardize = true, eta = None, eta_grid = None, vi = None,
+    covariance = "linear-response"))]
 #[allow(clippy::too_many_arguments)]
 fn fit(
     py: Python<'_>,
@@ -1045,8 +1060,15 @@ fn fit(
     eta: Option<String>,
     eta_grid: Option<String>,
     vi: Option<String>,
+    covariance: &str,
 ) -> PyResult<FitResult> {
     let ds = &data.ds;
+    let vb_covariance = plackett::infer::vb::VbCovariance::parse(covariance).map_err(err)?;
+    if vb_covariance != Default::default() && (engine != "vb" || features.is_some()) {
+        return Err(PyValueError::new_err(
+            "invalid option covariance: only with engine=\"vb\" (without features)",
+        ));
+    }
     let gauge = match &reference {
         None => Gauge::MeanCentred,
         Some(name) => Gauge::Reference(ds.items().get(name).ok_or_else(|| {
@@ -1140,6 +1162,7 @@ fn fit(
         burn_in,
         chains,
         draws,
+        vb_covariance,
         seed,
         observer: None,
     };

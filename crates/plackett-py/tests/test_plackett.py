@@ -74,6 +74,42 @@ def test_nascar_ep_equals_cli():
     assert r.draws.shape == (1, 4000, 83)
 
 
+@pytest.mark.parametrize("covariance", ["linear-response", "mean-field"])
+def test_nascar_vb_covariance_equals_cli(covariance, tmp_path):
+    vcov = tmp_path / "vcov.csv"
+    extra = ["--vcov", str(vcov)] if covariance == "linear-response" else []
+    js = cli("fit", NASCAR, "--ranking-col", "race", "--rank-col", "position", "--item-col", "driver",
+             "--exclude", ALWAYS_LAST, "--engine", "vb", "--prior-shape", "3", "--prior-rate", "2",
+             "--covariance", covariance, "--reference", "Austin Cameron", *extra)
+    r = plackett.fit(nascar_without_always_last(), "vb", prior={"shape": 3, "rate": 2},
+                     covariance=covariance, reference="Austin Cameron")
+    assert_same_items(r, js)
+    assert r.elbo == pytest.approx(js["elbo"], abs=1e-9)
+    assert r.notes == js["notes"]
+    if covariance == "mean-field":
+        assert r.vcov is None
+        return
+    import csv
+
+    with open(vcov) as fh:
+        rows = list(csv.reader(fh))
+    assert rows[0][1:] == r.items
+    np.testing.assert_allclose(r.vcov, np.array([[float(x) for x in row[1:]] for row in rows[1:]]),
+                               rtol=1e-12, atol=1e-15)
+    # The reference item's log-worth is fixed: its row and column are 0,
+    # and the other sds are the matrix's diagonal.
+    i = r.items.index("Austin Cameron")
+    assert not r.vcov[i].any() and not r.vcov[:, i].any()
+    np.testing.assert_allclose(np.sqrt(np.diag(r.vcov)), r.sd, rtol=1e-12)
+
+
+def test_vb_covariance_option_is_checked():
+    with pytest.raises(ValueError, match="covariance"):
+        plackett.fit([[0, 1], [1, 0]], "vb", covariance="laplace")
+    with pytest.raises(ValueError, match="covariance"):
+        plackett.fit([[0, 1], [1, 0]], "ep", covariance="mean-field")
+
+
 def test_gibbs_same_seed_same_numbers_as_cli():
     js = cli("fit", NASCAR, "--ranking-col", "race", "--rank-col", "position", "--item-col", "driver",
              "--engine", "gibbs", "--samples", "300", "--burn-in", "100", "--seed", "7")

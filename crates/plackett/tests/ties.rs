@@ -337,6 +337,7 @@ fn bayesian_engines_refuse_tie_events() {
             draws: 10,
             seed: 1,
             observer: None,
+            covariance: Default::default(),
         },
     )
     .unwrap_err()
@@ -358,4 +359,41 @@ fn bayesian_engines_refuse_tie_events() {
     .unwrap_err()
     .to_string();
     assert!(e.contains("mle") && e.contains("map"), "{e}");
+}
+
+/// An unknown-order group above the exact information's limit (12 items)
+/// still fits by VB, whose linear-response covariance needs that
+/// information: the fit says so and reports the mean-field intervals.
+#[test]
+fn vb_linear_response_falls_back_to_mean_field_on_large_groups() {
+    use plackett::infer::bayes::GammaPrior;
+    let mut b = DatasetBuilder::new(Items::numbered(16), TieSemantics::UnknownOrder);
+    b.push(
+        &[(0..14).collect::<Vec<u32>>(), vec![14], vec![15]],
+        Tail::None,
+        &[],
+        1.0,
+    )
+    .unwrap();
+    b.push(&[vec![15], vec![0], vec![3]], Tail::None, &[], 1.0)
+        .unwrap();
+    let f = plackett::infer::vb::vb(
+        &b.finish(),
+        &plackett::infer::vb::VbOptions {
+            prior: GammaPrior::iid(16, 2.0, 1.0).unwrap(),
+            iter: plackett::numerics::fixed_point::IterSettings::new(1e-9, 10_000),
+            draws: 10,
+            seed: 1,
+            observer: None,
+            covariance: plackett::infer::vb::VbCovariance::LinearResponse,
+        },
+    )
+    .unwrap();
+    assert!(f.covariance.is_none());
+    let notes = f.notes.join(" | ");
+    assert!(notes.contains("no linear-response covariance"), "{notes}");
+    assert!(
+        notes.contains("mean-field intervals are too narrow"),
+        "{notes}"
+    );
 }

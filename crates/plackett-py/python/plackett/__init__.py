@@ -359,11 +359,15 @@ def fit(
     ``data`` is a Dataset or anything :func:`rankings` accepts. ``engine``:
     "mle" (maximum likelihood with standard errors), "map", "gibbs"
     (exact posterior by MCMC), "ep" (power EP, with the log-evidence) or
-    "vb" (mean-field VB, with the ELBO). ``prior`` is a dict such as
+    "vb" (mean-field VB, with the ELBO; its sds, intervals and draws from
+    the linear-response covariance of Giordano, Broderick & Jordan 2015 by
+    default, ``covariance="mean-field"`` for the Gamma factors' own, and
+    the covariance matrix as ``vcov``). ``prior`` is a dict such as
     ``{"shape": 2, "rate": 1}`` (Gamma on worths; map, gibbs, ep, vb) or
     ``{"family": "normal", "mean": 0, "sd": 1}`` (map). Other keywords are
     the CLI's flags: ``algorithm``, ``pseudo``, ``tol``, ``max_iter``,
-    ``standard_errors``, ``samples``, ``burn_in``, ``chains``, ``draws``.
+    ``standard_errors``, ``samples``, ``burn_in``, ``chains``, ``draws``,
+    ``covariance`` (vb).
     The same seed gives the same numbers as ``plackett fit --seed``.
 
     ``features`` turns on PL regression ``log λ_i = x_iᵀβ`` (Guo et al.

@@ -45,6 +45,12 @@ pub struct BayesFit {
     pub draws: Draws,
     /// Gamma marginals `(shape, rate)` per item (EP, VB).
     pub marginals: Option<Vec<(f64, f64)>>,
+    /// A covariance of the log-worths whose contrasts are right (VB's
+    /// linear response; [`crate::infer::vb`]), in the gauge the fit was
+    /// asked for once [`crate::infer::spec::FitSpec::fit`] has set it. When
+    /// present, the summary's sds come from it instead of the marginals.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub covariance: Option<nalgebra::DMatrix<f64>>,
     /// Converged (EP/VB tolerance met; Gibbs: R̂ ≤ 1.01 and ESS ≥ 400).
     pub converged: bool,
     /// Sweeps per chain (Gibbs) or passes/iterations (EP, VB).
@@ -72,7 +78,9 @@ impl BayesFit {
     /// Gamma marginals' means and sds rescaled so that the means sum to one
     /// (Guiver & Snelson §3.4 and Table 1); `log_worth` mean and sd are exact
     /// under the factorised approximation (`E log λ = ψ(α) − log β`,
-    /// `Var = ψ'(α)`), intervals from the draws.
+    /// `Var = ψ'(α)`), intervals from the draws. With a linear-response
+    /// covariance (VB's default) the sds come from it instead, the worth's
+    /// by the delta method.
     pub fn summary(&self, names: &[String], gauge: Gauge) -> Summary {
         let mut s = self.draws.summary(names, gauge.clone());
         if let Some(m) = &self.marginals {
@@ -83,10 +91,31 @@ impl BayesFit {
             let v: Vec<f64> = m.iter().map(|(a, _)| trigamma(*a)).collect();
             let vbar: f64 = v.iter().sum::<f64>() / (n * n) as f64;
             let emean = e.iter().sum::<f64>() / n as f64;
+            // Linear response: sds from the covariance (contrasts, so any
+            // gauge), the worth's by the delta method through
+            // `w = softmax(log λ)`: Var(w_i) ≈ w_i² Var(θ_i − Σ_k w_k θ_k).
+            let lr_sd = self.covariance.as_ref().map(|c| {
+                let w: Vec<f64> = m.iter().map(|(a, b)| a / b / total).collect();
+                let cw = crate::numerics::linalg::mat_vec(c, &w, false);
+                let wcw: f64 = w.iter().zip(&cw).map(|(x, y)| x * y).sum();
+                let worth_sd: Vec<f64> = (0..n)
+                    .map(|i| w[i] * (c[(i, i)] - 2.0 * cw[i] + wcw).max(0.0).sqrt())
+                    .collect();
+                (crate::posterior::Summary::gauge_sds(c, &gauge), worth_sd)
+            });
             for (i, it) in s.items.iter_mut().enumerate() {
                 let (a, b) = m[i];
                 it.worth = a / b / total;
                 it.worth_sd = Some(a.sqrt() / b / total);
+                if let Some((sd, wsd)) = &lr_sd {
+                    it.worth_sd = Some(wsd[i]);
+                    it.log_worth = match gauge {
+                        Gauge::MeanCentred => e[i] - emean,
+                        Gauge::Reference(r) => e[i] - e[r as usize],
+                    };
+                    it.log_worth_sd = Some(sd[i]);
+                    continue;
+                }
                 match gauge {
                     Gauge::MeanCentred => {
                         it.log_worth = e[i] - emean;
@@ -126,7 +155,11 @@ impl crate::posterior::Posterior for BayesFit {
                 }),
             ),
             _ => (
-                "mean-field VB".to_string(),
+                if self.covariance.is_some() {
+                    "mean-field VB, linear-response covariance".to_string()
+                } else {
+                    "mean-field VB".to_string()
+                },
                 Some(Trace {
                     label: "ELBO".into(),
                     values: self.trace.clone(),
@@ -159,6 +192,10 @@ impl crate::posterior::Posterior for BayesFit {
 
     fn item_diagnostics(&self) -> Option<&[crate::posterior::ScalarDiagnostics]> {
         self.diagnostics.as_deref()
+    }
+
+    fn covariance(&self) -> Option<&nalgebra::DMatrix<f64>> {
+        self.covariance.as_ref()
     }
 }
 

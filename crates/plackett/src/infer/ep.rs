@@ -316,6 +316,7 @@ pub fn ep(ds: &Dataset, opts: &EpOptions) -> Result<BayesFit> {
             draws: 0,
             seed: 0,
             observer: None,
+            covariance: super::vb::VbCovariance::MeanField,
         },
     )
     .ok()
@@ -475,6 +476,7 @@ pub fn ep(ds: &Dataset, opts: &EpOptions) -> Result<BayesFit> {
             engine: "ep".into(),
             draws: draws_from_gammas(&marginals, opts.draws, opts.seed),
             marginals: Some(marginals),
+            covariance: None,
             converged,
             iterations: passes,
             tolerance: Some(opts.tol),

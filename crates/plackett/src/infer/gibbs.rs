@@ -641,6 +641,7 @@ pub fn gibbs(ds: &Dataset, opts: &GibbsOptions) -> Result<BayesFit> {
         engine: "gibbs".into(),
         draws,
         marginals: None,
+        covariance: None,
         converged: rhat <= 1.01 && ess >= 400.0,
         iterations: sweeps,
         tolerance: None,

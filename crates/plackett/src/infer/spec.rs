@@ -10,7 +10,7 @@ use super::gibbs::{GibbsOptions, gibbs};
 use super::mcmc::McmcSettings;
 use super::point::{Algorithm, PointFit, PointOptions, fit_point};
 use super::prior::Prior;
-use super::vb::{VbOptions, vb};
+use super::vb::{VbCovariance, VbOptions, vb};
 use crate::data::Dataset;
 use crate::error::{Error, Result};
 use crate::numerics::fixed_point::IterSettings;
@@ -99,6 +99,9 @@ pub struct FitSpec {
     pub chains: usize,
     /// EP/VB: draws sampled from the approximate posterior.
     pub draws: usize,
+    /// VB: the covariance its sds, intervals and draws come from (the
+    /// linear-response correction by default; [`VbCovariance`]).
+    pub vb_covariance: VbCovariance,
     /// Seed of every random stream.
     pub seed: u64,
     /// Told of progress (Gibbs sweeps, VB iterations); may cancel the run.
@@ -125,6 +128,7 @@ impl Default for FitSpec {
             burn_in: 1000,
             chains: 4,
             draws: 4000,
+            vb_covariance: VbCovariance::default(),
             seed: 1,
             observer: None,
         }
@@ -294,16 +298,24 @@ impl FitSpec {
                     rescale: true,
                 },
             )?),
-            EngineKind::Vb => Fitted::Bayes(vb(
-                ds,
-                &VbOptions {
-                    prior: gamma()?,
-                    iter: IterSettings::new(tol, self.max_iter.unwrap_or(100_000)),
-                    draws: self.draws,
-                    seed: self.seed,
-                    observer: self.observer.clone(),
-                },
-            )?),
+            EngineKind::Vb => {
+                let mut f = vb(
+                    ds,
+                    &VbOptions {
+                        prior: gamma()?,
+                        iter: IterSettings::new(tol, self.max_iter.unwrap_or(100_000)),
+                        draws: self.draws,
+                        seed: self.seed,
+                        observer: self.observer.clone(),
+                        covariance: self.vb_covariance,
+                    },
+                )?;
+                // `Posterior::covariance` is in the summary's gauge.
+                f.covariance = f
+                    .covariance
+                    .map(|v| super::point::in_gauge(&v, &self.gauge));
+                Fitted::Bayes(f)
+            }
         })
     }
 }

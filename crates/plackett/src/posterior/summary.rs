@@ -56,10 +56,17 @@ impl Summary {
         cov: Option<&nalgebra::DMatrix<f64>>,
         gauge: Gauge,
     ) -> Summary {
-        let k = theta.len();
-        let se: Option<Vec<f64>> = cov.map(|v| match gauge {
+        let se: Option<Vec<f64>> = cov.map(|v| Summary::gauge_sds(v, &gauge));
+        Summary::from_point_se(names, theta, se, gauge)
+    }
+
+    /// The sds of the log-worths in `gauge` from any covariance of θ whose
+    /// contrasts are right (e.g. a pseudo-inverse, or one already in some
+    /// gauge): `Var(θ_i − mean θ)` or `Var(θ_i − θ_r)`.
+    pub fn gauge_sds(v: &nalgebra::DMatrix<f64>, gauge: &Gauge) -> Vec<f64> {
+        let k = v.nrows();
+        match gauge {
             Gauge::MeanCentred => {
-                // Var of θ_i − mean(θ) from any contrast-correct covariance.
                 let rowmean: Vec<f64> = (0..k)
                     .map(|i| (0..k).map(|j| v[(i, j)]).sum::<f64>() / k as f64)
                     .collect();
@@ -69,13 +76,12 @@ impl Summary {
                     .collect()
             }
             Gauge::Reference(r) => {
-                let r = r as usize;
+                let r = *r as usize;
                 (0..k)
                     .map(|i| (v[(i, i)] + v[(r, r)] - 2.0 * v[(i, r)]).max(0.0).sqrt())
                     .collect()
             }
-        });
-        Summary::from_point_se(names, theta, se, gauge)
+        }
     }
 
     /// Summary of a point estimate with standard errors already in `gauge`
