@@ -77,6 +77,14 @@ fn vb_opts(n: usize, a: f64, b: f64) -> VbOptions {
     }
 }
 
+/// [`vb_opts`] with the linear-response covariance (`vb`'s default).
+fn vb_lr_opts(n: usize, a: f64, b: f64) -> VbOptions {
+    VbOptions {
+        covariance: VbCovariance::LinearResponse,
+        ..vb_opts(n, a, b)
+    }
+}
+
 /// Guiver & Snelson (2009) Table 1: EP posterior of normalised worths,
 /// prior Gamma(3, 2), NASCAR 2002 without the four always-last drivers.
 const TABLE1: [(&str, usize, f64, f64); 20] = [
@@ -167,6 +175,7 @@ fn sparse_winner_does_not_top_the_posterior() {
     for f in [
         ep(&d, &ep_opts(d.n_items(), 3.0, 2.0)).unwrap(),
         vb(&d, &vb_opts(d.n_items(), 3.0, 2.0)).unwrap(),
+        vb(&d, &vb_lr_opts(d.n_items(), 3.0, 2.0)).unwrap(),
         gibbs(&d, &gibbs_opts(d.n_items(), 3.0, 2.0, 1000, 300, 2, 5)).unwrap(),
     ] {
         let s = f.summary(d.items().names(), Gauge::MeanCentred);
@@ -191,6 +200,7 @@ fn disconnected_data_fit_by_every_bayesian_engine() {
     for f in [
         ep(&d, &ep_opts(n, 2.0, 1.0)).unwrap(),
         vb(&d, &vb_opts(n, 2.0, 1.0)).unwrap(),
+        vb(&d, &vb_lr_opts(n, 2.0, 1.0)).unwrap(),
         gibbs(&d, &gibbs_opts(n, 2.0, 1.0, 500, 200, 2, 3)).unwrap(),
     ] {
         let s = f.summary(d.items().names(), Gauge::MeanCentred);
@@ -200,7 +210,22 @@ fn disconnected_data_fit_by_every_bayesian_engine() {
                 .iter()
                 .all(|i| i.worth.is_finite() && i.worth > 0.0 && i.log_worth.is_finite())
         );
+        assert!(
+            s.items
+                .iter()
+                .all(|i| i.log_worth_sd.is_some_and(|v| v.is_finite() && v > 0.0)),
+            "{}",
+            f.engine
+        );
     }
+    // The prior's curvature makes the linear response's matrix positive
+    // definite where the information alone is singular.
+    assert!(
+        vb(&d, &vb_lr_opts(n, 2.0, 1.0))
+            .unwrap()
+            .covariance
+            .is_some()
+    );
 }
 
 fn elbo_is_monotone(f: &BayesFit) {
