@@ -791,6 +791,14 @@ fn vb_linear_response_sds_against_gibbs_on_nascar() {
             .collect()
     };
     let (sg, sm, sl) = (sd(&g), sd(&mf), sd(&lr));
+    // `vb` returns the covariance mean-centred: rows sum to zero and the
+    // diagonal is the summary's variances.
+    let c = lr.covariance.as_ref().unwrap();
+    for i in 0..n {
+        assert!(c.row(i).sum().abs() < 1e-12, "row {i}");
+        assert!((c[(i, i)].sqrt() - sl[i]).abs() < 1e-12, "item {i}");
+    }
+    assert!(mf.covariance.is_none());
     let ratios = |s: &[f64]| {
         let mut r: Vec<f64> = s.iter().zip(&sg).map(|(a, b)| a / b).collect();
         r.sort_by(f64::total_cmp);

@@ -45,10 +45,12 @@ pub struct BayesFit {
     pub draws: Draws,
     /// Gamma marginals `(shape, rate)` per item (EP, VB).
     pub marginals: Option<Vec<(f64, f64)>>,
-    /// A covariance of the log-worths whose contrasts are right (VB's
-    /// linear response; [`crate::infer::vb`]), in the gauge the fit was
-    /// asked for once [`crate::infer::spec::FitSpec::fit`] has set it. When
-    /// present, the summary's sds come from it instead of the marginals.
+    /// The covariance of the log-worths from VB's linear response
+    /// ([`crate::infer::vb`]): mean-centred as [`crate::infer::vb::vb`]
+    /// returns it, in the gauge asked for after
+    /// [`crate::infer::spec::FitSpec::fit`]. When present, the summary's
+    /// sds come from it (any gauge: only contrasts are read) instead of the
+    /// marginals.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub covariance: Option<nalgebra::DMatrix<f64>>,
     /// Converged (EP/VB tolerance met; Gibbs: R̂ ≤ 1.01 and ESS ≥ 400).

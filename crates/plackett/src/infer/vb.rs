@@ -275,7 +275,11 @@ pub fn vb(ds: &Dataset, opts: &VbOptions) -> Result<BayesFit> {
                 .collect();
             let d = draws_from_gaussian(&mean, &v, opts.draws, opts.seed)?;
             notes.push(VB_LINEAR_RESPONSE_NOTE.to_string());
-            (d, Some(v))
+            // Kept mean-centred: the overall scale is not reported (the
+            // draws are normalised), and `FitSpec::fit` moves it to the
+            // gauge asked for.
+            let centred = super::point::in_gauge(&v, &crate::posterior::Gauge::MeanCentred);
+            (d, Some(centred))
         }
         None => {
             // Every interval printed from these marginals carries their known bias.
