@@ -1217,6 +1217,8 @@ fn _plackett(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sharded::shard_skeleton, m)?)?;
     m.add_function(wrap_pyfunction!(sharded::shard_sweep, m)?)?;
     m.add_function(wrap_pyfunction!(sharded::fit_sharded, m)?)?;
+    m.add_function(wrap_pyfunction!(sharded::fit_sharded_vb, m)?)?;
+    m.add_function(wrap_pyfunction!(sharded::shard_information, m)?)?;
     m.add_function(wrap_pyfunction!(sharded::_restore_sharded, m)?)?;
     m.add_class::<adherence::AdherenceResult>()?;
     m.add_function(wrap_pyfunction!(adherence::fit_adherence, m)?)?;

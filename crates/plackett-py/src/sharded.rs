@@ -334,3 +334,160 @@ pub fn fit_sharded(
         n_rows: total_weight,
     })
 }
+
+/// The observed information of a shard at log-worths `theta`, lower
+/// triangle filled (additive over shards; what VB's linear-response
+/// covariance reads).
+#[pyfunction]
+pub fn shard_information<'py>(
+    py: Python<'py>,
+    shard: &PyDataset,
+    theta: PyReadonlyArray1<'_, f64>,
+) -> PyResult<Bound<'py, PyArray2<f64>>> {
+    let ds = &shard.ds;
+    let n = ds.n_items();
+    let theta: Vec<f64> = theta.as_array().iter().copied().collect();
+    if theta.len() != n {
+        return Err(PyValueError::new_err(format!(
+            "a shard over {n} items was given log-worths of length {}",
+            theta.len()
+        )));
+    }
+    let m = py
+        .detach(|| plackett::model::information::information_lower(ds, &theta, Scope::All))
+        .map_err(err)?;
+    let rows: Vec<f64> = (0..n * n).map(|k| m[(k / n, k % n)]).collect();
+    Ok(Array2::from_shape_vec((n, n), rows)
+        .expect("n × n")
+        .into_pyarray(py))
+}
+
+/// Calls back into Python for the shards' sweeps and information.
+struct PyVbShards<'py> {
+    sweeps: PyShards<'py>,
+    information: Bound<'py, PyAny>,
+}
+
+impl Shards for PyVbShards<'_> {
+    fn sweep(&mut self, lam: &[f64], log_lam: &[f64]) -> plackett::Result<Vec<Sweep>> {
+        self.sweeps.sweep(lam, log_lam)
+    }
+
+    fn information_lower(
+        &mut self,
+        theta: &[f64],
+    ) -> plackett::Result<plackett::nalgebra::DMatrix<f64>> {
+        let py = self.information.py();
+        let n = theta.len();
+        let call = || -> PyResult<plackett::nalgebra::DMatrix<f64>> {
+            let out = self.information.call1((PyArray1::from_slice(py, theta),))?;
+            let a: PyReadonlyArray2<'_, f64> = out.extract()?;
+            let a = a.as_array();
+            if a.nrows() != n || a.ncols() != n {
+                return Err(PyValueError::new_err(format!(
+                    "the shards' information is {} × {}, not {n} × {n}",
+                    a.nrows(),
+                    a.ncols()
+                )));
+            }
+            Ok(plackett::nalgebra::DMatrix::from_fn(n, n, |i, j| a[(i, j)]))
+        };
+        call().map_err(|e| {
+            self.sweeps.error = Some(e);
+            plackett::Error::Cancelled
+        })
+    }
+}
+
+/// The driver's VB iteration ([`plackett::infer::vb::vb_sharded`], as
+/// `engine="vb"` on one machine) over shards reporting their sweeps
+/// through `sweep(lam, log_lam)` and their summed information through
+/// `information(theta)`; returns the full `FitResult` (sds, intervals,
+/// draws from the linear-response covariance by default). `n_rows` and
+/// `total_weight` describe the shards' (collapsed) rows.
+#[pyfunction]
+#[pyo3(signature = (names, wins, sweep, information, *, prior_shape = 2.0, prior_rate = 1.0,
+    tol = 1e-10, max_iter = 100_000, draws = 4000, seed = 1, covariance = "linear-response",
+    n_rows = 0, total_weight = 0.0))]
+#[allow(clippy::too_many_arguments)]
+pub fn fit_sharded_vb(
+    names: Vec<String>,
+    wins: Vec<PyReadonlyArray1<'_, f64>>,
+    sweep: Bound<'_, PyAny>,
+    information: Bound<'_, PyAny>,
+    prior_shape: f64,
+    prior_rate: f64,
+    tol: f64,
+    max_iter: usize,
+    draws: usize,
+    seed: u64,
+    covariance: &str,
+    n_rows: usize,
+    total_weight: f64,
+) -> PyResult<crate::FitResult> {
+    use plackett::infer::bayes::GammaPrior;
+    use plackett::infer::spec::{EngineKind, FitSpec, Fitted};
+    use plackett::infer::vb::{VbCovariance, VbOptions, vb_sharded};
+    use plackett::posterior::{Gauge, Posterior};
+    let n = names.len();
+    let mut total = vec![0.0; n];
+    for w in &wins {
+        let w: Vec<f64> = w.as_array().iter().copied().collect();
+        if w.len() != n {
+            return Err(PyValueError::new_err(format!(
+                "a shard reports {} wins for {n} items",
+                w.len()
+            )));
+        }
+        total.iter_mut().zip(&w).for_each(|(a, b)| *a += b);
+    }
+    let items = plackett::data::Items::from_names(&names)
+        .map_err(|m| PyValueError::new_err(format!("invalid option items: {m}")))?;
+    // The same checks as the single-machine fit (FitSpec's), named alike.
+    let spec = FitSpec {
+        engine: EngineKind::Vb,
+        gamma: (prior_shape, prior_rate),
+        tol: Some(tol),
+        max_iter: Some(max_iter),
+        draws,
+        seed,
+        ..Default::default()
+    };
+    spec.check().map_err(err)?;
+    let opts = VbOptions {
+        prior: GammaPrior::iid(n, prior_shape, prior_rate).map_err(err)?,
+        iter: IterSettings::new(tol, max_iter),
+        draws,
+        seed,
+        observer: None,
+        covariance: VbCovariance::parse(covariance).map_err(err)?,
+    };
+    let mut shards = PyVbShards {
+        sweeps: PyShards {
+            f: sweep,
+            error: None,
+        },
+        information,
+    };
+    let fit = vb_sharded(&mut shards, total, &opts);
+    if let Some(e) = shards.sweeps.error {
+        return Err(e);
+    }
+    let fit = fit.map_err(err)?;
+    let post = Fitted::Bayes(fit);
+    // The shards' data are on the workers: the report describes the fit
+    // and the rows' counts, not the data's connectivity.
+    let empty =
+        plackett::data::DatasetBuilder::new(items, plackett::data::TieSemantics::UnknownOrder)
+            .finish();
+    let gauge = Gauge::MeanCentred;
+    let mut report = plackett::io::output::FitReport::from_posterior(&post, &empty, &gauge);
+    report.notes = post.info().notes;
+    report.n_observations = n_rows;
+    report.total_weight = Some(total_weight);
+    Ok(crate::FitResult {
+        post,
+        names,
+        report,
+    })
+}

@@ -74,6 +74,42 @@ def test_sharded_fit_equals_single_machine(client, engine, collapse_limit):
         assert abs(a["worth"] - b["worth"]) < 1e-8
 
 
+@pytest.mark.parametrize("collapse_limit", [10**9, 0])
+@pytest.mark.parametrize("covariance", ["linear-response", "mean-field"])
+def test_sharded_vb_equals_single_machine(client, collapse_limit, covariance):
+    ranks = simulated(n_items=15, n_rankings=2000, k=5, seed=9)
+    bag = db.from_sequence(ranks, npartitions=4)
+    names = [str(i) for i in range(15)]
+    local = plackett.fit(plackett.rankings(ranks, items=names), "vb", prior={"shape": 3, "rate": 2},
+                         covariance=covariance, seed=5, draws=500)
+    got = pdist.fit(bag, "vb", client=client, collapse_limit=collapse_limit, prior={"shape": 3, "rate": 2},
+                    covariance=covariance, seed=5, draws=500)
+    assert type(got) is type(local) and got.items == names
+    np.testing.assert_allclose(got.log_worth, local.log_worth, atol=1e-8, rtol=0)
+    np.testing.assert_allclose(got.sd, local.sd, atol=1e-8, rtol=0)
+    np.testing.assert_allclose(got.ci_low, local.ci_low, atol=1e-8, rtol=0)
+    assert abs(got.elbo - local.elbo) < 1e-6
+    assert got.draws.shape == local.draws.shape == (1, 500, 15)
+    assert got.notes == local.notes
+    assert (got.vcov is None) == (covariance == "mean-field")
+    if got.vcov is not None:
+        np.testing.assert_allclose(got.vcov, local.vcov, atol=1e-10, rtol=0)
+    assert got.compare("3", "0") == pytest.approx(local.compare("3", "0"), abs=1e-8)
+
+
+@pytest.mark.parametrize("engine, kw", [("gibbs", dict(samples=200, burn_in=100, chains=2)), ("ep", {})])
+def test_distributed_gibbs_and_ep_run_on_collapsed_rows_only(client, engine, kw):
+    ranks = simulated(n_items=6, n_rankings=600, k=3, seed=2)
+    bag = db.from_sequence(ranks, npartitions=3)
+    names = [str(i) for i in range(6)]
+    local = plackett.fit(plackett.rankings(ranks, items=names).collapse(), engine, **kw)
+    got = pdist.fit(bag, engine, client=client, **kw)
+    np.testing.assert_allclose(got.log_worth, local.log_worth, atol=1e-12, rtol=0)
+    np.testing.assert_allclose(got.sd, local.sd, atol=1e-12, rtol=0)
+    with pytest.raises(ValueError, match=f"{engine} is not yet supported on shards"):
+        pdist.fit(bag, engine, client=client, collapse_limit=0, **kw)
+
+
 def test_sharded_data_frame_and_collapse(client):
     pd = pytest.importorskip("pandas")
     dd = pytest.importorskip("dask.dataframe")

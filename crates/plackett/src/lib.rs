@@ -45,6 +45,9 @@ pub mod report;
 pub mod stats;
 
 pub use error::{Error, Result};
+/// The matrix type of the public API (covariances, information matrices),
+/// re-exported so that callers name the same version.
+pub use nalgebra;
 
 use data::Dataset;
 use infer::spec::{EngineKind, FitSpec};

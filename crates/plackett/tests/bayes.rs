@@ -816,3 +816,71 @@ fn vb_linear_response_sds_against_gibbs_on_nascar() {
     );
     assert!((ml.1 - 1.0).abs() < (mm.1 - 1.0).abs(), "{ml:?} vs {mm:?}");
 }
+
+/// In-process shards: each part's sweep and information, as a Dask
+/// worker computes them (`plackett.distributed.fit`).
+struct Parts(Vec<Dataset>);
+
+impl plackett::infer::mm::Shards for Parts {
+    fn sweep(
+        &mut self,
+        lam: &[f64],
+        log_lam: &[f64],
+    ) -> plackett::Result<Vec<plackett::model::pl::Sweep>> {
+        use plackett::model::pl::{self, Scope};
+        Ok(self
+            .0
+            .iter()
+            .map(|d| pl::sweep(d, lam, log_lam, &pl::wins(d, Scope::All), Scope::All))
+            .collect())
+    }
+    fn information_lower(&mut self, theta: &[f64]) -> plackett::Result<nalgebra::DMatrix<f64>> {
+        use plackett::model::{information::information_lower, pl::Scope};
+        let mut total = information_lower(&self.0[0], theta, Scope::All)?;
+        for d in &self.0[1..] {
+            total += information_lower(d, theta, Scope::All)?;
+        }
+        Ok(total)
+    }
+}
+
+/// VB over shards reaches the single-machine fixed point: the same
+/// means, ELBO and linear-response sds (to the order of the sums), on
+/// sub-rankings split three ways.
+#[test]
+fn vb_over_shards_equals_vb_on_their_union() {
+    use plackett::model::pl::{Scope, wins};
+    let n = 8;
+    let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(21);
+    let lam: Vec<f64> = (0..n).map(|i| (0.3 * i as f64).exp()).collect();
+    let parts: Vec<Dataset> = (0..3)
+        .map(|_| simulate(&mut rng, &lam, 40, Design::SubRankings { len: 4 }))
+        .collect();
+    let union = Dataset::collapse_all(&parts.iter().collect::<Vec<_>>()).unwrap();
+    for cov in [VbCovariance::LinearResponse, VbCovariance::MeanField] {
+        let o = VbOptions {
+            covariance: cov,
+            ..vb_opts(n, 2.0, 1.0)
+        };
+        let one = vb(&union, &o).unwrap();
+        let mut total = vec![0.0; n];
+        for p in &parts {
+            total
+                .iter_mut()
+                .zip(wins(p, Scope::All))
+                .for_each(|(a, b)| *a += b);
+        }
+        let many = plackett::infer::vb::vb_sharded(&mut Parts(parts.clone()), total, &o).unwrap();
+        assert!((one.elbo.unwrap() - many.elbo.unwrap()).abs() < 1e-9);
+        assert_eq!(one.covariance.is_some(), many.covariance.is_some());
+        let names = union.items().names();
+        let (a, b) = (
+            one.summary(names, Gauge::MeanCentred),
+            many.summary(names, Gauge::MeanCentred),
+        );
+        for (x, y) in a.items.iter().zip(&b.items) {
+            assert!((x.log_worth - y.log_worth).abs() < 1e-10, "{cov:?}");
+            assert!((x.log_worth_sd.unwrap() - y.log_worth_sd.unwrap()).abs() < 1e-10);
+        }
+    }
+}

@@ -17,7 +17,7 @@ threads each worker process should use (1 with one process per core).
   :func:`plackett.extract_keywords` runs it alone (the Gibbs engine with
   the same seed), so the results equal :func:`plackett.extract_keywords_many`
   whatever the chunking.
-* :func:`fit` fits one Plackett-Luce MLE or MAP to rankings held in a
+* :func:`fit` fits one Plackett-Luce MLE, MAP or VB posterior to rankings held in a
   ``dask.bag`` or ``dask.dataframe``. Each partition becomes a shard on its
   worker. Identical rankings are first collapsed into weighted rows (exact,
   and mergeable across shards); if the distinct rows fit on the driver
@@ -26,7 +26,9 @@ threads each worker process should use (1 with one process per core).
   the driver runs Hunter's MM with SQUAREM on their summed sufficient
   statistics (stage wins, in-play coefficients), the same iteration as the
   single-machine engine; the MLE's existence is checked on the union of the
-  shards' reachability skeletons.
+  shards' reachability skeletons. VB runs its coordinate ascent on the
+  same summed sweeps and reads its linear-response covariance from the
+  shards' summed observed information.
 """
 from __future__ import annotations
 
@@ -238,6 +240,10 @@ def _shard_sweep(shard, lam, log_lam):
     return _plackett.shard_sweep(shard, lam, log_lam)
 
 
+def _shard_information(shard, theta):
+    return _plackett.shard_information(shard, theta)
+
+
 def fit(
     data: Any,
     engine: str = "mle",
@@ -248,15 +254,15 @@ def fit(
     top_k: bool = False,
     prior: Optional[dict] = None,
     collapse_limit: int = 2_000_000,
-    tol: float = 1e-10,
-    max_iter: int = 100_000,
+    tol: Optional[float] = None,
+    max_iter: Optional[int] = None,
     ranking_col: str = "ranking",
     rank_col: str = "rank",
     item_col: str = "item",
     weight_col: Optional[str] = "weight",
     **kwargs: Any,
 ):
-    """One MLE or MAP over rankings spread across a Dask cluster.
+    """One MLE, MAP or VB fit over rankings spread across a Dask cluster.
 
     ``data`` is a ``dask.bag`` whose elements are rankings (lists of items,
     best first, nested lists for tied groups, as :func:`plackett.rankings`)
@@ -264,7 +270,7 @@ def fit(
     [, ``weight``]; a ranking must not span partitions). ``items`` fixes the
     universe and its order (default: every item seen, ids in numeric order,
     then names in lexicographic order). ``prior`` is ``{"shape": a, "rate":
-    b}`` for ``engine="map"`` (Gamma on worths).
+    b}`` for ``engine="map"`` and ``"vb"`` (Gamma on worths).
 
     Identical rankings are collapsed into weighted rows on the workers;
     when at most ``collapse_limit`` distinct rows remain, the driver fits
@@ -274,11 +280,20 @@ def fit(
     their sufficient statistics, returning a :class:`ShardedFit` (estimates,
     log-likelihood, iterations; no standard errors). Either way the
     estimates equal the single-machine fit of the same data to 1e-8.
+
+    ``engine="vb"`` (mean-field VB with its linear-response covariance,
+    as :func:`plackett.fit`): on the sharded path the driver runs the same
+    coordinate ascent on the shards' summed sweeps, the covariance from
+    their summed observed information, and returns a
+    :class:`plackett.FitResult` (sds, intervals, draws, ``compare``;
+    ``draws``, ``seed`` and ``covariance`` apply) equal to the
+    single-machine fit to 1e-8. ``gibbs`` and ``ep`` run on the collapsed
+    path only.
     """
     from . import fit as _fit_local
 
-    if engine not in ("mle", "map"):
-        raise ValueError(f'invalid option engine: a sharded fit is "mle" or "map", got {show(engine)}')
+    if engine not in ("mle", "map", "vb", "gibbs", "ep"):
+        raise ValueError(f'invalid option engine: expected mle, map, vb, gibbs or ep, got {show(engine)}')
     collapse_limit = count("collapse_limit", collapse_limit, lenient=True)
     client = _client(client)
     parts, frame = _partitions(data)
@@ -306,20 +321,61 @@ def fit(
     if sum(sizes) <= int(collapse_limit):
         rows = _plackett.collapse(client.gather(collapsed))
         local_prior = None if engine == "mle" else {"shape": shape, "rate": rate}
-        return _fit_local(rows, engine, prior=local_prior, tol=tol, max_iter=max_iter, **kwargs)
-    if kwargs:
-        raise ValueError(f"options {sorted(kwargs)} apply to the collapsed path only (the sharded iteration takes tol, max_iter, prior)")
+        given = {k: v for k, v in (("tol", tol), ("max_iter", max_iter)) if v is not None}
+        return _fit_local(rows, engine, prior=local_prior, **given, **kwargs)
+    if engine in ("gibbs", "ep"):
+        raise ValueError(
+            f"invalid option engine: {engine} is not yet supported on shards ({sum(sizes)} distinct rows, "
+            f"collapse_limit {collapse_limit}); raise collapse_limit, or use vb, mle or map"
+        )
+    vb_options = ("draws", "seed", "covariance")
+    extra = sorted(k for k in kwargs if engine != "vb" or k not in vb_options)
+    if extra:
+        raise ValueError(
+            f"options {extra} apply to the collapsed path only (the sharded iteration takes tol, max_iter, "
+            f"prior{', draws, seed, covariance' if engine == 'vb' else ''})"
+        )
     # Iterate on the shards' statistics; the collapsed shards stay put.
     del shards
+    tol = 1e-10 if tol is None else tol
+    max_iter = 100_000 if max_iter is None else max_iter
     summaries = client.gather(client.map(_shard_summary, collapsed, need_skeleton=engine == "mle", pure=False))
     skeleton = [_own(s[1], np.uint32) for s in summaries] if engine == "mle" else None
     total_weight = float(sum(s[2] for s in summaries))
 
     def sweep(lam, log_lam):
-        lam_f = client.scatter(lam, broadcast=True)
-        log_f = client.scatter(log_lam, broadcast=True)
+        # hash=False: a point the iteration evaluates twice must not meet
+        # its own content-keyed future while Dask releases it.
+        lam_f = client.scatter(lam, broadcast=True, hash=False)
+        log_f = client.scatter(log_lam, broadcast=True, hash=False)
         fs = [client.submit(_shard_sweep, c, lam_f, log_f, pure=False) for c in collapsed]
         return [(_own(d, np.float64), float(ll)) for d, ll in client.gather(fs)]
+
+    if engine == "vb":
+
+        def information(theta):
+            # hash=False: θ equals the last sweep's log-worths, whose
+            # content-keyed future may be on its way out.
+            theta_f = client.scatter(theta, broadcast=True, hash=False)
+            fs = [client.submit(_shard_information, c, theta_f, pure=False) for c in collapsed]
+            total = None
+            for part in client.gather(fs):  # summed in shard order
+                total = _own(part, np.float64) if total is None else total + part
+            return total
+
+        return _plackett.fit_sharded_vb(
+            items,
+            [_own(s[0], np.float64) for s in summaries],
+            sweep,
+            information,
+            prior_shape=shape,
+            prior_rate=rate,
+            tol=tol,
+            max_iter=max_iter,
+            n_rows=int(sum(sizes)),
+            total_weight=total_weight,
+            **{k: kwargs[k] for k in vb_options if k in kwargs},
+        )
 
     return _plackett.fit_sharded(
         items,

@@ -70,8 +70,20 @@ pub(crate) enum Source<'a> {
 /// returns every shard's [`pl::Sweep`] at the same scaled worths, in shard
 /// order; their sums are the whole dataset's sweep. See [`mm_sharded`].
 pub trait Shards {
-    /// The shards' sweeps at worths `lam` (largest 1) with logs `log_lam`.
+    /// The shards' sweeps at worths `lam` (largest 1 for MM; VB's means at
+    /// their own scale) with logs `log_lam`.
     fn sweep(&mut self, lam: &[f64], log_lam: &[f64]) -> Result<Vec<pl::Sweep>>;
+
+    /// The observed information at log-worths `theta` summed over the
+    /// shards, lower triangle filled ([`crate::model::information::information_lower`]
+    /// is additive over observations): what VB's linear-response covariance
+    /// needs ([`crate::infer::vb::vb_sharded`]). Shards that cannot give it
+    /// leave the default, and the fit reports mean-field with a note.
+    fn information_lower(&mut self, _theta: &[f64]) -> Result<nalgebra::DMatrix<f64>> {
+        Err(crate::Error::Unsupported(
+            "these shards do not report their information".into(),
+        ))
+    }
 }
 
 pub(crate) struct Mapper<'a> {

@@ -49,6 +49,7 @@
 
 use super::bayes::{BayesFit, GammaPrior, draws_from_gammas};
 pub use super::linear_response::VbCovariance;
+use super::mm::Shards;
 use crate::data::Dataset;
 use crate::error::{Error, Result};
 use crate::model::pl::{self, Scope};
@@ -111,6 +112,15 @@ pub fn linear_response_covariance(
     alpha: &[f64],
     beta: &[f64],
 ) -> Result<DMatrix<f64>> {
+    linear_response_from(&mut Source::Data(ds), prior, alpha, beta)
+}
+
+fn linear_response_from(
+    source: &mut Source<'_>,
+    prior: &GammaPrior,
+    alpha: &[f64],
+    beta: &[f64],
+) -> Result<DMatrix<f64>> {
     let n = alpha.len();
     if n > MAX_LINEAR_RESPONSE_ITEMS {
         return Err(Error::Numerical(format!(
@@ -119,7 +129,14 @@ pub fn linear_response_covariance(
     }
     let mean: Vec<f64> = (0..n).map(|i| alpha[i] / beta[i]).collect();
     let theta: Vec<f64> = mean.iter().map(|m| m.ln()).collect();
-    let mut h = crate::model::information::information_lower(ds, &theta, Scope::All)?;
+    let mut h = source.information_lower(&theta)?;
+    if h.nrows() != n || h.ncols() != n {
+        return Err(Error::Data(format!(
+            "an information matrix of {} × {} for {n} items",
+            h.nrows(),
+            h.ncols()
+        )));
+    }
     for i in 0..n {
         h[(i, i)] += prior.rate * mean[i];
     }
@@ -164,40 +181,81 @@ pub fn draws_from_gaussian(mean: &[f64], cov: &DMatrix<f64>, m: usize, seed: u64
     Ok(Draws::from_chains(n, vec![data]))
 }
 
-fn elbo(ds: &Dataset, prior: &GammaPrior, wins: &[f64], alpha: &[f64], beta: &[f64]) -> f64 {
+/// The ELBO at rates `beta` from the log-likelihood of the PL sweep at
+/// the means `α/β` (the sweep the rate update needs anyway).
+fn elbo(sweep_loglik: f64, prior: &GammaPrior, wins: &[f64], alpha: &[f64], beta: &[f64]) -> f64 {
     let n = alpha.len();
     let b = prior.rate;
-    let mean: Vec<f64> = (0..n).map(|i| alpha[i] / beta[i]).collect();
-    let log_mean: Vec<f64> = mean.iter().map(|m| m.ln()).collect();
-    let sw = pl::sweep(ds, &mean, &log_mean, wins, Scope::All);
-    let mut e = sw.loglik;
+    let mut e = sweep_loglik;
     for i in 0..n {
+        let mean = alpha[i] / beta[i];
         let elog = digamma(alpha[i]) - beta[i].ln();
         let a = prior.shapes[i];
-        e += wins[i] * (elog - log_mean[i]);
-        e += a * b.ln() - ln_gamma(a) + (a - 1.0) * elog - b * mean[i];
+        e += wins[i] * (elog - mean.ln());
+        e += a * b.ln() - ln_gamma(a) + (a - 1.0) * elog - b * mean;
         e += alpha[i] - beta[i].ln() + ln_gamma(alpha[i]) + (1.0 - alpha[i]) * digamma(alpha[i]);
     }
     e
+}
+
+/// Where the PL sweeps come from: the whole data set, or shards whose
+/// sweeps add up (a Dask cluster's, `plackett.distributed.fit`).
+enum Source<'a> {
+    Data(&'a Dataset),
+    Shards(&'a mut dyn Shards),
+}
+
+impl Source<'_> {
+    fn sweep(&mut self, lam: &[f64], log_lam: &[f64], wins: &[f64]) -> Result<pl::Sweep> {
+        match self {
+            Source::Data(ds) => Ok(pl::sweep(ds, lam, log_lam, wins, Scope::All)),
+            Source::Shards(sh) => {
+                let mut total = pl::Sweep {
+                    loglik: 0.0,
+                    den: vec![0.0; lam.len()],
+                };
+                for p in sh.sweep(lam, log_lam)? {
+                    if p.den.len() != lam.len() {
+                        return Err(Error::Data(format!(
+                            "a shard's sweep has {} coefficients for {} items",
+                            p.den.len(),
+                            lam.len()
+                        )));
+                    }
+                    total.loglik += p.loglik;
+                    total.den.iter_mut().zip(&p.den).for_each(|(a, b)| *a += b);
+                }
+                Ok(total)
+            }
+        }
+    }
+
+    /// The observed information's lower triangle at `theta`.
+    fn information_lower(&mut self, theta: &[f64]) -> Result<DMatrix<f64>> {
+        match self {
+            Source::Data(ds) => crate::model::information::information_lower(ds, theta, Scope::All),
+            Source::Shards(sh) => sh.information_lower(theta),
+        }
+    }
 }
 
 /// One coordinate-ascent update of the rates `β` (with the exact step
 /// along the scale direction) as a [`MonotoneMap`]; the shapes
 /// `α = a + W` are fixed. Objective: the ELBO at the input; gap: the
 /// largest relative change of a rate.
-struct RateMap<'a> {
-    ds: &'a Dataset,
+struct RateMap<'a, 's> {
+    source: &'a mut Source<'s>,
     prior: &'a GammaPrior,
     wins: &'a [f64],
     alpha: &'a [f64],
 }
 
-impl MonotoneMap for RateMap<'_> {
+impl MonotoneMap for RateMap<'_, '_> {
     fn eval(&mut self, beta: &[f64]) -> Result<Iterate> {
         let (n, b, alpha) = (beta.len(), self.prior.rate, self.alpha);
         let mean: Vec<f64> = (0..n).map(|i| alpha[i] / beta[i]).collect();
         let log_mean: Vec<f64> = mean.iter().map(|m| m.ln()).collect();
-        let sw = pl::sweep(self.ds, &mean, &log_mean, self.wins, Scope::All);
+        let sw = self.source.sweep(&mean, &log_mean, self.wins)?;
         let mut nb: Vec<f64> = (0..n).map(|i| b + sw.den[i]).collect();
         // Exact step along the scale direction.
         let c = self.prior.shapes.iter().sum::<f64>()
@@ -206,7 +264,7 @@ impl MonotoneMap for RateMap<'_> {
         let change = (0..n)
             .map(|i| ((nb[i] - beta[i]) / beta[i]).abs())
             .fold(0.0f64, f64::max);
-        let e = elbo(self.ds, self.prior, self.wins, alpha, beta);
+        let e = elbo(sw.loglik, self.prior, self.wins, alpha, beta);
         Ok(Iterate::new(nb, e, Some(change)))
     }
 
@@ -226,16 +284,29 @@ impl MonotoneMap for RateMap<'_> {
 /// `iter.accelerate`, the ELBO trace non-decreasing either way).
 pub fn vb(ds: &Dataset, opts: &VbOptions) -> Result<BayesFit> {
     pl::check_supported(ds)?;
-    let n = ds.n_items();
+    let wins = pl::wins(ds, Scope::All);
+    run(&mut Source::Data(ds), wins, opts)
+}
+
+/// [`vb`] over shards that each report their PL sweeps (and, for the
+/// linear-response covariance, their observed information; a shard
+/// source without it gives the mean-field covariance with a note):
+/// `wins` are the shards' stage wins, summed. The same fixed point as
+/// [`vb`] on the union of the shards, up to the order of the sums.
+pub fn vb_sharded(shards: &mut dyn Shards, wins: Vec<f64>, opts: &VbOptions) -> Result<BayesFit> {
+    run(&mut Source::Shards(shards), wins, opts)
+}
+
+fn run(source: &mut Source<'_>, wins: Vec<f64>, opts: &VbOptions) -> Result<BayesFit> {
+    let n = wins.len();
     if opts.prior.shapes.len() != n {
         return Err(Error::Data(
             "prior shapes do not match the number of items".into(),
         ));
     }
-    let wins = pl::wins(ds, Scope::All);
     let alpha: Vec<f64> = (0..n).map(|i| opts.prior.shapes[i] + wins[i]).collect();
     let mut map = RateMap {
-        ds,
+        source: &mut *source,
         prior: &opts.prior,
         wins: &wins,
         alpha: &alpha,
@@ -256,7 +327,7 @@ pub fn vb(ds: &Dataset, opts: &VbOptions) -> Result<BayesFit> {
     let lr = match opts.covariance {
         VbCovariance::MeanField => None,
         VbCovariance::LinearResponse => {
-            match linear_response_covariance(ds, &opts.prior, &alpha, &beta) {
+            match linear_response_from(source, &opts.prior, &alpha, &beta) {
                 Ok(v) => Some(v),
                 Err(e) => {
                     notes.push(format!(
