@@ -223,6 +223,22 @@ pub fn _restore_sharded(state: &str) -> PyResult<ShardedFit> {
     crate::restore(state)
 }
 
+/// The shards' stage wins summed in shard order (each of length `n`).
+fn summed_wins(wins: &[PyReadonlyArray1<'_, f64>], n: usize) -> PyResult<Vec<f64>> {
+    let mut total = vec![0.0; n];
+    for w in wins {
+        let w = w.as_array();
+        if w.len() != n {
+            return Err(PyValueError::new_err(format!(
+                "a shard reports {} wins for {n} items",
+                w.len()
+            )));
+        }
+        total.iter_mut().zip(w.iter()).for_each(|(a, b)| *a += b);
+    }
+    Ok(total)
+}
+
 /// The driver's MM iteration (Hunter 2004 with SQUAREM, as `engine="mle"`
 /// or `"map"` on one machine) over shards reporting through `sweep(lam,
 /// log_lam) -> [(den, loglik), …]`. `wins` are the shards' stage wins
@@ -245,18 +261,7 @@ pub fn fit_sharded(
     total_weight: f64,
 ) -> PyResult<ShardedFit> {
     let n = names.len();
-    let mut total = vec![0.0; n];
-    for w in &wins {
-        let w: Vec<f64> = w.as_array().iter().copied().collect();
-        if w.len() != n {
-            return Err(PyValueError::new_err(format!(
-                "a shard reports {} wins for {n} items",
-                w.len()
-            )));
-        }
-        total.iter_mut().zip(&w).for_each(|(a, b)| *a += b);
-    }
-    let wins = total;
+    let wins = summed_wins(&wins, n)?;
     let items = plackett::data::Items::from_names(&names)
         .map_err(|m| PyValueError::new_err(format!("invalid option items: {m}")))?;
     let prior = match engine {
@@ -430,17 +435,7 @@ pub fn fit_sharded_vb(
     use plackett::infer::vb::{VbCovariance, VbOptions, vb_sharded};
     use plackett::posterior::{Gauge, Posterior};
     let n = names.len();
-    let mut total = vec![0.0; n];
-    for w in &wins {
-        let w: Vec<f64> = w.as_array().iter().copied().collect();
-        if w.len() != n {
-            return Err(PyValueError::new_err(format!(
-                "a shard reports {} wins for {n} items",
-                w.len()
-            )));
-        }
-        total.iter_mut().zip(&w).for_each(|(a, b)| *a += b);
-    }
+    let total = summed_wins(&wins, n)?;
     let items = plackett::data::Items::from_names(&names)
         .map_err(|m| PyValueError::new_err(format!("invalid option items: {m}")))?;
     // The same checks as the single-machine fit (FitSpec's), named alike.

@@ -109,15 +109,6 @@ impl BayesFit {
                 let (a, b) = m[i];
                 it.worth = a / b / total;
                 it.worth_sd = Some(a.sqrt() / b / total);
-                if let Some((sd, wsd)) = &lr_sd {
-                    it.worth_sd = Some(wsd[i]);
-                    it.log_worth = match gauge {
-                        Gauge::MeanCentred => e[i] - emean,
-                        Gauge::Reference(r) => e[i] - e[r as usize],
-                    };
-                    it.log_worth_sd = Some(sd[i]);
-                    continue;
-                }
                 match gauge {
                     Gauge::MeanCentred => {
                         it.log_worth = e[i] - emean;
@@ -129,6 +120,10 @@ impl BayesFit {
                         it.log_worth = e[i] - e[r];
                         it.log_worth_sd = Some(if i == r { 0.0 } else { (v[i] + v[r]).sqrt() });
                     }
+                }
+                if let Some((sd, wsd)) = &lr_sd {
+                    it.worth_sd = Some(wsd[i]);
+                    it.log_worth_sd = Some(sd[i]);
                 }
             }
         }

@@ -327,8 +327,16 @@ fn run(source: &mut Source<'_>, wins: Vec<f64>, opts: &VbOptions) -> Result<Baye
     let lr = match opts.covariance {
         VbCovariance::MeanField => None,
         VbCovariance::LinearResponse => {
-            match linear_response_from(source, &opts.prior, &alpha, &beta) {
-                Ok(v) => Some(v),
+            let mean: Vec<f64> = marginals
+                .iter()
+                .map(|&(a, b)| digamma(a) - b.ln())
+                .collect();
+            let fit = linear_response_from(source, &opts.prior, &alpha, &beta).and_then(|v| {
+                let d = draws_from_gaussian(&mean, &v, opts.draws, opts.seed)?;
+                Ok((v, d))
+            });
+            match fit {
+                Ok(x) => Some(x),
                 Err(e) => {
                     notes.push(format!(
                         "vb: no linear-response covariance ({e}); reporting mean-field"
@@ -339,12 +347,7 @@ fn run(source: &mut Source<'_>, wins: Vec<f64>, opts: &VbOptions) -> Result<Baye
         }
     };
     let (draws, covariance) = match lr {
-        Some(v) => {
-            let mean: Vec<f64> = marginals
-                .iter()
-                .map(|&(a, b)| digamma(a) - b.ln())
-                .collect();
-            let d = draws_from_gaussian(&mean, &v, opts.draws, opts.seed)?;
+        Some((v, d)) => {
             notes.push(VB_LINEAR_RESPONSE_NOTE.to_string());
             // Kept mean-centred: the overall scale is not reported (the
             // draws are normalised), and `FitSpec::fit` moves it to the
