@@ -159,9 +159,13 @@ fn linear_response_from(
 }
 
 /// `m` independent draws of normalised log-worths from `N(mean, cov)`,
-/// seeded (one standard-normal stream; `L Z` as one product).
+/// seeded (one standard-normal stream; `L Z` as triangular products over
+/// fixed blocks of draws, in parallel, the same bits on any number of
+/// threads).
 pub fn draws_from_gaussian(mean: &[f64], cov: &DMatrix<f64>, m: usize, seed: u64) -> Result<Draws> {
     use rand_distr::{Distribution, StandardNormal};
+    use rayon::prelude::*;
+    const BLOCK: usize = 64;
     let n = mean.len();
     let l = Cholesky::new(cov)
         .ok_or_else(|| Error::Numerical("covariance not positive definite".into()))?
@@ -172,7 +176,9 @@ pub fn draws_from_gaussian(mean: &[f64], cov: &DMatrix<f64>, m: usize, seed: u64
         .collect();
     let mut data = vec![0.0; n * m];
     if n > 0 && m > 0 {
-        crate::numerics::linalg::mat_mul_cols(&l, &z, &mut data);
+        data.par_chunks_mut(n * BLOCK)
+            .zip(z.par_chunks(n * BLOCK))
+            .for_each(|(out, zb)| crate::numerics::linalg::lower_triangular_mul_cols(&l, zb, out));
     }
     for row in data.chunks_mut(n.max(1)) {
         row.iter_mut().zip(mean).for_each(|(x, mu)| *x += mu);

@@ -223,6 +223,30 @@ pub fn mat_mul_cols(a: &DMatrix<f64>, x: &[f64], out: &mut [f64]) {
     faer::linalg::matmul::matmul(dst, faer::Accum::Replace, view(a), xv, 1.0, faer::Par::Seq);
 }
 
+/// `out = L X` for a lower-triangular `d × d` matrix `L` (its strict upper
+/// triangle is not read) and `X` stored as columns of length `d` one after
+/// another, as [`mat_mul_cols`] but with half its flops (faer's triangular
+/// kernel); single-threaded, so that callers parallelise over fixed blocks.
+pub fn lower_triangular_mul_cols(l: &DMatrix<f64>, x: &[f64], out: &mut [f64]) {
+    let d = l.nrows();
+    assert!(d > 0 && l.ncols() == d && x.len().is_multiple_of(d) && out.len() == x.len());
+    let n = x.len() / d;
+    let xv = MatRef::from_column_major_slice(x, d, n);
+    let dst = faer::MatMut::from_column_major_slice_mut(out, d, n);
+    use faer::linalg::matmul::triangular::{BlockStructure, matmul};
+    matmul(
+        dst,
+        BlockStructure::Rectangular,
+        faer::Accum::Replace,
+        view(l),
+        BlockStructure::TriangularLower,
+        xv,
+        BlockStructure::Rectangular,
+        1.0,
+        faer::Par::Seq,
+    );
+}
+
 /// `acc += Z Zᵀ` (`d × d`, column-major, both triangles) for `Z` stored as
 /// columns of length `d` one after another: a sum of rank-one terms as one
 /// product, single-threaded.
