@@ -964,3 +964,31 @@ fn cv_with_one_split_reports_no_sd() {
         "{text}"
     );
 }
+
+/// VB's weight intervals are mean-field and about half as wide as the
+/// sampler's (docs/classify.md): every VB fit says so, the others do not.
+#[test]
+fn vb_fits_say_their_weight_intervals_are_too_narrow() {
+    let iris = common::data("uci").join("iris.csv");
+    for (engine, expected) in [("vb", true), ("em", false)] {
+        let j = json(
+            &bin()
+                .args([
+                    "classify",
+                    "fit",
+                    iris.to_str().unwrap(),
+                    "--engine",
+                    engine,
+                ])
+                .args(["--output", "json"])
+                .output()
+                .unwrap(),
+        );
+        let said = j["notes"].as_array().unwrap().iter().any(|n| {
+            n.as_str()
+                .unwrap()
+                .contains("weights' intervals are mean-field")
+        });
+        assert_eq!(said, expected, "{engine}: {}", j["notes"]);
+    }
+}

@@ -175,7 +175,8 @@ pub fn fit_page(v: &ClassifyView<'_>) -> String {
         Engine::Em => "the MAP (exact zeros where the prior's shape a < 1 removed a transform)",
         Engine::Gibbs => "the posterior mean with a 95% interval from the kept draws",
         Engine::Vb => {
-            "the posterior mean with a 95% interval from 2,000 draws of the variational posterior"
+            "the posterior mean with a 95% interval from 2,000 draws of the variational posterior \
+             (mean-field: about half as wide as the exact posterior's; use gibbs for weight intervals)"
         }
     };
     r.para(&format!(
