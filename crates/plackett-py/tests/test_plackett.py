@@ -315,6 +315,10 @@ def test_results_pickle_bit_for_bit(engine):
         np.testing.assert_array_equal(back.draws, r.draws)
     a, b = r.items[0], r.items[1]
     assert back.compare(a, b) == r.compare(a, b)
+    # VB's linear-response covariance travels with it.
+    assert (r.vcov is None) == (engine != "vb")
+    if r.vcov is not None:
+        np.testing.assert_array_equal(back.vcov, r.vcov)
 
 
 def test_ctrl_c_stops_a_long_run():
