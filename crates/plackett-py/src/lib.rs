@@ -603,14 +603,7 @@ impl FitResult {
     /// --vcov``); None for other fits.
     #[getter]
     fn vcov<'py>(&self, py: Python<'py>) -> Option<Bound<'py, PyArray2<f64>>> {
-        let v = self.post.covariance()?;
-        let n = v.nrows();
-        let rows: Vec<f64> = (0..n * n).map(|k| v[(k / n, k % n)]).collect();
-        Some(
-            Array2::from_shape_vec((n, n), rows)
-                .expect("a square matrix")
-                .into_pyarray(py),
-        )
+        Some(matrix_array(py, self.post.covariance()?))
     }
     /// Posterior draws of normalised log-worths, shape (chains, draws,
     /// items); None for point estimates.
@@ -926,6 +919,15 @@ pub(crate) fn check_races(races: usize) -> PyResult<()> {
         )));
     }
     Ok(())
+}
+
+/// A library matrix (column-major) as a numpy array (row-major).
+pub(crate) fn matrix_array<'py>(
+    py: Python<'py>,
+    m: &plackett::nalgebra::DMatrix<f64>,
+) -> Bound<'py, PyArray2<f64>> {
+    let (r, c) = m.shape();
+    Array2::from_shape_fn((r, c), |(i, j)| m[(i, j)]).into_pyarray(py)
 }
 
 /// Rank marginals (items × places) as a numpy array.

@@ -361,10 +361,7 @@ pub fn shard_information<'py>(
     let m = py
         .detach(|| plackett::model::information::information_lower(ds, &theta, Scope::All))
         .map_err(err)?;
-    let rows: Vec<f64> = (0..n * n).map(|k| m[(k / n, k % n)]).collect();
-    Ok(Array2::from_shape_vec((n, n), rows)
-        .expect("n × n")
-        .into_pyarray(py))
+    Ok(crate::matrix_array(py, &m))
 }
 
 /// Calls back into Python for the shards' sweeps and information.

@@ -59,8 +59,8 @@ pub struct MmResult {
     pub score_norm: f64,
 }
 
-/// Where the MM step's sufficient statistics come from: one dataset, or
-/// shards whose sweeps add up ([`Shards`]).
+/// Where the PL sweeps of MM and VB come from: one dataset, or shards
+/// whose sweeps add up ([`Shards`]).
 pub(crate) enum Source<'a> {
     Data(&'a Dataset),
     Shards(&'a mut dyn Shards),
@@ -100,10 +100,18 @@ pub(crate) struct Eval {
     pub score: Vec<f64>,
 }
 
-impl Mapper<'_> {
-    fn sweep(&mut self, lam: &[f64], log_lam: &[f64]) -> Result<pl::Sweep> {
-        match &mut self.source {
-            Source::Data(ds) => Ok(pl::sweep(ds, lam, log_lam, &self.wins, Scope::All)),
+impl Source<'_> {
+    /// The PL sweep at worths `lam` (logs `log_lam`) with stage wins
+    /// `wins`: over the dataset, or the shards' sweeps summed in shard
+    /// order (each shard enters its own wins).
+    pub(crate) fn sweep(
+        &mut self,
+        lam: &[f64],
+        log_lam: &[f64],
+        wins: &[f64],
+    ) -> Result<pl::Sweep> {
+        match self {
+            Source::Data(ds) => Ok(pl::sweep(ds, lam, log_lam, wins, Scope::All)),
             Source::Shards(sh) => {
                 let n = lam.len();
                 let parts = sh.sweep(lam, log_lam)?;
@@ -124,6 +132,20 @@ impl Mapper<'_> {
                 Ok(total)
             }
         }
+    }
+
+    /// The observed information's lower triangle at log-worths `theta`.
+    pub(crate) fn information_lower(&mut self, theta: &[f64]) -> Result<nalgebra::DMatrix<f64>> {
+        match self {
+            Source::Data(ds) => crate::model::information::information_lower(ds, theta, Scope::All),
+            Source::Shards(sh) => sh.information_lower(theta),
+        }
+    }
+}
+
+impl Mapper<'_> {
+    fn sweep(&mut self, lam: &[f64], log_lam: &[f64]) -> Result<pl::Sweep> {
+        self.source.sweep(lam, log_lam, &self.wins)
     }
 
     pub fn eval(&mut self, theta: &[f64]) -> Result<Eval> {

@@ -310,10 +310,13 @@ impl FitSpec {
                         covariance: self.vb_covariance,
                     },
                 )?;
-                // `Posterior::covariance` is in the summary's gauge.
-                f.covariance = f
-                    .covariance
-                    .map(|v| super::point::in_gauge(&v, &self.gauge));
+                // `Posterior::covariance` is in the summary's gauge (`vb`
+                // returns it mean-centred).
+                if self.gauge != Gauge::MeanCentred {
+                    f.covariance = f
+                        .covariance
+                        .map(|v| super::point::in_gauge(&v, &self.gauge));
+                }
                 Fitted::Bayes(f)
             }
         })

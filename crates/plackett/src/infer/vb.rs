@@ -49,7 +49,7 @@
 
 use super::bayes::{BayesFit, GammaPrior, draws_from_gammas};
 pub use super::linear_response::VbCovariance;
-use super::mm::Shards;
+use super::mm::{Shards, Source};
 use crate::data::Dataset;
 use crate::error::{Error, Result};
 use crate::model::pl::{self, Scope};
@@ -202,47 +202,6 @@ fn elbo(sweep_loglik: f64, prior: &GammaPrior, wins: &[f64], alpha: &[f64], beta
         e += alpha[i] - beta[i].ln() + ln_gamma(alpha[i]) + (1.0 - alpha[i]) * digamma(alpha[i]);
     }
     e
-}
-
-/// Where the PL sweeps come from: the whole data set, or shards whose
-/// sweeps add up (a Dask cluster's, `plackett.distributed.fit`).
-enum Source<'a> {
-    Data(&'a Dataset),
-    Shards(&'a mut dyn Shards),
-}
-
-impl Source<'_> {
-    fn sweep(&mut self, lam: &[f64], log_lam: &[f64], wins: &[f64]) -> Result<pl::Sweep> {
-        match self {
-            Source::Data(ds) => Ok(pl::sweep(ds, lam, log_lam, wins, Scope::All)),
-            Source::Shards(sh) => {
-                let mut total = pl::Sweep {
-                    loglik: 0.0,
-                    den: vec![0.0; lam.len()],
-                };
-                for p in sh.sweep(lam, log_lam)? {
-                    if p.den.len() != lam.len() {
-                        return Err(Error::Data(format!(
-                            "a shard's sweep has {} coefficients for {} items",
-                            p.den.len(),
-                            lam.len()
-                        )));
-                    }
-                    total.loglik += p.loglik;
-                    total.den.iter_mut().zip(&p.den).for_each(|(a, b)| *a += b);
-                }
-                Ok(total)
-            }
-        }
-    }
-
-    /// The observed information's lower triangle at `theta`.
-    fn information_lower(&mut self, theta: &[f64]) -> Result<DMatrix<f64>> {
-        match self {
-            Source::Data(ds) => crate::model::information::information_lower(ds, theta, Scope::All),
-            Source::Shards(sh) => sh.information_lower(theta),
-        }
-    }
 }
 
 /// One coordinate-ascent update of the rates `β` (with the exact step
