@@ -79,6 +79,13 @@ pub struct ModelArgs {
     /// Random seed.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// vb: the covariance of the log-weights behind its weight intervals and predictions.
+    /// linear-response (the default): Giordano, Broderick & Jordan 2015's correction, near the
+    /// Gibbs sampler's widths; mean-field: the Gamma factors' own (Archambeau & Caron 2012 §3.4
+    /// as stated), about half as wide (docs/classify.md). Means and free energy are the same
+    /// either way.
+    #[arg(long, value_name = "KIND", value_parser = ["linear-response", "mean-field"])]
+    pub covariance: Option<String>,
 }
 
 impl ModelArgs {
@@ -121,7 +128,15 @@ impl ModelArgs {
         if self.samples == 0 || self.chains == 0 {
             bail!("invalid option --samples/--chains: need at least one");
         }
+        let vb_covariance = match &self.covariance {
+            None => Default::default(),
+            Some(_) if self.engine != "vb" => {
+                bail!("invalid option --covariance: only --engine vb has a choice of covariance")
+            }
+            Some(c) => plackett::infer::linear_response::VbCovariance::parse(c)?,
+        };
         Ok(FitOptions {
+            vb_covariance,
             engine: Engine::parse(&self.engine)?,
             a,
             b: self.b,

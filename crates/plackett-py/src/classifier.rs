@@ -98,7 +98,8 @@ pub struct ClassifierModel {
 /// present). Keyword arguments as `plackett classify fit`.
 #[pyfunction]
 #[pyo3(signature = (x, y, *, n_classes, method = "em", a = None, b = 1.0, pairwise = false,
-    samples = 1000, burn_in = 1000, chains = 2, seed = 1, keep_draws = 1000, feature_names = None))]
+    samples = 1000, burn_in = 1000, chains = 2, seed = 1, keep_draws = 1000, feature_names = None,
+    covariance = None))]
 #[allow(clippy::too_many_arguments)]
 pub fn classifier_fit(
     py: Python<'_>,
@@ -115,12 +116,22 @@ pub fn classifier_fit(
     seed: u64,
     keep_draws: usize,
     feature_names: Option<Vec<String>>,
+    covariance: Option<&str>,
 ) -> PyResult<ClassifierModel> {
     let engine = Engine::parse(method).map_err(|_| {
         PyValueError::new_err(format!(
             "invalid option method: expected em, gibbs or vb, got {method:?}"
         ))
     })?;
+    let vb_covariance = match covariance {
+        None => Default::default(),
+        Some(_) if engine != Engine::Vb => {
+            return Err(PyValueError::new_err(
+                "invalid option covariance: only method='vb' has a choice of covariance",
+            ));
+        }
+        Some(c) => plackett::classify::model::VbCovariance::parse(c).map_err(err)?,
+    };
     let mut t = coded_table(&x, &y, n_classes)?;
     name_features(&mut t, feature_names)?;
     let rows: Vec<usize> = (0..t.x.len()).collect();
@@ -137,6 +148,7 @@ pub fn classifier_fit(
         seed,
         keep_draws,
         observer: None,
+        vb_covariance,
     };
     let outcome = crate::interrupt::run(py, |obs| {
         let mut opts = opts;
@@ -194,6 +206,46 @@ impl ClassifierModel {
         }
         out.into_pyarray(py)
     }
+    /// What the fit says about itself (VB: which covariance its weight
+    /// intervals and predictions read).
+    #[getter]
+    fn notes(&self) -> Vec<String> {
+        self.outcome.notes.clone()
+    }
+
+    /// VB: the linear-response covariance of the log-weights `ln λ`, shape
+    /// `(K p, K p)`, index `k p + j` with classes in class-code order (the
+    /// rows of `weights`) and transforms in `transforms` order; `None` for
+    /// em, gibbs and mean-field VB.
+    #[getter]
+    fn log_weight_cov<'py>(&self, py: Python<'py>) -> Option<Bound<'py, PyArray2<f64>>> {
+        let c = self.outcome.model.q_log_cov.as_ref()?;
+        let p = self.outcome.model.p();
+        let idx: Vec<usize> = self
+            .order
+            .iter()
+            .flat_map(|&row| (0..p).map(move |j| row * p + j))
+            .collect();
+        let out = Array2::from_shape_fn((idx.len(), idx.len()), |(a, b)| c[idx[a]][idx[b]]);
+        Some(out.into_pyarray(py))
+    }
+
+    /// The draws the weights' 95% intervals (the report's) are read from,
+    /// shape `(draws, K, p)`, classes in class-code order: gibbs's kept
+    /// draws, vb's 2,000 draws of its linear-response posterior (or of its
+    /// Gamma factors with `covariance="mean-field"`), em's point alone.
+    #[getter]
+    fn weight_draws<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray3<f64>> {
+        let m = &self.outcome.model;
+        let p = m.p();
+        let d = m.interval_draws();
+        let out =
+            numpy::ndarray::Array3::from_shape_fn((d.len(), self.order.len(), p), |(i, c, j)| {
+                d[i][self.order[c] * p + j]
+            });
+        out.into_pyarray(py)
+    }
+
     /// Names of the transformed features (columns of `weights`).
     #[getter]
     fn transforms(&self) -> Vec<String> {

@@ -268,3 +268,52 @@ def test_cv_calibration_equals_scikit_learn_metrics(tmp_path):
         c = CalibratedClassifierCV(PLClassifier(method="em"), method="sigmoid", cv=3)
         recal.append(c.fit(X[train], y[train]).predict_proba(X[test]))
     assert log_loss(t, np.vstack(recal), labels=labels) < 0.75 * cal["log_loss"]
+
+
+def test_vb_linear_response_covariance_and_intervals(tmp_path):
+    """VB's weight intervals come from its linear-response covariance by
+    default (Giordano, Broderick & Jordan 2015): the CLI's model file and
+    the estimator hold the same covariance, its intervals are wider than
+    the mean-field ones and near the Gibbs sampler's, and the predictions
+    do not depend on the choice (they average over the Gamma factors)."""
+    X, y = iris()
+    model = tmp_path / "m.json"
+    subprocess.run([BIN, "classify", "fit", IRIS, "--engine", "vb", "--model-out", str(model)],
+                   check=True, capture_output=True)
+    cli = json.loads(model.read_text())
+    lr = PLClassifier(method="vb").fit(X, y)
+    mf = PLClassifier(method="vb", covariance="mean-field").fit(X, y)
+    k, p = lr.weights_.shape
+    order = [cli["classes"].index(c) for c in lr.classes_]
+    idx = [c * p + j for c in order for j in range(p)]
+    cov = lr.model_.log_weight_cov
+    assert cov.shape == (k * p, k * p)
+    np.testing.assert_array_equal(cov, np.array(cli["q_log_cov"])[np.ix_(idx, idx)])
+    np.testing.assert_array_equal(cov, cov.T)
+    assert mf.model_.log_weight_cov is None and "q_log_cov" not in json.loads(mf.model_.to_json())
+    assert any("linear-response" in n for n in lr.model_.notes)
+    assert any("mean-field" in n for n in mf.model_.notes)
+    np.testing.assert_array_equal(lr.predict_proba(X), mf.predict_proba(X))
+    np.testing.assert_array_equal(lr.weights_, mf.weights_)
+    gibbs = PLClassifier(method="gibbs", samples=3000, burn_in=1000).fit(X, y)
+    keep = gibbs.weights_ > 0.01
+    width = {n: np.subtract(*reversed(c.weight_interval()))[keep]
+             for n, c in (("lr", lr), ("mf", mf), ("gibbs", gibbs))}
+    ratio_lr = np.median(width["lr"] / width["gibbs"])
+    ratio_mf = np.median(width["mf"] / width["gibbs"])
+    assert 0.8 < ratio_lr < 1.25, ratio_lr
+    assert ratio_mf < 0.7, ratio_mf
+    lo, hi = PLClassifier(method="em").fit(X, y).weight_interval()
+    np.testing.assert_array_equal(lo, hi)
+    with pytest.raises(ValueError, match="covariance"):
+        PLClassifier(method="vb", covariance="full").fit(X, y)
+    with pytest.raises(ValueError, match="level"):
+        lr.weight_interval(1.5)
+    # A hand-edited covariance that is not positive definite is refused.
+    bad = dict(cli)
+    bad["q_log_cov"] = [[-1.0 if i == j else 0.0 for j in range(k * p)] for i in range(k * p)]
+    bad_file = tmp_path / "bad.json"
+    bad_file.write_text(json.dumps(bad))
+    r = subprocess.run([BIN, "classify", "predict", "--model", str(bad_file), IRIS],
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and "q_log_cov" in r.stderr and len(r.stderr.strip().splitlines()) == 1

@@ -18,6 +18,7 @@ pub mod cv;
 pub mod data;
 pub mod em;
 pub mod gibbs;
+pub mod linear_response;
 pub mod model;
 pub mod path;
 pub mod vb;

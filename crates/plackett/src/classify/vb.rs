@@ -129,26 +129,22 @@ impl State {
     }
 }
 
-/// One sweep of eqs 18–19 (and the type-II update of `a`) from `st`;
-/// returns the new state and the negative free energy at the factors it
-/// leaves (`q(C), q(Z)` from `st`, `q(λ)` and `a` new).
-fn sweep(
+/// `q(C)` and `q(Z)` given `q(λ) = Gam(shape, rate)` (eq 18): the
+/// selector probabilities `ρ` (row-major `n × p`) and `⟨z_i⟩`.
+pub(crate) fn local_factors(
     data: &ClassData,
-    opts: &ClassifierVbOptions,
-    st: &State,
+    shape: &[f64],
+    rate: &[f64],
     rho: &mut [f64],
     ez: &mut [f64],
-) -> (State, f64) {
+) {
     let (p, k, n) = (data.p, data.k, data.n);
-    let m = k * p;
-    // q(C), q(Z) given q(λ) (eq 18).
-    let eln: Vec<f64> = st
-        .shape
+    let eln: Vec<f64> = shape
         .iter()
-        .zip(&st.rate)
+        .zip(rate)
         .map(|(a, b)| digamma(*a) - b.ln())
         .collect();
-    let col = column_sums(&st.shape, &st.rate, k, p);
+    let col = column_sums(shape, rate, k, p);
     for i in 0..n {
         let w = data.row(i);
         let y = data.y[i];
@@ -163,6 +159,26 @@ fn sweep(
         r.iter_mut().for_each(|v| *v = (*v - ln_z).exp());
         ez[i] = 1.0 / w.iter().zip(&col).map(|(a, b)| a * b).sum::<f64>();
     }
+}
+
+/// One sweep of eqs 18–19 (and the type-II update of `a`) from `st`;
+/// returns the new state and the negative free energy at the factors it
+/// leaves (`q(C), q(Z)` from `st`, `q(λ)` and `a` new).
+///
+/// `tilt`: the log density tilted by `tᵀ ln λ` (the linear response's
+/// defining perturbation, [`super::linear_response`]): it adds `t` to the
+/// shapes and `tᵀ E ln λ` to the objective.
+fn sweep(
+    data: &ClassData,
+    opts: &ClassifierVbOptions,
+    st: &State,
+    rho: &mut [f64],
+    ez: &mut [f64],
+    tilt: Option<&[f64]>,
+) -> (State, f64) {
+    let (p, k, n) = (data.p, data.k, data.n);
+    let m = k * p;
+    local_factors(data, &st.shape, &st.rate, rho, ez);
     // q(λ) given q(C), q(Z) (eq 19).
     let mut cnt = vec![0.0; m];
     let mut t = vec![0.0; p];
@@ -185,6 +201,9 @@ fn sweep(
             next.rate[c * p + j] = opts.b + t[j];
         }
     }
+    if let Some(tilt) = tilt {
+        next.shape.iter_mut().zip(tilt).for_each(|(s, t)| *s += t);
+    }
     if opts.learn_a {
         let s: f64 = next
             .shape
@@ -194,8 +213,13 @@ fn sweep(
             .sum();
         next.a = best_a(m as f64, opts.b, s, st.a);
     }
-    let fe = neg_free_energy(data, rho, ez, &next.shape, &next.rate, next.a, opts.b)
+    let mut fe = neg_free_energy(data, rho, ez, &next.shape, &next.rate, next.a, opts.b)
         - if opts.learn_a { next.a.ln() } else { 0.0 };
+    if let Some(tilt) = tilt {
+        fe += (0..m)
+            .map(|q| tilt[q] * (digamma(next.shape[q]) - next.rate[q].ln()))
+            .sum::<f64>();
+    }
     (next, fe)
 }
 
@@ -207,12 +231,20 @@ struct VbMap<'a> {
     m: usize,
     rho: Vec<f64>,
     ez: Vec<f64>,
+    tilt: Option<&'a [f64]>,
 }
 
 impl MonotoneMap for VbMap<'_> {
     fn eval(&mut self, x: &[f64]) -> Result<Iterate> {
         let st = State::from_flat(x, self.m);
-        let (next, fe) = sweep(self.data, self.opts, &st, &mut self.rho, &mut self.ez);
+        let (next, fe) = sweep(
+            self.data,
+            self.opts,
+            &st,
+            &mut self.rho,
+            &mut self.ez,
+            self.tilt,
+        );
         // No gap: stop on the relative change of the free energy.
         Ok(Iterate::new(next.to_flat(), fe, None))
     }
@@ -239,6 +271,16 @@ impl MonotoneMap for VbMap<'_> {
 /// sweep. The recorded free energy therefore never decreases, and the
 /// fixed point is the one of plain coordinate ascent.
 pub fn vb(data: &ClassData, opts: &ClassifierVbOptions) -> Result<VbFit> {
+    vb_tilted(data, opts, None)
+}
+
+/// [`vb`] for the log density tilted by `tᵀ ln λ` (`tilt`: `K p` numbers,
+/// row-major like the shapes); `None` is the model itself.
+pub(crate) fn vb_tilted(
+    data: &ClassData,
+    opts: &ClassifierVbOptions,
+    tilt: Option<&[f64]>,
+) -> Result<VbFit> {
     super::check_gamma(opts.a, opts.b)?;
     let (p, k, n) = (data.p, data.k, data.n);
     let m = k * p;
@@ -255,6 +297,7 @@ pub fn vb(data: &ClassData, opts: &ClassifierVbOptions) -> Result<VbFit> {
         m,
         rho: vec![0.0; n * p],
         ez: vec![0.0; n],
+        tilt,
     };
     let out = Executor::new(opts.iter)
         .observer(opts.observer.clone())

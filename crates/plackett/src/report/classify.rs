@@ -165,7 +165,7 @@ pub fn fit_page(v: &ClassifyView<'_>) -> String {
     }
 
     r.heading("Weights");
-    let draws = model.predictive_weights();
+    let draws = model.interval_draws();
     let (lo, hi) = if draws.len() > 1 {
         intervals(&draws, k * p)
     } else {
@@ -174,9 +174,14 @@ pub fn fit_page(v: &ClassifyView<'_>) -> String {
     let what = match model.engine {
         Engine::Em => "the MAP (exact zeros where the prior's shape a < 1 removed a transform)",
         Engine::Gibbs => "the posterior mean with a 95% interval from the kept draws",
-        Engine::Vb => {
+        Engine::Vb if model.q_log_cov.is_some() => {
             "the posterior mean with a 95% interval from 2,000 draws of the variational posterior \
-             (mean-field: about half as wide as the exact posterior's; use gibbs for weight intervals)"
+             with its linear-response covariance (as wide as the exact posterior's on Iris and Wine)"
+        }
+        Engine::Vb => {
+            "the posterior mean with a 95% interval from 2,000 draws of the mean-field variational \
+             posterior (about half as wide as the exact posterior's; use gibbs or the default \
+             linear-response covariance for weight intervals)"
         }
     };
     r.para(&format!(
