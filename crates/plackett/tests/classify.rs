@@ -534,6 +534,34 @@ fn kfold_partitions_are_stratified_and_complete() {
     assert_ne!(folds[0], folds[5]);
 }
 
+/// `n` draws of the normalised weights from VB's Gamma factors.
+fn mean_field_draws(
+    v: &plackett::classify::vb::VbFit,
+    n: usize,
+    rng: &mut impl rand::Rng,
+) -> Vec<Vec<f64>> {
+    (0..n)
+        .map(|_| {
+            let x: Vec<f64> = v
+                .shape
+                .iter()
+                .zip(&v.rate)
+                .map(|(a, b)| Gamma::new(*a, 1.0 / b).unwrap().sample(rng))
+                .collect();
+            let s: f64 = x.iter().sum();
+            x.iter().map(|y| y / s).collect()
+        })
+        .collect()
+}
+
+/// The `lo` and `hi` quantiles of coordinate `q` over draws.
+fn interval(d: &[Vec<f64>], q: usize, lo: f64, hi: f64) -> (f64, f64) {
+    let mut c: Vec<f64> = d.iter().map(|r| r[q]).collect();
+    c.sort_by(f64::total_cmp);
+    let at = |p: f64| c[((c.len() - 1) as f64 * p).round() as usize];
+    (at(lo), at(hi))
+}
+
 /// 95% intervals of the normalised weights (those with a posterior mean
 /// above 1%) from VB's draws against the Gibbs sampler's: the median ratio
 /// of widths, for the linear-response draws and the mean-field ones.
@@ -565,24 +593,10 @@ fn vb_width_ratios(data: &ClassData) -> (f64, f64) {
     let cov = linear_response_covariance(data, &v).unwrap();
     let mut rng = stream(11, &[1]);
     let lr = draws(&v.shape, &v.rate, &cov, 4000, &mut rng).unwrap();
-    let mf: Vec<Vec<f64>> = (0..4000)
-        .map(|_| {
-            let x: Vec<f64> = (0..m)
-                .map(|q| {
-                    Gamma::new(v.shape[q], 1.0 / v.rate[q])
-                        .unwrap()
-                        .sample(&mut rng)
-                })
-                .collect();
-            let s: f64 = x.iter().sum();
-            x.iter().map(|y| y / s).collect()
-        })
-        .collect();
+    let mf = mean_field_draws(&v, 4000, &mut rng);
     let width = |d: &[Vec<f64>], q: usize| {
-        let mut c: Vec<f64> = d.iter().map(|r| r[q]).collect();
-        c.sort_by(f64::total_cmp);
-        let at = |p: f64| c[((c.len() - 1) as f64 * p).round() as usize];
-        at(0.975) - at(0.025)
+        let (lo, hi) = interval(d, q, 0.025, 0.975);
+        hi - lo
     };
     let keep: Vec<usize> = (0..m)
         .filter(|&q| gd.iter().map(|r| r[q]).sum::<f64>() / gd.len() as f64 > 0.01)
@@ -626,12 +640,6 @@ fn vb_linear_response_coverage() {
     let (k, d, n, reps) = (3usize, 1usize, 150usize, 300u64);
     let p = 2 * d + 1;
     let m = k * p;
-    let quantile = |dr: &[Vec<f64>], q: usize, lo: f64, hi: f64| {
-        let mut c: Vec<f64> = dr.iter().map(|r| r[q]).collect();
-        c.sort_by(f64::total_cmp);
-        let at = |p: f64| c[((c.len() - 1) as f64 * p).round() as usize];
-        (at(lo), at(hi))
-    };
     let per: Vec<[f64; 3]> = (0..reps)
         .into_par_iter()
         .map(|r| {
@@ -652,19 +660,7 @@ fn vb_linear_response_coverage() {
             .unwrap();
             let cov = linear_response_covariance(&data, &v).unwrap();
             let lr = draws(&v.shape, &v.rate, &cov, 2000, &mut rng).unwrap();
-            let mf: Vec<Vec<f64>> = (0..2000)
-                .map(|_| {
-                    let x: Vec<f64> = (0..m)
-                        .map(|q| {
-                            Gamma::new(v.shape[q], 1.0 / v.rate[q])
-                                .unwrap()
-                                .sample(&mut rng)
-                        })
-                        .collect();
-                    let s: f64 = x.iter().sum();
-                    x.iter().map(|y| y / s).collect()
-                })
-                .collect();
+            let mf = mean_field_draws(&v, 2000, &mut rng);
             let g = gibbs(
                 &data,
                 &ClassifierGibbsOptions {
@@ -678,7 +674,7 @@ fn vb_linear_response_coverage() {
             let share = |dr: &[Vec<f64>]| {
                 (0..m)
                     .filter(|&q| {
-                        let (lo, hi) = quantile(dr, q, 0.05, 0.95);
+                        let (lo, hi) = interval(dr, q, 0.05, 0.95);
                         (lo..=hi).contains(&truth[q])
                     })
                     .count() as f64
