@@ -79,11 +79,11 @@ pub struct ModelArgs {
     /// Random seed.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// vb: the covariance of the log-weights behind its weight intervals and predictions.
-    /// linear-response (the default): Giordano, Broderick & Jordan 2015's correction, near the
-    /// Gibbs sampler's widths; mean-field: the Gamma factors' own (Archambeau & Caron 2012 §3.4
-    /// as stated), about half as wide (docs/classify.md). Means and free energy are the same
-    /// either way.
+    /// vb: the covariance of the log-weights behind its weight intervals (the report's, the model
+    /// file's q_log_cov). linear-response (the default): Giordano, Broderick & Jordan 2015's
+    /// correction, as wide as the Gibbs sampler's; mean-field: the Gamma factors' own (Archambeau
+    /// & Caron 2012 §3.4 as stated), about half as wide (docs/classify.md). Weights and
+    /// predictions, and so cv's scores, are the same either way.
     #[arg(long, value_name = "KIND", value_parser = ["linear-response", "mean-field"])]
     pub covariance: Option<String>,
 }

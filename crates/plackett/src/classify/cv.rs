@@ -160,6 +160,10 @@ pub fn cross_validate(
         let train: Vec<usize> = (0..n).filter(|&r| !is_test[r]).collect();
         let start = std::time::Instant::now();
         let mut fo = opts.fit.clone();
+        // Held-out scores read the predictions alone, which average over
+        // VB's Gamma factors whatever the covariance: skip the
+        // linear-response covariance no split would read.
+        fo.vb_covariance = super::model::VbCovariance::MeanField;
         fo.seed = crate::infer::rng::stream(opts.seed, &[0x4649_5453, s as u64]).random();
         let f = fit(path, class_col, t, &train, &fo).map_err(|e| match e {
             Error::Input { loc, msg } => Error::Input {
