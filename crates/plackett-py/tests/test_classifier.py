@@ -291,6 +291,13 @@ def test_vb_linear_response_covariance_and_intervals(tmp_path):
     np.testing.assert_array_equal(cov, np.array(cli["q_log_cov"])[np.ix_(idx, idx)])
     np.testing.assert_array_equal(cov, cov.T)
     assert mf.model_.log_weight_cov is None and "q_log_cov" not in json.loads(mf.model_.to_json())
+    # The intervals equal the CLI's `weight_intervals` (the same draws, type-7 quantiles).
+    out = subprocess.run([BIN, "classify", "fit", IRIS, "--engine", "vb", "--output", "json"],
+                         check=True, capture_output=True, text=True).stdout
+    wi = json.loads(out)["weight_intervals"]
+    lo, hi = lr.weight_interval(wi["level"])
+    np.testing.assert_allclose(lo, np.array(wi["lower"])[order], rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(hi, np.array(wi["upper"])[order], rtol=1e-12, atol=1e-15)
     assert any("linear-response" in n for n in lr.model_.notes)
     assert any("mean-field" in n for n in mf.model_.notes)
     np.testing.assert_array_equal(lr.predict_proba(X), mf.predict_proba(X))

@@ -102,6 +102,13 @@ pub struct Fitted {
 /// normalisation itself (about `K p` ulps) is expected.
 const WEIGHT_SUM_TOL: f64 = 1e-6;
 
+/// Lower and upper ends of the normalised weights' intervals, each `K × p`
+/// like [`Fitted::weights`].
+pub type WeightIntervals = (Vec<Vec<f64>>, Vec<Vec<f64>>);
+
+/// The level of the weight intervals `classify fit` reports.
+pub const WEIGHT_INTERVAL_LEVEL: f64 = 0.95;
+
 /// Draws used for VB's posterior predictive.
 const VB_PREDICTIVE_DRAWS: usize = 2000;
 
@@ -317,6 +324,29 @@ impl Fitted {
         self.predictive_weights()
     }
 
+    /// Equal-tailed `level` intervals of the normalised weights, `(lower,
+    /// upper)`, each `K × p` like [`Fitted::weights`], from
+    /// [`Fitted::interval_draws`]; `None` for em (a point has none).
+    pub fn weight_intervals(&self, level: f64) -> Option<WeightIntervals> {
+        if self.engine == Engine::Em {
+            return None;
+        }
+        let draws = self.interval_draws();
+        let p = self.p();
+        let tail = (1.0 - level) / 2.0;
+        let mut lo = vec![vec![0.0; p]; self.k()];
+        let mut hi = lo.clone();
+        let mut col: Vec<f64> = Vec::with_capacity(draws.len());
+        for q in 0..self.k() * p {
+            col.clear();
+            col.extend(draws.iter().map(|d| d[q]));
+            col.sort_by(f64::total_cmp);
+            lo[q / p][q % p] = crate::stats::quantile_sorted(&col, tail);
+            hi[q / p][q % p] = crate::stats::quantile_sorted(&col, 1.0 - tail);
+        }
+        Some((lo, hi))
+    }
+
     /// Class probabilities of rows given as `log W` (posterior predictive
     /// for gibbs and vb, plug-in for em).
     pub fn predict_log_w(&self, rows: &[Vec<f64>]) -> Vec<Vec<f64>> {
@@ -467,8 +497,9 @@ pub const VB_LINEAR_RESPONSE_NOTE: &str = "vb: weight intervals from the linear-
 #[derive(Debug, Clone)]
 pub struct FitSummary {
     /// `engine`, `classes`, `n`, `features`, `transforms`, `a`, `b`,
-    /// `weights`, `training_misclassification`, `seconds`, the engine's
-    /// own keys, `notes`.
+    /// `weights`, `weight_intervals` (`{level, lower, upper}`, null for
+    /// em), `training_misclassification`, `seconds`, the engine's own
+    /// keys, `notes`.
     pub doc: serde_json::Value,
     /// Warnings (MCMC mixing).
     pub notes: Vec<String>,
@@ -476,6 +507,9 @@ pub struct FitSummary {
     pub probabilities: Vec<Vec<f64>>,
     /// Every row's class, as a row of the model.
     pub truth: Vec<usize>,
+    /// 95% intervals of the normalised weights, `(lower, upper)`, each
+    /// `K × p` ([`Fitted::weight_intervals`]); `None` for em.
+    pub intervals: Option<WeightIntervals>,
 }
 
 impl FitOutcome {
@@ -513,6 +547,7 @@ impl FitOutcome {
             })
             .count();
         let n = t.x.len();
+        let intervals = model.weight_intervals(WEIGHT_INTERVAL_LEVEL);
         let mut doc = serde_json::json!({
             "engine": model.engine.as_str(),
             "classes": model.classes,
@@ -522,6 +557,11 @@ impl FitOutcome {
             "a": model.a,
             "b": model.b,
             "weights": model.weights,
+            "weight_intervals": intervals.as_ref().map(|(lo, hi)| serde_json::json!({
+                "level": WEIGHT_INTERVAL_LEVEL,
+                "lower": lo,
+                "upper": hi,
+            })),
             "training_misclassification": wrong as f64 / n as f64,
             "seconds": seconds,
         });
@@ -578,6 +618,7 @@ impl FitOutcome {
             notes,
             probabilities,
             truth,
+            intervals,
         })
     }
 

@@ -27,21 +27,6 @@ pub struct ClassifyView<'a> {
     pub rows: &'a str,
 }
 
-/// 2.5% and 97.5% quantiles of each coordinate of `draws`.
-fn intervals(draws: &[Vec<f64>], dim: usize) -> (Vec<f64>, Vec<f64>) {
-    let mut lo = Vec::with_capacity(dim);
-    let mut hi = Vec::with_capacity(dim);
-    let mut col: Vec<f64> = Vec::with_capacity(draws.len());
-    for q in 0..dim {
-        col.clear();
-        col.extend(draws.iter().map(|d| d[q]));
-        col.sort_by(f64::total_cmp);
-        lo.push(crate::stats::quantile_sorted(&col, 0.025));
-        hi.push(crate::stats::quantile_sorted(&col, 0.975));
-    }
-    (lo, hi)
-}
-
 /// ROC curves of each class's probability against membership of that
 /// class (two classes: the second class's only, one curve says it all),
 /// labelled `name (what x.xxx)`; classes all or none of the rows belong to
@@ -165,11 +150,9 @@ pub fn fit_page(v: &ClassifyView<'_>) -> String {
     }
 
     r.heading("Weights");
-    let draws = model.interval_draws();
-    let (lo, hi) = if draws.len() > 1 {
-        intervals(&draws, k * p)
-    } else {
-        (draws[0].clone(), draws[0].clone())
+    let (lo, hi) = match &s.intervals {
+        Some((lo, hi)) => (lo.concat(), hi.concat()),
+        None => (model.weights.concat(), model.weights.concat()),
     };
     let what = match model.engine {
         Engine::Em => "the MAP (exact zeros where the prior's shape a < 1 removed a transform)",
