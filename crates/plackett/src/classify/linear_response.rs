@@ -47,8 +47,8 @@
 
 use super::data::ClassData;
 use super::vb::{VbFit, local_factors};
-use crate::numerics::linalg::{Cholesky, lower_triangular_mul_cols, lu_inverse};
-use crate::numerics::special::{digamma, inverse_trigamma, trigamma};
+use crate::numerics::linalg::{Cholesky, add_gram_cols, lower_triangular_mul_cols, lu_solve_mat};
+use crate::numerics::special::{digamma, inverse_trigamma, ln_gamma_quantile_of_normal, trigamma};
 use nalgebra::DMatrix;
 use rand::Rng;
 
@@ -86,34 +86,59 @@ pub fn linear_response_covariance(
     let mut rho = vec![0.0; n * p];
     let mut ez = vec![0.0; n];
     local_factors(data, alpha, beta, &mut rho, &mut ez);
-    // C: the selectors' covariance, one p × p block per class.
-    let mut c = DMatrix::<f64>::zeros(m, m);
-    // D = −Σ ⟨z⟩² W Wᵀ.
-    let mut d = DMatrix::<f64>::zeros(p, p);
-    for i in 0..n {
-        let (w, r, o) = (data.row(i), &rho[i * p..(i + 1) * p], data.y[i] * p);
-        let z2 = ez[i] * ez[i];
-        for j in 0..p {
-            c[(o + j, o + j)] += r[j];
-            for l in 0..p {
-                c[(o + j, o + l)] -= r[j] * r[l];
-                d[(j, l)] -= z2 * w[j] * w[l];
+    // C: the selectors' covariance, one p × p block per class,
+    // `diag(Σ ρ_i) − Σ ρ_i ρ_iᵀ`; D = −Σ ⟨z_i⟩² W_i W_iᵀ: sums of rank-one
+    // terms, each as one product.
+    let mut blocks: Vec<DMatrix<f64>> = Vec::with_capacity(k);
+    for class in 0..k {
+        let rows: Vec<usize> = (0..n).filter(|&i| data.y[i] == class).collect();
+        let z: Vec<f64> = rows
+            .iter()
+            .flat_map(|&i| rho[i * p..(i + 1) * p].iter().copied())
+            .collect();
+        let mut gram = vec![0.0; p * p];
+        if !z.is_empty() {
+            add_gram_cols(&z, p, &mut gram);
+        }
+        let mut block = -DMatrix::from_column_slice(p, p, &gram);
+        for &i in &rows {
+            for j in 0..p {
+                block[(j, j)] += rho[i * p + j];
             }
         }
+        blocks.push(block);
     }
+    let zw: Vec<f64> = (0..n)
+        .flat_map(|i| {
+            let z = ez[i];
+            data.row(i).iter().map(move |w| z * w)
+        })
+        .collect();
+    let mut gram = vec![0.0; p * p];
+    add_gram_cols(&zw, p, &mut gram);
+    let d = -DMatrix::from_column_slice(p, p, &gram);
     let mean: Vec<f64> = alpha.iter().zip(beta).map(|(a, b)| a / b).collect();
-    // P = B + M E and B⁻¹ E, with E = 1 1ᵀ ⊗ D.
-    let pm = DMatrix::from_fn(m, m, |q, r| {
-        mean[q] * d[(q % p, r % p)] + if q == r { beta[q] } else { 0.0 }
-    });
-    let be = DMatrix::from_fn(m, m, |q, r| d[(q % p, r % p)] / beta[q]);
     let singular = || "the linear-response system is singular".to_string();
-    let mut rm = -(be * lu_inverse(&pm).ok_or_else(singular)?);
-    for q in 0..m {
-        rm[(q, q)] += trigamma(alpha[q]);
+    // E (B + M E)⁻¹ = Yᵀ with (B + E M) Y = E (E symmetric, B and M
+    // diagonal): one factorisation and a solve, no inverse.
+    let e = DMatrix::from_fn(m, m, |q, r| d[(q % p, r % p)]);
+    let bem = DMatrix::from_fn(m, m, |q, r| {
+        e[(q, r)] * mean[r] + if q == r { beta[q] } else { 0.0 }
+    });
+    let y = lu_solve_mat(&bem, &e).ok_or_else(singular)?;
+    // R = Ψ − B⁻¹ Yᵀ.
+    let rm = DMatrix::from_fn(m, m, |q, r| {
+        -y[(r, q)] / beta[q] + if q == r { trigamma(alpha[q]) } else { 0.0 }
+    });
+    // Σ = R (I − C R)⁻¹ = (I − R C)⁻¹ R, with R C over C's diagonal
+    // blocks only (K blocks of p × p, not a dense K p × K p product).
+    let mut a = DMatrix::<f64>::identity(m, m);
+    for (class, block) in blocks.iter().enumerate() {
+        let prod = rm.columns(class * p, p) * block;
+        let mut dst = a.columns_mut(class * p, p);
+        dst -= prod;
     }
-    let a = DMatrix::<f64>::identity(m, m) - &c * &rm;
-    let sigma = rm * lu_inverse(&a).ok_or_else(singular)?;
+    let sigma = lu_solve_mat(&a, &rm).ok_or_else(singular)?;
     // Symmetric in exact arithmetic; average away the rounding.
     let sigma = (&sigma + sigma.transpose()) * 0.5;
     if Cholesky::new(&sigma).is_none() {
@@ -136,7 +161,6 @@ pub fn draws<R: Rng>(
 ) -> Option<Vec<Vec<f64>>> {
     use rand_distr::{Distribution, StandardNormal};
     use rayon::prelude::*;
-    use statrs::distribution::{ContinuousCDF, Gamma};
     let m = shape.len();
     if m == 0 || cov.nrows() != m || cov.ncols() != m || rate.len() != m {
         return None;
@@ -145,30 +169,31 @@ pub fn draws<R: Rng>(
     let corr = DMatrix::from_fn(m, m, |q, r| cov[(q, r)] / (sd[q] * sd[r]));
     let l = Cholesky::new(&corr)?.l();
     // The widened marginals: ψ'(α') = Σ_qq, ψ(α') − ln β' = ψ(α) − ln β.
-    let marginals: Vec<Gamma> = (0..m)
+    let marginals: Vec<(f64, f64)> = (0..m)
         .map(|q| {
             let a = inverse_trigamma(sd[q] * sd[q]);
-            let ln_b = digamma(a) - (digamma(shape[q]) - rate[q].ln());
-            Gamma::new(a, ln_b.exp()).ok()
+            (a, digamma(a) - (digamma(shape[q]) - rate[q].ln()))
         })
-        .collect::<Option<_>>()?;
+        .collect();
+    if marginals
+        .iter()
+        .any(|(a, b)| !(a.is_finite() && *a > 0.0 && b.is_finite()))
+    {
+        return None;
+    }
     let z: Vec<f64> = (0..n * m).map(|_| StandardNormal.sample(rng)).collect();
     let mut x = vec![0.0; z.len()];
     lower_triangular_mul_cols(&l, &z, &mut x);
     let out: Vec<Vec<f64>> = x
         .par_chunks(m)
         .map(|d| {
-            // Each correlated normal through Φ to its Gamma quantile; held
-            // within ±8 sds (a chance of 1e-15) so that Φ stays below 1,
-            // and a quantile that underflows counts as the least positive
-            // number (a weight of zero after normalising).
+            // Each correlated normal through Φ to its Gamma quantile, in
+            // log space (held within ±8 sds, a chance of 10⁻¹⁵, where the
+            // quantile is tested).
             let ln: Vec<f64> = d
                 .iter()
                 .zip(&marginals)
-                .map(|(&v, g)| {
-                    let u = crate::numerics::probit::norm_cdf(v.clamp(-8.0, 8.0));
-                    g.inverse_cdf(u).max(f64::MIN_POSITIVE).ln()
-                })
+                .map(|(&v, &(a, ln_b))| ln_gamma_quantile_of_normal(a, v.clamp(-8.0, 8.0)) - ln_b)
                 .collect();
             let t = crate::numerics::log_sum_exp(&ln);
             ln.iter().map(|v| (v - t).exp()).collect()
