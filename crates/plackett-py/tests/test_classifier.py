@@ -26,6 +26,14 @@ def iris():
     return X, y
 
 
+def cli_model(tmp_path, engine):
+    """The model file of `plackett classify fit IRIS --engine ENGINE`."""
+    model = tmp_path / f"{engine}.json"
+    subprocess.run([BIN, "classify", "fit", IRIS, "--engine", engine, "--model-out", str(model)],
+                   check=True, capture_output=True)
+    return json.loads(model.read_text())
+
+
 def test_check_estimator_passes():
     from sklearn.utils.estimator_checks import check_estimator
 
@@ -39,10 +47,7 @@ def test_check_estimator_passes():
 
 def test_em_weights_equal_the_cli_model(tmp_path):
     X, y = iris()
-    model = tmp_path / "m.json"
-    subprocess.run([BIN, "classify", "fit", IRIS, "--engine", "em", "--model-out", str(model)],
-                   check=True, capture_output=True)
-    cli = json.loads(model.read_text())
+    cli = cli_model(tmp_path, "em")
     clf = PLClassifier(method="em").fit(X, y)
     order = [cli["classes"].index(c) for c in clf.classes_]
     np.testing.assert_allclose(clf.weights_, np.array(cli["weights"])[order], rtol=1e-10, atol=1e-14)
@@ -277,10 +282,7 @@ def test_vb_linear_response_covariance_and_intervals(tmp_path):
     the mean-field ones and near the Gibbs sampler's, and the predictions
     do not depend on the choice (they average over the Gamma factors)."""
     X, y = iris()
-    model = tmp_path / "m.json"
-    subprocess.run([BIN, "classify", "fit", IRIS, "--engine", "vb", "--model-out", str(model)],
-                   check=True, capture_output=True)
-    cli = json.loads(model.read_text())
+    cli = cli_model(tmp_path, "vb")
     lr = PLClassifier(method="vb").fit(X, y)
     mf = PLClassifier(method="vb", covariance="mean-field").fit(X, y)
     k, p = lr.weights_.shape

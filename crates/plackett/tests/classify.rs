@@ -268,15 +268,7 @@ fn gibbs_and_vb_means_agree_on_iris() {
     let data = whole(&path);
     let (k, d) = (data.k, (data.p - 1) / 2);
     for a in [1.0, 0.1] {
-        let v = vb(
-            &data,
-            &ClassifierVbOptions {
-                a,
-                learn_a: false,
-                ..Default::default()
-            },
-        )
-        .unwrap();
+        let v = vb_at(&data, a);
         let g = gibbs(
             &data,
             &ClassifierGibbsOptions {
@@ -534,6 +526,19 @@ fn kfold_partitions_are_stratified_and_complete() {
     assert_ne!(folds[0], folds[5]);
 }
 
+/// VB with the Gamma shape held at `a`.
+fn vb_at(data: &ClassData, a: f64) -> plackett::classify::vb::VbFit {
+    vb(
+        data,
+        &ClassifierVbOptions {
+            a,
+            learn_a: false,
+            ..Default::default()
+        },
+    )
+    .unwrap()
+}
+
 /// `n` draws of the normalised weights from VB's Gamma factors.
 fn mean_field_draws(
     v: &plackett::classify::vb::VbFit,
@@ -567,14 +572,7 @@ fn interval(d: &[Vec<f64>], q: usize, lo: f64, hi: f64) -> (f64, f64) {
 /// of widths, for the linear-response draws and the mean-field ones.
 fn vb_width_ratios(data: &ClassData) -> (f64, f64) {
     use plackett::classify::linear_response::{draws, linear_response_covariance};
-    let v = vb(
-        data,
-        &ClassifierVbOptions {
-            learn_a: false,
-            ..Default::default()
-        },
-    )
-    .unwrap();
+    let v = vb_at(data, 1.0);
     let g = gibbs(
         data,
         &ClassifierGibbsOptions {
@@ -650,14 +648,7 @@ fn vb_linear_response_coverage() {
             let tot: f64 = lam.iter().sum();
             let truth: Vec<f64> = lam.iter().map(|v| v / tot).collect();
             let data = simulate(&lam, k, d, n, 1000 + r);
-            let v = vb(
-                &data,
-                &ClassifierVbOptions {
-                    learn_a: false,
-                    ..Default::default()
-                },
-            )
-            .unwrap();
+            let v = vb_at(&data, 1.0);
             let cov = linear_response_covariance(&data, &v).unwrap();
             let lr = draws(&v.shape, &v.rate, &cov, 2000, &mut rng).unwrap();
             let mf = mean_field_draws(&v, 2000, &mut rng);
