@@ -4,7 +4,8 @@
 //! exact for a Gaussian posterior, and the cure for the under-dispersion
 //! of a factorisation that separates latent variables from the parameters
 //! they inform. The ranking VB ([`crate::infer::vb`], its worths, in
-//! closed form), vMMIC (`mil::linear_response`, its instance level) and
+//! closed form), the classifier's VB ([`crate::classify::linear_response`],
+//! its weights), vMMIC (`mil::linear_response`, its instance level) and
 //! VBSS (`keywords::vbss`, its `(θ, a, b)`) implement it; means and ELBO
 //! are the same either way.
 
@@ -20,8 +21,10 @@ pub enum VbCovariance {
     MeanField,
     /// The linear-response correction, the default: mean-field's sds are
     /// 1/25 (vMMIC's instance level) to 1/3 (VBSS's keyword probabilities)
-    /// of the exact posterior's (docs/mil.md, docs/keywords.md), and the
-    /// ranking VB's nominal 90% intervals cover 84% (docs/engines.md).
+    /// of the exact posterior's (docs/mil.md, docs/keywords.md), the
+    /// ranking VB's nominal 90% intervals cover 84% (docs/engines.md), and
+    /// the classifier's weight intervals are about half as wide as the
+    /// exact posterior's (docs/classify.md).
     #[default]
     LinearResponse,
 }
