@@ -358,7 +358,7 @@ fn fit_table(model: &Fitted, s: &Value, notes: &[String]) -> String {
         if model.engine == Engine::Em {
             "MAP"
         } else {
-            "posterior mean"
+            "posterior mean; 95% intervals in --output json's weight_intervals and --report"
         }
     );
     let w = column_width(model.transforms.iter().map(String::as_str), 8);
