@@ -1020,6 +1020,23 @@ fn vb_fits_say_which_covariance_their_weight_intervals_read() {
             assert_eq!(j["covariance"], name, "{label}");
         }
     }
+    // A learnt shape: the linear-response intervals stay too narrow, and
+    // the note says so.
+    let j = json(
+        &bin()
+            .args(["classify", "fit", iris.to_str().unwrap(), "--engine", "vb"])
+            .args(["--prior-shape", "learn", "--output", "json"])
+            .output()
+            .unwrap(),
+    );
+    assert!(
+        j["notes"].as_array().unwrap().iter().any(|n| n
+            .as_str()
+            .unwrap()
+            .contains("learnt shape a held at its estimate, and still too narrow")),
+        "{}",
+        j["notes"]
+    );
     let out = bin()
         .args([
             "classify",

@@ -67,7 +67,8 @@ class PLClassifier(ClassifierMixin, BaseEstimator):
         intervals (``weight_interval``, ``report``,
         ``model_.log_weight_cov``): the linear-response correction
         (Giordano, Broderick & Jordan 2015; the default, as wide as the
-        Gibbs sampler's on Iris and Wine) or the Gamma factors' own
+        Gibbs sampler's on Iris and Wine at a fixed shape ``a``; still too
+        narrow with ``a="learn"``) or the Gamma factors' own
         (Archambeau & Caron 2012 §3.4 as stated, about half as wide).
         Means and predictions are the same either way. Ignored by em and
         gibbs.

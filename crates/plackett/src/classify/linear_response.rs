@@ -29,7 +29,9 @@
 //! symmetric (`R` is, by the push-through identity, and so is
 //! `R (I − C R)⁻¹ = (R⁻¹ − C)⁻¹`). Mean-field's covariance is `Ψ`, the
 //! first term alone. The Gamma shape `a` is held at its type-II estimate
-//! (an empirical-Bayes plug-in, as the fit itself is). Means and the free
+//! (an empirical-Bayes plug-in, as the fit itself is); with a learnt,
+//! very sparse shape the intervals then stay too narrow (docs/classify.md),
+//! and the fit says so. Means and the free
 //! energy do not change: only the covariance that the weights' intervals
 //! and the predictive draws read.
 //!
