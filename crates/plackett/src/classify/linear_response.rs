@@ -48,7 +48,7 @@
 //! correlations of `Σ_LR` (docs/classify.md, "VB's weight intervals").
 
 use super::data::ClassData;
-use super::vb::{VbFit, local_factors};
+use super::vb::{VbFit, expected_log, local_factors};
 use crate::numerics::linalg::{Cholesky, add_gram_cols, lower_triangular_mul_cols, lu_solve_mat};
 use crate::numerics::special::{digamma, inverse_trigamma, ln_gamma_quantile_of_normal, trigamma};
 use nalgebra::DMatrix;
@@ -59,15 +59,6 @@ use rand::Rng;
 /// about a second and 100 MB at this size); above it the fit keeps the
 /// mean-field covariance and says so.
 pub const MAX_LINEAR_RESPONSE_WEIGHTS: usize = 2000;
-
-/// `E_q[ln λ] = ψ(α) − ln β`, row-major `K × p`.
-pub fn mean_log_weights(fit: &VbFit) -> Vec<f64> {
-    fit.shape
-        .iter()
-        .zip(&fit.rate)
-        .map(|(a, b)| digamma(*a) - b.ln())
-        .collect()
-}
 
 /// `Σ_LR` of `ln λ` (`K p × K p`, index `k p + j`) at VB's optimum (module
 /// doc). `Err` with the reason when it cannot be had: too many weights, a
@@ -171,10 +162,11 @@ pub fn draws<R: Rng>(
     let corr = DMatrix::from_fn(m, m, |q, r| cov[(q, r)] / (sd[q] * sd[r]));
     let l = Cholesky::new(&corr)?.l();
     // The widened marginals: ψ'(α') = Σ_qq, ψ(α') − ln β' = ψ(α) − ln β.
+    let mean = expected_log(shape, rate);
     let marginals: Vec<(f64, f64)> = (0..m)
         .map(|q| {
             let a = inverse_trigamma(sd[q] * sd[q]);
-            (a, digamma(a) - (digamma(shape[q]) - rate[q].ln()))
+            (a, digamma(a) - mean[q])
         })
         .collect();
     if marginals
@@ -270,9 +262,13 @@ mod tests {
             for q in 0..m {
                 let mut t = vec![0.0; m];
                 t[q] = h;
-                let up = mean_log_weights(&vb_tilted(&data, &opts, Some(&t)).unwrap());
+                let up = vb_tilted(&data, &opts, Some(&t))
+                    .unwrap()
+                    .mean_log_weights();
                 t[q] = -h;
-                let down = mean_log_weights(&vb_tilted(&data, &opts, Some(&t)).unwrap());
+                let down = vb_tilted(&data, &opts, Some(&t))
+                    .unwrap()
+                    .mean_log_weights();
                 for r in 0..m {
                     let fd = (up[r] - down[r]) / (2.0 * h);
                     let rel = (fd - sigma[(r, q)]).abs() / sigma[(q, q)].sqrt().max(1e-300);

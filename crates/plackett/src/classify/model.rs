@@ -237,7 +237,7 @@ impl Fitted {
                 && (0..kp).all(|i| {
                     (0..i).all(|j| (c[i][j] - c[j][i]).abs() <= 1e-12 * (c[i][i] * c[j][j]).sqrt())
                 });
-            if !symmetric || Cholesky::new(&DMatrix::from_fn(kp, kp, |i, j| c[i][j])).is_none() {
+            if !symmetric || m.log_cov().and_then(|c| Cholesky::new(&c)).is_none() {
                 return bad(format!(
                     "q_log_cov must come with q_shape and q_rate and be a symmetric positive-definite \
                      {kp} × {kp} matrix (the covariance of ln λ, {k} classes × {p} transforms)"
@@ -305,11 +305,9 @@ impl Fitted {
     /// cancer the Gamma factors' predictive is as close to the Gibbs
     /// sampler's as the linear-response one or closer (docs/classify.md).
     pub fn interval_draws(&self) -> Vec<Vec<f64>> {
-        if let (Engine::Vb, Some(c), Some(sh), Some(rt)) =
-            (self.engine, &self.q_log_cov, &self.q_shape, &self.q_rate)
+        if let (Engine::Vb, Some(cov), Some(sh), Some(rt)) =
+            (self.engine, self.log_cov(), &self.q_shape, &self.q_rate)
         {
-            let m = c.len();
-            let cov = DMatrix::from_fn(m, m, |i, j| c[i][j]);
             let mut rng = stream(self.seed, &[0x4c52_4457]);
             if let Some(d) = super::linear_response::draws(
                 &sh.concat(),
@@ -324,6 +322,16 @@ impl Fitted {
         self.predictive_weights()
     }
 
+    /// `q_log_cov` as a matrix (rows as stored; a ragged file's missing
+    /// entries NaN, which every factorisation refuses).
+    fn log_cov(&self) -> Option<DMatrix<f64>> {
+        let c = self.q_log_cov.as_ref()?;
+        let m = c.len();
+        Some(DMatrix::from_fn(m, m, |i, j| {
+            c[i].get(j).copied().unwrap_or(f64::NAN)
+        }))
+    }
+
     /// Equal-tailed `level` intervals of the normalised weights, `(lower,
     /// upper)`, each `K × p` like [`Fitted::weights`], from
     /// [`Fitted::interval_draws`]; `None` for em (a point has none).
@@ -333,16 +341,13 @@ impl Fitted {
         }
         let draws = self.interval_draws();
         let p = self.p();
-        let tail = (1.0 - level) / 2.0;
         let mut lo = vec![vec![0.0; p]; self.k()];
         let mut hi = lo.clone();
         let mut col: Vec<f64> = Vec::with_capacity(draws.len());
         for q in 0..self.k() * p {
             col.clear();
             col.extend(draws.iter().map(|d| d[q]));
-            col.sort_by(f64::total_cmp);
-            lo[q / p][q % p] = crate::stats::quantile_sorted(&col, tail);
-            hi[q / p][q % p] = crate::stats::quantile_sorted(&col, 1.0 - tail);
+            (lo[q / p][q % p], hi[q / p][q % p]) = crate::stats::central_interval(&mut col, level);
         }
         Some((lo, hi))
     }

@@ -63,6 +63,11 @@ pub struct VbFit {
 }
 
 impl VbFit {
+    /// `E_q[ln λ]`, row-major `K × p` ([`expected_log`]).
+    pub fn mean_log_weights(&self) -> Vec<f64> {
+        expected_log(&self.shape, &self.rate)
+    }
+
     /// Posterior means of the normalised weights, `E[λ_kj] / Σ E[λ]`.
     pub fn normalised_mean(&self) -> Vec<f64> {
         let m: Vec<f64> = self
@@ -129,6 +134,15 @@ impl State {
     }
 }
 
+/// `E ln λ = ψ(shape) − ln rate` under the Gamma factors `q(λ)`.
+pub fn expected_log(shape: &[f64], rate: &[f64]) -> Vec<f64> {
+    shape
+        .iter()
+        .zip(rate)
+        .map(|(a, b)| digamma(*a) - b.ln())
+        .collect()
+}
+
 /// `q(C)` and `q(Z)` given `q(λ) = Gam(shape, rate)` (eq 18): the
 /// selector probabilities `ρ` (row-major `n × p`) and `⟨z_i⟩`.
 pub(crate) fn local_factors(
@@ -139,11 +153,7 @@ pub(crate) fn local_factors(
     ez: &mut [f64],
 ) {
     let (p, k, n) = (data.p, data.k, data.n);
-    let eln: Vec<f64> = shape
-        .iter()
-        .zip(rate)
-        .map(|(a, b)| digamma(*a) - b.ln())
-        .collect();
+    let eln = expected_log(shape, rate);
     let col = column_sums(shape, rate, k, p);
     for i in 0..n {
         let w = data.row(i);
@@ -205,19 +215,16 @@ fn sweep(
         next.shape.iter_mut().zip(tilt).for_each(|(s, t)| *s += t);
     }
     if opts.learn_a {
-        let s: f64 = next
-            .shape
-            .iter()
-            .zip(&next.rate)
-            .map(|(a, b)| digamma(*a) - b.ln())
-            .sum();
+        let s: f64 = expected_log(&next.shape, &next.rate).iter().sum();
         next.a = best_a(m as f64, opts.b, s, st.a);
     }
     let mut fe = neg_free_energy(data, rho, ez, &next.shape, &next.rate, next.a, opts.b)
         - if opts.learn_a { next.a.ln() } else { 0.0 };
     if let Some(tilt) = tilt {
-        fe += (0..m)
-            .map(|q| tilt[q] * (digamma(next.shape[q]) - next.rate[q].ln()))
+        fe += expected_log(&next.shape, &next.rate)
+            .iter()
+            .zip(tilt)
+            .map(|(e, t)| t * e)
             .sum::<f64>();
     }
     (next, fe)
@@ -340,11 +347,7 @@ pub fn neg_free_energy(
     b: f64,
 ) -> f64 {
     let (p, k) = (data.p, data.k);
-    let eln: Vec<f64> = shape
-        .iter()
-        .zip(rate)
-        .map(|(a, b)| digamma(*a) - b.ln())
-        .collect();
+    let eln = expected_log(shape, rate);
     let col = column_sums(shape, rate, k, p);
     let mut fe = 0.0;
     for i in 0..data.n {
