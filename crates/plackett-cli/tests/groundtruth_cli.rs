@@ -9,7 +9,7 @@ fn s(p: &std::path::Path, f: &str) -> String {
 }
 
 #[test]
-fn describe_matches_spec_statistics() {
+fn describe_matches_an_independent_count_of_the_released_annotations() {
     let d = common::data("dermatology-ddx");
     let o = bin()
         .args([

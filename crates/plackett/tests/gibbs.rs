@@ -1,4 +1,5 @@
-//! Gibbs sampler: exact targets from the specs, reproducibility, sparse data.
+//! Gibbs sampler: exact targets (quadrature, closed forms), reproducibility,
+//! sparse data.
 
 mod common;
 use plackett::data::{DatasetBuilder, Items, Tail, TieSemantics};
@@ -15,9 +16,62 @@ fn opts(n: usize, shape: f64, rate: f64, samples: usize, chains: usize, seed: u6
     }
 }
 
-/// `ground-truth-aggregation.md` §4.4.5 "Numerical confirmation".
+/// Posterior means of the normalised worths θ = λ/Σλ for the three
+/// annotations of [`four_class_posterior_with_unknown_order_groups`] under
+/// iid Gamma(1, ·) priors, by quadrature: θ is then uniform on the simplex
+/// (Dirichlet(1, 1, 1, 1)), so the means are ratios of integrals of
+/// `θ_i · L(θ)` over it, taken in stick-breaking coordinates
+/// `θ = (u, (1−u)v, (1−u)(1−v)w, (1−u)(1−v)(1−w))` (Jacobian
+/// `(1−u)²(1−v)`) with an `n`-point Gauss–Legendre rule per axis.
+fn four_class_exact_means(n: usize) -> [f64; 4] {
+    let (x, w) = plackett::numerics::quadrature::gauss_legendre(n);
+    // Map [−1, 1] to [0, 1].
+    let nodes: Vec<(f64, f64)> = x
+        .iter()
+        .zip(&w)
+        .map(|(x, w)| (0.5 * (x + 1.0), 0.5 * w))
+        .collect();
+    let (mut z, mut m) = (0.0, [0.0; 4]);
+    for &(u, wu) in &nodes {
+        for &(v, wv) in &nodes {
+            for &(t, wt) in &nodes {
+                let th = [
+                    u,
+                    (1.0 - u) * v,
+                    (1.0 - u) * (1.0 - v) * t,
+                    (1.0 - u) * (1.0 - v) * (1.0 - t),
+                ];
+                // {0} ≻ {1, 2} (either order) ≻ {3}; {1} ≻ rest; {0, 2} ≻ rest.
+                let l1 = th[0]
+                    * (th[1] / (1.0 - th[0]) * th[2] / (1.0 - th[0] - th[1])
+                        + th[2] / (1.0 - th[0]) * th[1] / (1.0 - th[0] - th[2]));
+                let l2 = th[1];
+                let l3 = th[0] * th[2] / (1.0 - th[0]) + th[2] * th[0] / (1.0 - th[2]);
+                let g = wu * wv * wt * (1.0 - u).powi(2) * (1.0 - v) * l1 * l2 * l3;
+                z += g;
+                for i in 0..4 {
+                    m[i] += g * th[i];
+                }
+            }
+        }
+    }
+    m.map(|x| x / z)
+}
+
+/// Stutz et al. 2023's model (Appendix B.2) on four classes: annotations
+/// `{0} ≻ {1, 2}`, `{1}` and `{0, 2}` (groups of unknown order, every
+/// unlisted class below), class 3 never ranked. The sampler's posterior
+/// means of the normalised worths against the exact ones by quadrature.
 #[test]
 fn four_class_posterior_with_unknown_order_groups() {
+    let want = four_class_exact_means(64);
+    let coarse = four_class_exact_means(40);
+    for (a, b) in want.iter().zip(coarse) {
+        assert!(
+            (a - b).abs() < 1e-6,
+            "quadrature not converged: {want:?} against {coarse:?}"
+        );
+    }
     let mut b = DatasetBuilder::new(Items::numbered(4), TieSemantics::UnknownOrder);
     b.push(&[vec![0], vec![1, 2]], Tail::Universe, &[], 1.0)
         .unwrap();
@@ -27,9 +81,10 @@ fn four_class_posterior_with_unknown_order_groups() {
     let f = gibbs(&d, &opts(4, 1.0, 1.0, 25_000, 4, 1)).unwrap();
     let names: Vec<String> = (0..4).map(|i| i.to_string()).collect();
     let s = f.summary(&names, plackett::posterior::Gauge::MeanCentred);
-    let want = [0.395, 0.254, 0.277, 0.073];
+    eprintln!("exact posterior means {want:?}");
     for (it, w) in s.items.iter().zip(want) {
-        assert!((it.worth - w).abs() < 0.01, "{} vs {w}", it.worth);
+        eprintln!("sampler {:.4} exact {w:.4}", it.worth);
+        assert!((it.worth - w).abs() < 0.004, "{} vs {w}", it.worth);
     }
 }
 

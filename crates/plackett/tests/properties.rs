@@ -183,8 +183,9 @@ fn topk_and_subranking_differ_as_specified() {
 }
 
 #[test]
-fn spec_tie_likelihoods() {
-    // Spec §5, λ = (1,2,3,4), items numbered from 1.
+fn unknown_order_tie_likelihoods_are_exact() {
+    // λ = (1,2,3,4): each probability is a short sum over the groups'
+    // internal orders, done by hand (7/90, 13/630, 7/120, 2/15).
     let theta: Vec<f64> = [1.0f64, 2.0, 3.0, 4.0].iter().map(|l| l.ln()).collect();
     let p = |groups: Vec<Vec<u32>>| {
         let mut b = DatasetBuilder::new(Items::numbered(4), TieSemantics::UnknownOrder);

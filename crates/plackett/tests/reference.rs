@@ -1,4 +1,6 @@
-//! Published reference values (spec `plackett-luce-core.md` §5).
+//! Published reference values: NASCAR 2002 (Hunter 2004), the salad
+//! dressings (Critchlow & Fligner 1991), and tiny cases small enough to
+//! check by hand.
 
 mod common;
 use common::{data_dir, path, salad_rankings};
@@ -169,7 +171,7 @@ fn centred(d: &plackett::data::Dataset, alg: Algorithm) -> Vec<f64> {
 }
 
 #[test]
-fn tiny_cases_from_spec() {
+fn tiny_cases_mean_centred_mles() {
     for alg in [Algorithm::Newton, Algorithm::Mm, Algorithm::Ilsr] {
         let v = centred(&ds(4, &[&[0, 1, 2], &[3, 2, 0], &[1, 3]]), alg);
         for (a, b) in v.iter().zip([-0.443308, 0.695068, -0.670610, 0.418850]) {

@@ -1,8 +1,7 @@
 //! The one dataset representation every engine reads.
 //!
 //! An *observation* is a best-first sequence of groups of items, optionally
-//! followed by a *tail* of items known to rank below every listed group
-//! (spec `plackett-luce-core.md` §1):
+//! followed by a *tail* of items known to rank below every listed group:
 //!
 //! | kind | groups | tail |
 //! |---|---|---|
@@ -447,8 +446,7 @@ impl Dataset {
     }
 
     /// For a top-k observation ([`Tail::Universe`]) the items of the
-    /// universe it does not list, which all rank below its groups (spec
-    /// §1); empty for other tails. `scratch` has length
+    /// universe it does not list, which all rank below its groups; empty for other tails. `scratch` has length
     /// [`universe`](Self::universe), is all `false` on entry and is left so.
     pub fn unlisted(&self, obs: &Observation, scratch: &mut [bool]) -> Vec<u32> {
         if obs.tail != Tail::Universe {

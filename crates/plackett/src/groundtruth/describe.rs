@@ -1,5 +1,6 @@
-//! Dataset statistics of a selectors file (`ground-truth-aggregation.md`
-//! §7.3), printed by `plackett aggregate --describe`.
+//! Dataset statistics of a selectors file (annotators per case, ranking
+//! lengths, ties and block sizes: what Stutz et al. 2023's Appendix D
+//! describes but does not count), printed by `plackett aggregate --describe`.
 
 use crate::io::selectors::Selectors;
 use std::collections::BTreeMap;

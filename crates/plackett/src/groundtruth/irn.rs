@@ -1,6 +1,5 @@
-//! Inverse rank normalisation (IRN; Stutz et al. Eqs 3–5,
-//! `ground-truth-aggregation.md` §4.1) and the leave-one-annotator-out
-//! agreement of §5.9.
+//! Inverse rank normalisation (IRN; Stutz et al. 2023, §2.3.1, Eqs 3–5) and
+//! the leave-one-annotator-out agreement of their Appendix E.
 
 use crate::io::selectors::Annotation;
 
@@ -83,7 +82,7 @@ pub fn agreement(anns: &[Annotation], split: TieSplit) -> Option<f64> {
 mod tests {
     use super::*;
 
-    /// The Fig. 3 case of `ground-truth-aggregation.md` §4.1 with ids
+    /// The case of Stutz et al. 2023's Fig. 3 with ids
     /// 171 Hemangioma, 245 Melanoma, 348 Pyogenic granuloma,
     /// 29 Angiokeratoma, 40 Atypical Nevus, 244 Melanocytic Nevus,
     /// 276 O/E ecchymoses, 371 Skin Tag.

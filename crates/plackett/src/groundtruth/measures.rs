@@ -1,5 +1,5 @@
-//! Annotation certainty and uncertainty-adjusted metrics
-//! (`ground-truth-aggregation.md` §5). Everything is a Monte Carlo average
+//! Annotation certainty and uncertainty-adjusted metrics (Stutz et al.
+//! 2023, §2.4–2.5 and Appendix C). Everything is a Monte Carlo average
 //! over the plausibility samples of a case; ties in a sample's ranking are
 //! broken towards the lower class id, and so are ties in a model's scores
 //! (the `jax.lax.top_k` convention).

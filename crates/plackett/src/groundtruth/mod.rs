@@ -1,5 +1,4 @@
-//! Evaluation under uncertain ground truth (Stutz et al. 2023,
-//! `ground-truth-aggregation.md`): aggregate experts' differential
+//! Evaluation under uncertain ground truth (Stutz et al. 2023): aggregate experts' differential
 //! diagnoses into posterior plausibilities (IRN, PrIRN, Plackett–Luce) and
 //! score classifiers with uncertainty-adjusted metrics.
 

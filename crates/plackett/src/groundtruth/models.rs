@@ -1,4 +1,4 @@
-//! Per-case aggregation models (`ground-truth-aggregation.md` §4): IRN,
+//! Per-case aggregation models (Stutz et al. 2023, §2.3 and Appendix B): IRN,
 //! PrIRN (Dirichlet(γ·IRN)), Plackett–Luce by Gibbs sampling with repeated
 //! annotations as reliability, and the PL point estimate.
 

@@ -1,5 +1,5 @@
-//! One entry point for PL regression `log λ_i = x_iᵀβ` (Guo et al. 2019; spec
-//! `plackett-luce-core.md` §4): MLE and MAP by Newton
+//! One entry point for PL regression `log λ_i = x_iᵀβ` (Guo et al. 2019):
+//! MLE and MAP by Newton
 //! ([`super::regression`]), and a Gaussian variational posterior either on
 //! the exact bound ([`super::gaussian_vi_exact`], the default) or by Guo
 //! et al. 2019's Algorithm 1 ([`super::gaussian_vi`]). Every engine ends in the same

@@ -1,6 +1,7 @@
 //! Gibbs sampler for PL under Gamma priors (Caron & Doucet 2012; Guo et al. 2019
-//! §3.2; Stutz et al. 2023 App. B with the censored "Variant C" of
-//! `ground-truth-aggregation.md` §4.4.5).
+//! §3.2; Stutz et al. 2023 App. B.2, in its censored form: the items a
+//! top-k observation does not list are never ordered, only right-censored at
+//! the last listed arrival).
 //!
 //! Per sweep, given worths λ:
 //! 1. every unknown-order group's internal order is drawn from its

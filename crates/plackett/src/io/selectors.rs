@@ -1,4 +1,5 @@
-//! Selectors JSON (Stutz et al.; `ground-truth-aggregation.md` §2.7): a list
+//! Selectors JSON (the interchange format of Stutz et al. 2023's released
+//! annotations): a list
 //! of cases, each a list of annotators, each a best-first list of groups of
 //! class ids. Groups are unknown-order ties; every class an annotator did not
 //! list ranks below (a top-k observation of the class universe).

@@ -1,5 +1,5 @@
-//! Unknown-order tied groups: the subset recursion of Stutz et al.,
-//! Appendix B.1 (Eq. 25; `ground-truth-aggregation.md` §4.4.2).
+//! Unknown-order tied groups: the subset recursion of Stutz et al. 2023,
+//! Appendix B.1 (Eq. 25).
 //!
 //! For a group `G` chosen, in some unknown order, before a remainder of total
 //! worth `Z̄`, define for every `A ⊆ G`

@@ -34,8 +34,8 @@ pub fn check_shape(name: &str, shape: f64) -> crate::error::Result<()> {
 ///
 /// For `shape < 1` the draw uses `G = G' · U^{1/shape}` with
 /// `G' ~ Gamma(shape + 1)` (Marsaglia & Tsang 2000, §6), done in log space so
-/// that shapes like 1/419 do not underflow to exact zeros
-/// (`ground-truth-aggregation.md` §11.4).
+/// that shapes like 1/419 (a prior of total shape 1 over Stutz et al. 2023's
+/// 419 classes) do not underflow to exact zeros.
 pub fn ln_gamma_draw<R: rand::Rng + ?Sized>(rng: &mut R, shape: f64, rate: f64) -> f64 {
     debug_assert!(shape > 0.0 && rate > 0.0);
     if shape >= 1.0 {

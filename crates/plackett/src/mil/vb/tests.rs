@@ -200,8 +200,8 @@ fn each_update_maximises_the_elbo_over_its_block() {
     }
 }
 
-/// Every coordinate update (Hu 2024, Appendix B.1, V1–V10 with the
-/// spec's corrections and the exact δ/U step) sets its block where the
+/// Every coordinate update (Hu 2024, Appendix B.1, V1–V10 with its
+/// errata corrected (docs/mil.md) and the exact δ/U step) sets its block where the
 /// ELBO's gradient in that block vanishes: right after the update the
 /// central finite difference of the ELBO along each of the block's
 /// means, along its covariance scaled (`V ↦ e^h V`) and along a
