@@ -79,6 +79,9 @@ impl Progress {
         b.set_style(ProgressStyle::with_template("{spinner} {msg} ({elapsed})").expect("template"));
         b.set_message(what);
         b.set_draw_target(ProgressDrawTarget::stderr());
+        // Drawn now: the steady tick's first draw comes only after its
+        // interval, and a phase shorter than that would never be shown.
+        b.tick();
         b.enable_steady_tick(std::time::Duration::from_millis(120));
         *g = Some(b);
     }
