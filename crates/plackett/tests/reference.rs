@@ -209,3 +209,107 @@ fn choices_pairs_topk_agree_across_algorithms() {
         }
     }
 }
+
+/// Bradley–Terry on Stigler's (1994) citation counts among four statistics
+/// journals (BradleyTerry2's `citations`: how often the row journal's
+/// papers were cited by the column journal's), the maximum-likelihood
+/// abilities and standard errors relative to Biometrika against
+/// BradleyTerry2's `BTm` (Turner & Firth 2012, version 1.1.2, run to a
+/// tight tolerance by `bench/bradleyterry2_compare.sh`; a pair's wins are
+/// the citations each journal received from the other).
+#[test]
+fn citations_bradley_terry_matches_bradleyterry2() {
+    use plackett::io::{Format, read_str};
+    let pairs = "item_i,item_j,i_wins,j_wins\n\
+                 Biometrika,Comm Statist,730,33\n\
+                 Biometrika,JASA,498,320\n\
+                 Biometrika,JRSS-B,221,284\n\
+                 Comm Statist,JASA,68,813\n\
+                 Comm Statist,JRSS-B,17,276\n\
+                 JASA,JRSS-B,142,325\n";
+    let opts = ReadOptions {
+        format: Some(Format::Pairs),
+        ..Default::default()
+    };
+    let ds = read_str("citations.csv", pairs, &opts).unwrap();
+    let reference = ds.items().get("Biometrika").unwrap();
+    // BTm: estimate, standard error.
+    let btm = [
+        ("Comm Statist", -2.94907249684391, 0.102545335511209),
+        ("JASA", -0.479569769751993, 0.0605887292482307),
+        ("JRSS-B", 0.268954055819472, 0.0708299651111413),
+    ];
+    for alg in [Algorithm::Auto, Algorithm::Newton, Algorithm::Mm] {
+        let f = fit_point(
+            &ds,
+            &PointOptions {
+                gauge: Gauge::Reference(reference),
+                algorithm: alg,
+                tol: 1e-12,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        for (name, est, se) in btm {
+            let (v, s) = lw(&f, name);
+            let s = s.unwrap();
+            eprintln!("{alg:?} {name}: {v:.12} ({s:.10}) against BTm {est:.12} ({se:.10})");
+            assert!((v - est).abs() < 1e-9, "{alg:?} {name}: {v} against {est}");
+            assert!(
+                (s - se).abs() < 1e-10 * se,
+                "{alg:?} {name}: se {s} against {se}"
+            );
+        }
+    }
+}
+
+/// Abilities `xᵀβ` from item covariates on paired comparisons (PL
+/// regression, Guo et al. 2019, restricted to pairs: Bradley–Terry with
+/// "player" covariates and no random effect) against BradleyTerry2's `BTm`
+/// on the same files: `tests/data/bt_covariates`, 400 comparisons among 40
+/// items with 3 covariates simulated by `plackett simulate --items 40
+/// --rankings 400 --design pairs --features 3 --seed 7` (true β in
+/// `beta.csv`). BTm's numbers from `bench/bradleyterry2_compare.sh`, glm
+/// run to a tight tolerance; the same script gives 1.7e-13 for the
+/// estimates and 3e-7 for the standard errors on BradleyTerry2's own
+/// `flatlizards` (Whiting et al. 2006), which cannot be shipped.
+#[test]
+fn pair_covariates_match_bradleyterry2() {
+    use plackett::data::features::read_features;
+    use plackett::infer::regression::fit_regression;
+    use plackett::io::Format;
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/bt_covariates");
+    let opts = ReadOptions {
+        format: Some(Format::Pairs),
+        ..Default::default()
+    };
+    let ds = read_path(&dir.join("pairs.csv").to_string_lossy(), &opts).unwrap();
+    assert_eq!((ds.n_items(), ds.n_obs()), (40, 400));
+    let text = std::fs::read_to_string(dir.join("features.csv")).unwrap();
+    let f = read_features("features.csv", &text, ds.items(), false).unwrap();
+    let r = fit_regression(&ds, &f, 0.0, 1e-12, None).unwrap();
+    assert!(r.converged);
+    let se = r.se.clone().unwrap();
+    let btm = [
+        (-0.571358386534478, 0.0878385436579707),
+        (-1.13370237819466, 0.144539310913442),
+        (1.0681222119715, 0.141656612190033),
+    ];
+    eprintln!(
+        "beta {:?} se {se:?} log-likelihood {} (BTm −200.250049270799)",
+        r.beta, r.log_likelihood
+    );
+    assert!((r.log_likelihood - -200.250049270799).abs() < 1e-9);
+    for (k, (est, s)) in btm.iter().enumerate() {
+        assert!(
+            (r.beta[k] - est).abs() < 1e-9,
+            "beta {k}: {} against {est}",
+            r.beta[k]
+        );
+        assert!(
+            (se[k] - s).abs() < 1e-10 * s,
+            "se {k}: {} against {s}",
+            se[k]
+        );
+    }
+}

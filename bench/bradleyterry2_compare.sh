@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# plackett side by side with BradleyTerry2 (Turner & Firth 2012), R's
+# reference implementation of Bradley-Terry models, on the same files:
+#   * citations (Stigler 1994, the package's data): Bradley-Terry MLE with
+#     standard errors, abilities relative to Biometrika;
+#   * flatlizards (Whiting et al. 2006, the package's data): abilities
+#     x'beta from four covariates, no random effect (PL regression on pairs,
+#     Guo et al. 2019's model restricted to comparisons);
+#   * the synthetic pairs of crates/plackett/tests/data/bt_covariates
+#     (which tests/reference.rs checks against this script's numbers);
+#   * timing: 500 items, 50,000 simulated comparisons, plain and with 5
+#     covariates, BTm at glm's default tolerance (what a user gets; wall
+#     seconds of the fit itself) against the whole plackett process.
+# The first three run glm to a tight tolerance (`tight`, see the R script).
+# Needs: Rscript with BradleyTerry2 (Debian: apt-get install
+# r-cran-bradleyterry2), python3, and a release build (cargo build --release).
+# The package's data are read from the installed package, never copied.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bin=target/release/plackett
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+echo "== BradleyTerry2 $(Rscript -e 'cat(as.character(packageVersion("BradleyTerry2")))')"
+Rscript bench/bradleyterry2_compare.R export "$scratch"
+
+compare() { # label, R output file, plackett JSON file, gauge reference or ""
+  python3 - "$@" <<'EOF'
+import json, sys
+label, r_out, pl_json, ref = sys.argv[1:5]
+r = {}
+for line in open(r_out):
+    t = line.split()
+    if t[0] in ("loglik", "seconds"):
+        r[t[0]] = (float(t[1]), None)
+    else:
+        r[" ".join(t[:-2])] = (float(t[-2]), float(t[-1]))
+pl = json.load(open(pl_json))
+rows = []
+if pl.get("coefficients"):
+    for c in pl["coefficients"]:
+        rows.append((c["name"], c["estimate"], c["se"]))
+else:
+    for it in pl["items"]:
+        if it["name"] != ref:
+            rows.append((it["name"], it["log_worth"], it["log_worth_se"]))
+print(f"-- {label}: log-likelihood BTm {r['loglik'][0]:.10f}, plackett {pl['log_likelihood']:.10f}")
+print(f"   {'parameter':<16}{'BTm estimate':>18}{'plackett':>18}{'|diff|':>10}{'BTm se':>14}{'plackett se':>14}{'rel diff':>10}")
+worst = [0.0, 0.0]
+for name, est, se in rows:
+    be, bse = r[name]
+    worst[0] = max(worst[0], abs(est - be))
+    worst[1] = max(worst[1], abs(se - bse) / bse)
+    print(f"   {name:<16}{be:>18.12f}{est:>18.12f}{abs(est - be):>10.1e}{bse:>14.10f}{se:>14.10f}{abs(se - bse) / bse:>10.1e}")
+print(f"   largest |diff| of the estimates {worst[0]:.1e}, of the standard errors (relative) {worst[1]:.1e}; "
+      f"BTm {r['seconds'][0]} s")
+EOF
+}
+
+Rscript bench/bradleyterry2_compare.R plain "$scratch/citations.csv" Biometrika tight | sed 's/ $//' > "$scratch/cit.r"
+$bin fit "$scratch/citations.csv" --format pairs --reference Biometrika --output json > "$scratch/cit.json"
+compare "citations, plain Bradley-Terry" "$scratch/cit.r" "$scratch/cit.json" Biometrika
+
+Rscript bench/bradleyterry2_compare.R covariates "$scratch/lizards.csv" "$scratch/lizards_features.csv" tight > "$scratch/liz.r"
+$bin fit "$scratch/lizards.csv" --format pairs --features "$scratch/lizards_features.csv" --output json > "$scratch/liz.json"
+compare "flatlizards, four covariates" "$scratch/liz.r" "$scratch/liz.json" ""
+
+fix=crates/plackett/tests/data/bt_covariates
+Rscript bench/bradleyterry2_compare.R covariates "$fix/pairs.csv" "$fix/features.csv" tight > "$scratch/syn.r"
+$bin fit "$fix/pairs.csv" --format pairs --features "$fix/features.csv" --output json > "$scratch/syn.json"
+compare "synthetic fixture (40 items, 400 pairs, 3 covariates)" "$scratch/syn.r" "$scratch/syn.json" ""
+
+# Timing on a larger problem.
+$bin simulate --items 500 --rankings 50000 --design pairs --features 5 --seed 11 \
+    --out "$scratch/big.json" --features-out "$scratch/big_features.csv"
+python3 - "$scratch/big.json" "$scratch/big.csv" <<'EOF'
+import json, sys
+with open(sys.argv[2], "w") as f:
+    f.write("item_i,item_j,i_wins,j_wins\n")
+    for w, l in json.load(open(sys.argv[1])):
+        f.write(f"{w},{l},1,0\n")
+EOF
+Rscript bench/bradleyterry2_compare.R plain "$scratch/big.csv" 0 > "$scratch/big_plain.r"
+start=$(date +%s.%N)
+$bin fit "$scratch/big.csv" --format pairs --reference 0 --output json > "$scratch/big_plain.json"
+end=$(date +%s.%N)
+compare "500 items, 50,000 pairs, plain (plackett $(python3 -c "print(f'{$end - $start:.3f}')") s)" \
+    "$scratch/big_plain.r" "$scratch/big_plain.json" 0 | sed -n '1p;$p'
+Rscript bench/bradleyterry2_compare.R covariates "$scratch/big.csv" "$scratch/big_features.csv" > "$scratch/big_cov.r"
+start=$(date +%s.%N)
+$bin fit "$scratch/big.csv" --format pairs --features "$scratch/big_features.csv" --output json > "$scratch/big_cov.json"
+end=$(date +%s.%N)
+compare "500 items, 50,000 pairs, 5 covariates (plackett $(python3 -c "print(f'{$end - $start:.3f}')") s)" \
+    "$scratch/big_cov.r" "$scratch/big_cov.json" "" | sed -n '1p;$p'
