@@ -10,6 +10,9 @@
 #   Rscript bench/bradleyterry2_compare.R plain PAIRS.csv REFERENCE [tight]
 #       Bradley-Terry MLE of pairwise counts (columns: two items, then
 #       the first's and the second's wins), abilities relative to REFERENCE;
+#   Rscript bench/bradleyterry2_compare.R quasi PAIRS.csv REFERENCE
+#       quasi-variances of the abilities by qvcalc, and qvcalc's criterion
+#       minimised to a tight tolerance;
 #   Rscript bench/bradleyterry2_compare.R covariates PAIRS.csv FEATURES.csv [tight]
 #       abilities x'beta from item covariates (FEATURES: item, then one
 #       column per covariate), no random effect.
@@ -75,6 +78,33 @@ if (mode == "export") {
     BTm(cbind(wi, wj), i, j, form, id = "..", data = list(contests = p, predictors = pred),
         control = control)))
   report(fit, t)
+} else if (mode == "quasi") {
+  suppressPackageStartupMessages(library(qvcalc))
+  p <- pairs_frame(args[2])
+  fit <- BTm(cbind(wi, wj), i, j, data = p, refcat = args[3],
+             control = glm.control(epsilon = 1e-14, maxit = 100))
+  V <- vcov(BTabilities(fit))
+  qv <- qvcalc(BTabilities(fit))
+  # qvcalc's criterion, the sum over pairs of (log v - log(q_i + q_j))^2,
+  # minimised by plain Gauss-Newton to a tight tolerance (qvcalc stops at
+  # glm's default 1e-8).
+  n <- nrow(V)
+  pr <- t(combn(n, 2))
+  v <- V[cbind(pr[, 1], pr[, 1])] + V[cbind(pr[, 2], pr[, 2])] - 2 * V[pr]
+  L <- matrix(0, nrow(pr), n)
+  L[cbind(seq_len(nrow(pr)), pr[, 1])] <- 1
+  L[cbind(seq_len(nrow(pr)), pr[, 2])] <- 1
+  q <- qv$qvframe$quasiVar
+  for (it in 1:100) {
+    mu <- drop(L %*% q)
+    J <- L / mu
+    step <- drop(solve(crossprod(J), crossprod(J, log(v) - log(mu))))
+    q <- q + step
+    if (max(abs(step)) < 1e-17) break
+  }
+  cat("qvcalc", format(qv$qvframe$quasiVar, digits = 15), "\n")
+  cat("tight", format(q, digits = 15), "\n")
+  cat("relerr", format(range(qv$relerrs), digits = 15), "\n")
 } else {
-  stop("mode: export, plain or covariates")
+  stop("mode: export, plain, covariates or quasi")
 }

@@ -6,6 +6,9 @@
 #   * flatlizards (Whiting et al. 2006, the package's data): abilities
 #     x'beta from four covariates, no random effect (PL regression on pairs,
 #     Guo et al. 2019's model restricted to comparisons);
+#   * the citations' quasi-variances against qvcalc (Firth's package, which
+#     PlackettLuce and BradleyTerry2 call), and against its criterion
+#     minimised to a tight tolerance;
 #   * the synthetic pairs of crates/plackett/tests/data/bt_covariates
 #     (which tests/reference.rs checks against this script's numbers);
 #   * timing: 500 items, 50,000 simulated comparisons, plain and with 5
@@ -63,6 +66,28 @@ compare "citations, plain Bradley-Terry" "$scratch/cit.r" "$scratch/cit.json" Bi
 Rscript bench/bradleyterry2_compare.R covariates "$scratch/lizards.csv" "$scratch/lizards_features.csv" tight > "$scratch/liz.r"
 $bin fit "$scratch/lizards.csv" --format pairs --features "$scratch/lizards_features.csv" --output json > "$scratch/liz.json"
 compare "flatlizards, four covariates" "$scratch/liz.r" "$scratch/liz.json" ""
+
+# Quasi-variances of the citations abilities: qvcalc (which PlackettLuce and
+# BradleyTerry2 call) against `plackett fit --quasi`.
+Rscript bench/bradleyterry2_compare.R quasi "$scratch/citations.csv" Biometrika > "$scratch/qv.r"
+$bin fit "$scratch/citations.csv" --format pairs --reference Biometrika --quasi --output json > "$scratch/qv.json"
+python3 - "$scratch/qv.r" "$scratch/qv.json" <<'EOF'
+import json, sys
+r = {}
+for line in open(sys.argv[1]):
+    t = line.split()
+    r[t[0]] = [float(x) for x in t[1:]]
+q = json.load(open(sys.argv[2]))["quasi_variances"]
+names = [it["name"] for it in q["items"]]
+ours = [it["quasi_var"] for it in q["items"]]
+print("-- citations, quasi-variances (Firth & de Menezes 2004)")
+for name, a, b, c in zip(names, r["qvcalc"], r["tight"], ours):
+    print(f"   {name:<16} qvcalc {a:.12f}  criterion to 1e-17 {b:.12f}  plackett {c:.12f}  "
+          f"rel diff {abs(c - b) / b:.1e} ({abs(c - a) / a:.1e} to qvcalc)")
+lo, hi = q["worst_relative_error_simple_pct"]
+print(f"   worst relative errors over simple contrasts: qvcalc {100 * r['relerr'][0]:.4f}% / "
+      f"{100 * r['relerr'][1]:.4f}%, plackett {lo:.4f}% / {hi:.4f}%")
+EOF
 
 fix=crates/plackett/tests/data/bt_covariates
 Rscript bench/bradleyterry2_compare.R covariates "$fix/pairs.csv" "$fix/features.csv" tight > "$scratch/syn.r"

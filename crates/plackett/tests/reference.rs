@@ -263,6 +263,63 @@ fn citations_bradley_terry_matches_bradleyterry2() {
     }
 }
 
+/// Quasi-variances (Firth & de Menezes 2004) of the citations abilities
+/// against the `qvcalc` package that PlackettLuce and BradleyTerry2 call
+/// (`qvcalc(BTabilities(BTm(…)))`, qvcalc 1.0.2: 0.00177417668, 0.00850747204,
+/// 0.00183576933, 0.00342411548 at glm's default tolerance), and against
+/// its criterion, `Σ (log v_ij − log(q_i + q_j))²`, minimised to 1e-17 by a
+/// few lines of Gauss–Newton in R (`bench/bradleyterry2_compare.sh`); the
+/// worst relative errors over simple contrasts as qvcalc's `relerrs`.
+#[test]
+fn citations_quasi_variances_match_qvcalc() {
+    use plackett::io::{Format, read_str};
+    use plackett::posterior::quasi::quasi_variances;
+    let pairs = "item_i,item_j,i_wins,j_wins\n\
+                 Biometrika,Comm Statist,730,33\n\
+                 Biometrika,JASA,498,320\n\
+                 Biometrika,JRSS-B,221,284\n\
+                 Comm Statist,JASA,68,813\n\
+                 Comm Statist,JRSS-B,17,276\n\
+                 JASA,JRSS-B,142,325\n";
+    let opts = ReadOptions {
+        format: Some(Format::Pairs),
+        ..Default::default()
+    };
+    let ds = read_str("citations.csv", pairs, &opts).unwrap();
+    let f = fit_point(
+        &ds,
+        &PointOptions {
+            gauge: Gauge::Reference(ds.items().get("Biometrika").unwrap()),
+            covariance: true,
+            tol: 1e-12,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let q = quasi_variances(f.covariance.as_ref().unwrap()).unwrap();
+    // Items in their order of appearance: Biometrika, Comm Statist, JASA, JRSS-B.
+    let tight = [
+        0.00177417612712927,
+        0.00850747277466227,
+        0.00183577002172481,
+        0.00342411488197666,
+    ];
+    let qvcalc = [
+        0.0017741766825907,
+        0.00850747203549464,
+        0.0018357693341563,
+        0.00342411547858724,
+    ];
+    for ((a, t), c) in q.quasi_var.iter().zip(tight).zip(qvcalc) {
+        eprintln!("quasi-variance {a:.15} against {t:.15} (qvcalc {c:.15})");
+        assert!((a - t).abs() < 1e-9 * t, "{a} against {t}");
+        assert!((a - c).abs() < 1e-6 * c, "{a} against qvcalc's {c}");
+    }
+    let (lo, hi) = q.relative_error_simple;
+    assert!((lo - -0.0273330054544156).abs() < 1e-9, "{lo}");
+    assert!((hi - 0.0359704969474668).abs() < 1e-9, "{hi}");
+}
+
 /// Abilities `xᵀβ` from item covariates on paired comparisons (PL
 /// regression, Guo et al. 2019, restricted to pairs: Bradley–Terry with
 /// "player" covariates and no random effect) against BradleyTerry2's `BTm`
