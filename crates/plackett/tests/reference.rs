@@ -210,15 +210,10 @@ fn choices_pairs_topk_agree_across_algorithms() {
     }
 }
 
-/// Bradley–Terry on Stigler's (1994) citation counts among four statistics
-/// journals (BradleyTerry2's `citations`: how often the row journal's
-/// papers were cited by the column journal's), the maximum-likelihood
-/// abilities and standard errors relative to Biometrika against
-/// BradleyTerry2's `BTm` (Turner & Firth 2012, version 1.1.2, run to a
-/// tight tolerance by `bench/bradleyterry2_compare.sh`; a pair's wins are
-/// the citations each journal received from the other).
-#[test]
-fn citations_bradley_terry_matches_bradleyterry2() {
+/// Stigler's (1994) citation counts among four statistics journals as
+/// BradleyTerry2's `countsToBinomial(citations)` gives them: a pair's wins
+/// are the citations each journal received from the other.
+fn citations() -> plackett::data::Dataset {
     use plackett::io::{Format, read_str};
     let pairs = "item_i,item_j,i_wins,j_wins\n\
                  Biometrika,Comm Statist,730,33\n\
@@ -231,7 +226,19 @@ fn citations_bradley_terry_matches_bradleyterry2() {
         format: Some(Format::Pairs),
         ..Default::default()
     };
-    let ds = read_str("citations.csv", pairs, &opts).unwrap();
+    read_str("citations.csv", pairs, &opts).unwrap()
+}
+
+/// Bradley–Terry on Stigler's (1994) citation counts among four statistics
+/// journals (BradleyTerry2's `citations`: how often the row journal's
+/// papers were cited by the column journal's), the maximum-likelihood
+/// abilities and standard errors relative to Biometrika against
+/// BradleyTerry2's `BTm` (Turner & Firth 2012, version 1.1.2, run to a
+/// tight tolerance by `bench/bradleyterry2_compare.sh`; a pair's wins are
+/// the citations each journal received from the other).
+#[test]
+fn citations_bradley_terry_matches_bradleyterry2() {
+    let ds = citations();
     let reference = ds.items().get("Biometrika").unwrap();
     // BTm: estimate, standard error.
     let btm = [
@@ -272,20 +279,8 @@ fn citations_bradley_terry_matches_bradleyterry2() {
 /// worst relative errors over simple contrasts as qvcalc's `relerrs`.
 #[test]
 fn citations_quasi_variances_match_qvcalc() {
-    use plackett::io::{Format, read_str};
     use plackett::posterior::quasi::quasi_variances;
-    let pairs = "item_i,item_j,i_wins,j_wins\n\
-                 Biometrika,Comm Statist,730,33\n\
-                 Biometrika,JASA,498,320\n\
-                 Biometrika,JRSS-B,221,284\n\
-                 Comm Statist,JASA,68,813\n\
-                 Comm Statist,JRSS-B,17,276\n\
-                 JASA,JRSS-B,142,325\n";
-    let opts = ReadOptions {
-        format: Some(Format::Pairs),
-        ..Default::default()
-    };
-    let ds = read_str("citations.csv", pairs, &opts).unwrap();
+    let ds = citations();
     let f = fit_point(
         &ds,
         &PointOptions {
