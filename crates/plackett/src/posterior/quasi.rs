@@ -6,10 +6,9 @@
 //! minimise `Σ_{i<j} (log v_ij − log μ_ij)²` with `μ_ij = q_i + q_j`, the
 //! squared log-ratios of the contrast variances, by Gauss–Newton written as
 //! iteratively reweighted least squares (weights `1/μ²`, working response
-//! `μ(1 + log v − log μ)`). Until 2026-12-01 plackett minimised the gamma
-//! deviance `Σ [v/μ − 1 − log(v/μ)]` instead, which agrees to second order
-//! in the relative errors (so on the puddings to the five printed
-//! decimals) but not beyond (0.2% on Stigler's citations).
+//! `μ(1 + log v − log μ)`). (The gamma deviance `Σ [v/μ − 1 − log(v/μ)]`
+//! agrees with it to second order in the relative errors only: 0.2% apart
+//! on Stigler's citations; docs/models.md.)
 
 use crate::error::{Error, Result};
 use crate::numerics::linalg::Cholesky;
@@ -44,11 +43,15 @@ pub fn quasi_variances(cov: &DMatrix<f64>) -> Result<QuasiVariances> {
                 .into(),
         ));
     }
-    let pairs: Vec<(usize, usize, f64)> = (0..n)
+    // Every simple contrast θ_i − θ_j and its variance v.
+    let pairs: Vec<(usize, usize)> = (0..n)
         .flat_map(|i| (i + 1..n).map(move |j| (i, j)))
-        .map(|(i, j)| (i, j, cov[(i, i)] + cov[(j, j)] - 2.0 * cov[(i, j)]))
         .collect();
-    if pairs.iter().any(|p| !(p.2.is_finite() && p.2 > 0.0)) {
+    let v: Vec<f64> = pairs
+        .iter()
+        .map(|&(i, j)| cov[(i, i)] + cov[(j, j)] - 2.0 * cov[(i, j)])
+        .collect();
+    if v.iter().any(|v| !(v.is_finite() && *v > 0.0)) {
         return Err(Error::Numerical(
             "a contrast has no positive variance; quasi-variances are undefined".into(),
         ));
@@ -57,7 +60,7 @@ pub fn quasi_variances(cov: &DMatrix<f64>) -> Result<QuasiVariances> {
     let fit_to = |y: &[f64], w: &dyn Fn(usize) -> f64| -> Option<Vec<f64>> {
         let mut a = DMatrix::<f64>::zeros(n, n);
         let mut b = DVector::<f64>::zeros(n);
-        for (k, (&(i, j, _), &v)) in pairs.iter().zip(y).enumerate() {
+        for (k, (&(i, j), &v)) in pairs.iter().zip(y).enumerate() {
             let wk = w(k);
             a[(i, i)] += wk;
             a[(j, j)] += wk;
@@ -69,11 +72,10 @@ pub fn quasi_variances(cov: &DMatrix<f64>) -> Result<QuasiVariances> {
         Cholesky::new(&a).map(|c| c.solve(&b).iter().copied().collect())
     };
     // Start: least squares of v_ij on q_i + q_j (unit weights).
-    let v: Vec<f64> = pairs.iter().map(|p| p.2).collect();
     let mut q =
         fit_to(&v, &|_| 1.0).ok_or_else(|| Error::Numerical("quasi-variance start".into()))?;
     for _ in 0..100 {
-        let mu: Vec<f64> = pairs.iter().map(|&(i, j, _)| q[i] + q[j]).collect();
+        let mu: Vec<f64> = pairs.iter().map(|&(i, j)| q[i] + q[j]).collect();
         if mu.iter().any(|m| m.is_nan() || *m <= 0.0) {
             return Err(Error::Numerical(
                 "quasi-variances: a fitted contrast variance is not positive".into(),
@@ -82,10 +84,10 @@ pub fn quasi_variances(cov: &DMatrix<f64>) -> Result<QuasiVariances> {
         // Gauss–Newton for Σ (log v − log μ)²: the Jacobian of log μ_k is
         // L_k / μ_k, so the step is a least-squares fit with weights 1/μ²
         // of the working response μ(1 + log v − log μ) on L.
-        let work: Vec<f64> = pairs
+        let work: Vec<f64> = v
             .iter()
             .zip(&mu)
-            .map(|(&(_, _, v), &m)| m * (1.0 + v.ln() - m.ln()))
+            .map(|(&v, &m)| m * (1.0 + v.ln() - m.ln()))
             .collect();
         let next = fit_to(&work, &|k| 1.0 / (mu[k] * mu[k]))
             .ok_or_else(|| Error::Numerical("quasi-variance weighted fit".into()))?;
@@ -100,7 +102,7 @@ pub fn quasi_variances(cov: &DMatrix<f64>) -> Result<QuasiVariances> {
         }
     }
     let mut simple = (f64::INFINITY, f64::NEG_INFINITY);
-    for &(i, j, v) in &pairs {
+    for (&(i, j), &v) in pairs.iter().zip(&v) {
         let e = ((q[i] + q[j]) / v).sqrt() - 1.0;
         simple = (simple.0.min(e), simple.1.max(e));
     }
