@@ -144,7 +144,7 @@ fn usage_error(e: clap::Error) -> ! {
         line.push(' ');
         line.push_str(values);
     }
-    eprintln!("error: {line} (see --help)");
+    eprintln!("error: {} (see --help)", plackett::error::one_line(&line));
     std::process::exit(2);
 }
 
@@ -215,7 +215,7 @@ fn main() {
                 joined.push_str(&c);
             }
         }
-        let msg = cli_text(&joined.replace('\n', " "));
+        let msg = cli_text(&plackett::error::one_line(&joined));
         eprintln!("error: {msg}");
         std::process::exit(2);
     }

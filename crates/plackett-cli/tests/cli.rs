@@ -422,3 +422,36 @@ fn io_errors_say_their_reason_once() {
         assert_eq!(err.lines().count(), 1, "{err}");
     }
 }
+
+/// Damaged files found by mutating the shipped data (a byte turned into a
+/// record separator in a header, a stray quote that swallows a carriage
+/// return): the messages quote the damaged names, escaped, on one line.
+#[test]
+fn errors_quoting_damaged_names_stay_on_one_line() {
+    let dir = tmpdir("damaged_names");
+    let pairs = dir.join("pairs.csv");
+    std::fs::write(
+        &pairs,
+        "brand_i,brand_j,n_c\x1empared,i_wins\r\n1,2,5,3\r\n",
+    )
+    .unwrap();
+    let out = bin()
+        .args(["fit", pairs.to_str().unwrap()])
+        .output()
+        .unwrap();
+    fails(&out, "n_c\\u{1e}mpared");
+    let list = dir.join("list.csv");
+    std::fs::write(&list, "\u{feff}\",known\r\n").unwrap();
+    let out = bin()
+        .args(["keywords", "batch", list.to_str().unwrap()])
+        .output()
+        .unwrap();
+    fails(&out, "expected a header with columns file and known");
+    fails(&out, "\\r");
+    // A control character in a command-line argument, too.
+    let out = bin()
+        .args(["fit", "x.csv", "--engine", "gi\rbbs"])
+        .output()
+        .unwrap();
+    fails(&out, "gi\\rbbs");
+}

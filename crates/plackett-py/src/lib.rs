@@ -35,7 +35,10 @@ mod sharded;
 /// `KeyboardInterrupt`.
 pub(crate) fn err(e: plackett::Error) -> PyErr {
     use plackett::error::{ParamStyle, render_params};
-    let msg = render_params(&e.to_string(), ParamStyle::Python);
+    let msg = render_params(
+        &plackett::error::one_line(&e.to_string()),
+        ParamStyle::Python,
+    );
     match e {
         plackett::Error::Cancelled => pyo3::exceptions::PyKeyboardInterrupt::new_err(msg),
         _ => PyValueError::new_err(msg),

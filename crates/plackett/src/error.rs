@@ -103,7 +103,32 @@ pub enum Error {
 /// name) is cut in the middle so the error stays one readable line.
 const MESSAGE_MAX: usize = 400;
 
+/// `msg` on one line: newlines become spaces, and every other control
+/// character (a carriage return, a record separator from a damaged file)
+/// and Unicode's line and paragraph separators are escaped (`\\r`,
+/// `\\u{1e}`), so that an error quoting user data stays one line for a
+/// terminal, a log and Python's `str.splitlines`.
+pub fn one_line(msg: &str) -> std::borrow::Cow<'_, str> {
+    let breaks = |c: char| c.is_control() || c == '\u{2028}' || c == '\u{2029}';
+    if !msg.chars().any(breaks) {
+        return std::borrow::Cow::Borrowed(msg);
+    }
+    let mut out = String::with_capacity(msg.len() + 8);
+    for c in msg.chars() {
+        match c {
+            '\n' => out.push(' '),
+            c if breaks(c) => out.extend(c.escape_default()),
+            c => out.push(c),
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 fn cap(msg: String) -> String {
+    let msg = match one_line(&msg) {
+        std::borrow::Cow::Borrowed(_) => msg,
+        std::borrow::Cow::Owned(m) => m,
+    };
     let n = msg.chars().count();
     if n <= MESSAGE_MAX {
         return msg;
@@ -282,5 +307,16 @@ mod tests {
             render_params("`pseudo=0.5`", ParamStyle::Cli),
             "--pseudo 0.5"
         );
+    }
+
+    #[test]
+    fn one_line_escapes_what_would_break_a_line() {
+        assert_eq!(one_line("plain, é ✓"), "plain, é ✓");
+        assert_eq!(one_line("a\nb"), "a b");
+        assert_eq!(one_line("col\r"), "col\\r");
+        assert_eq!(one_line("n_c\u{1e}mpared"), "n_c\\u{1e}mpared");
+        assert_eq!(one_line("x\u{2028}y"), "x\\u{2028}y");
+        let e = Error::input("f.csv", Some(1), "no column \"a\rb\"");
+        assert_eq!(e.to_string(), "f.csv:1: no column \"a\\rb\"");
     }
 }

@@ -73,6 +73,12 @@ pub fn fails(out: &Output, needle: &str) {
     );
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");
+    // Nor a carriage return or another control character inside it, which
+    // a terminal, a log or Python's `splitlines` would break the line at.
+    assert!(
+        !err.trim_end_matches('\n').chars().any(char::is_control),
+        "control characters: {err:?}"
+    );
     assert!(err.contains(needle), "{err:?} should mention {needle:?}");
     assert!(!err.contains("panicked"), "{err}");
 }
