@@ -402,6 +402,25 @@ pub fn log_likelihood(ds: &Dataset, theta: &[f64], scope: Scope) -> f64 {
     sweep(ds, &lam, &log_lam, &wins(ds, scope), scope).loglik
 }
 
+/// The widest spread of log-worths (largest minus smallest) for which
+/// one global scale serves every choice: worths are scaled so that the
+/// largest is 1 ([`scaled`]), and a worth below e^−708 underflows to zero,
+/// which would turn a choice among only such items into 0/0. Fits stay far
+/// inside it; posterior draws under a very weak prior (Gamma shape 0.01,
+/// items that never win) can pass it, and [`log_likelihood_per_obs`] then
+/// scales each stage by its own largest worth.
+pub const MAX_LOG_WORTH_SPREAD: f64 = 700.0;
+
+/// Largest minus smallest of `theta` (0 for an empty slice).
+pub fn log_worth_spread(theta: &[f64]) -> f64 {
+    let (lo, hi) = theta
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &t| {
+            (lo.min(t), hi.max(t))
+        });
+    if theta.is_empty() { 0.0 } else { hi - lo }
+}
+
 /// Worths scaled so the largest is 1, and their logs.
 pub fn scaled(theta: &[f64]) -> (Vec<f64>, Vec<f64>) {
     let m = theta.iter().copied().fold(f64::NEG_INFINITY, f64::max);
@@ -437,6 +456,9 @@ pub fn relative_score_norm(g: &[f64], wins: &[f64]) -> f64 {
 
 /// Log-likelihood of each observation separately at log-worths `theta`.
 pub fn log_likelihood_per_obs(ds: &Dataset, theta: &[f64]) -> Vec<f64> {
+    if log_worth_spread(theta) > MAX_LOG_WORTH_SPREAD {
+        return log_likelihood_per_obs_wide(ds, theta);
+    }
     let (lam, log_lam) = scaled(theta);
     let total = universe_sum(ds, &lam);
     let mut den = vec![0.0; ds.n_items()];
@@ -457,6 +479,66 @@ pub fn log_likelihood_per_obs(ds: &Dataset, theta: &[f64]) -> Vec<f64> {
                     wt += obs.weight * log_lam[m as usize];
                 }
             }
+            l + wt
+        })
+        .collect()
+}
+
+/// [`log_likelihood_per_obs`] for log-worths spread beyond
+/// [`MAX_LOG_WORTH_SPREAD`], where one global scale would underflow every
+/// worth of a stage whose items all sit far below the largest (a 0/0).
+/// Untied observations are computed in log space stage by stage,
+/// `Σ_k w(θ_k − ln Σ_{j ≥ k} e^{θ_j})` with the suffix log-sum-exp from the
+/// end (the unlisted universe's mass included for top-k rankings), which is
+/// exact at any spread; tied ones with the worths scaled by the largest of
+/// their own choice set, exact unless the items of that one observation
+/// themselves span more than [`MAX_LOG_WORTH_SPREAD`].
+pub fn log_likelihood_per_obs_wide(ds: &Dataset, theta: &[f64]) -> Vec<f64> {
+    use crate::numerics::log_add_exp;
+    let u = ds.universe();
+    let mut den = vec![0.0; ds.n_items()];
+    let mut s = Scratch::default();
+    let mut lam = vec![0.0; theta.len()];
+    let mut listed = vec![false; u];
+    let mut suffix = Vec::new();
+    (0..ds.n_obs())
+        .map(|o| {
+            let obs = ds.obs(o);
+            let mem = obs.members;
+            let rest = if obs.tail == Tail::Universe {
+                let inside = |m: &&u32| (**m as usize) < u;
+                mem.iter()
+                    .filter(inside)
+                    .for_each(|&m| listed[m as usize] = true);
+                let r = (0..u)
+                    .filter(|&i| !listed[i])
+                    .fold(f64::NEG_INFINITY, |acc, i| log_add_exp(acc, theta[i]));
+                mem.iter()
+                    .filter(inside)
+                    .for_each(|&m| listed[m as usize] = false);
+                r
+            } else {
+                f64::NEG_INFINITY
+            };
+            if let Some(stages) = ds.fast_stages(o) {
+                suffix.clear();
+                suffix.resize(mem.len() + 1, rest);
+                for k in (0..mem.len()).rev() {
+                    suffix[k] = log_add_exp(suffix[k + 1], theta[mem[k] as usize]);
+                }
+                return obs.weight
+                    * (0..stages)
+                        .map(|k| theta[mem[k] as usize] - suffix[k])
+                        .sum::<f64>();
+            }
+            let top = mem.iter().map(|&m| theta[m as usize]).fold(rest, f64::max);
+            for (l, t) in lam.iter_mut().zip(theta) {
+                *l = (t - top).exp();
+            }
+            let total = universe_sum(ds, &lam);
+            let (l, _) = sweep_obs(ds, o, &lam, total, &mut den, &mut s);
+            let mut wt = 0.0;
+            for_each_winner(ds, o, |m| wt += obs.weight * (theta[m as usize] - top));
             l + wt
         })
         .collect()
