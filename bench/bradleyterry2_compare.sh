@@ -27,36 +27,7 @@ echo "== BradleyTerry2 $(Rscript -e 'cat(as.character(packageVersion("BradleyTer
 Rscript bench/bradleyterry2_compare.R export "$scratch"
 
 compare() { # label, R output file, plackett JSON file, gauge reference or ""
-  python3 - "$@" <<'EOF'
-import json, sys
-label, r_out, pl_json, ref = sys.argv[1:5]
-r = {}
-for line in open(r_out):
-    t = line.split()
-    if t[0] in ("loglik", "seconds"):
-        r[t[0]] = (float(t[1]), None)
-    else:
-        r[" ".join(t[:-2])] = (float(t[-2]), float(t[-1]))
-pl = json.load(open(pl_json))
-rows = []
-if pl.get("coefficients"):
-    for c in pl["coefficients"]:
-        rows.append((c["name"], c["estimate"], c["se"]))
-else:
-    for it in pl["items"]:
-        if it["name"] != ref:
-            rows.append((it["name"], it["log_worth"], it["log_worth_se"]))
-print(f"-- {label}: log-likelihood BTm {r['loglik'][0]:.10f}, plackett {pl['log_likelihood']:.10f}")
-print(f"   {'parameter':<16}{'BTm estimate':>18}{'plackett':>18}{'|diff|':>10}{'BTm se':>14}{'plackett se':>14}{'rel diff':>10}")
-worst = [0.0, 0.0]
-for name, est, se in rows:
-    be, bse = r[name]
-    worst[0] = max(worst[0], abs(est - be))
-    worst[1] = max(worst[1], abs(se - bse) / bse)
-    print(f"   {name:<16}{be:>18.12f}{est:>18.12f}{abs(est - be):>10.1e}{bse:>14.10f}{se:>14.10f}{abs(se - bse) / bse:>10.1e}")
-print(f"   largest |diff| of the estimates {worst[0]:.1e}, of the standard errors (relative) {worst[1]:.1e}; "
-      f"BTm {r['seconds'][0]} s")
-EOF
+  python3 bench/compare_r_fit.py "$@"
 }
 
 Rscript bench/bradleyterry2_compare.R plain "$scratch/citations.csv" Biometrika tight | sed 's/ $//' > "$scratch/cit.r"

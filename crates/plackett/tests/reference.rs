@@ -83,6 +83,48 @@ fn nascar_mle_matches_hunter() {
     }
 }
 
+/// All 87 drivers with 0.5 pseudo-rankings against a ghost item
+/// (PlackettLuce's default remedy, Turner et al. 2020): log-worths relative
+/// to Austin Cameron and their standard errors against PlackettLuce 0.3.2
+/// itself, run to epsilon = 1e-12 by bench/plackettluce_compare.sh
+/// (2026-12-01; its largest differences over all 86 drivers 1.4e-9 and
+/// 6.4e-10 relative). Standard errors use the real rankings only, as
+/// PlackettLuce's do.
+#[test]
+fn nascar_pseudo_rankings_match_plackettluce() {
+    let d = data_dir();
+    let ds = read_path(&path(&d, "nascar2002/results.csv"), &nascar_opts()).unwrap();
+    let reference = ds.items().get("Austin Cameron").unwrap();
+    let f = fit_point(
+        &ds,
+        &PointOptions {
+            pseudo: Some(0.5),
+            gauge: Gauge::Reference(reference),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert!(f.converged);
+    assert!(
+        (f.log_likelihood - -4193.5923414107).abs() < 1e-7,
+        "{}",
+        f.log_likelihood
+    );
+    for (name, est, se) in [
+        ("PJ Jones", 3.195986280681, 1.7291028198),
+        ("Mark Martin", 1.910211935908, 0.9837119529),
+        ("Tony Stewart", 1.670375906967, 0.9850582115),
+        ("Dick Trickle", -0.379554673717, 1.1329750108),
+        ("Andy Hillenburg", -2.171064964915, 1.8129935921),
+        ("Randy Renfrow", -1.768628723861, 1.9048714922),
+    ] {
+        let (v, s) = lw(&f, name);
+        let s = s.unwrap();
+        assert!((v - est).abs() < 1e-7, "{name}: {v} vs {est}");
+        assert!((s - se).abs() < 1e-7 * se, "{name}: se {s} vs {se}");
+    }
+}
+
 #[test]
 fn nascar_all_drivers_needs_a_remedy() {
     let d = data_dir();
