@@ -7,10 +7,12 @@ bench/plackettluce_compare.sh.
 R_OUTPUT holds "name estimate se" lines, then "loglik value" and
 "seconds value" (what the two R scripts print; a reference item's row,
 se NA, is skipped); PLACKETT_JSON is `plackett fit --output json`
-(coefficients of a regression, else log-worths relative to REFERENCE);
+(coefficients of a regression, else log-worths relative to REFERENCE,
+and log δ_k of the tie prevalences with ties as events);
 PEER names the R program in the report (BTm by default).
 """
 import json
+import math
 import sys
 
 label, r_out, pl_json, ref = sys.argv[1:5]
@@ -31,6 +33,10 @@ else:
     for it in pl["items"]:
         if it["name"] != ref:
             rows.append((it["name"], it["log_worth"], it["log_worth_se"]))
+# Tie prevalences of ties as events (PlackettLuce's `tie2`, `tie3`, … are
+# log δ_k; plackett reports δ_k and its standard error).
+for t in pl.get("tie_parameters") or []:
+    rows.append((f"tie{t['order']}", math.log(t["delta"]), t["se"] / t["delta"]))
 print(f"-- {label}: log-likelihood {peer} {r['loglik'][0]:.10f}, plackett {pl['log_likelihood']:.10f}")
 head = f"{peer} estimate"
 print(f"   {'parameter':<24}{head:>18}{'plackett':>18}{'|diff|':>10}{peer + ' se':>14}{'plackett se':>14}{'rel diff':>10}")

@@ -6,6 +6,8 @@
 #     (`--pseudo 0.5`), and the plain MLE without the four drivers who
 #     always finished last; log-worths relative to Austin Cameron and their
 #     standard errors, PlackettLuce run to epsilon = 1e-12;
+#   * ties as events (Davidson-Luce), simulated rankings with ties of
+#     order 2 and 3: log-worths, tie prevalences, standard errors;
 #   * timing on simulated sub-rankings (10 of 100 items, 10,000 rankings;
 #     10 of 500 items, 20,000 rankings): PlackettLuce at its defaults (what
 #     a user gets; wall seconds of the fit and its summary with standard
@@ -28,8 +30,11 @@ cols=(--ranking-col race --rank-col position --item-col driver)
 last="Andy Hillenburg,Gary Bradberry,Jason Hedlesky,Randy Renfrow"
 
 Rscript bench/plackettluce_compare.R $nascar 0.5 "Austin Cameron" tight > "$scratch/pseudo.r"
+start=$(date +%s.%N)
 $bin fit $nascar "${cols[@]}" --pseudo 0.5 --reference "Austin Cameron" --output json > "$scratch/pseudo.json"
-python3 bench/compare_r_fit.py "NASCAR 2002, 87 drivers, 0.5 pseudo-rankings" \
+end=$(date +%s.%N)
+python3 bench/compare_r_fit.py \
+    "NASCAR 2002, 87 drivers, 0.5 pseudo-rankings (plackett $(python3 -c "print(f'{$end - $start:.3f}')") s)" \
     "$scratch/pseudo.r" "$scratch/pseudo.json" "Austin Cameron" PlackettLuce
 
 python3 - "$nascar" "$scratch/nascar83.csv" "$last" <<'EOF'
@@ -49,9 +54,40 @@ with open(sys.argv[2], "w", newline="") as f:
             w.writerow([race, k + 1, driver])
 EOF
 Rscript bench/plackettluce_compare.R "$scratch/nascar83.csv" 0 "Austin Cameron" tight > "$scratch/mle.r"
+start=$(date +%s.%N)
 $bin fit $nascar "${cols[@]}" --exclude "$last" --reference "Austin Cameron" --output json > "$scratch/mle.json"
-python3 bench/compare_r_fit.py "NASCAR 2002, 83 drivers, MLE" \
+end=$(date +%s.%N)
+python3 bench/compare_r_fit.py \
+    "NASCAR 2002, 83 drivers, MLE (plackett $(python3 -c "print(f'{$end - $start:.3f}')") s)" \
     "$scratch/mle.r" "$scratch/mle.json" "Austin Cameron" PlackettLuce
+
+# Ties as events (the Davidson-Luce model PlackettLuce fits): simulated
+# sub-rankings of 6 of 20 items with ties of order 2 (15% of the places)
+# and 3 (5%) cut into them; log-worths and log δ_2, log δ_3.
+$bin simulate --items 20 --rankings 3000 --length 6 --seed 5 --out "$scratch/t.json"
+python3 - "$scratch/t.json" "$scratch/ties.csv" <<'EOF'
+import json, random, sys
+random.seed(5)
+with open(sys.argv[2], "w") as f:
+    f.write("ranking,rank,item\n")
+    for r, order in enumerate(json.load(open(sys.argv[1]))):
+        rank, k = 1, 0
+        while k < len(order):
+            u = random.random()
+            size = 3 if u < 0.05 else 2 if u < 0.20 else 1
+            for i in order[k:k + size]:
+                f.write(f"{r},{rank},i{i}\n")
+            rank += 1
+            k += size
+EOF
+Rscript bench/plackettluce_compare.R "$scratch/ties.csv" 0 i0 tight > "$scratch/ties.r"
+start=$(date +%s.%N)
+$bin fit "$scratch/ties.csv" --ranking-col ranking --rank-col rank --item-col item \
+    --reference i0 --ties event --output json > "$scratch/ties.json"
+end=$(date +%s.%N)
+python3 bench/compare_r_fit.py \
+    "ties as events, 6 of 20 items, 3,000 rankings (plackett $(python3 -c "print(f'{$end - $start:.3f}')") s)" \
+    "$scratch/ties.r" "$scratch/ties.json" i0 PlackettLuce | sed -n '1,2p;/^   tie/p;$p'
 
 for cfg in "100 10000" "500 20000"; do
     set -- $cfg

@@ -50,23 +50,38 @@ impl Problem<'_> {
         (f, g)
     }
 
-    /// Negative Hessian by central differences of the gradient.
+    /// Negative Hessian by central differences of the gradient, its
+    /// columns in parallel (each from its own two gradients, so the matrix
+    /// is the same on any number of threads).
     fn neg_hessian(&self, phi: &[f64], end: usize, with_prior: bool) -> DMatrix<f64> {
+        use rayon::prelude::*;
         let p = phi.len();
+        let columns: Vec<Option<Vec<f64>>> = (0..p)
+            .into_par_iter()
+            .map(|j| {
+                if Some(j) == self.fixed {
+                    return None;
+                }
+                let mut x = phi.to_vec();
+                let step = 1e-5 * (1.0 + phi[j].abs());
+                x[j] = phi[j] + step;
+                let (_, gp) = self.eval(&x, end, with_prior);
+                x[j] = phi[j] - step;
+                let (_, gm) = self.eval(&x, end, with_prior);
+                Some(
+                    gp.iter()
+                        .zip(&gm)
+                        .map(|(a, b)| -(a - b) / (2.0 * step))
+                        .collect(),
+                )
+            })
+            .collect();
         let mut h = DMatrix::<f64>::zeros(p, p);
-        let mut x = phi.to_vec();
-        for j in 0..p {
-            if Some(j) == self.fixed {
-                continue;
-            }
-            let step = 1e-5 * (1.0 + phi[j].abs());
-            x[j] = phi[j] + step;
-            let (_, gp) = self.eval(&x, end, with_prior);
-            x[j] = phi[j] - step;
-            let (_, gm) = self.eval(&x, end, with_prior);
-            x[j] = phi[j];
-            for i in 0..p {
-                h[(i, j)] = -(gp[i] - gm[i]) / (2.0 * step);
+        for (j, col) in columns.iter().enumerate() {
+            if let Some(col) = col {
+                for (i, v) in col.iter().enumerate() {
+                    h[(i, j)] = *v;
+                }
             }
         }
         let hs = (&h + h.transpose()) * 0.5;
