@@ -397,3 +397,73 @@ fn vb_linear_response_falls_back_to_mean_field_on_large_groups() {
         "{notes}"
     );
 }
+
+/// Ties as events on rankings with ties of order 2 and 3
+/// (`tests/data/dl_ties`, simulated): log-worths relative to `i0`, log δ₂,
+/// log δ₃ and their standard errors against PlackettLuce 0.3.2 (Turner et
+/// al. 2020) run to epsilon = 1e-12 (bench/plackettluce_compare.R,
+/// 2026-12-01; the largest differences 1.7e-14 and 2.8e-11 relative).
+#[test]
+fn ties_as_events_match_plackettluce() {
+    let file =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/dl_ties/rankings.csv");
+    let ds = read_path(
+        file.to_str().unwrap(),
+        &ReadOptions {
+            ranking_col: "ranking".into(),
+            rank_col: "rank".into(),
+            item_col: "item".into(),
+            ties: TieSemantics::Event,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let reference = ds.items().get("i0").unwrap();
+    let f = fit_point(
+        &ds,
+        &PointOptions {
+            gauge: Gauge::Reference(reference),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert!(f.converged);
+    assert!(
+        (f.log_likelihood - -2357.97567102391).abs() < 1e-8,
+        "{}",
+        f.log_likelihood
+    );
+    for (name, est, se) in [
+        ("i1", -0.718664848380904, 0.154370717745702),
+        ("i3", 0.519051007633953, 0.146758892117086),
+        ("i4", -2.54501340418682, 0.18586122719643),
+        ("i7", -1.32229721221366, 0.159848482571409),
+    ] {
+        let it = f.summary.items.iter().find(|i| i.name == name).unwrap();
+        let s = it.log_worth_se.unwrap();
+        assert!(
+            (it.log_worth - est).abs() < 1e-8,
+            "{name}: {} vs {est}",
+            it.log_worth
+        );
+        assert!((s - se).abs() < 1e-8 * se, "{name}: se {s} vs {se}");
+    }
+    for (order, log_delta, se_log) in [
+        (2, -1.14784802630688, 0.0715880517798994),
+        (3, -1.83492112367302, 0.117043963443741),
+    ] {
+        let t = f.tie_parameters.iter().find(|t| t.order == order).unwrap();
+        // PlackettLuce reports log δ and its standard error; plackett δ and
+        // the delta method's se(δ) = δ·se(log δ).
+        assert!(
+            (t.delta.ln() - log_delta).abs() < 1e-8,
+            "delta_{order}: {}",
+            t.delta
+        );
+        let se = t.se.unwrap() / t.delta;
+        assert!(
+            (se - se_log).abs() < 1e-8 * se_log,
+            "delta_{order}: se {se} vs {se_log}"
+        );
+    }
+}
