@@ -5,8 +5,8 @@ bench/plackettluce_compare.sh.
     python3 bench/compare_r_fit.py LABEL R_OUTPUT PLACKETT_JSON REFERENCE [PEER]
 
 R_OUTPUT holds "name estimate se" lines, then "loglik value" and
-"seconds value" (what the two R scripts print; a reference item's row,
-se NA, is skipped); PLACKETT_JSON is `plackett fit --output json`
+"seconds value" (what the two R scripts print; an se R does not give is
+NA, and only the estimate is compared); PLACKETT_JSON is `plackett fit --output json`
 (coefficients of a regression, else log-worths relative to REFERENCE,
 and log δ_k of the tie prevalences with ties as events);
 PEER names the R program in the report (BTm by default).
@@ -22,8 +22,9 @@ for line in open(r_out):
     t = line.split()
     if t[0] in ("loglik", "seconds"):
         r[t[0]] = (float(t[1]), None)
-    elif t[-1] != "NA":
-        r[" ".join(t[:-2])] = (float(t[-2]), float(t[-1]))
+    else:
+        # A reference item's se, and every se of a fit R gives none for, is NA.
+        r[" ".join(t[:-2])] = (float(t[-2]), None if t[-1] == "NA" else float(t[-1]))
 pl = json.load(open(pl_json))
 rows = []
 if pl.get("coefficients"):
@@ -40,11 +41,15 @@ for t in pl.get("tie_parameters") or []:
 print(f"-- {label}: log-likelihood {peer} {r['loglik'][0]:.10f}, plackett {pl['log_likelihood']:.10f}")
 head = f"{peer} estimate"
 print(f"   {'parameter':<24}{head:>18}{'plackett':>18}{'|diff|':>10}{peer + ' se':>14}{'plackett se':>14}{'rel diff':>10}")
-worst = [0.0, 0.0]
+worst = [0.0, None]
 for name, est, se in rows:
     be, bse = r[name]
     worst[0] = max(worst[0], abs(est - be))
-    worst[1] = max(worst[1], abs(se - bse) / bse)
+    if bse is None:
+        print(f"   {name:<24}{be:>18.12f}{est:>18.12f}{abs(est - be):>10.1e}{'NA':>14}{se:>14.10f}")
+        continue
+    worst[1] = max(worst[1] or 0.0, abs(se - bse) / bse)
     print(f"   {name:<24}{be:>18.12f}{est:>18.12f}{abs(est - be):>10.1e}{bse:>14.10f}{se:>14.10f}{abs(se - bse) / bse:>10.1e}")
-print(f"   largest |diff| of the estimates {worst[0]:.1e}, of the standard errors (relative) {worst[1]:.1e}; "
+ses = "none given by " + peer if worst[1] is None else f"{worst[1]:.1e}"
+print(f"   largest |diff| of the estimates {worst[0]:.1e}, of the standard errors (relative) {ses}; "
       f"{peer} {r['seconds'][0]} s")

@@ -6,6 +6,7 @@
 #     (`--pseudo 0.5`), and the plain MLE without the four drivers who
 #     always finished last; log-worths relative to Austin Cameron and their
 #     standard errors, PlackettLuce run to epsilon = 1e-12;
+#   * MAP under a normal prior on the log-worths (PlackettLuce's `normal`);
 #   * ties as events (Davidson-Luce), simulated rankings with ties of
 #     order 2 and 3: log-worths, tie prevalences, standard errors;
 #   * timing on simulated sub-rankings (10 of 100 items, 10,000 rankings;
@@ -60,6 +61,17 @@ end=$(date +%s.%N)
 python3 bench/compare_r_fit.py \
     "NASCAR 2002, 83 drivers, MLE (plackett $(python3 -c "print(f'{$end - $start:.3f}')") s)" \
     "$scratch/mle.r" "$scratch/mle.json" "Austin Cameron" PlackettLuce
+
+# MAP under a normal prior N(0, 2^2) on every log-worth (PlackettLuce's
+# `normal`), all 87 drivers, PlackettLuce's BFGS run tight and at its
+# default tolerance.
+for tol in tight default; do
+    Rscript bench/plackettluce_compare.R $nascar 0 "Austin Cameron" $tol 2 > "$scratch/normal.r"
+    $bin fit $nascar "${cols[@]}" --engine map --prior normal --prior-mean 0 --prior-sd 2 \
+        --reference "Austin Cameron" --output json > "$scratch/normal.json"
+    python3 bench/compare_r_fit.py "NASCAR 2002, 87 drivers, MAP under N(0, 2^2), PlackettLuce $tol" \
+        "$scratch/normal.r" "$scratch/normal.json" "Austin Cameron" PlackettLuce | sed -n '1,3p;$p'
+done
 
 # Ties as events (the Davidson-Luce model PlackettLuce fits): simulated
 # sub-rankings of 6 of 20 items with ties of order 2 (15% of the places)
