@@ -3,7 +3,7 @@
 //! check by hand.
 
 mod common;
-use common::{data_dir, path, salad_rankings};
+use common::{data_dir, lw, path, salad_rankings};
 use plackett::data::{DatasetBuilder, Items, Tail, TieSemantics};
 use plackett::infer::{Algorithm, PointOptions, Prior, fit_point};
 use plackett::io::{ReadOptions, read_path};
@@ -23,11 +23,6 @@ fn nascar_opts() -> ReadOptions {
         item_col: "driver".into(),
         ..Default::default()
     }
-}
-
-fn lw(f: &plackett::infer::PointFit, name: &str) -> (f64, Option<f64>) {
-    let it = f.summary.items.iter().find(|i| i.name == name).expect(name);
-    (it.log_worth, it.log_worth_se)
 }
 
 #[test]

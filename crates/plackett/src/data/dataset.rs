@@ -446,8 +446,9 @@ impl Dataset {
     }
 
     /// For a top-k observation ([`Tail::Universe`]) the items of the
-    /// universe it does not list, which all rank below its groups; empty for other tails. `scratch` has length
-    /// [`universe`](Self::universe), is all `false` on entry and is left so.
+    /// universe it does not list, which all rank below its groups; empty
+    /// for other tails. `scratch` has length [`universe`](Self::universe),
+    /// is all `false` on entry and is left so.
     pub fn unlisted(&self, obs: &Observation, scratch: &mut [bool]) -> Vec<u32> {
         if obs.tail != Tail::Universe {
             return Vec::new();

@@ -77,11 +77,9 @@ impl Problem<'_> {
             })
             .collect();
         let mut h = DMatrix::<f64>::zeros(p, p);
-        for (j, col) in columns.iter().enumerate() {
+        for (j, col) in columns.into_iter().enumerate() {
             if let Some(col) = col {
-                for (i, v) in col.iter().enumerate() {
-                    h[(i, j)] = *v;
-                }
+                h.set_column(j, &DVector::from_vec(col));
             }
         }
         let hs = (&h + h.transpose()) * 0.5;

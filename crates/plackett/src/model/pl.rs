@@ -495,31 +495,22 @@ pub fn log_likelihood_per_obs(ds: &Dataset, theta: &[f64]) -> Vec<f64> {
 /// themselves span more than [`MAX_LOG_WORTH_SPREAD`].
 pub fn log_likelihood_per_obs_wide(ds: &Dataset, theta: &[f64]) -> Vec<f64> {
     use crate::numerics::log_add_exp;
-    let u = ds.universe();
     let mut den = vec![0.0; ds.n_items()];
     let mut s = Scratch::default();
     let mut lam = vec![0.0; theta.len()];
-    let mut listed = vec![false; u];
+    let mut scratch = vec![false; ds.universe()];
     let mut suffix = Vec::new();
     (0..ds.n_obs())
         .map(|o| {
             let obs = ds.obs(o);
             let mem = obs.members;
-            let rest = if obs.tail == Tail::Universe {
-                let inside = |m: &&u32| (**m as usize) < u;
-                mem.iter()
-                    .filter(inside)
-                    .for_each(|&m| listed[m as usize] = true);
-                let r = (0..u)
-                    .filter(|&i| !listed[i])
-                    .fold(f64::NEG_INFINITY, |acc, i| log_add_exp(acc, theta[i]));
-                mem.iter()
-                    .filter(inside)
-                    .for_each(|&m| listed[m as usize] = false);
-                r
-            } else {
-                f64::NEG_INFINITY
-            };
+            // The unlisted universe's mass (empty unless top-k).
+            let rest = ds
+                .unlisted(&obs, &mut scratch)
+                .iter()
+                .fold(f64::NEG_INFINITY, |acc, &i| {
+                    log_add_exp(acc, theta[i as usize])
+                });
             if let Some(stages) = ds.fast_stages(o) {
                 suffix.clear();
                 suffix.resize(mem.len() + 1, rest);

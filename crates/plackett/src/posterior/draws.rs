@@ -28,19 +28,18 @@ pub struct Draws {
 /// arrival), each item's 0-based place written to `places`; `order` is
 /// scratch of `theta`'s length. The times are compared by their
 /// logarithms, `ln E_i − θ_i` with `E_i ~ Exp(1)` (the same order as
-/// `E_i/λ_i`), so that items whose worths underflow next to the largest
-/// (log-worths more than 708 below it) still race among themselves instead
-/// of all arriving at +∞ in index order.
+/// `E_i/λ_i` and needing no scale), so that items whose worths would
+/// underflow next to the largest (log-worths more than 708 below it) still
+/// race among themselves instead of all arriving at +∞ in index order.
 pub(crate) fn exponential_race(
     order: &mut Vec<(f64, usize)>,
     theta: &[f64],
     rng: &mut crate::infer::rng::Rng,
     places: &mut [usize],
 ) {
-    let mx = theta.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     order.clear();
     for (a, &th) in theta.iter().enumerate() {
-        order.push((exp_draw(rng, 1.0).ln() - (th - mx), a));
+        order.push((exp_draw(rng, 1.0).ln() - th, a));
     }
     order.sort_by(|x, y| x.0.total_cmp(&y.0));
     for (place, &(_, a)) in order.iter().enumerate() {

@@ -59,3 +59,9 @@ pub fn on_threads<T: Send>(threads: usize, f: impl FnOnce() -> T + Send) -> T {
         .unwrap()
         .install(f)
 }
+
+/// Item `name`'s log-worth and its standard error in a point fit.
+pub fn lw(f: &plackett::infer::PointFit, name: &str) -> (f64, Option<f64>) {
+    let it = f.summary.items.iter().find(|i| i.name == name).expect(name);
+    (it.log_worth, it.log_worth_se)
+}
