@@ -26,11 +26,31 @@ pub enum Design {
     Pairs,
 }
 
-/// Draw one PL ordering of `set` with worths `lam` (best first).
+/// Draw one PL ordering of `set` with worths `lam` (best first); the same
+/// draw as [`pl_order_log`] on `ln λ`. A worth that has already
+/// underflowed to 0 cannot race: callers holding log-worths should pass
+/// them to [`pl_order_log`].
 pub fn pl_order<R: rand::Rng + ?Sized>(rng: &mut R, set: &[u32], lam: &[f64]) -> Vec<u32> {
+    race(rng, set, |i| lam[i].ln())
+}
+
+/// Draw one PL ordering of `set` with log-worths `theta` (best first): an
+/// exponential race whose arrival times `E_i/λ_i` are compared by their
+/// logarithms `ln E_i − θ_i`, so that items whose worths would underflow
+/// (log-worths more than about 745 below the largest) still race among
+/// themselves instead of all arriving at +∞ in the order of `set`.
+pub fn pl_order_log<R: rand::Rng + ?Sized>(rng: &mut R, set: &[u32], theta: &[f64]) -> Vec<u32> {
+    race(rng, set, |i| theta[i])
+}
+
+fn race<R: rand::Rng + ?Sized>(
+    rng: &mut R,
+    set: &[u32],
+    log_worth: impl Fn(usize) -> f64,
+) -> Vec<u32> {
     let mut t: Vec<(f64, u32)> = set
         .iter()
-        .map(|&i| (exp_draw(rng, lam[i as usize]), i))
+        .map(|&i| (exp_draw(rng, 1.0).ln() - log_worth(i as usize), i))
         .collect();
     t.sort_by(|a, b| a.0.total_cmp(&b.0));
     t.into_iter().map(|x| x.1).collect()
@@ -53,28 +73,28 @@ pub fn sample_subset<R: rand::Rng + ?Sized>(
     buf[..k].to_vec()
 }
 
-/// One ordering (best first) and its tail under `design`, from PL(`lam`)
-/// over the items `all`.
+/// One ordering (best first) and its tail under `design`, from PL with
+/// log-worths `theta` over the items `all`.
 fn draw_design<R: rand::Rng + ?Sized>(
     rng: &mut R,
-    lam: &[f64],
+    theta: &[f64],
     all: &[u32],
     design: Design,
     buf: &mut Vec<u32>,
 ) -> (Vec<u32>, Tail) {
     let n = all.len();
     match design {
-        Design::Full => (pl_order(rng, all, lam), Tail::None),
+        Design::Full => (pl_order_log(rng, all, theta), Tail::None),
         Design::SubRankings { len } => {
             let s = sample_subset(rng, n, len.min(n), buf);
-            (pl_order(rng, &s, lam), Tail::None)
+            (pl_order_log(rng, &s, theta), Tail::None)
         }
         Design::Pairs => {
             let s = sample_subset(rng, n, 2, buf);
-            (pl_order(rng, &s, lam), Tail::None)
+            (pl_order_log(rng, &s, theta), Tail::None)
         }
         Design::TopK { k } => {
-            let mut o = pl_order(rng, all, lam);
+            let mut o = pl_order_log(rng, all, theta);
             o.truncate(k.min(n));
             (o, Tail::Universe)
         }
@@ -88,12 +108,24 @@ pub fn simulate<R: rand::Rng + ?Sized>(
     n_obs: usize,
     design: Design,
 ) -> Dataset {
-    let n = lam.len();
+    let theta: Vec<f64> = lam.iter().map(|l| l.ln()).collect();
+    simulate_log_worths(rng, &theta, n_obs, design)
+}
+
+/// Simulate `n_obs` observations under `design` from PL with log-worths
+/// `theta`, which may span more than a double's exponent range.
+pub fn simulate_log_worths<R: rand::Rng + ?Sized>(
+    rng: &mut R,
+    theta: &[f64],
+    n_obs: usize,
+    design: Design,
+) -> Dataset {
+    let n = theta.len();
     let mut b = DatasetBuilder::new(Items::numbered(n), TieSemantics::UnknownOrder);
     let mut buf = Vec::new();
     let all: Vec<u32> = (0..n as u32).collect();
     for _ in 0..n_obs {
-        let (order, tail) = draw_design(rng, lam, &all, design, &mut buf);
+        let (order, tail) = draw_design(rng, theta, &all, design, &mut buf);
         let groups: Vec<Vec<u32>> = order.into_iter().map(|i| vec![i]).collect();
         b.push(&groups, tail, &[], 1.0)
             .expect("simulated data are valid");
@@ -117,6 +149,10 @@ pub fn simulate_mixture<R: rand::Rng + ?Sized>(
     tie_prob: f64,
 ) -> (Dataset, Vec<usize>) {
     let n = lams[0].len();
+    let thetas: Vec<Vec<f64>> = lams
+        .iter()
+        .map(|l| l.iter().map(|x| x.ln()).collect())
+        .collect();
     let total: f64 = weights.iter().sum();
     let mut b = DatasetBuilder::new(Items::numbered(n), TieSemantics::UnknownOrder);
     let mut buf = Vec::new();
@@ -129,7 +165,7 @@ pub fn simulate_mixture<R: rand::Rng + ?Sized>(
             u -= weights[g];
             g += 1;
         }
-        let (order, tail) = draw_design(rng, &lams[g], &all, design, &mut buf);
+        let (order, tail) = draw_design(rng, &thetas[g], &all, design, &mut buf);
         let mut groups: Vec<Vec<u32>> = Vec::new();
         for (k, i) in order.into_iter().enumerate() {
             if k > 0 && tie_prob > 0.0 && rng.random::<f64>() < tie_prob {
@@ -156,7 +192,7 @@ pub fn simulate_mixture<R: rand::Rng + ?Sized>(
 
 /// A simulated PL-regression problem (Guo et al. 2019 §4): features
 /// `x_i ~ N(0, feature_sd² I)`, true coefficients `β ~ N(0, I)` (unless
-/// given), worths `λ_i = exp(x_iᵀβ)`, observations under `design`.
+/// given), log-worths `θ_i = x_iᵀβ`, observations under `design`.
 #[derive(Debug, Clone)]
 pub struct RegressionProblem {
     /// The observations.
@@ -185,9 +221,7 @@ pub fn regression_problem(
     });
     let beta = beta.unwrap_or_else(|| (0..d).map(|_| StandardNormal.sample(&mut rng)).collect());
     let theta = &x * nalgebra::DVector::from_column_slice(&beta);
-    let mx = theta.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    let lam: Vec<f64> = theta.iter().map(|t| (t - mx).exp()).collect();
-    let data = simulate(&mut rng, &lam, n_obs, design);
+    let data = simulate_log_worths(&mut rng, theta.as_slice(), n_obs, design);
     RegressionProblem {
         data,
         features: super::features::Features {
@@ -247,8 +281,9 @@ impl Default for SimulationSpec {
 pub struct Simulation {
     /// The observations (items named 0, 1, …).
     pub data: Dataset,
-    /// The true worths λ.
-    pub worths: Vec<f64>,
+    /// The true log-worths `ln λ` (not centred; kept as logarithms because
+    /// `x_iᵀβ` with wide features would overflow a worth).
+    pub theta: Vec<f64>,
     /// With features: the features (not standardised) and the true β.
     pub regression: Option<(super::features::Features, Vec<f64>)>,
 }
@@ -256,9 +291,8 @@ pub struct Simulation {
 impl Simulation {
     /// The true log-worths, mean-centred (`--truth`).
     pub fn log_worths(&self) -> Vec<f64> {
-        let logs: Vec<f64> = self.worths.iter().map(|l| l.ln()).collect();
-        let mean = logs.iter().sum::<f64>() / logs.len() as f64;
-        logs.iter().map(|l| l - mean).collect()
+        let mean = self.theta.iter().sum::<f64>() / self.theta.len() as f64;
+        self.theta.iter().map(|l| l - mean).collect()
     }
 
     /// The observations as choix-style JSON lists, best first.
@@ -375,21 +409,21 @@ pub fn simulate_spec(spec: &SimulationSpec) -> crate::Result<Simulation> {
         }
         let p = regression_problem(a.items, d, a.rankings, design, a.feature_sd, None, a.seed);
         let f = &p.features;
-        let worths: Vec<f64> = (0..a.items)
-            .map(|i| (0..d).map(|j| f.x[(i, j)] * p.beta[j]).sum::<f64>().exp())
+        let theta: Vec<f64> = (0..a.items)
+            .map(|i| (0..d).map(|j| f.x[(i, j)] * p.beta[j]).sum::<f64>())
             .collect();
         return Ok(Simulation {
             data: p.data,
-            worths,
+            theta,
             regression: Some((p.features, p.beta)),
         });
     }
     let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(a.seed);
-    let worths: Vec<f64> = match a.worths.as_str() {
-        "linear" => (1..=a.items).map(|x| x as f64).collect(),
+    let theta: Vec<f64> = match a.worths.as_str() {
+        "linear" => (1..=a.items).map(|x| (x as f64).ln()).collect(),
         "lognormal" => {
             let nd = Normal::<f64>::new(0.0, 1.0).expect("valid");
-            (0..a.items).map(|_| nd.sample(&mut rng).exp()).collect()
+            (0..a.items).map(|_| nd.sample(&mut rng)).collect()
         }
         other => {
             return Err(Error::param(
@@ -398,10 +432,10 @@ pub fn simulate_spec(spec: &SimulationSpec) -> crate::Result<Simulation> {
             ));
         }
     };
-    let data = simulate(&mut rng, &worths, a.rankings, design);
+    let data = simulate_log_worths(&mut rng, &theta, a.rankings, design);
     Ok(Simulation {
         data,
-        worths,
+        theta,
         regression: None,
     })
 }
@@ -498,6 +532,58 @@ mod tests {
         ] {
             let e = simulate_spec(&bad).unwrap_err().to_string();
             assert!(e.contains(&format!("`{param}`")), "{param}: {e}");
+        }
+    }
+    /// Two items 1000 below a third in log-worth have worths that underflow
+    /// next to it, yet between themselves keep the odds `λ_2/(λ_1 + λ_2)`
+    /// of their own race (here 3/4), and the third wins every time.
+    #[test]
+    fn a_race_far_below_the_leader_keeps_its_odds() {
+        use rand::SeedableRng;
+        let theta = [0.0, -1000.0, -1000.0 + 3f64.ln()];
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(7);
+        let n = 20_000;
+        let mut second_first = 0;
+        for _ in 0..n {
+            let o = pl_order_log(&mut rng, &[0, 1, 2], &theta);
+            assert_eq!(o[0], 0);
+            second_first += usize::from(o[1] == 2);
+        }
+        let f = second_first as f64 / n as f64;
+        let se = (0.75f64 * 0.25 / n as f64).sqrt();
+        assert!((f - 0.75).abs() < 4.0 * se, "{f}");
+    }
+
+    /// Wide features put `xᵀβ` beyond a double's exponent range; the truth
+    /// stays finite (it was NaN and −∞ when the worths were exponentiated)
+    /// and the rankings follow it: the best item by `xᵀβ` leads every full
+    /// ranking, the worst closes it.
+    #[test]
+    fn wide_features_keep_the_truth_finite_and_the_rankings_ordered() {
+        let sim = simulate_spec(&SimulationSpec {
+            items: 6,
+            rankings: 40,
+            design: "full".into(),
+            features: Some(3),
+            feature_sd: 300.0,
+            ..SimulationSpec::default()
+        })
+        .unwrap();
+        let t = sim.log_worths();
+        assert!(t.iter().all(|x| x.is_finite()), "{t:?}");
+        let spread = t.iter().copied().fold(f64::NEG_INFINITY, f64::max)
+            - t.iter().copied().fold(f64::INFINITY, f64::min);
+        assert!(spread > 1500.0, "the case is wide: {spread}");
+        let mut by: Vec<usize> = (0..6).collect();
+        by.sort_by(|&a, &b| t[b].total_cmp(&t[a]));
+        // Gaps of hundreds in log-worth: the race's order is the truth's
+        // for every ranking (a gap of 40 already fails with odds e⁻⁴⁰).
+        let mut gaps: Vec<f64> = by.windows(2).map(|w| t[w[0]] - t[w[1]]).collect();
+        gaps.sort_by(f64::total_cmp);
+        assert!(gaps[0] > 40.0, "{gaps:?}");
+        for obs in sim.data.observations() {
+            let got: Vec<usize> = obs.members.iter().map(|&m| m as usize).collect();
+            assert_eq!(got, by);
         }
     }
 }

@@ -14,7 +14,7 @@
 //! replicated w times (rounded; at least once).
 
 use super::rng::stream;
-use crate::data::simulate::pl_order;
+use crate::data::simulate::pl_order_log;
 use crate::data::{Dataset, Tail};
 use crate::error::{Error, Result};
 use rand::RngExt;
@@ -144,13 +144,6 @@ pub fn predictive_checks(
         .enumerate()
         .map(|(r, &d)| {
             let (w, thetas) = &draws[d];
-            let lams: Vec<Vec<f64>> = thetas
-                .iter()
-                .map(|t| {
-                    let m = t.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-                    t.iter().map(|x| (x - m).exp()).collect()
-                })
-                .collect();
             let mut rng = stream(seed, &[0x5050_4300, r as u64]);
             let mut c = Counts::new(n);
             for s in &shapes {
@@ -161,7 +154,7 @@ pub fn predictive_checks(
                         u -= w[g];
                         g += 1;
                     }
-                    let order = pl_order(&mut rng, &s.in_play, &lams[g]);
+                    let order = pl_order_log(&mut rng, &s.in_play, &thetas[g]);
                     let mut groups: Vec<&[u32]> = Vec::with_capacity(s.sizes.len());
                     let mut at = 0;
                     for &z in &s.sizes {
