@@ -402,7 +402,8 @@ fn vb_linear_response_falls_back_to_mean_field_on_large_groups() {
 /// (`tests/data/dl_ties`, simulated): log-worths relative to `i0`, log δ₂,
 /// log δ₃ and their standard errors against PlackettLuce 0.3.2 (Turner et
 /// al. 2020) run to epsilon = 1e-12 (bench/plackettluce_compare.R,
-/// 2026-12-01; the largest differences 1.7e-14 and 2.8e-11 relative).
+/// 2026-12-01; the largest differences 1.7e-14 and, since the Hessian is
+/// analytic rather than differenced, 7.6e-15 relative; 2.8e-11 before).
 #[test]
 fn ties_as_events_match_plackettluce() {
     let file =
@@ -442,7 +443,7 @@ fn ties_as_events_match_plackettluce() {
         let (v, s) = lw(&f, name);
         let s = s.unwrap();
         assert!((v - est).abs() < 1e-8, "{name}: {v} vs {est}");
-        assert!((s - se).abs() < 1e-8 * se, "{name}: se {s} vs {se}");
+        assert!((s - se).abs() < 1e-12 * se, "{name}: se {s} vs {se}");
     }
     for (order, log_delta, se_log) in [
         (2, -1.14784802630688, 0.0715880517798994),
@@ -458,7 +459,7 @@ fn ties_as_events_match_plackettluce() {
         );
         let se = t.se.unwrap() / t.delta;
         assert!(
-            (se - se_log).abs() < 1e-8 * se_log,
+            (se - se_log).abs() < 1e-12 * se_log,
             "delta_{order}: se {se} vs {se_log}"
         );
     }

@@ -2,8 +2,8 @@
 //! log-worths θ and log tie prevalences `log δ_k`, by Newton's method with a
 //! backtracking line search. The log-likelihood is concave in these
 //! coordinates (a linear numerator minus a log-sum-exp of affine functions);
-//! the Hessian is the central-difference Jacobian of the exact gradient
-//! ([`crate::model::davidson`]), symmetrised. Standard errors come from the
+//! the Hessian is exact, the covariance of each stage's subset statistics
+//! ([`loglik_neg_hessian`]). Standard errors come from the
 //! same Hessian on the real observations (plus the prior for MAP), with the
 //! gauge handled by the pseudo-inverse along `(1, …, 1, 0, …, 0)`.
 
@@ -12,7 +12,7 @@ use super::prior::Prior;
 use crate::data::graph::{connectivity, non_existence_error};
 use crate::data::{Dataset, Tail};
 use crate::error::{Error, Result};
-use crate::model::davidson::{loglik_grad, tie_orders};
+use crate::model::davidson::{loglik_grad, loglik_neg_hessian, tie_orders};
 use crate::numerics::linalg::Cholesky;
 use crate::numerics::max_abs;
 use crate::posterior::{Gauge, Summary};
@@ -50,48 +50,27 @@ impl Problem<'_> {
         (f, g)
     }
 
-    /// Negative Hessian by central differences of the gradient, its
-    /// columns in parallel (each from its own two gradients, so the matrix
-    /// is the same on any number of threads).
+    /// Negative Hessian over the observations `0..end` (analytic:
+    /// [`loglik_neg_hessian`]), plus the prior's curvature, with the ghost's
+    /// row and column replaced by the unit vector (its log-worth is held at
+    /// 0).
     fn neg_hessian(&self, phi: &[f64], end: usize, with_prior: bool) -> DMatrix<f64> {
-        use rayon::prelude::*;
         let p = phi.len();
-        let columns: Vec<Option<Vec<f64>>> = (0..p)
-            .into_par_iter()
-            .map(|j| {
-                if Some(j) == self.fixed {
-                    return None;
-                }
-                let mut x = phi.to_vec();
-                let step = 1e-5 * (1.0 + phi[j].abs());
-                x[j] = phi[j] + step;
-                let (_, gp) = self.eval(&x, end, with_prior);
-                x[j] = phi[j] - step;
-                let (_, gm) = self.eval(&x, end, with_prior);
-                Some(
-                    gp.iter()
-                        .zip(&gm)
-                        .map(|(a, b)| -(a - b) / (2.0 * step))
-                        .collect(),
-                )
-            })
-            .collect();
-        let mut h = DMatrix::<f64>::zeros(p, p);
-        for (j, col) in columns.into_iter().enumerate() {
-            if let Some(col) = col {
-                h.set_column(j, &DVector::from_vec(col));
+        let (th, ld) = self.split(phi);
+        let mut h = loglik_neg_hessian(self.ds, th, ld, &self.orders, end);
+        if with_prior {
+            for (i, &t) in th.iter().enumerate() {
+                h[(i, i)] += self.prior.neg_hess(t);
             }
         }
-        let hs = (&h + h.transpose()) * 0.5;
-        let mut hs = hs;
         if let Some(k) = self.fixed {
             for i in 0..p {
-                hs[(k, i)] = 0.0;
-                hs[(i, k)] = 0.0;
+                h[(k, i)] = 0.0;
+                h[(i, k)] = 0.0;
             }
-            hs[(k, k)] = 1.0;
+            h[(k, k)] = 1.0;
         }
-        hs
+        h
     }
 }
 
