@@ -129,6 +129,26 @@ fn ln_denominator(
     z.ln()
 }
 
+/// For order `k` over the shifted log-worths `r_th` of a remaining set:
+/// `y = exp(θ̃/k)`, `e_0..=e_k(y)` and, row-major `|R| × k`, the
+/// leave-one-out polynomials `e_m(y_{−j})`, `m < k`, by the downdating
+/// recursion `e_m(y_{−j}) = e_m(y) − y_j e_{m−1}(y_{−j})` (clamped at 0
+/// against rounding).
+fn order_terms(r_th: &[f64], k: usize, y: &mut Vec<f64>, e: &mut Vec<f64>, minus: &mut Vec<f64>) {
+    y.clear();
+    y.extend(r_th.iter().map(|t| (t / k as f64).exp()));
+    esp(y, k, e);
+    minus.clear();
+    for &yj in y.iter() {
+        let row = minus.len();
+        minus.push(1.0);
+        for m in 1..k {
+            let v = e[m] - yj * minus[row + m - 1];
+            minus.push(v.max(0.0));
+        }
+    }
+}
+
 /// Log-likelihood and gradient with respect to `(θ, log δ_k for k in
 /// orders)`, over the observations `0..end`.
 pub fn loglik_grad(
@@ -163,20 +183,11 @@ pub fn loglik_grad(
                 if kk > r {
                     continue;
                 }
-                y.clear();
-                y.extend(r_th.iter().map(|t| (t / kk as f64).exp()));
-                esp(&y, kk, &mut e);
+                order_terms(r_th, kk, &mut y, &mut e, &mut e_minus);
                 ek[q] = e[kk];
                 z += dk * e[kk];
                 for j in 0..r {
-                    // e_m(y_{-j}) = e_m(y) − y_j e_{m−1}(y_{-j}), m = 0..kk−1.
-                    e_minus.clear();
-                    e_minus.push(1.0);
-                    for m in 1..kk {
-                        let v = e[m] - y[j] * e_minus[m - 1];
-                        e_minus.push(v.max(0.0));
-                    }
-                    dz[j] += dk * y[j] * e_minus[kk - 1] / kk as f64;
+                    dz[j] += dk * y[j] * e_minus[j * kk + kk - 1] / kk as f64;
                 }
             }
             let (dk_chosen, q_chosen) = ks
@@ -239,7 +250,7 @@ pub fn loglik_neg_hessian(
     let parts = crate::numerics::chunked_map(end, chunk, |range| {
         let mut h = DMatrix::<f64>::zeros(p, p);
         let mut sc = StageScratch::default();
-        let (mut y, mut e) = (Vec::new(), Vec::new());
+        let mut e = Vec::new();
         // Per order: y, e_{m}(y_{-j}) for m < k (row-major r × k).
         let mut ys: Vec<Vec<f64>> = vec![Vec::new(); ks.len()];
         let mut minus: Vec<Vec<f64>> = vec![Vec::new(); ks.len()];
@@ -255,23 +266,9 @@ pub fn loglik_neg_hessian(
                     if kk > r {
                         continue;
                     }
-                    y.clear();
-                    y.extend(r_th.iter().map(|t| (t / kk as f64).exp()));
-                    esp(&y, kk, &mut e);
+                    order_terms(r_th, kk, &mut ys[q], &mut e, &mut minus[q]);
                     ek[q] = e[kk];
                     z += dk * e[kk];
-                    let mq = &mut minus[q];
-                    mq.clear();
-                    for &yj in y.iter() {
-                        // e_m(y_{-j}) = e_m(y) − y_j e_{m−1}(y_{-j}).
-                        mq.push(1.0);
-                        let row = mq.len() - 1;
-                        for m in 1..kk {
-                            let v = e[m] - yj * mq[row + m - 1];
-                            mq.push(v.max(0.0));
-                        }
-                    }
-                    std::mem::swap(&mut ys[q], &mut y);
                 }
                 // Moments of the statistics under P: mean (θ part),
                 // second moments in `cov`, then the covariance.
