@@ -92,7 +92,7 @@ pub struct FitArgs {
         help_heading = "Priors"
     )]
     pub prior_mean: f64,
-    /// Normal prior sd of log-worths (with --prior normal).
+    /// Normal prior sd of log-worths (with --prior normal; 1e-100 to 1e100).
     #[arg(
         long,
         default_value_t = 1.0,

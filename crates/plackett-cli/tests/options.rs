@@ -105,6 +105,30 @@ fn numeric_options_are_validated() {
             &["--engine", "map", "--prior-rate", "1e300"][..],
             "--prior-rate: expected at most 1e10",
         ),
+        // A normal prior whose precision 1/sd² overflows or vanishes: the
+        // fit failed advising a prior.
+        (
+            &[
+                "--engine",
+                "map",
+                "--prior",
+                "normal",
+                "--prior-sd",
+                "1e-300",
+            ][..],
+            "--prior-sd: must be between 1e-100 and 1e100",
+        ),
+        (
+            &[
+                "--engine",
+                "map",
+                "--prior",
+                "normal",
+                "--prior-sd",
+                "1e300",
+            ][..],
+            "--prior-sd: must be between 1e-100 and 1e100",
+        ),
     ] {
         fails(&fit(args), needle);
     }

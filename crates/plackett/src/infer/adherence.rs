@@ -248,8 +248,9 @@ pub(crate) fn setup(ds: &Dataset, opts: &AdherenceOptions) -> Result<Setup> {
         Some(w) => {
             let (d, g) = ds.with_ghost(w)?;
             notes.push(format!(
-                "pseudo-rankings: each item won and lost {w} time(s) against a ghost item \
-                 (adherence 1); the log-likelihood uses the real data only"
+                "pseudo-rankings: each item won and lost {} time(s) against a ghost item \
+                 (adherence 1); the log-likelihood uses the real data only",
+                crate::numerics::sig(w, 15)
             ));
             (d, Some(g as usize))
         }

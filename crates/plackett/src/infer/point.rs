@@ -210,8 +210,9 @@ pub fn fit_point(ds: &Dataset, opts: &PointOptions) -> Result<PointFit> {
         Some(w) => {
             let (d, g) = ds_work.with_ghost(w)?;
             notes.push(format!(
-                "pseudo-rankings: each item won and lost {w} time(s) against a ghost item; \
-                 standard errors and log-likelihood use the real data only"
+                "pseudo-rankings: each item won and lost {} time(s) against a ghost item; \
+                 standard errors and log-likelihood use the real data only",
+                crate::numerics::sig(w, 15)
             ));
             (d, Some(g))
         }

@@ -46,6 +46,18 @@ impl Prior {
                 if !(sd.is_finite() && sd > 0.0) {
                     return Err(Error::param("prior_sd", format!("must be > 0, got {sd}")));
                 }
+                // The precision 1/sd² enters every step: beyond these
+                // bounds it overflows (a point mass) or vanishes (no prior).
+                if !(1e-100..=1e100).contains(&sd) {
+                    return Err(Error::param(
+                        "prior_sd",
+                        format!(
+                            "must be between 1e-100 and 1e100, got {}; for no prior at all use \
+                             the mle engine",
+                            crate::numerics::sig(sd, 6)
+                        ),
+                    ));
+                }
                 Ok(())
             }
         }
@@ -83,5 +95,30 @@ impl Prior {
     /// True if the prior fixes the scale of the worths.
     pub fn is_proper(&self) -> bool {
         !matches!(self, Prior::Flat)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Prior;
+
+    /// A normal prior's precision 1/sd² must be a usable number: an sd of
+    /// 1e-300 made it infinite and the fit failed with advice to add a
+    /// prior; 1e300 made it 0 (no prior) with the same advice.
+    #[test]
+    fn a_normal_prior_sd_whose_precision_overflows_is_refused() {
+        for sd in [1e-300, 1e-101, 1e101, 1e300] {
+            let e = Prior::Normal { mean: 0.0, sd }
+                .check()
+                .unwrap_err()
+                .to_string();
+            assert!(
+                e.contains("`prior_sd`") && e.contains("between 1e-100 and 1e100"),
+                "{e}"
+            );
+        }
+        for sd in [1e-100, 1e-3, 1.0, 1e100] {
+            Prior::Normal { mean: 0.0, sd }.check().unwrap();
+        }
     }
 }

@@ -584,17 +584,17 @@ impl FitReport {
             let it = &self.items[i];
             let u = it.log_worth_se.or(it.log_worth_sd);
             let ci = match (it.ci_low, it.ci_high) {
-                (Some(a), Some(b)) => format!("[{a:>8.4}, {b:>8.4}]"),
+                (Some(a), Some(b)) => format!("[{:>8}, {:>8}]", cell(a), cell(b)),
                 _ => String::new(),
             };
             let _ = writeln!(
                 s,
-                "{:>4}  {:<width$}  {:>9.6}  {:>9.4}  {:>8}  {:>19}",
+                "{:>4}  {:<width$}  {:>9.6}  {:>9}  {:>8}  {:>19}",
                 r + 1,
                 short_name(&it.name, NAME_WIDTH),
                 it.worth,
-                it.log_worth,
-                u.map_or("-".into(), |x| format!("{x:.4}")),
+                cell(it.log_worth),
+                u.map_or("-".into(), cell),
                 ci
             );
         }
@@ -802,15 +802,35 @@ pub(crate) fn weighted_total(ds: &crate::data::Dataset) -> Option<f64> {
     w.clone().any(|x| x != 1.0).then(|| w.sum())
 }
 
+/// A log-worth, standard error or interval bound for the fit's table: four
+/// decimals, or three significant digits with an exponent from 10⁶ on (an
+/// sd of 10⁵⁰ under a nearly flat prior would otherwise print fifty digits
+/// and break the columns).
+fn cell(x: f64) -> String {
+    if x.is_finite() && x.abs() >= 1e6 {
+        format!("{x:.2e}")
+    } else {
+        format!("{x:.4}")
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{first_few, short_name};
+    use super::{cell, first_few, short_name};
 
     #[test]
     fn first_few_marks_what_it_leaves_out() {
         assert_eq!(first_few(&[4, 2], 8), "4, 2");
         assert_eq!(first_few(&["a", "b", "c"], 2), "a, b, …");
         assert_eq!(first_few::<u8>(&[], 3), "");
+    }
+
+    #[test]
+    fn huge_standard_errors_keep_the_table_columns() {
+        assert_eq!(cell(-216.12847), "-216.1285");
+        assert_eq!(cell(6.551e48), "6.55e48");
+        assert_eq!(cell(-1.284e49), "-1.28e49");
+        assert_eq!(cell(999_999.0), "999999.0000");
     }
 
     #[test]

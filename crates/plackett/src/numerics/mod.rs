@@ -94,7 +94,8 @@ pub fn sigmoid(x: f64) -> f64 {
 }
 
 /// `x` rounded to `digits` significant digits, printed in the shortest form
-/// (like C's `%g` without trailing zeros).
+/// (like C's `%g` without trailing zeros): positional between 1e-4 and
+/// 1e15, with an exponent beyond (`1e-300`, not three hundred zeros).
 pub fn sig(x: f64, digits: usize) -> String {
     if !x.is_finite() || x == 0.0 {
         return format!("{x}");
@@ -102,5 +103,25 @@ pub fn sig(x: f64, digits: usize) -> String {
     let r: f64 = format!("{:.*e}", digits.saturating_sub(1), x)
         .parse()
         .unwrap_or(x);
-    format!("{r}")
+    if (1e-4..1e15).contains(&r.abs()) {
+        format!("{r}")
+    } else {
+        format!("{r:e}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sig;
+
+    #[test]
+    fn sig_prints_extremes_with_an_exponent() {
+        assert_eq!(sig(0.5, 15), "0.5");
+        assert_eq!(sig(1.0, 6), "1");
+        assert_eq!(sig(0.123456789, 3), "0.123");
+        assert_eq!(sig(1e-300, 15), "1e-300");
+        assert_eq!(sig(-2.5e20, 6), "-2.5e20");
+        assert_eq!(sig(1e-4, 6), "0.0001");
+        assert_eq!(sig(f64::NAN, 3), "NaN");
+    }
 }
