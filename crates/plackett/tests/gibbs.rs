@@ -88,6 +88,78 @@ fn four_class_posterior_with_unknown_order_groups() {
     }
 }
 
+/// Vague Gamma(ε, ε) priors (ε = 10⁻³ is the classic choice) draw the
+/// chains' starting log-worths thousands apart (ln U / ε), so that a stage
+/// whose items all sat far below the largest had an in-play total of 0 and
+/// a latent time of ∞, and the chain went to −∞ (salad printed NaN). Three
+/// items, five full rankings in which each item wins a stage: the
+/// sampler's posterior means of the shares θ = λ/Σλ against quadrature of
+/// `Π θ_i^{ε−1} L(θ)` (the shares are Dirichlet(ε, ε, ε) a priori) in
+/// stick-breaking coordinates `θ = (u, (1−u)v, (1−u)(1−v))`, Jacobian
+/// `1 − u`.
+#[test]
+fn vague_priors_start_every_chain_within_double_range() {
+    let rankings: [[u32; 3]; 5] = [[0, 1, 2], [0, 1, 2], [1, 0, 2], [2, 0, 1], [1, 2, 0]];
+    let lik = |th: [f64; 3]| -> f64 {
+        rankings
+            .iter()
+            .map(|r| th[r[0] as usize] * th[r[1] as usize] / (1.0 - th[r[0] as usize]))
+            .product()
+    };
+    let exact = |eps: f64, n: usize| -> [f64; 3] {
+        let (x, w) = plackett::numerics::quadrature::gauss_legendre(n);
+        let nodes: Vec<(f64, f64)> = x
+            .iter()
+            .zip(&w)
+            .map(|(x, w)| (0.5 * (x + 1.0), 0.5 * w))
+            .collect();
+        let (mut z, mut m) = (0.0, [0.0; 3]);
+        for &(u, wu) in &nodes {
+            for &(v, wv) in &nodes {
+                let th = [u, (1.0 - u) * v, (1.0 - u) * (1.0 - v)];
+                let prior: f64 = th.iter().map(|t| t.powf(eps - 1.0)).product();
+                let g = wu * wv * (1.0 - u) * prior * lik(th);
+                z += g;
+                for i in 0..3 {
+                    m[i] += g * th[i];
+                }
+            }
+        }
+        m.map(|x| x / z)
+    };
+    let mut b = DatasetBuilder::new(Items::numbered(3), TieSemantics::UnknownOrder);
+    for r in &rankings {
+        b.push(&[vec![r[0]], vec![r[1]], vec![r[2]]], Tail::None, &[], 1.0)
+            .unwrap();
+    }
+    let d = b.finish();
+    let names: Vec<String> = (0..3).map(|i| i.to_string()).collect();
+    for eps in [1e-3, 1e-6] {
+        let want = exact(eps, 96);
+        let coarse = exact(eps, 64);
+        for (a, c) in want.iter().zip(coarse) {
+            assert!(
+                (a - c).abs() < 1e-5,
+                "quadrature: {want:?} against {coarse:?}"
+            );
+        }
+        let f = gibbs(&d, &opts(3, eps, eps, 20_000, 4, 5)).unwrap();
+        assert!(
+            (0..f.draws.len()).all(|k| f.draws.draw(k).iter().all(|x| x.is_finite())),
+            "non-finite draws at shape {eps}"
+        );
+        let s = f.summary(&names, plackett::posterior::Gauge::MeanCentred);
+        for (it, w) in s.items.iter().zip(want) {
+            eprintln!("shape {eps}: sampler {:.4} exact {w:.4}", it.worth);
+            assert!(
+                (it.worth - w).abs() < 0.006,
+                "shape {eps}: {} vs {w}",
+                it.worth
+            );
+        }
+    }
+}
+
 /// First-element probabilities (13/49, 81/245, 99/245), χ² test.
 #[test]
 fn within_group_first_element_chi_square() {

@@ -437,6 +437,12 @@ fn counted_copies(
     )
 }
 
+/// The largest spread of the starting log-worths (a chain starts at a
+/// prior draw, each log-worth raised to at most this far below the
+/// largest): e^-600 is far from underflow, so a stage's in-play total is
+/// positive at the first sweep.
+const START_SPREAD: f64 = 600.0;
+
 /// One chain's state, with every buffer it needs allocated once: a sweep
 /// allocates nothing, which matters when thousands of small problems are
 /// sampled (the ground-truth aggregation runs one chain per case).
@@ -492,11 +498,22 @@ impl<'a> Chain<'a> {
             })
             .collect();
         let mut rng = stream(seed, &[chain, u64::MAX]);
-        let log_lam = prior
+        let mut log_lam: Vec<f64> = prior
             .shapes
             .iter()
             .map(|&a| ln_gamma_draw(&mut rng, a, prior.rate))
             .collect();
+        // Under a small shape the prior's draws spread over thousands in
+        // log-worth (ln U / a: Gamma(0.001, ·) puts a draw 1,000·|ln U|
+        // down), so that every worth of a stage can underflow next to the
+        // largest, its in-play total be 0 and its latent time Exp(0) = ∞,
+        // after which the chain stays at −∞ (salad with Gamma(0.001, 1)
+        // printed NaN). Any point of positive density is a valid start:
+        // raise each start to at most START_SPREAD below the largest.
+        let top = log_lam.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        for t in &mut log_lam {
+            *t = t.max(top - START_SPREAD);
+        }
         Ok(Chain {
             ds,
             shapes: &prior.shapes,
