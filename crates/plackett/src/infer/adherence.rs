@@ -295,7 +295,7 @@ pub(crate) fn check(ds: &Dataset, opts: &AdherenceOptions) -> Result<()> {
                 format!(
                     "must be at least 1 (below 1 the prior's density is unbounded at 0 and the \
                      MAP can be an adherence of 0), got {}",
-                    opts.prior_shape
+                    crate::error::show_number(opts.prior_shape)
                 ),
             ));
         }
@@ -305,7 +305,7 @@ pub(crate) fn check(ds: &Dataset, opts: &AdherenceOptions) -> Result<()> {
                 format!(
                     "must be positive (with rate 0 a ranker who agrees with the worth order \
                      has no finite adherence), got {}",
-                    opts.prior_rate
+                    crate::error::show_number(opts.prior_rate)
                 ),
             ));
         }

@@ -90,7 +90,7 @@ pub fn mixture_gibbs(ds: &Dataset, opts: &MixtureGibbsOptions) -> Result<Mixture
             "prior_shape",
             format!(
                 "the mixture sampler's Gamma shape must be at least 1 (its mode is the pivot), got {}",
-                opts.prior_shape
+                crate::error::show_number(opts.prior_shape)
             ),
         ));
     }
@@ -99,7 +99,7 @@ pub fn mixture_gibbs(ds: &Dataset, opts: &MixtureGibbsOptions) -> Result<Mixture
             "prior_rate",
             format!(
                 "must be a positive number (a proper prior), got {}",
-                opts.prior_rate
+                crate::error::show_number(opts.prior_rate)
             ),
         ));
     }
