@@ -534,6 +534,7 @@ mod tests {
             assert!(e.contains(&format!("`{param}`")), "{param}: {e}");
         }
     }
+
     /// Two items 1000 below a third in log-worth have worths that underflow
     /// next to it, yet between themselves keep the odds `λ_2/(λ_1 + λ_2)`
     /// of their own race (here 3/4), and the third wins every time.
