@@ -16,6 +16,16 @@ fn opts(n: usize, shape: f64, rate: f64, samples: usize, chains: usize, seed: u6
     }
 }
 
+/// An `n`-point Gauss–Legendre rule mapped from [−1, 1] to [0, 1]:
+/// `(node, weight)` pairs.
+fn unit_nodes(n: usize) -> Vec<(f64, f64)> {
+    let (x, w) = plackett::numerics::quadrature::gauss_legendre(n);
+    x.iter()
+        .zip(&w)
+        .map(|(x, w)| (0.5 * (x + 1.0), 0.5 * w))
+        .collect()
+}
+
 /// Posterior means of the normalised worths θ = λ/Σλ for the three
 /// annotations of [`four_class_posterior_with_unknown_order_groups`] under
 /// iid Gamma(1, ·) priors, by quadrature: θ is then uniform on the simplex
@@ -24,13 +34,7 @@ fn opts(n: usize, shape: f64, rate: f64, samples: usize, chains: usize, seed: u6
 /// `θ = (u, (1−u)v, (1−u)(1−v)w, (1−u)(1−v)(1−w))` (Jacobian
 /// `(1−u)²(1−v)`) with an `n`-point Gauss–Legendre rule per axis.
 fn four_class_exact_means(n: usize) -> [f64; 4] {
-    let (x, w) = plackett::numerics::quadrature::gauss_legendre(n);
-    // Map [−1, 1] to [0, 1].
-    let nodes: Vec<(f64, f64)> = x
-        .iter()
-        .zip(&w)
-        .map(|(x, w)| (0.5 * (x + 1.0), 0.5 * w))
-        .collect();
+    let nodes = unit_nodes(n);
     let (mut z, mut m) = (0.0, [0.0; 4]);
     for &(u, wu) in &nodes {
         for &(v, wv) in &nodes {
@@ -107,12 +111,7 @@ fn vague_priors_start_every_chain_within_double_range() {
             .product()
     };
     let exact = |eps: f64, n: usize| -> [f64; 3] {
-        let (x, w) = plackett::numerics::quadrature::gauss_legendre(n);
-        let nodes: Vec<(f64, f64)> = x
-            .iter()
-            .zip(&w)
-            .map(|(x, w)| (0.5 * (x + 1.0), 0.5 * w))
-            .collect();
+        let nodes = unit_nodes(n);
         let (mut z, mut m) = (0.0, [0.0; 3]);
         for &(u, wu) in &nodes {
             for &(v, wv) in &nodes {
