@@ -18,11 +18,7 @@
 # Needs: Rscript with BradleyTerry2 (Debian: apt-get install
 # r-cran-bradleyterry2), python3, and a release build (cargo build --release).
 # The package's data are read from the installed package, never copied.
-set -euo pipefail
-cd "$(dirname "$0")/.."
-bin=target/release/plackett
-scratch=$(mktemp -d)
-trap 'rm -rf "$scratch"' EXIT
+source "$(dirname "$0")/side_by_side.sh"
 echo "== BradleyTerry2 $(Rscript -e 'cat(as.character(packageVersion("BradleyTerry2")))')"
 Rscript bench/bradleyterry2_compare.R export "$scratch"
 

@@ -20,11 +20,7 @@
 # r-cran-qvcalc r-cran-rspectra r-cran-sandwich, then R CMD INSTALL a
 # checkout of github.com/hturner/PlackettLuce at tag v0.3.2 (set R_LIBS if
 # installed into a private library).
-set -euo pipefail
-cd "$(dirname "$0")/.."
-bin=target/release/plackett
-scratch=$(mktemp -d)
-trap 'rm -rf "$scratch"' EXIT
+source "$(dirname "$0")/side_by_side.sh"
 echo "== PlackettLuce $(Rscript -e 'cat(as.character(packageVersion("PlackettLuce")))')"
 nascar=data/nascar2002/results.csv
 cols=(--ranking-col race --rank-col position --item-col driver)

@@ -9,11 +9,8 @@
 # an orderings CSV (PLMIX_DATA, default ../shared/data/plmix).
 #
 #   R_LIBS=/path/to/lib bash bench/plmix_compare.sh
-set -euo pipefail
-cd "$(dirname "$0")/.."
+source "$(dirname "$0")/side_by_side.sh"
 data="${PLMIX_DATA:-../shared/data/plmix}"
-scratch="$(mktemp -d)"
-trap 'rm -rf "$scratch"' EXIT
 cargo build --release --quiet --example mixture_timing
 echo "== plackett (this repository, $(nproc) cores)"
 ./target/release/examples/mixture_timing --write "$scratch" --gibbs

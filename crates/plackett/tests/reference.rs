@@ -3,7 +3,7 @@
 //! check by hand.
 
 mod common;
-use common::{data_dir, lw, path, salad_rankings};
+use common::{assert_table, data_dir, lw, path, salad_rankings};
 use plackett::data::{DatasetBuilder, Items, Tail, TieSemantics};
 use plackett::infer::{Algorithm, PointOptions, Prior, fit_point};
 use plackett::io::{ReadOptions, read_path};
@@ -105,19 +105,19 @@ fn nascar_pseudo_rankings_match_plackettluce() {
         "{}",
         f.log_likelihood
     );
-    for (name, est, se) in [
-        ("PJ Jones", 3.195986280681, 1.7291028198),
-        ("Mark Martin", 1.910211935908, 0.9837119529),
-        ("Tony Stewart", 1.670375906967, 0.9850582115),
-        ("Dick Trickle", -0.379554673717, 1.1329750108),
-        ("Andy Hillenburg", -2.171064964915, 1.8129935921),
-        ("Randy Renfrow", -1.768628723861, 1.9048714922),
-    ] {
-        let (v, s) = lw(&f, name);
-        let s = s.unwrap();
-        assert!((v - est).abs() < 1e-7, "{name}: {v} vs {est}");
-        assert!((s - se).abs() < 1e-7 * se, "{name}: se {s} vs {se}");
-    }
+    assert_table(
+        &f,
+        &[
+            ("PJ Jones", 3.195986280681, 1.7291028198),
+            ("Mark Martin", 1.910211935908, 0.9837119529),
+            ("Tony Stewart", 1.670375906967, 0.9850582115),
+            ("Dick Trickle", -0.379554673717, 1.1329750108),
+            ("Andy Hillenburg", -2.171064964915, 1.8129935921),
+            ("Randy Renfrow", -1.768628723861, 1.9048714922),
+        ],
+        1e-7,
+        1e-7,
+    );
 }
 
 #[test]

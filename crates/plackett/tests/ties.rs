@@ -2,7 +2,7 @@
 //! and ties as events (Davidson–Luce).
 
 mod common;
-use common::{data_dir, lw, path};
+use common::{assert_table, data_dir, path};
 use plackett::data::{Dataset, DatasetBuilder, Items, Tail, TieSemantics};
 use plackett::infer::{Algorithm, PointOptions, Prior, fit_point};
 use plackett::io::{Format, ReadOptions, read_path, read_str};
@@ -434,17 +434,17 @@ fn ties_as_events_match_plackettluce() {
         "{}",
         f.log_likelihood
     );
-    for (name, est, se) in [
-        ("i1", -0.718664848380904, 0.154370717745702),
-        ("i3", 0.519051007633953, 0.146758892117086),
-        ("i4", -2.54501340418682, 0.18586122719643),
-        ("i7", -1.32229721221366, 0.159848482571409),
-    ] {
-        let (v, s) = lw(&f, name);
-        let s = s.unwrap();
-        assert!((v - est).abs() < 1e-8, "{name}: {v} vs {est}");
-        assert!((s - se).abs() < 1e-12 * se, "{name}: se {s} vs {se}");
-    }
+    assert_table(
+        &f,
+        &[
+            ("i1", -0.718664848380904, 0.154370717745702),
+            ("i3", 0.519051007633953, 0.146758892117086),
+            ("i4", -2.54501340418682, 0.18586122719643),
+            ("i7", -1.32229721221366, 0.159848482571409),
+        ],
+        1e-8,
+        1e-12,
+    );
     for (order, log_delta, se_log) in [
         (2, -1.14784802630688, 0.0715880517798994),
         (3, -1.83492112367302, 0.117043963443741),

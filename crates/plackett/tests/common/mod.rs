@@ -65,3 +65,21 @@ pub fn lw(f: &plackett::infer::PointFit, name: &str) -> (f64, Option<f64>) {
     let it = f.summary.items.iter().find(|i| i.name == name).expect(name);
     (it.log_worth, it.log_worth_se)
 }
+
+/// Every `(name, log-worth, se)` row of a reference table against a point
+/// fit: the log-worth within `est_tol`, the standard error within `se_rel`
+/// of the reference's.
+#[allow(dead_code)]
+pub fn assert_table(
+    f: &plackett::infer::PointFit,
+    rows: &[(&str, f64, f64)],
+    est_tol: f64,
+    se_rel: f64,
+) {
+    for &(name, est, se) in rows {
+        let (v, s) = lw(f, name);
+        let s = s.unwrap();
+        assert!((v - est).abs() < est_tol, "{name}: {v} vs {est}");
+        assert!((s - se).abs() < se_rel * se, "{name}: se {s} vs {se}");
+    }
+}
