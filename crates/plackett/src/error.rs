@@ -212,10 +212,11 @@ pub enum ParamStyle {
     Python,
 }
 
-/// A number as an error message shows it: tiny magnitudes in scientific
-/// notation ("1e-300", not three hundred zeros), others as Rust prints them.
+/// A number as an error message shows it: tiny and huge magnitudes in
+/// scientific notation ("1e-300", "1e300", not three hundred digits),
+/// others as Rust prints them.
 pub fn show_number(v: f64) -> String {
-    if v != 0.0 && v.abs() < 1e-4 {
+    if v.is_finite() && v != 0.0 && !(1e-4..1e15).contains(&v.abs()) {
         format!("{v:e}")
     } else {
         v.to_string()
@@ -318,5 +319,24 @@ mod tests {
         assert_eq!(one_line("x\u{2028}y"), "x\\u{2028}y");
         let e = Error::input("f.csv", Some(1), "no column \"a\rb\"");
         assert_eq!(e.to_string(), "f.csv:1: no column \"a\\rb\"");
+    }
+
+    #[test]
+    fn numbers_in_messages_stay_short() {
+        assert_eq!(show_number(1e-300), "1e-300");
+        assert_eq!(show_number(-2.5e300), "-2.5e300");
+        assert_eq!(show_number(1e15), "1e15");
+        assert_eq!(show_number(0.25), "0.25");
+        assert_eq!(show_number(123456.0), "123456");
+        assert_eq!(show_number(0.0), "0");
+        assert_eq!(show_number(f64::NAN), "NaN");
+        assert_eq!(show_number(f64::NEG_INFINITY), "-inf");
+    }
+
+    #[test]
+    fn parameter_messages_show_extreme_values_briefly() {
+        let bad = crate::numerics::fixed_point::IterSettings::new(-1e300, 10);
+        let msg = bad.check().unwrap_err().to_string();
+        assert!(msg.contains("got -1e300") && msg.len() < 120, "{msg}");
     }
 }

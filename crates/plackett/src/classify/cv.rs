@@ -109,7 +109,10 @@ pub fn cross_validate(
     if opts.kfold.is_none() && !(opts.test_fraction > 0.0 && opts.test_fraction < 1.0) {
         return Err(Error::param(
             "test_fraction",
-            format!("must be in (0, 1), got {}", opts.test_fraction),
+            format!(
+                "must be in (0, 1), got {}",
+                crate::error::show_number(opts.test_fraction)
+            ),
         ));
     }
     if opts.kfold.is_none() && (opts.splits == 0 || opts.splits > 100_000) {

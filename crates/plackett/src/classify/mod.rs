@@ -38,7 +38,10 @@ fn check_rate(b: f64) -> crate::Result<()> {
     if !(b.is_finite() && b > 0.0) {
         return Err(crate::Error::param(
             "b",
-            format!("the Gamma rate must be positive, got {b}"),
+            format!(
+                "the Gamma rate must be positive, got {}",
+                crate::error::show_number(b)
+            ),
         ));
     }
     Ok(())

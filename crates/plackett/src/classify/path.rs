@@ -142,7 +142,10 @@ impl ClassifierPath {
         if let Some(a) = grid.iter().find(|a| !(a.is_finite() && **a > 0.0)) {
             return Err(crate::Error::param(
                 "a_grid",
-                format!("values of a must be positive and finite, got {a}"),
+                format!(
+                    "values of a must be positive and finite, got {}",
+                    crate::error::show_number(*a)
+                ),
             ));
         }
         let labels = t

@@ -244,7 +244,10 @@ impl DatasetBuilder {
         weight: f64,
     ) -> std::result::Result<(), Rejection> {
         if !(weight.is_finite() && weight > 0.0) {
-            return Err(format!("weight must be positive and finite, got {weight}"));
+            return Err(format!(
+                "weight must be positive and finite, got {}",
+                crate::error::show_number(weight)
+            ));
         }
         if weight > MAX_WEIGHT {
             return Err(format!(
@@ -622,7 +625,10 @@ impl Dataset {
     /// the ghost's id. The ghost never enters top-k tails.
     pub fn with_ghost(&self, w: f64) -> Result<(Dataset, u32)> {
         if !(w.is_finite() && w > 0.0) {
-            return Err(Error::param("pseudo", format!("must be positive, got {w}")));
+            return Err(Error::param(
+                "pseudo",
+                format!("must be positive, got {}", crate::error::show_number(w)),
+            ));
         }
         let mut ds = self.clone();
         let ghost_name = unique_name(&ds.items, "(ghost)");

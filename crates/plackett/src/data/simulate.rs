@@ -394,7 +394,10 @@ pub fn simulate_spec(spec: &SimulationSpec) -> crate::Result<Simulation> {
     if !(a.feature_sd.is_finite() && a.feature_sd > 0.0) {
         return Err(Error::param(
             "feature_sd",
-            format!("must be positive, got {}", a.feature_sd),
+            format!(
+                "must be positive, got {}",
+                crate::error::show_number(a.feature_sd)
+            ),
         ));
     }
     if let Some(d) = a.features {

@@ -201,13 +201,19 @@ impl AggregateSettings {
         {
             return Err(Error::param(
                 "prior_shape",
-                format!("expected a positive number, got {s}"),
+                format!(
+                    "expected a positive number, got {}",
+                    crate::error::show_number(s)
+                ),
             ));
         }
         if !(self.prior_rate.is_finite() && self.prior_rate > 0.0) {
             return Err(Error::param(
                 "prior_rate",
-                format!("expected a positive number, got {}", self.prior_rate),
+                format!(
+                    "expected a positive number, got {}",
+                    crate::error::show_number(self.prior_rate)
+                ),
             ));
         }
         if self.paper && self.prior_shape.is_some() && self.method == MethodName::Pl {
@@ -238,7 +244,10 @@ impl AggregateSettings {
                 if !(gamma.is_finite() && gamma > 0.0) {
                     return Err(Error::param(
                         "reliability",
-                        format!("the PrIRN concentration must be positive, got {gamma}"),
+                        format!(
+                            "the PrIRN concentration must be positive, got {}",
+                            crate::error::show_number(gamma)
+                        ),
                     ));
                 }
                 let zero = match self.prirn_zero {
@@ -253,13 +262,19 @@ impl AggregateSettings {
                 if !(r.is_finite() && r >= 1.0 && r.fract() == 0.0) {
                     return Err(Error::param(
                         "reliability",
-                        format!("PL reliability is a whole number of repetitions (got {r})"),
+                        format!(
+                            "PL reliability is a whole number of repetitions (got {})",
+                            crate::error::show_number(r)
+                        ),
                     ));
                 }
                 if r > 1e6 {
                     return Err(Error::param(
                         "reliability",
-                        format!("at most 1000000 repetitions (got {r})"),
+                        format!(
+                            "at most 1000000 repetitions (got {})",
+                            crate::error::show_number(r)
+                        ),
                     ));
                 }
                 let prior = if self.paper {

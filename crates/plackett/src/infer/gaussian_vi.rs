@@ -418,7 +418,7 @@ pub fn vi(ds: &Dataset, feats: &Features, opts: &ViOptions) -> Result<ViFit> {
             "eta",
             format!(
                 "the variational posterior needs a proper prior (η > 0), got {}",
-                opts.eta
+                crate::error::show_number(opts.eta)
             ),
         ));
     }

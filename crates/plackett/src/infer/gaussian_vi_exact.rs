@@ -156,7 +156,7 @@ pub fn vi_exact(ds: &Dataset, feats: &Features, opts: &ExactViOptions) -> Result
             "eta",
             format!(
                 "the variational posterior needs a proper prior (η > 0), got {}",
-                opts.eta
+                crate::error::show_number(opts.eta)
             ),
         ));
     }

@@ -183,7 +183,10 @@ pub fn fit_bss(graph: &WordGraph, y: &[bool], opts: &BssOptions) -> Result<BssFi
     if !(d > 0.0 && d < 1.0) {
         return Err(Error::param(
             "damping",
-            format!("must lie strictly between 0 and 1, got {d}"),
+            format!(
+                "must lie strictly between 0 and 1, got {}",
+                crate::error::show_number(d)
+            ),
         ));
     }
     opts.check_counts("iterations", "burn_in")?;
@@ -193,7 +196,10 @@ pub fn fit_bss(graph: &WordGraph, y: &[bool], opts: &BssOptions) -> Result<BssFi
     {
         return Err(Error::param(
             "alpha",
-            format!("a fixed α must lie strictly between 0 and 1, got {a}"),
+            format!(
+                "a fixed α must lie strictly between 0 and 1, got {}",
+                crate::error::show_number(a)
+            ),
         ));
     }
     let (shape, rate) = opts.sigma2_prior;

@@ -65,7 +65,10 @@ impl ThetaPrior {
         if !(damping > 0.0 && damping < 1.0) {
             return Err(Error::param(
                 "damping",
-                format!("must lie strictly between 0 and 1, got {damping}"),
+                format!(
+                    "must lie strictly between 0 and 1, got {}",
+                    crate::error::show_number(damping)
+                ),
             ));
         }
         let n = graph.len();

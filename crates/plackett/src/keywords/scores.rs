@@ -15,7 +15,10 @@ fn biased_pagerank(graph: &WordGraph, teleport: &[f64], d: f64) -> Result<Vec<f6
     if !(d > 0.0 && d < 1.0) {
         return Err(Error::param(
             "damping",
-            format!("must lie strictly between 0 and 1, got {d}"),
+            format!(
+                "must lie strictly between 0 and 1, got {}",
+                crate::error::show_number(d)
+            ),
         ));
     }
     let n = graph.len();

@@ -60,7 +60,10 @@ impl IterSettings {
         if !(self.tol.is_finite() && self.tol > 0.0) {
             return Err(Error::param(
                 "tol",
-                format!("must be a positive number, got {}", self.tol),
+                format!(
+                    "must be a positive number, got {}",
+                    crate::error::show_number(self.tol)
+                ),
             ));
         }
         if self.max_iter == 0 {

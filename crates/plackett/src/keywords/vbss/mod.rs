@@ -139,7 +139,10 @@ fn positive(name: &str, v: f64) -> Result<()> {
     } else {
         Err(Error::param(
             name,
-            format!("must be a positive number at most 1e10, got {v}"),
+            format!(
+                "must be a positive number at most 1e10, got {}",
+                crate::error::show_number(v)
+            ),
         ))
     }
 }
@@ -153,7 +156,10 @@ impl VbssOptions {
         if !(self.alpha_init > 0.0 && self.alpha_init < 1.0) {
             return Err(Error::param(
                 "alpha_init",
-                format!("must lie strictly between 0 and 1, got {}", self.alpha_init),
+                format!(
+                    "must lie strictly between 0 and 1, got {}",
+                    crate::error::show_number(self.alpha_init)
+                ),
             ));
         }
         // `tol` and `max_iter` as every fixed-point engine checks them.
