@@ -191,7 +191,7 @@ impl AdherenceResult {
             .map_err(err)?,
         })
     }
-    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<crate::Reduced<'py>> {
         crate::reduce(py, self, "_restore_adherence")
     }
     fn __repr__(&self) -> String {
@@ -206,7 +206,7 @@ impl AdherenceResult {
 
 /// Read back a pickled [`AdherenceResult`].
 #[pyfunction]
-pub fn _restore_adherence(state: &str) -> PyResult<AdherenceResult> {
+pub fn _restore_adherence(state: &[u8]) -> PyResult<AdherenceResult> {
     crate::restore(state)
 }
 

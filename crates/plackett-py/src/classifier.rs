@@ -306,7 +306,7 @@ impl ClassifierModel {
         serde_json::to_string_pretty(&self.outcome.model)
             .map_err(|e| PyValueError::new_err(e.to_string()))
     }
-    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<crate::Reduced<'py>> {
         crate::reduce(py, self, "_restore_classifier")
     }
     fn __repr__(&self) -> String {
@@ -341,7 +341,7 @@ impl ClassifierModel {
 
 /// Rebuild a pickled classifier.
 #[pyfunction]
-pub fn _restore_classifier(state: &str) -> PyResult<ClassifierModel> {
+pub fn _restore_classifier(state: &[u8]) -> PyResult<ClassifierModel> {
     crate::restore(state)
 }
 
@@ -464,7 +464,7 @@ impl PyClassifierPath {
     fn plot(&self, path: std::path::PathBuf) -> PyResult<()> {
         crate::write_page(&path, &self.path.to_svg())
     }
-    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<crate::Reduced<'py>> {
         crate::reduce(py, self, "_restore_classifier_path")
     }
     fn __repr__(&self) -> String {
@@ -496,6 +496,6 @@ impl PyClassifierPath {
 
 /// Rebuild a pickled classifier path.
 #[pyfunction]
-pub fn _restore_classifier_path(state: &str) -> PyResult<PyClassifierPath> {
+pub fn _restore_classifier_path(state: &[u8]) -> PyResult<PyClassifierPath> {
     crate::restore(state)
 }

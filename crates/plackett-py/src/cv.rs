@@ -8,9 +8,16 @@ use plackett::eval::cv_summary::{CvDocument, check_options, partitions, run_part
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
+/// Rebuild a pickled cross-validation.
+#[pyfunction]
+pub fn _restore_feature_cv(state: &[u8]) -> PyResult<FeatureCv> {
+    crate::restore(state)
+}
+
 /// A cross-validation: its document (`plackett cv --output json`) and the
 /// per-partition results its page draws.
 #[pyclass(module = "plackett._plackett", name = "FeatureCv", frozen)]
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct FeatureCv {
     doc: CvDocument,
     results: Vec<CvResult>,
@@ -22,6 +29,9 @@ impl FeatureCv {
     /// The document of `plackett cv --output json`.
     fn to_json(&self) -> String {
         self.doc.to_json()
+    }
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<crate::Reduced<'py>> {
+        crate::reduce(py, self, "_restore_feature_cv")
     }
     /// The text tables of `plackett cv` (Guo et al. 2019, Tables 3–4).
     fn to_table(&self) -> String {

@@ -175,14 +175,14 @@ impl PySelectors {
             self.sel.n_classes
         )
     }
-    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<crate::Reduced<'py>> {
         crate::reduce(py, self, "_restore_selectors")
     }
 }
 
 /// Rebuild pickled selectors.
 #[pyfunction]
-pub fn _restore_selectors(state: &str) -> PyResult<PySelectors> {
+pub fn _restore_selectors(state: &[u8]) -> PyResult<PySelectors> {
     crate::restore(state)
 }
 
@@ -561,14 +561,14 @@ impl AggregateResult {
             plackett::groundtruth::summary::method_label(&self.method)
         )
     }
-    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<crate::Reduced<'py>> {
         crate::reduce(py, self, "_restore_aggregate")
     }
 }
 
 /// Rebuild a pickled aggregation result.
 #[pyfunction]
-pub fn _restore_aggregate(state: &str) -> PyResult<AggregateResult> {
+pub fn _restore_aggregate(state: &[u8]) -> PyResult<AggregateResult> {
     crate::restore(state)
 }
 

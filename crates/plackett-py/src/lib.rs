@@ -139,22 +139,28 @@ pub(crate) fn write_page(path: &std::path::Path, page: &str) -> PyResult<()> {
     plackett::io::output::write_all_atomic(&[(p.as_ref(), page.as_bytes())]).map_err(err)
 }
 
+/// What `__reduce__` returns: `(restore, (state,))`.
+pub(crate) type Reduced<'py> = (Bound<'py, PyAny>, (Bound<'py, pyo3::types::PyBytes>,));
+
 /// Pickling through the library's serialised form: `(restore, (state,))`
-/// with `restore` a function of this module that reads it back bit for bit.
+/// with `restore` a function of this module that reads it back bit for
+/// bit. The state is MessagePack (self-describing like JSON, so optional
+/// fields may be left out, but it keeps every `f64` as its 64 bits: NaN
+/// and infinities included, which JSON cannot hold).
 pub(crate) fn reduce<'py, T: serde::Serialize>(
     py: Python<'py>,
     value: &T,
     restore: &str,
-) -> PyResult<(Bound<'py, PyAny>, (String,))> {
-    let state = serde_json::to_string(value)
+) -> PyResult<Reduced<'py>> {
+    let state = rmp_serde::to_vec_named(value)
         .map_err(|e| PyValueError::new_err(format!("cannot serialise the result: {e}")))?;
     let f = py.import("plackett._plackett")?.getattr(restore)?;
-    Ok((f, (state,)))
+    Ok((f, (pyo3::types::PyBytes::new(py, &state),)))
 }
 
 /// Read back what [`reduce`] wrote.
-pub(crate) fn restore<T: serde::de::DeserializeOwned>(state: &str) -> PyResult<T> {
-    serde_json::from_str(state)
+pub(crate) fn restore<T: serde::de::DeserializeOwned>(state: &[u8]) -> PyResult<T> {
+    rmp_serde::from_slice(state)
         .map_err(|e| PyValueError::new_err(format!("not a pickled plackett object: {e}")))
 }
 
@@ -202,7 +208,7 @@ impl PyDataset {
         }
     }
 
-    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<crate::Reduced<'py>> {
         reduce(py, self, "_restore_dataset")
     }
 
@@ -865,7 +871,7 @@ impl FitResult {
     }
     /// Pickling: the whole result (posterior draws included) as the
     /// library's serialised form, read back bit for bit by `_restore_fit`.
-    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<crate::Reduced<'py>> {
         reduce(py, self, "_restore_fit")
     }
     fn __repr__(&self) -> String {
@@ -1191,13 +1197,13 @@ fn fit(
 
 /// Rebuild a pickled [`PyDataset`].
 #[pyfunction]
-fn _restore_dataset(state: &str) -> PyResult<PyDataset> {
+fn _restore_dataset(state: &[u8]) -> PyResult<PyDataset> {
     restore(state)
 }
 
 /// Rebuild a pickled [`FitResult`].
 #[pyfunction]
-fn _restore_fit(state: &str) -> PyResult<FitResult> {
+fn _restore_fit(state: &[u8]) -> PyResult<FitResult> {
     restore(state)
 }
 
@@ -1209,6 +1215,9 @@ fn _plackett(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<model::Model>()?;
     m.add_class::<model::MixtureModel>()?;
     m.add_class::<model::AdherenceModel>()?;
+    m.add_function(wrap_pyfunction!(model::_restore_model, m)?)?;
+    m.add_function(wrap_pyfunction!(model::_restore_mixture_model, m)?)?;
+    m.add_function(wrap_pyfunction!(model::_restore_adherence_model, m)?)?;
     m.add_function(wrap_pyfunction!(read_json_text, m)?)?;
     m.add_function(wrap_pyfunction!(read_file, m)?)?;
     m.add_function(wrap_pyfunction!(read_array, m)?)?;
@@ -1233,6 +1242,7 @@ fn _plackett(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(mixture::_restore_mixture, m)?)?;
     m.add_class::<cv::FeatureCv>()?;
     m.add_function(wrap_pyfunction!(cv::cross_validate, m)?)?;
+    m.add_function(wrap_pyfunction!(cv::_restore_feature_cv, m)?)?;
     m.add_class::<classifier::ClassifierModel>()?;
     m.add_function(wrap_pyfunction!(classifier::classifier_fit, m)?)?;
     m.add_function(wrap_pyfunction!(classifier::_restore_classifier, m)?)?;
@@ -1251,6 +1261,8 @@ fn _plackett(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(mil::mil_simulate, m)?)?;
     m.add_function(wrap_pyfunction!(mil::mil_model_from_json, m)?)?;
     m.add_function(wrap_pyfunction!(mil::_restore_mil_model, m)?)?;
+    m.add_function(wrap_pyfunction!(mil::_restore_mil_prediction, m)?)?;
+    m.add_function(wrap_pyfunction!(mil::_restore_mil_fit, m)?)?;
     m.add_class::<groundtruth::PySelectors>()?;
     m.add_class::<groundtruth::AggregateResult>()?;
     m.add_function(wrap_pyfunction!(groundtruth::read_selectors_data, m)?)?;

@@ -128,7 +128,7 @@ impl PyMilModel {
             .collect()
     }
 
-    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<crate::Reduced<'py>> {
         crate::reduce(py, &self.model, "_restore_mil_model")
     }
 
@@ -159,14 +159,27 @@ pub fn mil_model_from_json(source: &str, text: &str) -> PyResult<PyMilModel> {
 }
 
 #[pyfunction]
-pub fn _restore_mil_model(state: &str) -> PyResult<PyMilModel> {
+pub fn _restore_mil_model(state: &[u8]) -> PyResult<PyMilModel> {
     Ok(PyMilModel {
         model: crate::restore(state)?,
     })
 }
 
+/// Rebuild pickled predictions.
+#[pyfunction]
+pub fn _restore_mil_prediction(state: &[u8]) -> PyResult<MilPrediction> {
+    crate::restore(state)
+}
+
+/// Rebuild a pickled fit.
+#[pyfunction]
+pub fn _restore_mil_fit(state: &[u8]) -> PyResult<MilFit> {
+    crate::restore(state)
+}
+
 /// Predictions of a set of bags.
 #[pyclass(module = "plackett._plackett", name = "MilPrediction", frozen)]
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct MilPrediction {
     pred: Vec<BagPrediction>,
 }
@@ -207,6 +220,10 @@ impl MilPrediction {
         pretty(&predict_document(&self.pred))
     }
 
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<crate::Reduced<'py>> {
+        crate::reduce(py, self, "_restore_mil_prediction")
+    }
+
     fn __repr__(&self) -> String {
         let instances: usize = self.pred.iter().map(|b| b.instances.len()).sum();
         format!(
@@ -219,6 +236,7 @@ impl MilPrediction {
 /// A fit: the model, the training bags' probabilities, each training
 /// instance's posterior probability of being primary, and the fit document.
 #[pyclass(module = "plackett._plackett", name = "MilFit", frozen)]
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct MilFit {
     model: MilModel,
     doc: serde_json::Value,
@@ -241,6 +259,10 @@ impl MilFit {
         PyMilModel {
             model: self.model.clone(),
         }
+    }
+
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<crate::Reduced<'py>> {
+        crate::reduce(py, self, "_restore_mil_fit")
     }
 
     /// Posterior P(primary) of every training instance: bag by bag (in order

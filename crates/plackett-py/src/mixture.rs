@@ -310,7 +310,7 @@ impl MixtureResult {
         let page = plackett::report::mixture::mixture_html(&self.report);
         crate::write_page(&path, &page)
     }
-    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<crate::Reduced<'py>> {
         crate::reduce(py, self, "_restore_mixture")
     }
     fn __repr__(&self) -> String {
@@ -325,7 +325,7 @@ impl MixtureResult {
 
 /// Rebuild a pickled mixture result.
 #[pyfunction]
-pub fn _restore_mixture(state: &str) -> PyResult<MixtureResult> {
+pub fn _restore_mixture(state: &[u8]) -> PyResult<MixtureResult> {
     crate::restore(state)
 }
 

@@ -120,6 +120,9 @@ impl Model {
     fn to_json(&self) -> String {
         self.m.to_json()
     }
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<crate::Reduced<'py>> {
+        crate::reduce(py, &self.m, "_restore_model")
+    }
     fn __repr__(&self) -> String {
         format!(
             "Model(engine={:?}, items={}, draws={})",
@@ -247,6 +250,9 @@ impl MixtureModel {
     /// The model file's text (what `plackett fit --components G --model-out` writes).
     fn to_json(&self) -> String {
         self.m.to_json()
+    }
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<crate::Reduced<'py>> {
+        crate::reduce(py, &self.m, "_restore_mixture_model")
     }
     fn __repr__(&self) -> String {
         format!(
@@ -407,6 +413,9 @@ impl AdherenceModel {
     fn to_json(&self) -> String {
         self.m.to_json()
     }
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<crate::Reduced<'py>> {
+        crate::reduce(py, &self.m, "_restore_adherence_model")
+    }
     fn __repr__(&self) -> String {
         format!(
             "AdherenceModel(engine={:?}, items={}, rankers={}, draws={})",
@@ -416,4 +425,28 @@ impl AdherenceModel {
             self.m.log_worths.len()
         )
     }
+}
+
+/// Rebuild a pickled model.
+#[pyfunction]
+pub fn _restore_model(state: &[u8]) -> PyResult<Model> {
+    Ok(Model {
+        m: crate::restore(state)?,
+    })
+}
+
+/// Rebuild a pickled mixture model.
+#[pyfunction]
+pub fn _restore_mixture_model(state: &[u8]) -> PyResult<MixtureModel> {
+    Ok(MixtureModel {
+        m: crate::restore(state)?,
+    })
+}
+
+/// Rebuild a pickled adherence model.
+#[pyfunction]
+pub fn _restore_adherence_model(state: &[u8]) -> PyResult<AdherenceModel> {
+    Ok(AdherenceModel {
+        m: crate::restore(state)?,
+    })
 }

@@ -212,14 +212,14 @@ impl ShardedFit {
             crate::py_bool(self.converged)
         )
     }
-    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<crate::Reduced<'py>> {
         crate::reduce(py, self, "_restore_sharded")
     }
 }
 
 /// Rebuild a pickled sharded fit.
 #[pyfunction]
-pub fn _restore_sharded(state: &str) -> PyResult<ShardedFit> {
+pub fn _restore_sharded(state: &[u8]) -> PyResult<ShardedFit> {
     crate::restore(state)
 }
 

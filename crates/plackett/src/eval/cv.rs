@@ -16,7 +16,7 @@ use nalgebra::{DMatrix, DVector};
 use rand::RngExt;
 
 /// How to split.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Partition {
     /// Split observations.
     L,
@@ -59,7 +59,7 @@ impl std::fmt::Debug for CvOptions {
 }
 
 /// Mean test metrics per η for one method.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct Curve {
     /// Comparison AUC per η.
     pub auc: Vec<f64>,
@@ -97,7 +97,7 @@ impl Curve {
 }
 
 /// Test metrics of one fit on one split.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy, Default, serde::Serialize, serde::Deserialize)]
 pub struct Metrics {
     /// Comparison AUC.
     pub auc: f64,
@@ -116,7 +116,7 @@ impl std::ops::AddAssign for Metrics {
 }
 
 /// Results of one partition type.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct CvResult {
     /// Partition.
     pub partition: Partition,

@@ -10,7 +10,7 @@ use crate::data::Dataset;
 use crate::data::features::Features;
 use crate::error::{Error, Result};
 use crate::numerics::sig;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 
 /// The partitions of `name`: `l` (split observations), `n` (split items)
@@ -76,7 +76,7 @@ pub fn run_partitions(
 }
 
 /// The metric curves of one method over the η grid.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CurveDoc {
     /// Comparison AUC.
     pub auc: Vec<f64>,
@@ -98,7 +98,7 @@ impl From<&Curve> for CurveDoc {
 
 /// One row of Guo et al. 2019's Tables 3/4: the metric of VI and MAP at
 /// their cross-validated best η and at η_L.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct TableRow {
     /// VI at its best η.
     pub vi_at_eta_v: f64,
@@ -131,7 +131,7 @@ fn table_row(r: &CvResult, pick: fn(&Curve) -> &Vec<f64>) -> TableRow {
 }
 
 /// Mean test metrics.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct MetricsDoc {
     /// Comparison AUC.
     pub auc: f64,
@@ -152,10 +152,10 @@ impl From<Metrics> for MetricsDoc {
 }
 
 /// One partition's results.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct PartitionDoc {
     /// `L` or `N`.
-    pub partition: &'static str,
+    pub partition: String,
     /// Splits evaluated.
     pub splits: usize,
     /// The η grid.
@@ -181,7 +181,7 @@ pub struct PartitionDoc {
 }
 
 /// The document of `plackett cv --output json` (keys fixed).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CvDocument {
     /// `exact` or `guo`.
     pub vi: String,
@@ -232,7 +232,7 @@ impl CvDocument {
             partitions: results
                 .iter()
                 .map(|r| PartitionDoc {
-                    partition: part_name(r.partition),
+                    partition: part_name(r.partition).to_string(),
                     splits: r.splits,
                     etas: r.etas.clone(),
                     bound: r.bound.clone(),

@@ -20,7 +20,7 @@ use std::collections::HashMap;
 
 /// One bag: a name, a label (`None`: to be predicted) and its instances
 /// `start..end` in the instance arrays of [`Bags`].
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Bag {
     /// The bag's name as given in the file.
     pub name: String,
@@ -48,7 +48,7 @@ impl Bag {
 /// `x_ij ∈ ℝ^{d⁰}`) or modality 1 (`z_ij ∈ ℝ^{d¹}`); a unimodal data set
 /// has `d¹ = 0` and no modality-1 instances (ordinary multiple-instance
 /// learning).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Bags {
     /// The bags, in file order.
     pub bags: Vec<Bag>,

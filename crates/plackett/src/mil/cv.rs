@@ -99,7 +99,7 @@ impl MilEngineSettings {
 }
 
 /// What a fit returns besides the model: convergence facts for reports.
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct MilFitInfo {
     /// `vb` or `gibbs`.
     pub engine: String,
@@ -129,7 +129,7 @@ pub struct MilFitInfo {
     pub covariance: Option<String>,
     /// VB with the linear-response covariance: modalities whose correction
     /// was not positive definite and kept their mean-field covariance.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub mean_field_kept: Vec<u8>,
     /// Gibbs: where the chains started (`init`, `marginal`, `dispersed`).
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -236,7 +236,7 @@ fn mixture_quantile(parts: &[(f64, f64)], q: f64) -> f64 {
 }
 
 /// A bag's prediction.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct BagPrediction {
     /// The bag's name.
     pub bag: String,
@@ -262,7 +262,7 @@ pub fn primary_by_instance(bags: &Bags, pred: &[BagPrediction]) -> Vec<f64> {
 }
 
 /// An instance's prediction.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct InstancePrediction {
     /// 0-based data row of the input file.
     pub row: usize,

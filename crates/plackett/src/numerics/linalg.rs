@@ -13,6 +13,7 @@
 
 use faer::linalg::solvers::{DenseSolveCore, Solve};
 use faer::{Mat, MatRef, Side};
+use nalgebra::{DMatrix, DVector};
 
 /// The split every faer call of the project uses: two parts, the default
 /// on the 2-core machines every published figure of this project was
@@ -97,7 +98,6 @@ pub(crate) fn clear_upper() {
 unsafe fn vzeroupper() {
     std::arch::x86_64::_mm256_zeroupper();
 }
-use nalgebra::{DMatrix, DVector};
 
 fn view(m: &DMatrix<f64>) -> MatRef<'_, f64> {
     MatRef::from_column_major_slice(m.as_slice(), m.nrows(), m.ncols())
