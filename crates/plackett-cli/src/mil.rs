@@ -334,7 +334,7 @@ fn run_fit(a: &FitArgs) -> Result<()> {
     let (model, info) = fitted?;
     let seconds = start.elapsed().as_secs_f64();
     let pred = model.predict(&bags, 500, a.engine.seed)?;
-    let notes: Vec<String> = plackett::mil::summary::fit_notes_for(&info, &bags)
+    let notes: Vec<String> = plackett::mil::summary::fit_notes_for(&info, &bags, &model)
         .iter()
         .map(|n| crate::cli_text(n))
         .collect();

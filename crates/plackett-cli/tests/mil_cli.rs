@@ -1009,6 +1009,59 @@ fn constant_features_are_named_in_a_note() {
     }
 }
 
+/// Features far from the unit scale the slope priors assume (here one in
+/// units 10⁵ times too small and one 10³ times too large) are named in a
+/// note with their sds; the simulated, unit-scale features and a
+/// standardised fit draw none.
+#[test]
+fn features_off_the_priors_scale_are_named_in_a_note() {
+    let dir = tmpdir("mil_off_scale");
+    let data = simulate(&dir, 60);
+    let text = std::fs::read_to_string(&data).unwrap();
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let (i, k) = (
+        header.iter().position(|h| *h == "m0_f3").unwrap(),
+        header.iter().position(|h| *h == "m1_f1").unwrap(),
+    );
+    let mut out = header.join(",") + "\n";
+    for l in lines {
+        let mut f: Vec<String> = l.split(',').map(String::from).collect();
+        if !f[i].is_empty() {
+            f[i] = (f[i].parse::<f64>().unwrap() * 1e5).to_string();
+        }
+        if !f[k].is_empty() {
+            f[k] = (f[k].parse::<f64>().unwrap() * 1e-3).to_string();
+        }
+        out.push_str(&(f.join(",") + "\n"));
+    }
+    let scaled = dir.join("scaled.csv");
+    std::fs::write(&scaled, out).unwrap();
+    let scaled = scaled.to_str().unwrap();
+    let model = dir.join("m.json");
+    let note = "2 feature(s) far from the unit scale the slope priors assume (m0_f3 sd ";
+    for (file, flags, noted) in [
+        (scaled, &[][..], true),
+        (scaled, &["--standardise"][..], false),
+        (data.as_str(), &[][..], false),
+    ] {
+        let o = fit_to(file, &[flags, &["--output", "json"]].concat(), &model);
+        assert_ok(&o);
+        let notes = json(&o)["notes"].to_string();
+        assert_eq!(notes.contains(note), noted, "{file} {flags:?}: {notes}");
+        if noted {
+            assert!(
+                notes.contains("e4, m1_f1 sd 0.00") || notes.contains("e5, m1_f1 sd 0.00"),
+                "{notes}"
+            );
+            assert!(
+                notes.contains("(--standardise) or set --slope-var"),
+                "{notes}"
+            );
+        }
+    }
+}
+
 /// A model fitted without modality-1 instances keeps that modality's
 /// prior; predicting bags that hold such instances says so (their
 /// p_primary and share of p are the prior's), and bags without them draw

@@ -526,7 +526,7 @@ pub fn mil_fit(
         };
         let seconds = start.elapsed().as_secs_f64();
         let pred = model.predict(&bags, 500, seed)?;
-        let notes: Vec<String> = fit_notes_for(&info, &bags)
+        let notes: Vec<String> = fit_notes_for(&info, &bags, &model)
             .iter()
             .map(|n| plackett::error::render_params(n, plackett::error::ParamStyle::Python))
             .collect();

@@ -558,3 +558,21 @@ def test_frames_with_float_labels_and_their_bad_rows(bags):
     bad = frame.assign(label=frame["label"] * 2.5)
     with pytest.raises(ValueError, match=r"^<DataFrame>: row \d+: label \"2\.5\""):
         plackett.mil_fit(bad)
+
+
+def test_features_off_the_priors_scale_are_noted(bags):
+    """A feature in units far from the unit scale the slope priors assume is
+    named in a note, in Python's spelling; standardising silences it."""
+    import pandas as pd
+
+    _, path = bags
+    frame = pd.read_csv(path)
+    frame["m0_f2"] *= 1e6
+
+    def off(fit):
+        return [n for n in fit.notes if "far from the unit scale" in n]
+
+    noted = off(plackett.mil_fit(frame))
+    assert len(noted) == 1 and "m0_f2 sd" in noted[0] and "(standardise) or set slope_var" in noted[0], noted
+    assert not off(plackett.mil_fit(frame, standardise=True))
+    assert not off(plackett.mil_fit(path))

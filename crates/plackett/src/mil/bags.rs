@@ -114,6 +114,21 @@ impl Bags {
 
     /// The z-score scaling of this collection's features.
     pub fn scaling(&self) -> Scaling {
+        let Scaling { mean, mut sd } = self.moments();
+        for m in 0..2 {
+            for (s, a) in sd[m].iter_mut().zip(&mean[m]) {
+                // Constant (up to rounding) features keep their scale.
+                if !s.is_finite() || *s <= 1e-12 * (1.0 + a.abs()) {
+                    *s = 1.0;
+                }
+            }
+        }
+        Scaling { mean, sd }
+    }
+
+    /// Each feature's mean and sample sd over the instances of its
+    /// modality, as they are (a constant feature has sd 0).
+    fn moments(&self) -> Scaling {
         let mut mean = [vec![0.0; self.width(0)], vec![0.0; self.width(1)]];
         let mut sd = [vec![0.0; self.width(0)], vec![0.0; self.width(1)]];
         let counts = self.counts();
@@ -131,15 +146,40 @@ impl Bags {
         }
         for m in 0..2 {
             let n = counts[m].max(2) as f64 - 1.0;
-            for (s, a) in sd[m].iter_mut().zip(&mean[m]) {
+            for s in sd[m].iter_mut() {
                 *s = (*s / n).sqrt();
-                // Constant (up to rounding) features keep their scale.
-                if !s.is_finite() || *s <= 1e-12 * (1.0 + a.abs()) {
-                    *s = 1.0;
-                }
             }
         }
         Scaling { mean, sd }
+    }
+
+    /// Names (`m0_…`, `m1_…`) and sds of the features, other than the
+    /// [constant ones](Self::constant_features), whose sd over their
+    /// modality's instances lies outside `[low, high]`.
+    ///
+    /// The slope priors of Hu 2024 §2.2.1 (following Xiong et al. 2024,
+    /// `N(0, 4)` by default) are written for features of unit scale: a
+    /// feature with sd `s` gets a prior sd of `2s` on its share of the
+    /// linear predictor, which shrinks a small-scale feature's effect
+    /// towards nothing and leaves a large-scale one unregularised (and, at
+    /// `s` around 10⁸, the sampler's regression precisions singular to
+    /// working precision).
+    pub fn off_scale_features(&self, low: f64, high: f64) -> Vec<(String, f64)> {
+        let sd = self.moments().sd;
+        let constant = self.constant_features();
+        let mut out = Vec::new();
+        for m in 0..2 {
+            if self.counts()[m] < 2 {
+                continue;
+            }
+            for (k, &s) in sd[m].iter().enumerate() {
+                let name = format!("m{m}_{}", self.feature_names[m][k]);
+                if s.is_finite() && !(low..=high).contains(&s) && !constant.contains(&name) {
+                    out.push((name, s));
+                }
+            }
+        }
+        out
     }
 
     /// A copy with every feature replaced by `(x − mean) / sd`; errors if

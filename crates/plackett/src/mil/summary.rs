@@ -60,9 +60,41 @@ pub fn predict_notes(model: &MilModel, counts: Option<[usize; 2]>) -> Vec<String
 /// such a feature only shifts the intercept (`a` or `c`), so its slope is
 /// not identified apart from it; at the bag level it still counts the
 /// primary instances (`β_k·x·Σ_j δ_ij`) unless the constant is 0, where it
-/// multiplies nothing at either level and its rows repeat the prior.
-pub fn fit_notes_for(info: &MilFitInfo, bags: &Bags) -> Vec<String> {
+/// multiplies nothing at either level and its rows repeat the prior. A
+/// fit to the features as they are (`model` neither standardised nor
+/// projected them) also gets a note on features far from the unit scale
+/// the slope priors assume ([`Bags::off_scale_features`]).
+pub fn fit_notes_for(info: &MilFitInfo, bags: &Bags, model: &MilModel) -> Vec<String> {
     let mut notes = fit_notes(info, bags.counts());
+    if model.scaling.is_none() && model.components.is_none() {
+        // The prior sd of a feature's share of the linear predictor is
+        // √slope_var · sd: below 0.2 it pins the effect near 0, above 2000
+        // it does not regularise at all.
+        let prior_sd = model.priors.slope_var.sqrt();
+        let off = bags.off_scale_features(0.2 / prior_sd, 2000.0 / prior_sd);
+        if !off.is_empty() {
+            let shown: Vec<String> = off
+                .iter()
+                .map(|(name, sd)| {
+                    let sd = if (1e-3..1e4).contains(sd) {
+                        crate::numerics::sig(*sd, 2)
+                    } else {
+                        format!("{sd:.1e}")
+                    };
+                    format!("{name} sd {sd}")
+                })
+                .collect();
+            notes.push(format!(
+                "{} feature(s) far from the unit scale the slope priors assume ({}): a feature of \
+                 sd s gets prior sd {}·s on its share of the linear predictor, which pins a \
+                 small-scale feature's effect near 0 and leaves a large-scale one unregularised; \
+                 standardise the features (`standardise`) or set `slope_var`",
+                off.len(),
+                crate::io::output::first_few(&shown, 6),
+                crate::numerics::sig(prior_sd, 3)
+            ));
+        }
+    }
     let constant = bags.constant_features();
     if !constant.is_empty() {
         notes.push(format!(

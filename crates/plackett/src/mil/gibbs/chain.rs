@@ -5,6 +5,14 @@
 
 use super::*;
 
+/// Why a regression block cannot be drawn. Its precision is the prior's
+/// plus the design's Gram matrix, and features of sd around 10⁸ make the
+/// latter so much larger that the prior is lost below rounding wherever
+/// the current primary instances leave the design rank-deficient.
+const SINGULAR: &str = "a regression precision is singular to working precision (features on \
+                        very large scales swamp the slope priors); standardise the features \
+                        (`standardise`)";
+
 /// A Gaussian regression block: prior precision diagonal, draw of the
 /// coefficients given the sufficient statistics.
 pub(super) fn draw_gaussian(
@@ -12,16 +20,14 @@ pub(super) fn draw_gaussian(
     precision: &DMatrix<f64>,
     rhs: &DVector<f64>,
 ) -> Result<Vec<f64>> {
-    let ch = Cholesky::new(precision).ok_or_else(|| {
-        Error::Numerical("a regression precision is not positive definite".into())
-    })?;
+    let ch = Cholesky::new(precision).ok_or_else(|| Error::Numerical(SINGULAR.into()))?;
     let mean = ch.solve(rhs);
     // θ = mean + L⁻ᵀ z has covariance (L Lᵀ)⁻¹: solve Lᵀ v = z through the
     // covariance's own factor (small blocks, so the extra factorisation is
     // cheap and keeps to the one factorisation path).
     let cov = ch.inverse();
     let cl = Cholesky::new(&cov)
-        .ok_or_else(|| Error::Numerical("a posterior covariance is not positive definite".into()))?
+        .ok_or_else(|| Error::Numerical(SINGULAR.into()))?
         .l();
     let d = mean.len();
     let z: Vec<f64> = (0..d).map(|_| StandardNormal.sample(rng)).collect();

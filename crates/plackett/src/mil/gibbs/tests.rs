@@ -89,3 +89,22 @@ fn the_ladder_adapts_in_rounds_of_doubling_length() {
     assert_eq!(adaptation_points(40), [20]);
     assert!(adaptation_points(20).is_empty());
 }
+
+/// A precision the prior cannot hold positive definite in floating point
+/// (a rank-one design of features at 10⁸ over slope priors of variance 4:
+/// the prior's 0.25 is below the rounding of the design's 10¹⁶) is an
+/// error that says what to do, not a bare "not positive definite".
+#[test]
+fn a_precision_swamped_by_huge_features_asks_for_standardised_features() {
+    let v = [1.0e8, -0.7e8, 0.4e8];
+    let p = DMatrix::from_fn(3, 3, |r, c| v[r] * v[c] + if r == c { 0.25 } else { 0.0 });
+    let mut rng = stream(1, &[]);
+    match draw_gaussian(&mut rng, &p, &DVector::zeros(3)) {
+        Err(Error::Numerical(m)) => assert!(m.contains("`standardise`"), "{m}"),
+        other => panic!("expected a numerical error, got {other:?}"),
+    }
+    // The same design at unit scale draws.
+    let v = [1.0, -0.7, 0.4];
+    let p = DMatrix::from_fn(3, 3, |r, c| v[r] * v[c] + if r == c { 0.25 } else { 0.0 });
+    assert!(draw_gaussian(&mut rng, &p, &DVector::zeros(3)).is_ok());
+}
