@@ -965,6 +965,34 @@ fn optimum_counts_are_refused_under_their_own_flag() {
     }
 }
 
+/// Copy the long CSV `data` to `to`, replacing each filled feature cell by
+/// `edit(column, value)` where that gives a value; returns `to`'s path.
+fn edit_columns(
+    data: &str,
+    to: &std::path::Path,
+    edit: impl Fn(&str, f64) -> Option<f64>,
+) -> String {
+    let text = std::fs::read_to_string(data).unwrap();
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let mut out = header.join(",") + "\n";
+    for l in lines {
+        let mut f: Vec<String> = l.split(',').map(String::from).collect();
+        for (cell, name) in f.iter_mut().zip(&header) {
+            if name.starts_with('m')
+                && name.contains('_')
+                && !cell.is_empty()
+                && let Some(v) = edit(name, cell.parse().unwrap())
+            {
+                *cell = v.to_string();
+            }
+        }
+        out.push_str(&(f.join(",") + "\n"));
+    }
+    std::fs::write(to, out).unwrap();
+    to.to_str().unwrap().to_string()
+}
+
 /// A feature constant over its modality's instances (here one at 0 and one
 /// at 2.5) is named in a note: its instance-level slope is not identified
 /// apart from the intercept. Varying features draw no such note.
@@ -972,28 +1000,13 @@ fn optimum_counts_are_refused_under_their_own_flag() {
 fn constant_features_are_named_in_a_note() {
     let dir = tmpdir("mil_constant");
     let data = simulate(&dir, 60);
-    let text = std::fs::read_to_string(&data).unwrap();
-    let mut lines = text.lines();
-    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
-    let (i, k) = (
-        header.iter().position(|h| *h == "m0_f2").unwrap(),
-        header.iter().position(|h| *h == "m1_f4").unwrap(),
-    );
-    let mut out = header.join(",") + "\n";
-    for l in lines {
-        let mut f: Vec<String> = l.split(',').map(String::from).collect();
-        if !f[i].is_empty() {
-            f[i] = "0".into();
-        }
-        if !f[k].is_empty() {
-            f[k] = "2.5".into();
-        }
-        out.push_str(&(f.join(",") + "\n"));
-    }
-    let constant = dir.join("constant.csv");
-    std::fs::write(&constant, out).unwrap();
+    let constant = edit_columns(&data, &dir.join("constant.csv"), |name, _| match name {
+        "m0_f2" => Some(0.0),
+        "m1_f4" => Some(2.5),
+        _ => None,
+    });
     let model = dir.join("m.json");
-    for (file, noted) in [(constant.to_str().unwrap(), true), (data.as_str(), false)] {
+    for (file, noted) in [(constant.as_str(), true), (data.as_str(), false)] {
         let o = fit_to(file, &["--output", "json"], &model);
         assert_ok(&o);
         let notes = json(&o)["notes"].to_string();
@@ -1017,27 +1030,12 @@ fn constant_features_are_named_in_a_note() {
 fn features_off_the_priors_scale_are_named_in_a_note() {
     let dir = tmpdir("mil_off_scale");
     let data = simulate(&dir, 60);
-    let text = std::fs::read_to_string(&data).unwrap();
-    let mut lines = text.lines();
-    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
-    let (i, k) = (
-        header.iter().position(|h| *h == "m0_f3").unwrap(),
-        header.iter().position(|h| *h == "m1_f1").unwrap(),
-    );
-    let mut out = header.join(",") + "\n";
-    for l in lines {
-        let mut f: Vec<String> = l.split(',').map(String::from).collect();
-        if !f[i].is_empty() {
-            f[i] = (f[i].parse::<f64>().unwrap() * 1e5).to_string();
-        }
-        if !f[k].is_empty() {
-            f[k] = (f[k].parse::<f64>().unwrap() * 1e-3).to_string();
-        }
-        out.push_str(&(f.join(",") + "\n"));
-    }
-    let scaled = dir.join("scaled.csv");
-    std::fs::write(&scaled, out).unwrap();
-    let scaled = scaled.to_str().unwrap();
+    let scaled = edit_columns(&data, &dir.join("scaled.csv"), |name, x| match name {
+        "m0_f3" => Some(x * 1e5),
+        "m1_f1" => Some(x * 1e-3),
+        _ => None,
+    });
+    let scaled = scaled.as_str();
     let model = dir.join("m.json");
     let note = "2 feature(s) far from the unit scale the slope priors assume (m0_f3 sd ";
     for (file, flags, noted) in [
