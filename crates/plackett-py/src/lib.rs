@@ -51,14 +51,37 @@ pub(crate) fn err(e: plackett::Error) -> PyErr {
 /// per row), and nothing for the header. Errors about other sources pass.
 pub(crate) fn frame_rows(name: &str, e: plackett::Error) -> plackett::Error {
     match e {
-        plackett::Error::Input { loc, msg } if loc.file == name => match loc.line {
-            Some(l) if l >= 2 => {
-                plackett::Error::input(name, None, format!("row {}: {msg}", l - 2))
+        plackett::Error::Input { loc, msg } if loc.file == name => {
+            let msg = lines_as_rows(&msg);
+            match loc.line {
+                Some(l) if l >= 2 => {
+                    plackett::Error::input(name, None, format!("row {}: {msg}", l - 2))
+                }
+                _ => plackett::Error::input(name, None, msg),
             }
-            _ => plackett::Error::input(name, None, msg),
-        },
+        }
         e => e,
     }
+}
+
+/// A reader's message may point at another line of the CSV text too ("has
+/// label 1 here but 0 on line 2"): say the frame's row instead, as the
+/// location does.
+fn lines_as_rows(msg: &str) -> String {
+    let mut out = String::with_capacity(msg.len());
+    let mut rest = msg;
+    while let Some(i) = rest.find("line ") {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 5..];
+        let digits = after.bytes().take_while(u8::is_ascii_digit).count();
+        match after[..digits].parse::<u64>() {
+            Ok(l) if l >= 2 => out.push_str(&format!("row {}", l - 2)),
+            _ => out.push_str(&rest[i..i + 5 + digits]),
+        }
+        rest = &after[digits..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// The error mapping of a model reader of `reader`'s family on `text`

@@ -32,20 +32,14 @@ fn bags_of(source: &str, text: Option<&str>) -> plackett::Result<Bags> {
 const FRAME: &str = "<DataFrame>";
 
 /// `(source, text)` of bags given from Python: a path (str or PathLike),
-/// or a pandas frame in the long layout, as its CSV text.
+/// or a pandas frame in the long layout, as its CSV text — the package's
+/// `_bags_source`, so that every MIL entry point reads frames alike.
 fn source_of(data: &Bound<'_, PyAny>) -> PyResult<(String, Option<String>)> {
-    if let Ok(s) = data.extract::<std::path::PathBuf>() {
-        return Ok((s.to_string_lossy().into_owned(), None));
-    }
-    if data.hasattr("to_csv")? && data.hasattr("columns")? {
-        let kwargs = pyo3::types::PyDict::new(data.py());
-        kwargs.set_item("index", false)?;
-        let text: String = data.call_method("to_csv", (), Some(&kwargs))?.extract()?;
-        return Ok((FRAME.into(), Some(text)));
-    }
-    Err(pyo3::exceptions::PyTypeError::new_err(
-        "data: expected a path (CSV or JSON bags) or a pandas DataFrame in the long layout",
-    ))
+    data.py()
+        .import("plackett")?
+        .getattr("_bags_source")?
+        .call1((data,))?
+        .extract()
 }
 
 fn pretty(v: &impl serde::Serialize) -> PyResult<String> {

@@ -558,6 +558,32 @@ def test_frames_with_float_labels_and_their_bad_rows(bags):
     bad = frame.assign(label=frame["label"] * 2.5)
     with pytest.raises(ValueError, match=r"^<DataFrame>: row \d+: label \"2\.5\""):
         plackett.mil_fit(bad)
+    # A message that points at a second row names it as a row too.
+    first = frame["bag"] == frame["bag"].iloc[0]
+    assert first.iloc[1], "the first bag holds two rows"
+    bad = frame.assign(label=frame["label"].astype(float))
+    bad.loc[1, "label"] = np.nan
+    with pytest.raises(ValueError) as e:
+        plackett.mil_fit(bad)
+    assert str(e.value).startswith("<DataFrame>: row 1: ") and "on row 0:" in str(e.value), e.value
+    assert "line" not in str(e.value), e.value
+
+
+def test_frames_with_boolean_labels(bags):
+    """A boolean label column (numpy bool, or pandas' nullable boolean with
+    a missing value for a bag to predict) reads as 1/0, in fit, cv and
+    predict alike."""
+    pd = pytest.importorskip("pandas")
+    _, path = bags
+    frame = pd.read_csv(path)
+    as_bool = frame.assign(label=frame["label"].astype(bool))
+    a = plackett.mil_fit(frame, seed=3)
+    np.testing.assert_array_equal(plackett.mil_fit(as_bool, seed=3).p, a.p)
+    assert json.loads(plackett.mil_cv(as_bool, folds=2).to_json()) == json.loads(
+        plackett.mil_cv(frame, folds=2).to_json())
+    last = frame["bag"] == frame["bag"].iloc[-1]
+    nullable = as_bool.assign(label=as_bool["label"].astype("boolean").mask(last))
+    np.testing.assert_array_equal(a.model().predict(nullable).p, a.model().predict(frame).p)
 
 
 def test_features_off_the_priors_scale_are_noted(bags):

@@ -1257,10 +1257,15 @@ def evaluate_keywords(corpus: Any, *, candidates: Any = None, **options: Any) ->
 
 def _bags_source(data: Any) -> tuple:
     """(source, text) for the MIL readers: a path, or a pandas frame in the
-    long layout (``bag, label, modality, m0_…, m1_…``) as CSV text."""
+    long layout (``bag, label, modality, m0_…, m1_…``) as CSV text. A
+    boolean ``label`` column (``bool`` or pandas' nullable ``boolean``, a
+    missing value for a bag to predict) reads as 1/0."""
     if isinstance(data, (str, os.PathLike)):
         return str(data), None
     if hasattr(data, "to_csv") and hasattr(data, "columns"):
+        dtypes = getattr(data, "dtypes", None)
+        if dtypes is not None and "label" in data.columns and str(dtypes["label"]) in ("bool", "boolean"):
+            data = data.assign(label=data["label"].astype("Int64"))
         return "<DataFrame>", data.to_csv(index=False)
     raise TypeError("data: expected a path (CSV or JSON bags) or a pandas DataFrame in the long layout")
 
