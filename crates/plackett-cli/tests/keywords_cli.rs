@@ -201,6 +201,22 @@ fn a_users_own_graph() {
     let bad = write(&dir, "bad.csv", "alpha,beta,2\nbeta,gamma,-1\n");
     let out = extract(&[&bad, "--input", "graph", "--known", "alpha"]);
     fails(&out, "bad.csv:2");
+    // Only a whole header is one: a first edge from a word named "source"
+    // is an edge (it was skipped, and the word with it), in any case.
+    for (name, text) in [
+        ("s1.csv", "source,code,2\ncode,compiler,1\n"),
+        ("s2.csv", "Source,Target\nsource,code,2\ncode,compiler,1\n"),
+        (
+            "s3.csv",
+            "SOURCE,TARGET,WEIGHT\nsource,code,2\ncode,compiler,1\n",
+        ),
+    ] {
+        let f = write(&dir, name, text);
+        let v = json(&extract(&[
+            &f, "--input", "graph", "--known", "source", "--output", "json",
+        ]));
+        assert_eq!(v["n_candidates"], 3, "{name}: {v}");
+    }
 }
 
 #[test]

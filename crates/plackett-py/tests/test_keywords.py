@@ -454,6 +454,25 @@ def test_a_graph_scores_again_as_given():
     assert many[0].to_json() != "" and many[0].selected == res.selected
 
 
+def test_a_first_edge_from_a_word_named_source_is_an_edge():
+    """The CSV the edges travel as has a header of its own, so a first edge
+    whose source is the word "source" is not mistaken for one (it was
+    dropped, and the word with it)."""
+    import pandas as pd
+
+    edges = [("source", "code", 2.0), ("code", "compiler", 1.0), ("compiler", "source", 1.0),
+             ("code", "review", 1.0)]
+    first = plackett.extract_keywords(pd.DataFrame(edges, columns=["source", "target", "weight"]),
+                                      ["source"], graph=True)
+    last = plackett.extract_keywords(edges[1:] + edges[:1], ["source"], graph=True)
+    assert first.n_candidates == last.n_candidates == 4
+    a = first.candidates.set_index("stem").sort_index()
+    b = last.candidates.set_index("stem").sort_index()
+    assert (abs(a["p"] - b["p"]) < 1e-7).all()
+    unweighted = plackett.extract_keywords([e[:2] for e in edges], ["source"], graph=True)
+    assert unweighted.n_candidates == 4
+
+
 def test_bad_graphs_raise():
     import pandas as pd
 
@@ -465,8 +484,11 @@ def test_bad_graphs_raise():
         plackett.extract_keywords([(1.5, "y")], ["y"], graph=True)
     with pytest.raises(TypeError, match=r"document\[0\]: expected a \(source, target\)"):
         plackett.extract_keywords([("x",)], ["x"], graph=True)
-    with pytest.raises(ValueError, match="document:2: weight"):
+    # Edges given as rows are named by their index, as the checks above.
+    with pytest.raises(ValueError, match=r"^document\[1\]: weight -2.0 is not a finite non-negative number$"):
         plackett.extract_keywords([("x", "y", 1.0), ("y", "z", -2.0)], ["x"], graph=True)
+    with pytest.raises(ValueError, match=r"^document\[1\]: target is empty$"):
+        plackett.extract_keywords([("x", "y"), ("y", " ")], ["x"], graph=True)
     with pytest.raises(ValueError, match=r"document\[0\]: weight is NaN"):
         plackett.extract_keywords([("x", "y", float("nan"))], ["x"], graph=True)
     with pytest.raises(ValueError, match="not a finite"):

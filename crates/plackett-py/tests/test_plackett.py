@@ -713,6 +713,13 @@ def test_list_errors_name_the_ranking_by_its_index():
     frame = pd.DataFrame({"ranking": [1, 1, 2, 2], "rank": [1, 2, 1, None], "item": ["a", "b", "a", "c"]})
     with pytest.raises(ValueError, match=r"^ranking 2: missing rank for item 'c'$"):
         plackett.rankings(frame)
+    # pandas' nullable integers: NA is a missing rank too, not a TypeError.
+    with pytest.raises(ValueError, match=r"^ranking 2: missing rank for item 'c'$"):
+        plackett.rankings(frame.astype({"rank": "Int64"}))
+    # A row without a ranking id is named, not dropped by the grouping.
+    frame = pd.DataFrame({"ranking": [1, 1, None, 2, 2], "rank": [1, 2, 3, 1, 2], "item": ["a", "b", "c", "a", "c"]})
+    with pytest.raises(ValueError, match=r"^row 2: missing value in ranking column 'ranking'$"):
+        plackett.rankings(frame)
     frame = pd.DataFrame({"ranking": ["j1", "j1"], "rank": [1, 2], "item": ["a", None]})
     with pytest.raises(TypeError, match=r"^ranking 'j1': an item is a name"):
         plackett.rankings(frame)

@@ -22,16 +22,17 @@ pub enum Input {
     Tokens,
     /// A weighted graph of your own: CSV lines `source,target[,weight]`
     /// (weight 1 when absent; names quoted as CSV quotes them; a header line
-    /// `source,target,…` is skipped; repeated edges add up; [`edges_csv`]
+    /// `source,target[,weight]` is skipped; repeated edges add up; [`edges_csv`]
     /// writes this format). Known keywords are matched verbatim.
     Graph,
 }
 
 /// Parse the edge list of [`Input::Graph`]: CSV records
 /// `source,target[,weight]` (fields may be quoted, so that a name can hold
-/// a comma; blank lines are skipped, and so is a first record whose source
-/// is `source`, a header). A `#` is data, not a comment: hashtags are
-/// names a user's graph may well hold.
+/// a comma; blank lines are skipped, and so is a first record
+/// `source,target[,weight]`, a header — only the whole of it, so that a
+/// first edge from a word named "source" stays an edge). A `#` is data,
+/// not a comment: hashtags are names a user's graph may well hold.
 fn read_edges(text: &str, source: &str) -> Result<WordGraph> {
     let mut index: HashMap<String, usize> = HashMap::new();
     let mut words: Vec<String> = Vec::new();
@@ -60,7 +61,11 @@ fn read_edges(text: &str, source: &str) -> Result<WordGraph> {
             continue;
         }
         let f: Vec<&str> = record.iter().collect();
-        if std::mem::take(&mut first) && f[0].eq_ignore_ascii_case("source") {
+        let header = f.len() >= 2
+            && f[0].eq_ignore_ascii_case("source")
+            && f[1].eq_ignore_ascii_case("target")
+            && f.get(2).is_none_or(|w| w.eq_ignore_ascii_case("weight"));
+        if std::mem::take(&mut first) && header {
             continue;
         }
         if !(2..=3).contains(&f.len()) || f[0].is_empty() || f[1].is_empty() {

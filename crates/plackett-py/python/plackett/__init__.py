@@ -129,6 +129,11 @@ def _from_frame(df: Any, ranking: str, rank: str, item: str, weight: Optional[st
     for c in (ranking, rank, item):
         if c not in df.columns:
             raise ValueError(f"data frame has no column {_show(c)} (columns: {list(df.columns)})")
+    # groupby would drop a row without a ranking id silently (and its item
+    # from that ranking): name the row instead.
+    missing = np.flatnonzero(np.asarray(df[ranking].isna(), dtype=bool))
+    if len(missing):
+        raise ValueError(f"row {missing[0]}: missing value in ranking column {_show(ranking)}")
     rankings, weights = [], []
     for _, g in df.groupby(ranking, sort=False):
         g = g.sort_values(rank, kind="stable")
@@ -136,8 +141,8 @@ def _from_frame(df: Any, ranking: str, rank: str, item: str, weight: Optional[st
         last = object()
         key = g[ranking].iloc[0]
         where = f"ranking {_show(key.item() if isinstance(key, np.generic) else key)}"
-        for rk, it in zip(g[rank].tolist(), g[item].tolist()):
-            if rk != rk:  # NaN rank
+        for rk, absent, it in zip(g[rank].tolist(), g[rank].isna().tolist(), g[item].tolist()):
+            if absent:  # NaN, None or pandas' NA
                 raise ValueError(f"{where}: missing rank for item {_show(it)}")
             try:
                 label = _label(it)
@@ -1007,6 +1012,9 @@ def _edge_list(document: Any, name: str = "document") -> str:
         raise TypeError(f"{name}: with graph=True, expected edges (a DataFrame, a list of tuples, or CSV text)")
     out = io.StringIO()
     w = csv.writer(out, lineterminator="\n")
+    # A header always: the reader skips a first record whose source is
+    # "source", which would otherwise drop a first edge from a word so named.
+    w.writerow(["source", "target", "weight"] if rows and len(rows[0]) == 3 else ["source", "target"])
     for i, r in enumerate(rows):
         src, tgt = r[0], r[1]
         ends = []
@@ -1016,6 +1024,8 @@ def _edge_list(document: Any, name: str = "document") -> str:
                 v = str(int(v))
             if not isinstance(v, str):
                 raise TypeError(f"{name}[{i}]: {field} must be a str or an int, got {type(v).__name__}")
+            if not v.strip():
+                raise ValueError(f"{name}[{i}]: {field} is empty")
             ends.append(v)
         src, tgt = ends
         if len(r) == 3:
@@ -1026,6 +1036,8 @@ def _edge_list(document: Any, name: str = "document") -> str:
                 raise ValueError(
                     f"{name}[{i}]: weight is NaN (missing? give every edge a weight, e.g. edges.fillna({{'weight': 1}}))"
                 )
+            if not (0 <= wt < float("inf")):
+                raise ValueError(f"{name}[{i}]: weight {wt!r} is not a finite non-negative number")
             w.writerow([src, tgt, repr(float(wt))])
         else:
             w.writerow([src, tgt])
