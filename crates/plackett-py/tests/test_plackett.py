@@ -871,6 +871,32 @@ def test_a_features_frames_errors_name_its_row():
         plackett.cross_validate(d, f)
 
 
+def test_a_features_frame_indexed_by_item_and_with_boolean_columns():
+    """A frame indexed by item (``set_index("item")``) is read as one whose
+    first column is the item; an unnamed index (row numbers of a filtered
+    frame) is not; a boolean column is a 0/1 feature."""
+    pd = pytest.importorskip("pandas")
+    d = plackett.read_csv(os.path.join(DATA, "salad", "rankings.csv"), ranking_col="judge")
+    f = pd.read_csv(os.path.join(DATA, "salad", "features.csv"))
+    base = plackett.fit(d, "mle", features=f, standardize=False)
+    np.testing.assert_array_equal(
+        plackett.fit(d, "mle", features=f.set_index("item"), standardize=False).log_worth, base.log_worth)
+    shuffled = f.iloc[[2, 0, 3, 1]]
+    assert list(shuffled.index) == [2, 0, 3, 1] and shuffled.index.name is None
+    np.testing.assert_allclose(
+        plackett.fit(d, "mle", features=shuffled, standardize=False).log_worth, base.log_worth, atol=1e-12)
+    flagged = f.assign(low_acid=[True, True, False, True])
+    np.testing.assert_array_equal(
+        plackett.fit(d, "mle", features=flagged, standardize=False).log_worth,
+        plackett.fit(d, "mle", features=flagged.astype({"low_acid": int}), standardize=False).log_worth)
+    def untimed(cv):
+        doc = json.loads(cv.to_json())
+        doc.pop("seconds")
+        return doc
+
+    assert untimed(plackett.cross_validate(d, f.set_index("item"))) == untimed(plackett.cross_validate(d, f))
+
+
 @pytest.mark.parametrize("engine", ["mle", "vb"])
 def test_feature_choice_probabilities_cover_new_items_as_the_cli(engine, tmp_path):
     """With features, choice_probabilities takes items only in the features

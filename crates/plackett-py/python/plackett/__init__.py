@@ -425,13 +425,24 @@ def fit(
 
 
 def _features_arg(features: Any) -> dict:
-    """A features CSV path, or a DataFrame whose first column is the item."""
+    """A features CSV path, or a DataFrame whose first column is the item
+    (or whose named index is: ``df.set_index("item")``). Boolean columns
+    are features of 0 and 1."""
     if isinstance(features, (str, os.PathLike)):
         return {"features": os.fspath(features)}
     if hasattr(features, "to_csv") and hasattr(features, "columns"):
-        if len(features.columns) < 2:
+        index = getattr(features, "index", None)
+        # A named index is the items (an unnamed one is row numbers, e.g.
+        # of a filtered frame, and stays out).
+        named = index is not None and getattr(index, "name", None) is not None
+        if len(features.columns) < (1 if named else 2):
             raise ValueError("features: expected an item column and at least one feature column")
-        return {"features": "features", "features_text": features.to_csv(index=False)}
+        dtypes = getattr(features, "dtypes", None)
+        if dtypes is not None:
+            flags = [c for c, t in dtypes.items() if str(t) in ("bool", "boolean")]
+            if flags:
+                features = features.astype({c: "Int64" for c in flags})
+        return {"features": "features", "features_text": features.to_csv(index=named)}
     raise TypeError("features: expected a CSV path or a pandas DataFrame (first column: item)")
 
 
