@@ -190,6 +190,28 @@ def _partitions(data: Any):
     )
 
 
+def _check_rankings_within_partitions(data, ranking_col, client):
+    """Each partition is read on its own, so a ranking whose rows lie in two
+    partitions would be read as two rankings (its top and its tail) and fit
+    without a word: refuse it. One distributed pass over the ids: each
+    partition's distinct ids, counted across partitions."""
+    if ranking_col not in data.columns:
+        raise ValueError(f"data frame has no column {show(ranking_col)} (columns: {list(data.columns)})")
+    ids = data[ranking_col]
+    distinct = ids.map_partitions(lambda s: s.drop_duplicates(), meta=ids._meta)
+    counts = distinct.value_counts()
+    spanning = counts[counts > 1]
+    n, first = client.gather(client.compute([spanning.size, spanning.head(1, npartitions=-1, compute=False)]))
+    if n:
+        key = first.index[0]
+        key = key.item() if isinstance(key, np.generic) else key
+        raise ValueError(
+            f"ranking {show(key)} has rows in more than one partition ({int(n)} rankings do): each partition is "
+            f"read on its own, so a ranking must lie within one; repartition by ranking, e.g. "
+            f"data.shuffle(on={show(ranking_col)})"
+        )
+
+
 def _labels_of_part(part, frame, item_col):
     if frame:
         return set(part[item_col].tolist())
@@ -267,7 +289,9 @@ def fit(
     ``data`` is a ``dask.bag`` whose elements are rankings (lists of items,
     best first, nested lists for tied groups, as :func:`plackett.rankings`)
     or a ``dask.dataframe`` in long form (``ranking``, ``rank``, ``item``
-    [, ``weight``]; a ranking must not span partitions). ``items`` fixes the
+    [, ``weight``]; a ranking must lie within one partition — checked, as
+    ``dd.from_pandas`` and ``dd.read_csv`` cut frames by rows, not by
+    ranking: ``data.shuffle(on="ranking")`` makes it so). ``items`` fixes the
     universe and its order (default: every item seen, ids in numeric order,
     then names in lexicographic order). ``prior`` is ``{"shape": a, "rate":
     b}`` for ``engine="map"`` and ``"vb"`` (Gamma on worths).
@@ -298,6 +322,8 @@ def fit(
     client = _client(client)
     parts, frame = _partitions(data)
     cols = (ranking_col, rank_col, item_col, weight_col)
+    if frame:
+        _check_rankings_within_partitions(data, ranking_col, client)
     if items is None:
         import dask
 
