@@ -709,6 +709,9 @@ def test_list_errors_name_the_ranking_by_its_index():
         plackett.rankings([["a", "b"], "ab"])
     with pytest.raises(ValueError, match=r"^<array>: row 1: item ids are non-negative, got -1$"):
         plackett.rankings(np.array([[0, 1], [1, -1]]))
+    # An unsigned id beyond int64 is too large, not wrapped to a negative one.
+    with pytest.raises(ValueError, match=r"^<array>: item id 9223372036854775808 is too large; pass items=$"):
+        plackett.rankings(np.array([[0, 2**63]], dtype=np.uint64))
     pd = pytest.importorskip("pandas")
     frame = pd.DataFrame({"ranking": [1, 1, 2, 2], "rank": [1, 2, 1, None], "item": ["a", "b", "a", "c"]})
     with pytest.raises(ValueError, match=r"^ranking 2: missing rank for item 'c'$"):

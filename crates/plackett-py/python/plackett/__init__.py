@@ -228,6 +228,9 @@ def _rankings(data: Any, items: Optional[Sequence[Any]], weights: Optional[Seque
             raise ValueError(f"a numpy array of rankings has shape (n, k) with k >= 2, got {data.shape}")
         if not np.issubdtype(data.dtype, np.integer):
             raise TypeError(f"a numpy array of rankings holds integer item ids, got dtype {data.dtype}")
+        if data.dtype.kind == "u" and data.size and data.max() > np.iinfo(np.int64).max:
+            # The cast to int64 below would wrap such an id to a negative one.
+            raise ValueError(f"<array>: item id {int(data.max())} is too large; pass items=")
         if items is not None and universe_of is None and data.size:
             _ids_as_positions("<array>: row 0", data.flat[0], items)
         # Straight into Rust: no Python lists, no JSON.
