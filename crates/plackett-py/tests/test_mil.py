@@ -349,7 +349,19 @@ def test_mil_classifier_in_scikit_learn_and_bad_input():
     assert clone(clf).get_params()["slope_var"] == 1.0
     scores = cross_val_score(clf, X, np.array(y), cv=3, scoring="roc_auc")
     assert scores.mean() > 0.8, scores
-    fitted = plackett.MILClassifier().fit(X, y)
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a settled fit warns of nothing
+        fitted = plackett.MILClassifier().fit(X, y)
+    # scikit-learn's convention: a fit stopped by its cap, or chains that
+    # disagree, is a ConvergenceWarning, and the model is still returned.
+    with pytest.warns(ConvergenceWarning, match=r"^MILClassifier: vMMIC stopped at max_iter=2 "):
+        assert plackett.MILClassifier(max_iter=2).fit(X, y).fit_.converged is False
+    with pytest.warns(ConvergenceWarning, match=r"^MILClassifier: MCMC warning: max split-R̂"):
+        plackett.MILClassifier(engine="gibbs", samples=20, burn_in=10, chains=2).fit(X, y)
     p0, p1 = fitted.instance_proba(X[:1])[0]
     assert p0.shape == (len(X[0]),) and p1.shape == (0,)
     # A list of two rows is a bag of two instances, a tuple two modalities.

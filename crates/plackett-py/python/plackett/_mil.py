@@ -5,6 +5,7 @@ the bags, writes them in the long layout ``plackett mil`` reads and maps
 the answers back to the caller's order."""
 from __future__ import annotations
 
+import warnings
 from typing import Any, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -12,7 +13,7 @@ import numpy as np
 from ._checks import native as _plackett
 from ._checks import count, show
 
-from ._sklearn import BaseEstimator, ClassifierMixin, check_classification_targets, check_is_fitted
+from ._sklearn import BaseEstimator, ClassifierMixin, ConvergenceWarning, check_classification_targets, check_is_fitted
 
 
 def _modality(a: Any, bag: int, m: int) -> Optional[np.ndarray]:
@@ -251,6 +252,17 @@ class MILClassifier(ClassifierMixin, BaseEstimator):
         )
         self.model_ = fit.model()
         self.fit_ = fit
+        # scikit-learn's convention for an iterative fit that did not settle.
+        if not fit.converged:
+            warnings.warn(
+                f"MILClassifier: vMMIC stopped at max_iter={self.max_iter} sweeps before its tolerance "
+                f"tol={self.tol}; raise max_iter (fit_.notes, fit_.to_json() say more)",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
+        for note in fit.notes:
+            if note.startswith("MCMC warning"):
+                warnings.warn(f"MILClassifier: {note}", ConvergenceWarning, stacklevel=2)
         # The training instances' posterior P(primary | data), labels
         # included, back in the caller's shape (the long table lists the
         # bags' rows in order, as fit.primary does).

@@ -12,6 +12,7 @@ from ._checks import show
 
 try:  # scikit-learn is optional: without it the estimator still works.
     from sklearn.base import BaseEstimator, ClassifierMixin
+    from sklearn.exceptions import ConvergenceWarning
     from sklearn.utils.multiclass import check_classification_targets
     from sklearn.utils.validation import check_is_fitted
 
@@ -39,6 +40,9 @@ try:  # scikit-learn is optional: without it the estimator still works.
     _HAVE_SKLEARN = True
 except ImportError:  # pragma: no cover - exercised only without sklearn
     _HAVE_SKLEARN = False
+
+    class ConvergenceWarning(UserWarning):  # type: ignore[no-redef]
+        """An iterative fit stopped before its tolerance (scikit-learn's name)."""
 
     class BaseEstimator:  # type: ignore[no-redef]
         """get_params/set_params as scikit-learn defines them."""
