@@ -213,6 +213,20 @@ impl ClassifierModel {
         self.outcome.notes.clone()
     }
 
+    /// Whether the fit settled: EM and VB reached their tolerance before
+    /// their iteration cap; Gibbs's chains agree (max split-R̂ ≤ 1.01 and
+    /// min bulk ESS ≥ 400 over the normalised weights, the threshold of
+    /// the fit document's MCMC warning).
+    #[getter]
+    fn converged(&self) -> bool {
+        use plackett::classify::model::EngineFit;
+        match &self.outcome.engine {
+            EngineFit::Em(e) => e.converged,
+            EngineFit::Vb(v) => v.converged,
+            EngineFit::Gibbs(g) => g.max_rhat() <= 1.01 && g.min_ess() >= 400.0,
+        }
+    }
+
     /// VB: the linear-response covariance of the log-weights `ln λ`, shape
     /// `(K p, K p)`, index `k p + j` with classes in class-code order (the
     /// rows of `weights`) and transforms in `transforms` order; `None` for

@@ -103,6 +103,23 @@ def test_classifier_shape_default_and_learn():
         PLClassifier(a="sometimes").fit(X, y)
 
 
+def test_converged_and_no_convergence_warning_on_settled_fits():
+    """model_.converged says whether EM and VB reached their tolerance (a
+    fit stopped by its cap warns with scikit-learn's ConvergenceWarning)
+    and whether Gibbs's chains agree over the single weights, which a
+    short run's do not; Gibbs does not warn (a classifier returns
+    predictive probabilities, which mix much faster)."""
+    import warnings
+
+    X, y = iris()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for method in ("em", "vb"):
+            assert PLClassifier(method=method).fit(X, y).model_.converged
+        short = PLClassifier(method="gibbs", samples=30, burn_in=10, chains=2).fit(X, y)
+    assert short.model_.converged is False
+
+
 @pytest.mark.parametrize("method", ["em", "vb", "gibbs"])
 def test_classify_path_equals_the_cli(tmp_path, method):
     # Archambeau & Caron 2012 §4.1: the path over the Gamma shape a, from

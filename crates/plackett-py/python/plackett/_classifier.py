@@ -3,6 +3,7 @@ scikit-learn estimator. All numerics run in the Rust library; this module
 validates inputs the scikit-learn way and encodes labels."""
 from __future__ import annotations
 
+import warnings
 from typing import Any, Optional, Union
 
 import numpy as np
@@ -13,6 +14,7 @@ from ._checks import count, real, reals, show
 from ._sklearn import (
     BaseEstimator,
     ClassifierMixin,
+    ConvergenceWarning,
     _validate_data,
     check_classification_targets,
     check_is_fitted,
@@ -133,6 +135,17 @@ class PLClassifier(ClassifierMixin, BaseEstimator):
         self.classes_ = classes
         self.weights_ = self.model_.weights
         self.transforms_ = self.model_.transforms
+        # scikit-learn's convention for an iterative fit stopped by its cap
+        # (the model is kept). Not for Gibbs: its single weights mix slowly
+        # (model_.converged is then False, as the fit document's MCMC note
+        # says), while the predictive probabilities a classifier returns mix
+        # much faster (docs/classify.md).
+        if self.method != "gibbs" and not self.model_.converged:
+            warnings.warn(
+                f"PLClassifier: method={self.method!r} stopped at its iteration cap before its tolerance",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
         return self
 
     def predict_proba(self, X: Any) -> np.ndarray:
