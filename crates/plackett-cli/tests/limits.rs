@@ -46,6 +46,13 @@ fn huge_and_sparse_ids_are_refused() {
     );
     let sel = w("sel.json", "[[[[0],[300000000]]]]");
     fails(&limited(&["aggregate", &sel]), "renumber the classes");
+    // Beyond what a class index can be: said as too large, not as "not a
+    // non-negative integer".
+    let sel = w("sel2.json", "[[[[0],[18446744073709551616]]]]");
+    fails(
+        &limited(&["aggregate", &sel]),
+        "class id 18446744073709551616 is too large",
+    );
 }
 
 /// Count weights cost O(1) per row in every engine (issue 17 item 2). EP

@@ -154,6 +154,17 @@ fn class_id(name: &str, x: &Spanned, ci: usize, ai: usize) -> Result<usize> {
         {
             Ok(*v as usize)
         }
+        // A whole number too large to be a class index of any real label
+        // set is said as such, not as "not a non-negative integer".
+        JValue::Number(_, t) if !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()) => {
+            Err(Error::input(
+                name,
+                Some(x.line),
+                format!(
+                    "case {ci}, annotator {ai}: class id {t} is too large; renumber the classes from 0"
+                ),
+            ))
+        }
         other => Err(Error::input(
             name,
             Some(x.line),
