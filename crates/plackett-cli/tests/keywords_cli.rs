@@ -564,6 +564,17 @@ fn evaluate_names_a_corpus_file_that_is_not_utf8() {
     fails(&out, "d4.txt");
     fails(&out, "not UTF-8");
     std::fs::remove_file(&doc).unwrap();
+    // Short documents under the full-paper frequency filter keep too few
+    // keywords: the message names both options that decide it.
+    let out = bin()
+        .args(["keywords", "evaluate", &c, "--min-count", "50"])
+        .output()
+        .unwrap();
+    fails(&out, "no document has at least 11 ground-truth keywords");
+    fails(
+        &out,
+        "(--min-keywords; with the text front end, short documents may also want a lower --min-count",
+    );
     let out = evaluate(&[
         "--methods",
         "bss",

@@ -780,7 +780,9 @@ fn pool(
 ) -> Result<EvalTable> {
     if by_draw[0].is_empty() {
         return Err(Error::Data(format!(
-            "no document has at least {} ground-truth keywords among its candidates",
+            "no document has at least {} ground-truth keywords among its candidates (`min_keywords`; \
+             with the text front end, short documents may also want a lower `min_count`, which keeps \
+             only stems seen more than that many times)",
             opts.min_keywords
         )));
     }
