@@ -52,6 +52,13 @@ def test_adherence_equals_cli_json(tmp_path):
                                 rankers=[f"judge {k // 2 + 1}" for k in range(8)])
     np.testing.assert_allclose(r2.adherence, r.adherence, rtol=0, atol=1e-10)
     assert pickle.loads(pickle.dumps(r)).to_json() == r.to_json()
+    # A data frame's ranker column is read as the CLI reads the file's.
+    pd = pytest.importorskip("pandas")
+    frame = pd.read_csv(f)
+    assert plackett.fit_adherence(frame, pseudo=0.5).to_json() == out.stdout.decode()
+    bad = frame.assign(ranker=frame["ranker"].where(frame.index != 1, "judge 9"))
+    with pytest.raises(ValueError, match=r"^ranking 1: column 'ranker' must hold one ranker per ranking$"):
+        plackett.fit_adherence(bad, pseudo=0.5)
 
 
 def test_plackettluce_reference_fit():

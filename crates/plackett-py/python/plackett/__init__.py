@@ -515,8 +515,9 @@ def fit_adherence(
     ``{"shape": 10, "rate": 10}``, PlackettLuce's default) and the fit is the
     MAP.
 
-    ``rankers``: one name per ranking (else a file's ranker column, else every
-    ranking is its own ranker). ``engine``: "mle" (no worth prior) or "map"
+    ``rankers``: one name per ranking (else the ranker column of a file or
+    of a data frame, ``ranker`` as the CLI's ``--ranker-col``, constant
+    within each ranking; else every ranking is its own ranker). ``engine``: "mle" (no worth prior) or "map"
     (``prior={"shape": a, "rate": b}`` Gamma on worths, default 2, 1).
     ``pseudo``: PlackettLuce's ``npseudo`` (pseudo-rankings against a ghost
     item). ``fixed``: adherences to hold fixed, one per ranker. The result
@@ -534,6 +535,8 @@ def fit_adherence(
     ``adherence_interval`` (90%) and ``diagnostics``; ``samples``,
     ``burn_in``, ``chains`` and ``seed`` set the chains.
     """
+    if rankers is None and hasattr(data, "groupby") and hasattr(data, "columns") and "ranker" in data.columns:
+        rankers = _frame_rankers(data, "ranking", "ranker")
     data = _as_dataset(data, ties)
     kw = _gamma_kwargs(adherence_prior, "adherence_prior", "adherence", None)
     kw.update(_gamma_kwargs(prior, "prior", "prior", "the adherence model takes"))
@@ -699,6 +702,21 @@ def simulate(*, items: int = 10, rankings: int = 100, length: int = 10, design: 
         features=None if features is None else _count("features", features),
         feature_sd=_real("feature_sd", feature_sd))
     return Simulation(data, log_worth, regression)
+
+
+def _frame_rankers(df: Any, ranking: str, ranker: str) -> list:
+    """Each ranking's ranker from a long frame, in the order
+    :func:`rankings` reads the frame's rankings (first appearance)."""
+    if ranking not in df.columns:
+        raise ValueError(f"data frame has no column {_show(ranking)} (columns: {list(df.columns)})")
+    out = []
+    for key, g in df.groupby(ranking, sort=False):
+        who = g[ranker].unique()
+        if len(who) != 1 or who[0] != who[0]:
+            where = _show(key.item() if isinstance(key, np.generic) else key)
+            raise ValueError(f"ranking {where}: column {_show(ranker)} must hold one ranker per ranking")
+        out.append(who[0].item() if isinstance(who[0], np.generic) else who[0])
+    return out
 
 
 def _as_dataset(data: Any, ties: Optional[str]) -> Dataset:
