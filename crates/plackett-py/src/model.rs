@@ -342,7 +342,9 @@ impl AdherenceModel {
     /// else integrated over the adherence prior; the mean over the draws
     /// for a sampled model. `data`: a Dataset read over `model.items`, or
     /// rankings as `plackett.rankings` reads them (read over them here);
-    /// `rankers` names each observation's ranker when `data` carries none.
+    /// `rankers` names each observation's ranker when `data` carries none;
+    /// a data frame's `ranker` column does, as `plackett predict` reads a
+    /// file's.
     #[pyo3(signature = (data, *, rankers = None))]
     fn predict<'py>(
         &self,
@@ -350,6 +352,26 @@ impl AdherenceModel {
         data: &Bound<'py, PyAny>,
         rankers: Option<Vec<String>>,
     ) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        let rankers = match rankers {
+            None if data.hasattr("groupby")? && data.hasattr("columns")? => {
+                let has = data.getattr("columns")?.contains("ranker")?;
+                if has {
+                    let named = py
+                        .import("plackett")?
+                        .getattr("_frame_rankers")?
+                        .call1((data, "ranking", "ranker"))?;
+                    Some(
+                        named
+                            .try_iter()?
+                            .map(|r| r.and_then(|r| r.str().map(|s| s.to_string())))
+                            .collect::<PyResult<Vec<String>>>()?,
+                    )
+                } else {
+                    None
+                }
+            }
+            r => r,
+        };
         let data = crate::held_out(py, data, &self.m.items, "this model")?;
         let data = &*data;
         over_items(data, &self.m.items)?;

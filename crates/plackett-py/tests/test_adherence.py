@@ -148,6 +148,9 @@ def test_adherence_model_predicts_as_the_cli(tmp_path, engine, extra):
         doc = json.loads(out.stdout)
         lp = loaded.predict(plackett.read_csv(data, items=loaded.items))
         np.testing.assert_array_equal(lp, [o["log_probability"] for o in doc["observations"]])
+        # A data frame's ranker column names the rankers as the file's does.
+        pd = pytest.importorskip("pandas")
+        np.testing.assert_array_equal(loaded.predict(pd.read_csv(data)), lp)
         assert doc["new_ranker_observations"] == (0 if data == f else len(TRIPLES))
         assert loaded.compare("apple", "pear") == doc["comparisons"][0]["probability"]
         p = loaded.choice_probabilities(["apple", "banana", "orange"])
