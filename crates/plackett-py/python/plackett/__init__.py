@@ -1044,8 +1044,9 @@ def _edge_list(document: Any, name: str = "document") -> str:
         raise TypeError(f"{name}: with graph=True, expected edges (a DataFrame, a list of tuples, or CSV text)")
     out = io.StringIO()
     w = csv.writer(out, lineterminator="\n")
-    # A header always: the reader skips a first record whose source is
-    # "source", which would otherwise drop a first edge from a word so named.
+    # A header always: the reader takes a first record source,target[,weight]
+    # for one, which would otherwise drop a first edge from a word "source"
+    # to a word "target".
     w.writerow(["source", "target", "weight"] if rows and len(rows[0]) == 3 else ["source", "target"])
     for i, r in enumerate(rows):
         src, tgt = r[0], r[1]
