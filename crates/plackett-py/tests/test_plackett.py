@@ -699,6 +699,8 @@ def test_list_errors_name_the_ranking_by_its_index():
         (([["a", "b"], ["a", "a"]],), {}, r'^rankings\[1\]: item "a" appears more than once'),
         (([[0, 1], [1, []]],), {}, r"^rankings\[1\]: empty tied group"),
         (([["a", "b"]],), {"weights": [-1.0]}, r"^weights\[0\]: must be a positive number$"),
+        (([["a", "b"], ["b", "a"]],), {"weights": [1.0, float("nan")]}, r"^weights\[1\]: must be a positive number$"),
+        (([["a", "b"]],), {"weights": [float("inf")]}, r"^weights\[0\]: must be a positive number$"),
     ]
     for args, kwargs, pattern in cases:
         with pytest.raises(ValueError, match=pattern):

@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 import numbers
 import os
 from typing import Any, Iterable, Mapping, Optional, Sequence
@@ -267,6 +268,11 @@ def _rankings(data: Any, items: Optional[Sequence[Any]], weights: Optional[Seque
         doc["items"] = _names("items", items)
     if weights is not None:
         doc["weights"] = _reals("weights", weights)
+        # NaN and infinities have no JSON spelling: say what the reader says
+        # of any other weight it refuses.
+        for i, x in enumerate(doc["weights"]):
+            if not math.isfinite(x):
+                raise ValueError(f"weights[{i}]: must be a positive number")
     # Plain lists are choix-style ids.
     text = json.dumps(doc) if named or weights is not None else json.dumps(rk)
     return _plackett.read_json_text(text, top_k=top_k, ties=ties, universe_of=universe_of)
