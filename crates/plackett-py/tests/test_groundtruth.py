@@ -116,6 +116,9 @@ def test_bad_selectors_raise_with_place(tmp_path):
         plackett.aggregate(str(bad))
     with pytest.raises(ValueError, match="class id must be a non-negative integer"):
         plackett.aggregate([[[["x"]]]])
+    # NaN has no JSON spelling: the same message, not the JSON reader's.
+    with pytest.raises(ValueError, match=r"^selectors: a class id must be a non-negative integer, found NaN"):
+        plackett.aggregate([[[[float("nan")]]]])
     # A case nobody annotated: the file and the case's line.
     empty = tmp_path / "empty.json"
     empty.write_text("[[[[0]]],\n [],\n [[[1]]]]\n")

@@ -810,9 +810,11 @@ def selectors(data: Any, *, classes: Any = None) -> Selectors:
         return _plackett.read_selectors_data(path=os.fsdecode(data), classes=classes)
     if isinstance(data, (list, tuple)):
         try:
-            text = json.dumps(data, default=_json_int)
+            text = json.dumps(data, default=_json_int, allow_nan=False)
         except TypeError as e:
             raise TypeError(f"selectors: {e}") from None
+        except ValueError:  # NaN or an infinity, which JSON cannot spell
+            raise ValueError("selectors: a class id must be a non-negative integer, found NaN or an infinity") from None
         return _plackett.read_selectors_data(text=text, classes=classes)
     raise TypeError(
         f"selectors: expected a path or a list of cases (annotators, groups of class ids), got {type(data).__name__}"
