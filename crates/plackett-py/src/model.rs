@@ -352,24 +352,14 @@ impl AdherenceModel {
         data: &Bound<'py, PyAny>,
         rankers: Option<Vec<String>>,
     ) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        // The package's one reading of a frame's ranker column (None for
+        // anything else), as fit_adherence uses.
         let rankers = match rankers {
-            None if data.hasattr("groupby")? && data.hasattr("columns")? => {
-                let has = data.getattr("columns")?.contains("ranker")?;
-                if has {
-                    let named = py
-                        .import("plackett")?
-                        .getattr("_frame_rankers")?
-                        .call1((data, "ranking", "ranker"))?;
-                    Some(
-                        named
-                            .try_iter()?
-                            .map(|r| r.and_then(|r| r.str().map(|s| s.to_string())))
-                            .collect::<PyResult<Vec<String>>>()?,
-                    )
-                } else {
-                    None
-                }
-            }
+            None => py
+                .import("plackett")?
+                .getattr("_frame_rankers")?
+                .call1((data,))?
+                .extract()?,
             r => r,
         };
         let data = crate::held_out(py, data, &self.m.items, "this model")?;

@@ -26,7 +26,9 @@ from ._checks import check_counts as _check_counts
 from ._checks import count as _count
 from ._checks import count_or_none as _count_or_none
 from ._checks import integers as _integers
+from ._checks import bools_as_ints as _bools_as_ints
 from ._checks import names as _names
+from ._checks import plain as _plain
 from ._checks import real as _real
 from ._checks import reals as _reals
 from ._checks import show as _show
@@ -141,7 +143,7 @@ def _from_frame(df: Any, ranking: str, rank: str, item: str, weight: Optional[st
         groups: list = []
         last = object()
         key = g[ranking].iloc[0]
-        where = f"ranking {_show(key.item() if isinstance(key, np.generic) else key)}"
+        where = f"ranking {_show(_plain(key))}"
         for rk, absent, it in zip(g[rank].tolist(), g[rank].isna().tolist(), g[item].tolist()):
             if absent:  # NaN, None or pandas' NA
                 raise ValueError(f"{where}: missing rank for item {_show(it)}")
@@ -446,12 +448,7 @@ def _features_arg(features: Any) -> dict:
         named = index is not None and getattr(index, "name", None) is not None
         if len(features.columns) < (1 if named else 2):
             raise ValueError("features: expected an item column and at least one feature column")
-        dtypes = getattr(features, "dtypes", None)
-        if dtypes is not None:
-            flags = [c for c, t in dtypes.items() if str(t) in ("bool", "boolean")]
-            if flags:
-                features = features.astype({c: "Int64" for c in flags})
-        return {"features": "features", "features_text": features.to_csv(index=named)}
+        return {"features": "features", "features_text": _bools_as_ints(features).to_csv(index=named)}
     raise TypeError("features: expected a CSV path or a pandas DataFrame (first column: item)")
 
 
@@ -541,8 +538,8 @@ def fit_adherence(
     ``adherence_interval`` (90%) and ``diagnostics``; ``samples``,
     ``burn_in``, ``chains`` and ``seed`` set the chains.
     """
-    if rankers is None and hasattr(data, "groupby") and hasattr(data, "columns") and "ranker" in data.columns:
-        rankers = _frame_rankers(data, "ranking", "ranker")
+    if rankers is None:
+        rankers = _frame_rankers(data)
     data = _as_dataset(data, ties)
     kw = _gamma_kwargs(adherence_prior, "adherence_prior", "adherence", None)
     kw.update(_gamma_kwargs(prior, "prior", "prior", "the adherence model takes"))
@@ -710,18 +707,21 @@ def simulate(*, items: int = 10, rankings: int = 100, length: int = 10, design: 
     return Simulation(data, log_worth, regression)
 
 
-def _frame_rankers(df: Any, ranking: str, ranker: str) -> list:
-    """Each ranking's ranker from a long frame, in the order
-    :func:`rankings` reads the frame's rankings (first appearance)."""
-    if ranking not in df.columns:
-        raise ValueError(f"data frame has no column {_show(ranking)} (columns: {list(df.columns)})")
+def _frame_rankers(data: Any, ranking: str = "ranking", ranker: str = "ranker") -> Optional[list]:
+    """Each ranking's ranker, as names, when ``data`` is a long frame with a
+    ``ranker`` column (as the CLI's ``--ranker-col``), in the order
+    :func:`rankings` reads the frame's rankings (first appearance); else
+    None. ``fit_adherence`` and ``AdherenceModel.predict`` read it alike."""
+    if not (hasattr(data, "groupby") and hasattr(data, "columns") and ranker in data.columns):
+        return None
+    if ranking not in data.columns:
+        raise ValueError(f"data frame has no column {_show(ranking)} (columns: {list(data.columns)})")
     out = []
-    for key, g in df.groupby(ranking, sort=False):
+    for key, g in data.groupby(ranking, sort=False):
         who = g[ranker].unique()
         if len(who) != 1 or who[0] != who[0]:
-            where = _show(key.item() if isinstance(key, np.generic) else key)
-            raise ValueError(f"ranking {where}: column {_show(ranker)} must hold one ranker per ranking")
-        out.append(who[0].item() if isinstance(who[0], np.generic) else who[0])
+            raise ValueError(f"ranking {_show(_plain(key))}: column {_show(ranker)} must hold one ranker per ranking")
+        out.append(str(_plain(who[0])))
     return out
 
 
@@ -1316,10 +1316,7 @@ def _bags_source(data: Any) -> tuple:
     if isinstance(data, (str, os.PathLike)):
         return str(data), None
     if hasattr(data, "to_csv") and hasattr(data, "columns"):
-        dtypes = getattr(data, "dtypes", None)
-        if dtypes is not None and "label" in data.columns and str(dtypes["label"]) in ("bool", "boolean"):
-            data = data.assign(label=data["label"].astype("Int64"))
-        return "<DataFrame>", data.to_csv(index=False)
+        return "<DataFrame>", _bools_as_ints(data, ["label"]).to_csv(index=False)
     raise TypeError("data: expected a path (CSV or JSON bags) or a pandas DataFrame in the long layout")
 
 

@@ -23,6 +23,25 @@ def show(x: object, limit: int = 60) -> str:
     return r if len(r) <= limit else r[: limit - 1] + "…"
 
 
+def plain(x: Any) -> Any:
+    """A numpy scalar as the Python scalar it holds (an id or a name read
+    from a frame, for messages and for the native layer); anything else as
+    it is."""
+    return x.item() if isinstance(x, np.generic) else x
+
+
+def bools_as_ints(frame: Any, columns: Any = None) -> Any:
+    """``frame`` with its boolean columns (numpy ``bool`` or pandas'
+    nullable ``boolean``; only those among ``columns`` if given) as
+    nullable integers, so that CSV text carries them as 1/0 (a missing
+    value as an empty cell)."""
+    dtypes = getattr(frame, "dtypes", None)
+    if dtypes is None:
+        return frame
+    flags = [c for c, t in dtypes.items() if str(t) in ("bool", "boolean") and (columns is None or c in columns)]
+    return frame.astype({c: "Int64" for c in flags}) if flags else frame
+
+
 #: Largest value a count or seed may take (the native layer's u64).
 UINT_MAX = 2**64 - 1
 

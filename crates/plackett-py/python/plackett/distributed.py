@@ -38,7 +38,7 @@ from typing import Any, Optional, Sequence
 import numpy as np
 
 from ._checks import native as _plackett
-from ._checks import count, show
+from ._checks import count, plain, show
 from . import KeywordResult, _many_arguments
 from . import aggregate as _aggregate_local
 from . import rankings as _rankings
@@ -203,10 +203,8 @@ def _check_rankings_within_partitions(data, ranking_col, client):
     spanning = counts[counts > 1]
     n, first = client.gather(client.compute([spanning.size, spanning.head(1, npartitions=-1, compute=False)]))
     if n:
-        key = first.index[0]
-        key = key.item() if isinstance(key, np.generic) else key
         raise ValueError(
-            f"ranking {show(key)} has rows in more than one partition ({int(n)} rankings do): each partition is "
+            f"ranking {show(plain(first.index[0]))} has rows in more than one partition ({int(n)} rankings do): each partition is "
             f"read on its own, so a ranking must lie within one; repartition by ranking, e.g. "
             f"data.shuffle(on={show(ranking_col)})"
         )
