@@ -202,7 +202,7 @@ pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
             ),
         ));
     }
-    write_outputs(&a.data.file, &pending)?;
+    write_outputs(&pending)?;
     if a.out.is_none() {
         crate::emit(&text)?;
     }

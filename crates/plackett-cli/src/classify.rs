@@ -7,7 +7,6 @@ use plackett::classify::cv::{ClassifierCvOptions, cross_validate};
 use plackett::classify::model::{Engine, FitOptions, Fitted, fit};
 use plackett::classify::path::ClassifierPath;
 use plackett::classify::read_table;
-use plackett::io::output::write_atomic;
 use plackett::io::output::{NAME_WIDTH, column_width, short_name};
 use plackett::io::read_text;
 use plackett::stats::{mean, mean_pm, mean_sd_of_repeats};
@@ -159,14 +158,14 @@ pub struct FitArgs {
     #[command(flatten)]
     pub model: ModelArgs,
     /// Write the fitted model (JSON) here.
-    #[arg(long, value_name = "MODEL.json")]
+    #[arg(value_hint = clap::ValueHint::FilePath, long, value_name = "MODEL.json")]
     pub model_out: Option<String>,
     /// Output format of the summary.
     #[arg(long, default_value = "table", value_parser = ["table", "json"])]
     pub output: String,
     /// Write an HTML report (facts, every class's weights with intervals,
     /// confusion matrix, probability of the true class, ROC curves) here.
-    #[arg(long, value_name = "FILE.html")]
+    #[arg(value_hint = clap::ValueHint::FilePath, long, value_name = "FILE.html")]
     pub report: Option<String>,
 }
 
@@ -182,7 +181,7 @@ pub struct PredictArgs {
     #[arg(long, default_value = "csv", value_parser = ["csv", "json"])]
     pub output: String,
     /// Write the output here instead of standard output.
-    #[arg(long, value_name = "FILE")]
+    #[arg(value_hint = clap::ValueHint::FilePath, long, value_name = "FILE")]
     pub out: Option<String>,
 }
 
@@ -209,11 +208,11 @@ pub struct CvArgs {
     #[arg(long, default_value = "table", value_parser = ["table", "json"])]
     pub output: String,
     /// Write the held-out row indices of every split (JSON lists, 0-based data rows) here.
-    #[arg(long, value_name = "FILE.json")]
+    #[arg(value_hint = clap::ValueHint::FilePath, long, value_name = "FILE.json")]
     pub splits_out: Option<String>,
     /// Write an HTML report (misclassification over splits, pooled held-out ROC curves,
     /// calibration of the held-out predictions) here.
-    #[arg(long, value_name = "FILE.html")]
+    #[arg(value_hint = clap::ValueHint::FilePath, long, value_name = "FILE.html")]
     pub report: Option<String>,
 }
 
@@ -252,10 +251,10 @@ pub struct PathArgs {
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Write the path (CSV: a, class, feature, weight[, median]) here.
-    #[arg(long, value_name = "FILE.csv")]
+    #[arg(value_hint = clap::ValueHint::FilePath, long, value_name = "FILE.csv")]
     pub out: String,
     /// Write an SVG plot of the path here.
-    #[arg(long, value_name = "FILE.svg")]
+    #[arg(value_hint = clap::ValueHint::FilePath, long, value_name = "FILE.svg")]
     pub plot: Option<String>,
 }
 
@@ -315,7 +314,7 @@ fn run_fit(a: &FitArgs) -> Result<()> {
     if let (Some(p), Some(page)) = (&a.report, &page) {
         files.push((p, page.as_bytes()));
     }
-    plackett::io::output::write_all_atomic(&files)?;
+    crate::outputs::write_all(&files)?;
     crate::emit(&text)
 }
 
@@ -427,7 +426,7 @@ fn run_predict(a: &PredictArgs) -> Result<()> {
         }
     };
     match &a.out {
-        Some(p) => write_atomic(p, out.as_bytes())?,
+        Some(p) => crate::outputs::write(p, out.as_bytes())?,
         None => crate::emit(&out)?,
     }
     Ok(())
@@ -558,7 +557,7 @@ fn run_cv(a: &CvArgs) -> Result<()> {
     if let (Some(p), Some(page)) = (&a.report, &page) {
         files.push((p, page.as_bytes()));
     }
-    plackett::io::output::write_all_atomic(&files)?;
+    crate::outputs::write_all(&files)?;
     let text = match a.output.as_str() {
         "json" => serde_json::to_string_pretty(&out)? + "\n",
         _ => {
@@ -625,9 +624,9 @@ fn run_path(a: &PathArgs) -> Result<()> {
     let path = ClassifierPath::fit(&a.file, &t, engine, &grid, a.b, a.pairwise, a.seed)?;
     let csv_text = path.to_csv()?;
     let svg = a.plot.as_ref().map(|_| path.to_svg());
-    write_atomic(&a.out, csv_text.as_bytes())?;
+    crate::outputs::write(&a.out, csv_text.as_bytes())?;
     if let (Some(p), Some(s)) = (&a.plot, svg) {
-        write_atomic(p, s.as_bytes())?;
+        crate::outputs::write(p, s.as_bytes())?;
     }
     let mut s = path.to_table();
     if let Some(r) = &path.stopped {

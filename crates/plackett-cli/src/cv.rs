@@ -8,7 +8,6 @@ use clap::Args;
 use plackett::data::features::read_features_with_prior;
 use plackett::eval::cv::CvOptions;
 use plackett::eval::cv_summary::{CvDocument, check_options, partitions, run_partitions};
-use plackett::io::output::write_atomic;
 
 /// Options of `plackett cv`.
 #[derive(Args, Debug)]
@@ -47,10 +46,10 @@ pub struct CvArgs {
     #[arg(long, default_value = "table", value_parser = ["table", "json"])]
     pub output: String,
     /// Write the output to this file instead of standard output.
-    #[arg(long, value_name = "FILE")]
+    #[arg(value_hint = clap::ValueHint::FilePath, long, value_name = "FILE")]
     pub out: Option<String>,
     /// Write a self-contained HTML report (metric and bound curves, positive ratio).
-    #[arg(long, value_name = "FILE.html")]
+    #[arg(value_hint = clap::ValueHint::FilePath, long, value_name = "FILE.html")]
     pub report: Option<String>,
 }
 
@@ -95,10 +94,10 @@ pub fn run(a: &CvArgs) -> Result<()> {
             Some(&a.data.file),
             &a.features,
         );
-        write_atomic(path, page.as_bytes())?;
+        crate::outputs::write(path, page.as_bytes())?;
     }
     match &a.out {
-        Some(p) => write_atomic(p, text.as_bytes())?,
+        Some(p) => crate::outputs::write(p, text.as_bytes())?,
         None => crate::emit(&text)?,
     }
     Ok(())

@@ -9,7 +9,6 @@ use plackett::infer::ep::{EpOptions, ep};
 use plackett::infer::gibbs::{GibbsOptions, gibbs};
 use plackett::infer::vb::{VbOptions, vb};
 use plackett::infer::{PointOptions, fit_point};
-use plackett::io::output::write_atomic;
 use plackett::posterior::{Gauge, Posterior};
 use plackett::report::{HtmlReport, charts};
 use rand::SeedableRng;
@@ -28,7 +27,7 @@ pub struct DemoArgs {
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Where to write the HTML report.
-    #[arg(long, default_value = "demo-report.html")]
+    #[arg(value_hint = clap::ValueHint::FilePath, long, default_value = "demo-report.html")]
     pub report: String,
 }
 
@@ -208,7 +207,7 @@ pub fn run(a: &DemoArgs) -> Result<()> {
             .collect();
         page.table(&["item", "truth", "MLE", "Gibbs", "EP", "VB"], &rows);
     }
-    write_atomic(&a.report, page.render().as_bytes())?;
+    crate::outputs::write(&a.report, page.render().as_bytes())?;
     outln!("wrote {}", a.report);
     Ok(())
 }

@@ -6,8 +6,8 @@ use clap::Args;
 use plackett::data::Dataset;
 use plackett::infer::Prior;
 use plackett::infer::spec::{EngineKind, FitSpec};
+use plackett::io::output::FitReport;
 use plackett::io::output::csv_field;
-use plackett::io::output::{FitReport, write_all_atomic};
 use plackett::io::{Format, ItemsSpec, ReadOptions, read_path};
 use plackett::posterior::{Gauge, Posterior};
 
@@ -141,7 +141,7 @@ pub struct FitArgs {
     #[arg(long, help_heading = "Point estimates (mle, map)")]
     pub quasi: bool,
     /// Write the covariance matrix of the log-worths, in the reported gauge, as CSV (mle, map; vb with its linear-response covariance).
-    #[arg(
+    #[arg(value_hint = clap::ValueHint::FilePath,
         long,
         value_name = "FILE.csv",
         help_heading = "Point estimates (mle, map)"
@@ -201,21 +201,21 @@ pub struct FitArgs {
     )]
     pub covariance: String,
     /// Export posterior draws of normalised log-worths (CSV, or JSON if the name ends in .json).
-    #[arg(
+    #[arg(value_hint = clap::ValueHint::FilePath,
         long,
         value_name = "FILE",
         help_heading = "Bayesian outputs (gibbs, ep, vb)"
     )]
     pub draws_out: Option<String>,
     /// Write the output to this file instead of standard output.
-    #[arg(long, value_name = "FILE", help_heading = "Output")]
+    #[arg(value_hint = clap::ValueHint::FilePath, long, value_name = "FILE", help_heading = "Output")]
     pub out: Option<String>,
     /// Save the fitted model (item names and draws of the normalised log-worths; one
     /// draw at the estimate for mle/map, at most 4,000 posterior draws otherwise; the
     /// tie prevalences with `--ties event`; with `--components`, the selected mixture's
     /// weights and log-worths; with `--adherence`, every ranker's adherence and their
     /// prior) for `plackett predict`.
-    #[arg(long, value_name = "MODEL.json", help_heading = "Output")]
+    #[arg(value_hint = clap::ValueHint::FilePath, long, value_name = "MODEL.json", help_heading = "Output")]
     pub model_out: Option<String>,
     /// Probability that A beats B (repeatable): `--compare "A,B"`; with three or
     /// more items, `--compare "A,B,C"`, the probability that each is chosen first
@@ -224,13 +224,13 @@ pub struct FitArgs {
     #[arg(long, value_name = "A,B[,C…]", help_heading = "Output")]
     pub compare: Vec<String>,
     /// Write rank marginals (P(item at each place in a race among all fitted items; under --ties event, rankings with ties, tied items sharing their place; with --components, for a ranker drawn from the fitted mixture; with --adherence, for a new ranker, its adherence drawn from the prior) as CSV.
-    #[arg(long, value_name = "FILE.csv", help_heading = "Output")]
+    #[arg(value_hint = clap::ValueHint::FilePath, long, value_name = "FILE.csv", help_heading = "Output")]
     pub rank_marginals: Option<String>,
     /// Held-out observations (same format options) for the posterior predictive log-likelihood.
     #[arg(long, value_name = "FILE", help_heading = "Output")]
     pub test: Option<String>,
     /// Write a self-contained HTML report.
-    #[arg(long, value_name = "FILE.html", help_heading = "Output")]
+    #[arg(value_hint = clap::ValueHint::FilePath, long, value_name = "FILE.html", help_heading = "Output")]
     pub report: Option<String>,
     /// Finite PL mixture (Mollica & Tardella 2017): G components, a range LO:HI
     /// (fit each, report the lowest BIC) or `auto` (1:5) [default: 1, one population].
@@ -790,7 +790,7 @@ pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
     if let Some(p) = &a.out {
         pending.push((p.clone(), text.clone()));
     }
-    write_outputs(&a.data.file, &pending)?;
+    write_outputs(&pending)?;
     // The spinner leaves the terminal before the table is printed.
     drop(progress);
     if a.out.is_none() {
@@ -870,32 +870,13 @@ pub(crate) fn compare_ids(ds: &Dataset, pair: &str) -> Result<(u32, u32)> {
     Ok((id(a)?, id(b)?))
 }
 
-/// Write `pending` (path, contents) all together, or nothing: no output may
-/// replace the input file `input`.
-pub(crate) fn write_outputs(input: &str, pending: &[(String, String)]) -> Result<()> {
-    let input = std::fs::canonicalize(input).ok();
-    for (path, _) in pending {
-        let target = std::path::Path::new(path);
-        let same = target
-            .parent()
-            .map(|d| {
-                if d.as_os_str().is_empty() {
-                    std::path::Path::new(".")
-                } else {
-                    d
-                }
-            })
-            .and_then(|d| std::fs::canonicalize(d).ok())
-            .zip(target.file_name())
-            .map(|(d, f)| d.join(f));
-        if same.is_some() && same == input {
-            bail!("{path}: is the input file; choose another output name");
-        }
-    }
+/// Put `pending` (path, contents) in the run's outputs, which replace
+/// their targets together when the run succeeds (`outputs`: no output may
+/// replace an input, checked before the work).
+pub(crate) fn write_outputs(pending: &[(String, String)]) -> Result<()> {
     let files: Vec<(&str, &[u8])> = pending
         .iter()
         .map(|(p, c)| (p.as_str(), c.as_bytes()))
         .collect();
-    write_all_atomic(&files)?;
-    Ok(())
+    crate::outputs::write_all(&files)
 }

@@ -13,7 +13,6 @@ use plackett::groundtruth::summary::{
     EvaluationRun, aggregate_csv, aggregate_json, aggregate_table, evaluate_document,
     evaluate_table,
 };
-use plackett::io::output::write_atomic;
 use plackett::io::selectors::{Selectors, parse_selectors};
 use plackett::io::{ItemsSpec, read_text};
 
@@ -71,10 +70,10 @@ pub struct AggArgs {
     #[arg(long, default_value = "table", value_parser = ["table", "json", "csv"])]
     pub output: String,
     /// Write the output here instead of standard output.
-    #[arg(long, value_name = "FILE")]
+    #[arg(value_hint = clap::ValueHint::FilePath, long, value_name = "FILE")]
     pub out: Option<String>,
     /// Self-contained HTML report.
-    #[arg(long, value_name = "FILE.html")]
+    #[arg(value_hint = clap::ValueHint::FilePath, long, value_name = "FILE.html")]
     pub report: Option<String>,
     /// Cases to plot individually in the report (default: the first of --cases).
     #[arg(long, value_name = "LIST")]
@@ -184,7 +183,7 @@ fn case_list(a: &AggArgs, sel: &Selectors) -> Result<Vec<usize>> {
 
 fn finish(out: &Option<String>, text: &str) -> Result<()> {
     match out {
-        Some(p) => write_atomic(p, text.as_bytes())?,
+        Some(p) => crate::outputs::write(p, text.as_bytes())?,
         None => crate::emit(text)?,
     }
     Ok(())
@@ -237,7 +236,7 @@ pub fn run_aggregate(a: &AggregateArgs) -> Result<()> {
             &res,
             &names,
         );
-        write_atomic(path, page.as_bytes())?;
+        crate::outputs::write(path, page.as_bytes())?;
     }
     finish(&c.out, &text)?;
     if c.output == "csv" {
@@ -332,7 +331,7 @@ pub fn run_evaluate(a: &EvaluateArgs) -> Result<()> {
             &ks,
             &names,
         );
-        write_atomic(path, page.as_bytes())?;
+        crate::outputs::write(path, page.as_bytes())?;
     }
     let text = match c.output.as_str() {
         "table" => evaluate_table(&doc, &ks),

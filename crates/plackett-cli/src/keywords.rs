@@ -6,7 +6,6 @@
 use anyhow::{Result, bail};
 use clap::{Args, Subcommand};
 use plackett::infer::mcmc::McmcSettings;
-use plackett::io::output::write_all_atomic;
 use plackett::keywords::{
     AlphaModel, EvalOptions, Method, PriorScale, Probability, ThetaUpdate, VbssGibbsOptions,
     VbssOptions, evaluate_observed,
@@ -44,7 +43,7 @@ pub struct TagArgs {
     #[arg(long, default_value = "text", value_parser = ["text", "json"])]
     pub output: String,
     /// Write the output here instead of standard output.
-    #[arg(long, value_name = "FILE")]
+    #[arg(value_hint = clap::ValueHint::FilePath, long, value_name = "FILE")]
     pub out: Option<String>,
 }
 
@@ -156,16 +155,16 @@ pub struct ExtractArgs {
     #[arg(long, default_value_t = 30)]
     pub top: usize,
     /// Write the output here instead of standard output.
-    #[arg(long, value_name = "FILE")]
+    #[arg(value_hint = clap::ValueHint::FilePath, long, value_name = "FILE")]
     pub out: Option<String>,
     /// Exit 0 even if VBSS stopped at --max-iter.
     #[arg(long)]
     pub allow_nonconvergence: bool,
     /// Write a self-contained HTML report: the candidates ranked by p as bars with the FDR cut and the known keywords marked, and the table.
-    #[arg(long, value_name = "FILE.html")]
+    #[arg(value_hint = clap::ValueHint::FilePath, long, value_name = "FILE.html")]
     pub report: Option<String>,
     /// Write the document's co-occurrence graph here as CSV (source,target,weight; an isolated word as a weight-0 loop): the format --input graph reads, for networkx, igraph or an edited rerun.
-    #[arg(long, value_name = "FILE.csv")]
+    #[arg(value_hint = clap::ValueHint::FilePath, long, value_name = "FILE.csv")]
     pub graph_out: Option<String>,
 }
 
@@ -180,7 +179,7 @@ pub struct BatchArgs {
     #[arg(long, default_value = "table", value_parser = ["table", "json", "csv"])]
     pub output: String,
     /// Write the output here instead of standard output.
-    #[arg(long, value_name = "FILE")]
+    #[arg(value_hint = clap::ValueHint::FilePath, long, value_name = "FILE")]
     pub out: Option<String>,
     /// Exit 0 even if VBSS stopped at --max-iter on some documents.
     #[arg(long)]
@@ -383,17 +382,17 @@ pub struct EvaluateArgs {
     #[arg(long, default_value = "table", value_parser = ["table", "json"])]
     pub output: String,
     /// Write the output here instead of standard output.
-    #[arg(long, value_name = "FILE")]
+    #[arg(value_hint = clap::ValueHint::FilePath, long, value_name = "FILE")]
     pub out: Option<String>,
     /// An outside method's scores as another column, NAME=FILE.json with {"<doc id>": [["phrase", score], …]} (higher better; a word scores as the best phrase containing it). Repeatable. bench/keywords_yake.py writes YAKE's.
     #[arg(long, value_name = "NAME=FILE.json")]
     pub external: Vec<String>,
     /// Write a log–log plot of VBSS's time per document against its number of candidates (SVG).
-    #[arg(long, value_name = "FILE.svg")]
+    #[arg(value_hint = clap::ValueHint::FilePath, long, value_name = "FILE.svg")]
     pub timing_plot: Option<String>,
     /// Write an HTML report here: precision, recall and F against γ for every method, realised
     /// against nominal FDR, VBSS's time per document, with the tables.
-    #[arg(long, value_name = "FILE.html")]
+    #[arg(value_hint = clap::ValueHint::FilePath, long, value_name = "FILE.html")]
     pub report: Option<String>,
 }
 
@@ -409,7 +408,10 @@ pub fn run(c: &KeywordsCommand) -> Result<()> {
 
 fn deliver(out: &Option<String>, text: &str) -> Result<()> {
     match out {
-        Some(path) => Ok(write_all_atomic(&[(path.as_str(), text.as_bytes())])?),
+        Some(path) => Ok(crate::outputs::write_all(&[(
+            path.as_str(),
+            text.as_bytes(),
+        )])?),
         None => crate::emit(text),
     }
 }
@@ -577,7 +579,7 @@ fn run_extract(a: &ExtractArgs) -> Result<()> {
         None => Some(out),
     };
     let refs: Vec<(&str, &[u8])> = files.iter().map(|(p, t)| (*p, t.as_bytes())).collect();
-    write_all_atomic(&refs)?;
+    crate::outputs::write_all(&refs)?;
     stdout.map_or(Ok(()), |t| crate::emit(&t))?;
     if a.output == "csv" {
         crate::notes_to_stderr(ex.notes.iter().map(|n| crate::cli_text(n)));
@@ -829,9 +831,9 @@ fn run_evaluate(a: &EvaluateArgs) -> Result<()> {
     }
     if let Some(o) = &a.out {
         files.push((o.as_str(), text.as_bytes()));
-        Ok(write_all_atomic(&files)?)
+        Ok(crate::outputs::write_all(&files)?)
     } else {
-        write_all_atomic(&files)?;
+        crate::outputs::write_all(&files)?;
         crate::emit(&text)
     }
 }

@@ -4,7 +4,7 @@
 use anyhow::{Result, bail};
 use clap::{Args, Subcommand};
 use plackett::infer::mcmc::McmcSettings;
-use plackett::io::output::{short_name, write_all_atomic};
+use plackett::io::output::short_name;
 use plackett::mil::{
     Baseline, GibbsStart, MilDesign, MilEngine, MilEngineSettings, MilMethod, MilModel, MilPriors,
     Preprocess, VbStart, cross_validate_methods, fit_model_warm, fit_model_with, read_bags,
@@ -144,7 +144,7 @@ pub struct FitArgs {
     #[command(flatten)]
     pub engine: EngineArgs,
     /// Write the model file (JSON) here.
-    #[arg(long, value_name = "MODEL.json")]
+    #[arg(value_hint = clap::ValueHint::FilePath, long, value_name = "MODEL.json")]
     pub out: Option<String>,
     /// Output format.
     #[arg(long, default_value = "table", value_parser = ["table", "json"])]
@@ -154,7 +154,7 @@ pub struct FitArgs {
     pub allow_nonconvergence: bool,
     /// Write a self-contained HTML report: ROC curves, coefficient intervals, and the
     /// instances that drove one bag.
-    #[arg(long, value_name = "FILE.html")]
+    #[arg(value_hint = clap::ValueHint::FilePath, long, value_name = "FILE.html")]
     pub report: Option<String>,
     /// The bag whose instances the report lists [default: the most probable bag].
     #[arg(long, value_name = "NAME", requires = "report")]
@@ -185,7 +185,7 @@ pub struct PredictArgs {
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Write the output here instead of standard output.
-    #[arg(long, value_name = "FILE")]
+    #[arg(value_hint = clap::ValueHint::FilePath, long, value_name = "FILE")]
     pub out: Option<String>,
 }
 
@@ -217,7 +217,7 @@ pub struct SimulateArgs {
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Write the CSV here instead of standard output.
-    #[arg(long, value_name = "FILE.csv")]
+    #[arg(value_hint = clap::ValueHint::FilePath, long, value_name = "FILE.csv")]
     pub out: Option<String>,
 }
 
@@ -245,7 +245,7 @@ pub struct CvArgs {
     pub output: String,
     /// Write an HTML report (AUROC per method, held-out ROC curves,
     /// calibration of the held-out probabilities) here.
-    #[arg(long, value_name = "FILE.html")]
+    #[arg(value_hint = clap::ValueHint::FilePath, long, value_name = "FILE.html")]
     pub report: Option<String>,
 }
 
@@ -275,7 +275,7 @@ pub struct StudyArgs {
     #[command(flatten)]
     pub engine: EngineArgs,
     /// Write study.json, study.csv and one SVG per factor and figure here
-    #[arg(long, value_name = "DIR")]
+    #[arg(value_hint = clap::ValueHint::DirPath, long, value_name = "DIR")]
     pub out_dir: Option<String>,
     #[arg(long, default_value = "table", value_parser = ["table", "json"])]
     pub output: String,
@@ -476,17 +476,11 @@ fn run_fit(a: &FitArgs) -> Result<()> {
         .iter()
         .map(|(p, t)| (p.as_str(), t.as_bytes()))
         .collect();
-    write_all_atomic(&refs)?;
+    crate::outputs::write_all(&refs)?;
     crate::emit(&text)
 }
 
 fn run_predict(a: &PredictArgs) -> Result<()> {
-    if a.out.as_deref() == Some(a.file.as_str()) || a.out.as_deref() == Some(a.model.as_str()) {
-        bail!(
-            "--out {} would overwrite an input file",
-            a.out.as_deref().unwrap_or("")
-        );
-    }
     let text = plackett::io::read_text(&a.model)?;
     let model = MilModel::from_json(&a.model, &text)?;
     let bags = read_bags(&a.file)?;
@@ -519,7 +513,7 @@ fn run_predict(a: &PredictArgs) -> Result<()> {
         }
     };
     match &a.out {
-        Some(p) => Ok(write_all_atomic(&[(p.as_str(), out.as_bytes())])?),
+        Some(p) => Ok(crate::outputs::write_all(&[(p.as_str(), out.as_bytes())])?),
         None => crate::emit(&out),
     }
 }
@@ -537,7 +531,7 @@ fn run_simulate(a: &SimulateArgs) -> Result<()> {
     let bags = simulate_bags(&design, a.seed)?;
     let csv = bags.to_csv();
     match &a.out {
-        Some(p) => Ok(write_all_atomic(&[(p.as_str(), csv.as_bytes())])?),
+        Some(p) => Ok(crate::outputs::write_all(&[(p.as_str(), csv.as_bytes())])?),
         None => crate::emit(&csv),
     }
 }
@@ -613,7 +607,7 @@ fn run_cv(a: &CvArgs) -> Result<()> {
     if let Some(p) = &a.report {
         let page =
             plackett::report::mil::cv_page(&format!("plackett mil cv {}", a.file), &bags, &cvs)?;
-        write_all_atomic(&[(p.as_str(), page.as_bytes())])?;
+        crate::outputs::write_all(&[(p.as_str(), page.as_bytes())])?;
     }
     crate::emit(&text)
 }
@@ -716,7 +710,7 @@ fn run_study_cmd(a: &StudyArgs) -> Result<()> {
             .iter()
             .map(|(p, b)| (p.as_str(), b.as_slice()))
             .collect();
-        write_all_atomic(&refs)?;
+        crate::outputs::write_all(&refs)?;
     }
     let text = match a.output.as_str() {
         "json" => serde_json::to_string_pretty(&doc)? + "\n",

@@ -197,7 +197,7 @@ pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
             crate::fit::rank_marginals_csv(ds.items().names(), &rm),
         ));
     }
-    write_outputs(&a.data.file, &pending)?;
+    write_outputs(&pending)?;
     if a.out.is_none() {
         crate::emit(&text)?;
     }

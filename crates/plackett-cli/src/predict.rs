@@ -36,7 +36,7 @@ pub struct PredictArgs {
     #[arg(long, value_enum, default_value_t = Output::Table)]
     pub output: Output,
     /// Write the output to this file instead of standard output.
-    #[arg(long, value_name = "FILE")]
+    #[arg(value_hint = clap::ValueHint::FilePath, long, value_name = "FILE")]
     pub out: Option<String>,
 }
 
@@ -85,7 +85,7 @@ pub fn run(a: &PredictArgs) -> Result<()> {
     }
     let (out, notes) = render(a, &p)?;
     match &a.out {
-        Some(path) => crate::fit::write_outputs(&a.data.file, &[(path.clone(), out)])?,
+        Some(path) => crate::outputs::write(path, out.as_bytes())?,
         None => crate::emit(&out)?,
     }
     if matches!(a.output, Output::Csv) {

@@ -3,7 +3,6 @@
 use anyhow::{Result, bail};
 use clap::Args;
 use plackett::data::simulate::{SimulationSpec, simulate_spec};
-use plackett::io::output::write_all_atomic;
 
 /// Options of `plackett simulate`.
 #[derive(Args, Debug)]
@@ -27,10 +26,10 @@ pub struct SimulateArgs {
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Write the rankings (choix-style JSON lists) here instead of standard output.
-    #[arg(long)]
+    #[arg(value_hint = clap::ValueHint::FilePath, long)]
     pub out: Option<String>,
     /// Write the true log-worths (mean-centred, one per line) here.
-    #[arg(long)]
+    #[arg(value_hint = clap::ValueHint::FilePath, long)]
     pub truth: Option<String>,
     /// PL regression: D features per item, x ~ N(0, feature_sd²), β ~ N(0, I),
     /// log-worths xᵀβ (replaces --worths); needs --features-out.
@@ -40,10 +39,10 @@ pub struct SimulateArgs {
     #[arg(long, default_value_t = 1.0)]
     pub feature_sd: f64,
     /// Write the simulated features CSV (item,x1,…,xD; items named 0..n-1) here.
-    #[arg(long, value_name = "FILE")]
+    #[arg(value_hint = clap::ValueHint::FilePath, long, value_name = "FILE")]
     pub features_out: Option<String>,
     /// Write the true coefficients (name,beta CSV) here.
-    #[arg(long, value_name = "FILE")]
+    #[arg(value_hint = clap::ValueHint::FilePath, long, value_name = "FILE")]
     pub beta_out: Option<String>,
 }
 
@@ -85,7 +84,7 @@ pub fn run(a: &SimulateArgs) -> Result<()> {
         .iter()
         .map(|(p, t)| (p.as_str(), t.as_bytes()))
         .collect();
-    write_all_atomic(&refs)?;
+    crate::outputs::write_all(&refs)?;
     if a.out.is_none() {
         crate::emit(&rankings)?;
     }

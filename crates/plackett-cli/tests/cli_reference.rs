@@ -61,7 +61,30 @@ fn render() -> String {
          command exits 0 on success and 2 on bad input or options, with a one-line \
          error that names the file, line or option and nothing written.\n\n\
          This page is generated from the binary (`PLACKETT_BLESS=1 cargo test --release -p \
-         plackett-cli --test cli_reference`); a test fails when it falls behind.\n\n",
+         plackett-cli --test cli_reference`); a test fails when it falls behind.\n\n\
+         ## Output files\n\n\
+         Every option that names a file to write (`--out`, `--report`, `--model-out`, \
+         `--draws-out`, `--vcov`, `--rank-marginals`, `--graph-out`, `--splits-out`, `--plot`, \
+         …) is part of one transaction per run:\n\n\
+         1. Before any work, each target is resolved (through symlinks, `./` and `..`) and \
+         refused, with exit 2, if it is one of the run's input files — under the same name, \
+         another path, a symlink or a hard link — or the target of another output option; its \
+         folder must exist and be writable (a temporary file is created there at once).\n\
+         2. Outputs are written to temporary files `.NAME.plackett-PID-N.tmp` beside their \
+         targets.\n\
+         3. When the command succeeds, all temporaries are renamed over their targets; with \
+         several, a journal `.plackett-journal-PID-N` placed in each target folder first names \
+         them all. When it fails (exit 2 or 3) or is interrupted (Ctrl-C, SIGTERM, SIGHUP: \
+         exit 130), the temporaries are removed and every previous file is left as it was.\n\n\
+         A symlink is written through (the file it names is replaced, the link stays). A FIFO, \
+         a character or block device, a socket, and any path under `/dev/` or `/proc/` \
+         (`/dev/stdout`) are opened and written directly after the renames, never replaced.\n\n\
+         A run killed outright (`kill -9`, a power cut) cannot clean up after itself; the next \
+         run that writes into the same folder does: it removes the temporaries of processes \
+         that no longer run, and finishes a dead run's journal — renaming its remaining \
+         temporaries into place if the journal reached every folder it names (which happens \
+         before the first rename), removing them otherwise. So once a later run has written \
+         there, no target holds one run's output beside another run's.\n\n",
     );
     let top = help(&[]);
     page.push_str("## plackett\n\n```text\n");

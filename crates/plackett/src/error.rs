@@ -212,6 +212,20 @@ pub enum ParamStyle {
     Python,
 }
 
+/// A name (an item, a ranker, a column) as an error message shows it: whole
+/// up to 60 characters; longer, its first and last characters around the
+/// length ("xxxx…(200000 characters)…xxxx"), so that a file with one huge
+/// name cannot make a huge error line.
+pub fn show_name(name: &str) -> std::borrow::Cow<'_, str> {
+    let n = name.chars().count();
+    if n <= 60 {
+        return std::borrow::Cow::Borrowed(name);
+    }
+    let head: String = name.chars().take(24).collect();
+    let tail: String = name.chars().skip(n - 12).collect();
+    std::borrow::Cow::Owned(format!("{head}…({n} characters)…{tail}"))
+}
+
 /// A number as an error message shows it: tiny and huge magnitudes in
 /// scientific notation ("1e-300", "1e300", not three hundred digits),
 /// others as Rust prints them.
@@ -285,6 +299,19 @@ pub fn render_params(text: &str, style: ParamStyle) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn long_names_show_their_ends_and_length() {
+        assert_eq!(super::show_name("short"), "short");
+        let long = format!("{}{}", "a".repeat(100_000), "b".repeat(100_000));
+        let shown = super::show_name(&long);
+        assert!(shown.len() < 100, "{shown}");
+        assert!(
+            shown.starts_with("aaaa") && shown.ends_with("bbbb"),
+            "{shown}"
+        );
+        assert!(shown.contains("200000 characters"), "{shown}");
+    }
+
     use super::*;
 
     #[test]

@@ -410,7 +410,11 @@ pub fn non_existence_message(c: &Connectivity, items: &Items) -> String {
 /// win, never lose, or never beat (lose to) any item outside their group.
 pub fn non_existence_reasons(c: &Connectivity, items: &Items) -> String {
     let names = |ids: &[u32]| -> String {
-        let shown: Vec<&str> = ids.iter().take(12).map(|&i| items.name(i)).collect();
+        let shown: Vec<std::borrow::Cow<'_, str>> = ids
+            .iter()
+            .take(12)
+            .map(|&i| crate::error::show_name(items.name(i)))
+            .collect();
         let more = if ids.len() > 12 {
             format!(", … ({} more)", ids.len() - 12)
         } else {

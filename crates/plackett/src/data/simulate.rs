@@ -382,6 +382,9 @@ pub fn simulate_spec(spec: &SimulationSpec) -> crate::Result<Simulation> {
             ));
         }
     };
+    if a.length < 1 && a.design == "topk" {
+        return Err(Error::param("length", "top-k lists need at least 1 item"));
+    }
     if a.length < 2 && a.design == "sub" {
         return Err(Error::param("length", "sub-rankings need at least 2 items"));
     }

@@ -40,9 +40,18 @@ pub fn read(name: &str, text: &str, opts: &ReadOptions) -> Result<Dataset> {
     let c_rank_id = col(&opts.ranking_col, "`ranking_col`")?;
     let c_rank = col(&opts.rank_col, "`rank_col`")?;
     let c_item = col(&opts.item_col, "`item_col`")?;
-    let c_weight = headers.iter().position(|h| h == &opts.weight_col);
-    // Optional: who made each ranking (for the adherence model).
-    let c_ranker = headers.iter().position(|h| h == &opts.ranker_col);
+    // Optional columns: absent under their default names ("weight",
+    // "ranker") they are not used; a name the user chose must exist.
+    let optional = |want: &str, default: &str, flag: &str| -> Result<Option<usize>> {
+        match headers.iter().position(|h| h == want) {
+            None if want != default => col(want, flag).map(Some),
+            p => Ok(p),
+        }
+    };
+    let defaults = super::ReadOptions::default();
+    let c_weight = optional(&opts.weight_col, &defaults.weight_col, "`weight_col`")?;
+    // Who made each ranking (for the adherence model).
+    let c_ranker = optional(&opts.ranker_col, &defaults.ranker_col, "`ranker_col`")?;
     let mut ranker_of: HashMap<String, (String, usize)> = HashMap::new();
     let (items, closed) = initial_items(opts);
     let mut b = DatasetBuilder::new(items, opts.ties);

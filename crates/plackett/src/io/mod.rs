@@ -16,6 +16,7 @@ pub mod output;
 pub mod pairs;
 pub mod preflib;
 pub mod selectors;
+pub mod transaction;
 
 use crate::data::{Dataset, Items, TieSemantics};
 use crate::error::{Error, Result};

@@ -743,56 +743,25 @@ impl FitReport {
     }
 }
 
-/// Write `content` to `path` atomically (temp file + rename), so that a
-/// failure never leaves a partial output file.
+/// Write `content` to `path` atomically (temporary file + rename), so that
+/// a failure never leaves a partial output file.
 pub fn write_atomic(path: &str, content: &[u8]) -> crate::Result<()> {
     write_all_atomic(&[(path, content)])
 }
 
-/// Write several files all or nothing: every content goes to a temporary
-/// file beside its target first; only when all of them are written are they
-/// renamed into place, so a failure on the last output (a bad `--out`
-/// directory) leaves none of the others behind. Two outputs naming the
-/// same path are refused.
+/// Write several files all or nothing, as one
+/// [`Transaction`](crate::io::transaction::Transaction): two outputs naming
+/// the same file are refused, and a failure on one (a bad directory) leaves
+/// none of the others behind.
 pub fn write_all_atomic(files: &[(&str, &[u8])]) -> crate::Result<()> {
-    for (i, (a, _)) in files.iter().enumerate() {
-        if files[..i].iter().any(|(b, _)| b == a) {
-            return Err(crate::Error::io(
-                a,
-                std::io::Error::new(std::io::ErrorKind::InvalidInput, "named by two outputs"),
-            ));
-        }
+    let mut t = crate::io::transaction::Transaction::new();
+    for (path, _) in files {
+        t.reserve("", path)?;
     }
-    let mut tmps: Vec<std::path::PathBuf> = Vec::new();
-    let cleanup = |tmps: &[std::path::PathBuf]| {
-        for t in tmps {
-            let _ = std::fs::remove_file(t);
-        }
-    };
     for (path, content) in files {
-        let p = std::path::Path::new(path);
-        let dir = p
-            .parent()
-            .filter(|d| !d.as_os_str().is_empty())
-            .unwrap_or(std::path::Path::new("."));
-        let tmp = dir.join(format!(
-            ".{}.tmp{}",
-            p.file_name().and_then(|f| f.to_str()).unwrap_or("out"),
-            std::process::id()
-        ));
-        if let Err(e) = std::fs::write(&tmp, content) {
-            cleanup(&tmps);
-            return Err(crate::Error::io(path, e));
-        }
-        tmps.push(tmp);
+        t.write(path, content)?;
     }
-    for (k, ((path, _), tmp)) in files.iter().zip(&tmps).enumerate() {
-        if let Err(e) = std::fs::rename(tmp, path) {
-            cleanup(&tmps[k..]);
-            return Err(crate::Error::io(path, e));
-        }
-    }
-    Ok(())
+    t.commit()
 }
 
 /// The total weight of `ds`'s real observations when any is not 1 (what
