@@ -4,7 +4,7 @@
 //! [`AdherenceReport`] (as text, or as an HTML page with `--report`).
 
 use crate::args::{Engine, Output};
-use crate::fit::{
+use crate::fit_args::{
     FitArgs, RANK_MARGINAL_RACES, SINGLE_POPULATION_ONLY, choice_set, compare_ids, compare_names,
     load, rank_marginals_csv, write_outputs,
 };

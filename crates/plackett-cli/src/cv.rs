@@ -2,7 +2,7 @@
 //! precisions η, with the η chosen by the variational bound beside the
 //! cross-validated one (Guo et al. 2019 §5.2, Tables 3–4 layout).
 
-use crate::fit::{DataArgs, load};
+use crate::fit_args::{DataArgs, load};
 use anyhow::Result;
 use clap::Args;
 use plackett::data::features::read_features_with_prior;

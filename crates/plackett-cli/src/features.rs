@@ -1,6 +1,6 @@
 //! `plackett fit --features`: PL regression (Guo et al. 2019) from the CLI.
 
-use crate::fit::FitArgs;
+use crate::fit_args::FitArgs;
 use anyhow::{Result, bail};
 use plackett::data::Dataset;
 use plackett::infer::feature_fit::ViKind;

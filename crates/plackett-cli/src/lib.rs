@@ -13,6 +13,7 @@ mod cv;
 mod demo;
 mod features;
 mod fit;
+mod fit_args;
 mod groundtruth;
 mod keywords;
 mod mil;
@@ -37,7 +38,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Fit a Plackett–Luce model to rankings, choices or comparisons.
-    Fit(Box<fit::FitArgs>),
+    Fit(Box<fit_args::FitArgs>),
     /// Probabilities of new rankings, choices and pairs from a model saved by `fit --model-out`.
     Predict(Box<predict::PredictArgs>),
     /// Simulate rankings from known worths, fit them, and compare.

@@ -4,7 +4,7 @@
 //! [`MixtureOptions`] and prints its [`MixtureReport`].
 
 use crate::args::{Engine, Output};
-use crate::fit::{
+use crate::fit_args::{
     FitArgs, SINGLE_POPULATION_ONLY, compare_ids, compare_names, load, load_with_universe,
     write_outputs,
 };
@@ -191,10 +191,10 @@ pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
     }
     if let Some(p) = &a.rank_marginals {
         let all: Vec<u32> = (0..ds.n_items() as u32).collect();
-        let rm = saved.rank_marginals(&all, crate::fit::RANK_MARGINAL_RACES, a.seed);
+        let rm = saved.rank_marginals(&all, crate::fit_args::RANK_MARGINAL_RACES, a.seed);
         pending.push((
             p.clone(),
-            crate::fit::rank_marginals_csv(ds.items().names(), &rm),
+            crate::fit_args::rank_marginals_csv(ds.items().names(), &rm),
         ));
     }
     write_outputs(&pending)?;

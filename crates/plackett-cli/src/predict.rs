@@ -6,7 +6,7 @@
 //! own adherence and a new ranker by the adherence prior.
 
 use crate::args::Output;
-use crate::fit::{DataArgs, choice_set, compare_ids, compare_names, load_with_universe};
+use crate::fit_args::{DataArgs, choice_set, compare_ids, compare_names, load_with_universe};
 use anyhow::{Result, bail};
 use clap::Args;
 use plackett::data::{Dataset, Items};

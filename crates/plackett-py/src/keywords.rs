@@ -7,11 +7,11 @@ use crate::err;
 use plackett::infer::mcmc::McmcSettings;
 use plackett::keywords::{
     AlphaModel, BssOptions, EvalOptions, Method, PriorScale, Probability, ThetaUpdate,
-    VbCovariance, VbssGibbsOptions, VbssOptions, evaluate,
+    VbCovariance, VbssGibbsOptions, VbssOptions, evaluate_observed,
 };
 use plackett_text::{
-    BatchDocument, Engine, ExtractOptions, Input, Pipeline, WordFilter, extract, extract_many,
-    read_candidate_corpus, read_corpus, read_external,
+    BatchDocument, Engine, ExtractOptions, Input, Pipeline, WordFilter, extract_many_observed,
+    extract_observed, read_candidate_corpus, read_corpus, read_external,
 };
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -148,9 +148,12 @@ pub fn extract_keywords(
         baselines,
         edges,
     };
-    let results = py.detach(move || {
+    // On the helper thread of `interrupt::run`, so that Ctrl-C stops a
+    // Gibbs run within a sweep (the results come back whole, each
+    // document's own error inside).
+    let results = crate::interrupt::run(py, move |obs| {
         if let ([doc], [known], false) = (documents.as_slice(), known.as_slice(), batch) {
-            return vec![extract(doc, known, &opts)];
+            return Ok(vec![extract_observed(doc, known, &opts, obs.as_ref())]);
         }
         let docs: Vec<BatchDocument> = documents
             .into_iter()
@@ -165,8 +168,16 @@ pub fn extract_keywords(
                 known,
             })
             .collect();
-        extract_many(&docs, &opts)
-    });
+        let results = extract_many_observed(&docs, &opts, obs.as_ref());
+        // A cancelled batch is one cancellation, not an error per document.
+        if results
+            .iter()
+            .any(|r| matches!(r, Err(plackett::Error::Cancelled)))
+        {
+            return Err(plackett::Error::Cancelled);
+        }
+        Ok(results)
+    })?;
     let mut out = Vec::with_capacity(results.len());
     for r in results {
         let ex = r.map_err(err)?;
@@ -378,15 +389,13 @@ pub fn evaluate_keywords(
             .push(read_external(std::path::Path::new(file), name, &pipe).map_err(err)?);
     }
     let dir = std::path::PathBuf::from(corpus);
-    let table = py
-        .detach(move || {
-            let c = match &candidates {
-                Some(c) => read_candidate_corpus(&dir, std::path::Path::new(c), &pipe)?,
-                None => read_corpus(&dir, &pipe)?,
-            };
-            evaluate(&c, &opts)
-        })
-        .map_err(err)?;
+    let table = crate::interrupt::run(py, move |obs| {
+        let c = match &candidates {
+            Some(c) => read_candidate_corpus(&dir, std::path::Path::new(c), &pipe)?,
+            None => read_corpus(&dir, &pipe)?,
+        };
+        evaluate_observed(&c, &opts, obs.as_ref())
+    })?;
     if let Some(path) = report {
         let page =
             plackett::report::keywords::evaluate_page("plackett.evaluate_keywords", corpus, &table);

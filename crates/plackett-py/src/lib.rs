@@ -41,7 +41,26 @@ pub(crate) fn err(e: plackett::Error) -> PyErr {
     );
     match e {
         plackett::Error::Cancelled => pyo3::exceptions::PyKeyboardInterrupt::new_err(msg),
+        plackett::Error::Io { source, .. } => io_error(source.kind(), msg),
         _ => PyValueError::new_err(msg),
+    }
+}
+
+/// An operating-system failure as Python's own class for it: a missing
+/// file is `FileNotFoundError`, a forbidden one `PermissionError`, other
+/// failures of the system `OSError`; a refusal of the library's own
+/// (an output that is an input) stays a `ValueError`.
+fn io_error(kind: std::io::ErrorKind, msg: String) -> PyErr {
+    use pyo3::exceptions as x;
+    use std::io::ErrorKind as K;
+    match kind {
+        K::NotFound => x::PyFileNotFoundError::new_err(msg),
+        K::PermissionDenied => x::PyPermissionError::new_err(msg),
+        K::IsADirectory => x::PyIsADirectoryError::new_err(msg),
+        K::NotADirectory => x::PyNotADirectoryError::new_err(msg),
+        K::OutOfMemory => x::PyMemoryError::new_err(msg),
+        K::Other | K::InvalidInput | K::InvalidData => PyValueError::new_err(msg),
+        _ => x::PyOSError::new_err(msg),
     }
 }
 

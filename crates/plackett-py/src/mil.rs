@@ -509,7 +509,11 @@ pub fn mil_fit(
     .engine(engine)
     .map_err(err)?;
     let source = source.to_string();
-    py.detach(move || {
+    // On the helper thread of `interrupt::run`: Ctrl-C stops the engine
+    // within a sweep.
+    crate::interrupt::run(py, move |obs| {
+        let mut engine = engine;
+        engine.observe(obs);
         let bags = bags_of(&source, text.as_deref())?;
         bags.training_labels(&source)?;
         let start = std::time::Instant::now();
@@ -541,7 +545,6 @@ pub fn mil_fit(
             aurocs,
         })
     })
-    .map_err(err)
 }
 
 /// Repeated k-fold cross-validation (`plackett mil cv`): held-out bag AUROC
@@ -609,16 +612,28 @@ pub fn mil_cv(
     }
     let source = source.to_string();
     let engine = engine.to_string();
-    let (bags, cvs) = py
-        .detach(move || {
-            let bags = bags_of(&source, text.as_deref())?;
-            bags.training_labels(&source)?;
-            let prep = Preprocess::from_options(standardise, components);
-            let cvs =
-                cross_validate_methods(&bags, &methods, prep, folds, repeats, draws, seed, None)?;
-            Ok::<_, plackett::Error>((bags, cvs))
-        })
-        .map_err(err)?;
+    let (bags, cvs) = crate::interrupt::run(py, move |obs| {
+        // Ctrl-C stops the folds not begun and, within a sweep, the ones
+        // running.
+        let mut methods = methods;
+        for m in &mut methods {
+            m.observe(obs.clone());
+        }
+        let bags = bags_of(&source, text.as_deref())?;
+        bags.training_labels(&source)?;
+        let prep = Preprocess::from_options(standardise, components);
+        let cvs = cross_validate_methods(
+            &bags,
+            &methods,
+            prep,
+            folds,
+            repeats,
+            draws,
+            seed,
+            obs.as_ref(),
+        )?;
+        Ok((bags, cvs))
+    })?;
     if let Some(path) = report {
         let page = plackett::report::mil::cv_page("plackett.mil_cv", &bags, &cvs).map_err(err)?;
         crate::write_page(&path, &page)?;
@@ -689,9 +704,13 @@ pub fn mil_study(
         seed,
     )?;
     let methods = parse_methods(methods, &engines).map_err(err)?;
-    let cells = py
-        .detach(move || run_study(&opts, &methods, None).map(|c| (opts, c)))
-        .map_err(err)?;
+    let cells = crate::interrupt::run(py, move |obs| {
+        let mut methods = methods;
+        for m in &mut methods {
+            m.observe(obs.clone());
+        }
+        run_study(&opts, &methods, obs.as_ref()).map(|c| (opts, c))
+    })?;
     pretty(&study_document(&cells.0, &cells.1))
 }
 

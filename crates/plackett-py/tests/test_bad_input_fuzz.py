@@ -288,7 +288,7 @@ def test_a_model_path_must_be_a_path_not_a_file_descriptor():
             pk.load_mil_model(bad)
     os.fstat(1)
     os.fstat(2)
-    with pytest.raises(ValueError, match="nonexistent"):
+    with pytest.raises(FileNotFoundError, match="nonexistent"):
         pk.load_model("/nonexistent/model.json")
 
 

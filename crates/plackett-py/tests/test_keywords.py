@@ -265,7 +265,7 @@ def test_evaluate_external_scores_match_the_cli(tmp_path):
     assert "outside" in set(r.results["method"])
     with pytest.raises(TypeError, match="external"):
         plackett.evaluate_keywords(c, external=["outside", str(f)])
-    with pytest.raises(ValueError, match="missing.json"):
+    with pytest.raises(FileNotFoundError, match="missing.json"):
         plackett.evaluate_keywords(c, min_count=0, external={"x": tmp_path / "missing.json"})
 
 

@@ -240,7 +240,7 @@ def _salad():
         (lambda: plackett.fit(_salad(), "map", features=SALAD_FEATURES, eta="x"), ValueError, "eta"),
         (lambda: plackett.fit(_salad(), "map", features=SALAD_FEATURES, eta=1, eta_grid="1:2:3"), ValueError, "eta_grid"),
         (lambda: plackett.fit(_salad(), "vb", features=SALAD_FEATURES, vi="laplace"), ValueError, "vi"),
-        (lambda: plackett.fit(_salad(), features="/nonexistent.csv"), ValueError, "nonexistent"),
+        (lambda: plackett.fit(_salad(), features="/nonexistent.csv"), FileNotFoundError, "nonexistent"),
         (lambda: plackett.fit(_salad(), features=42), TypeError, "features"),
         (lambda: plackett.fit(_salad(), eta=2), ValueError, "only used with features"),
     ],
@@ -280,7 +280,7 @@ def test_bad_feature_input_raises_with_a_message(call, exc, fragment):
          "rankings[0]: item 1 is an integer id but items are names"),
         (lambda: plackett.rankings([[1, [0, 2]]], items=["a", "b", "c"]), ValueError, "or pass items=range(3)"),
         (lambda: plackett.fit([[0, 1], [1, 0]], reference="x"), ValueError, "reference"),
-        (lambda: plackett.read_csv("/nonexistent.csv"), ValueError, "nonexistent"),
+        (lambda: plackett.read_csv("/nonexistent.csv"), FileNotFoundError, "nonexistent"),
         (lambda: plackett.fit([[0, 1], [1, 0]]).compare("a", 0), KeyError, "no item"),
     ],
 )

@@ -8,7 +8,7 @@
 //! equal the single-document runs' and do not depend on the number of
 //! threads; documents run in parallel.
 
-use super::extract::{ExtractOptions, Extraction, extract, read_document};
+use super::extract::{ExtractOptions, Extraction, extract_observed, read_document};
 use plackett::error::{Error, Result};
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
@@ -59,13 +59,25 @@ impl BatchDocument {
 /// alone, `opts.source` replaced by the document's name), in parallel;
 /// one result per document, in the given order.
 pub fn extract_many(docs: &[BatchDocument], opts: &ExtractOptions) -> Vec<Result<Extraction>> {
+    extract_many_observed(docs, opts, None)
+}
+
+/// [`extract_many`], telling `observer` of every Gibbs sweep; once it
+/// cancels, every document still running or not begun ends `Cancelled`.
+pub fn extract_many_observed(
+    docs: &[BatchDocument],
+    opts: &ExtractOptions,
+    observer: Option<&plackett::observer::SharedObserver>,
+) -> Vec<Result<Extraction>> {
     docs.par_iter()
         .map(|d| {
             let o = ExtractOptions {
                 source: d.source.clone(),
                 ..opts.clone()
             };
-            extract(&d.text, &d.known, &o).map_err(|e| d.locate(e))
+            plackett::observer::advance(observer, 0)
+                .and_then(|()| extract_observed(&d.text, &d.known, &o, observer))
+                .map_err(|e| d.locate(e))
         })
         .collect()
 }
@@ -176,7 +188,7 @@ mod tests {
         let opts = ExtractOptions::default();
         let alone: Vec<serde_json::Value> = docs
             .iter()
-            .map(|d| comparable(&extract(&d.text, &d.known, &opts).unwrap()))
+            .map(|d| comparable(&crate::extract::extract(&d.text, &d.known, &opts).unwrap()))
             .collect();
         for threads in [1, 2, 3] {
             let pool = rayon::ThreadPoolBuilder::new()

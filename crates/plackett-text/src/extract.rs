@@ -6,7 +6,7 @@ use super::pipeline::Pipeline;
 use plackett::error::{Error, Result};
 use plackett::keywords::{
     PriorScale, Probability, ThetaPrior, VbCovariance, VbssGibbsOptions, VbssOptions, WordGraph,
-    bayesian_fdr_select, fit_gibbs, fit_vbss, position_rank_given, single_rank_ss_given,
+    bayesian_fdr_select, fit_gibbs_observed, fit_vbss, position_rank_given, single_rank_ss_given,
     text_rank_given, top_by_score,
 };
 use serde_json::json;
@@ -391,7 +391,18 @@ pub fn read_document(path: &std::path::Path, name: &str) -> Result<String> {
 /// Errors about the document are located at `opts.source` (`doc.txt: known
 /// keyword …`), as its graph input's already are.
 pub fn extract(document: &str, known: &[String], opts: &ExtractOptions) -> Result<Extraction> {
-    extract_unlocated(document, known, opts).map_err(|e| match e {
+    extract_observed(document, known, opts, None)
+}
+
+/// [`extract`], telling `observer` of every Gibbs sweep (the engine that
+/// runs long), so that a front end can cancel it (Python's Ctrl-C).
+pub fn extract_observed(
+    document: &str,
+    known: &[String],
+    opts: &ExtractOptions,
+    observer: Option<&plackett::observer::SharedObserver>,
+) -> Result<Extraction> {
+    extract_unlocated(document, known, opts, observer).map_err(|e| match e {
         Error::Data(m) => Error::input(&opts.source, None, m),
         e => e,
     })
@@ -401,6 +412,7 @@ fn extract_unlocated(
     document: &str,
     known: &[String],
     opts: &ExtractOptions,
+    observer: Option<&plackett::observer::SharedObserver>,
 ) -> Result<Extraction> {
     if !(opts.fdr > 0.0 && opts.fdr < 1.0) {
         return Err(Error::param(
@@ -546,7 +558,7 @@ fn extract_unlocated(
         .engine
     {
         Engine::Gibbs(go) => {
-            let f = fit_gibbs(&prior, &y, go)?;
+            let f = fit_gibbs_observed(&prior, &y, go, observer)?;
             if f.p_worst.rhat > 1.01 || f.p_worst.ess_bulk < 400.0 {
                 notes.push(format!(
                     "MCMC warning: max split-R̂ {:.3}, min bulk ESS {:.0} over the word probabilities; run longer (burn_in, samples)",

@@ -27,11 +27,12 @@ pub mod pos;
 pub mod report;
 pub mod stopwords;
 
-pub use batch::{BatchDocument, extract_many, read_manifest};
+pub use batch::{BatchDocument, extract_many, extract_many_observed, read_manifest};
 pub use corpus::{read_candidate_corpus, read_corpus, read_external};
 pub use extract::{
     Candidate, Edge, Engine, ExtractOptions, Extraction, Input, VB_SD_NOTE, VB_SD_NOTE_MEAN_FIELD,
-    baseline_ranks, edges_csv, extract, graph_edges, is_vb_sd_note, read_document, vb_sd_note,
+    baseline_ranks, edges_csv, extract, extract_observed, graph_edges, is_vb_sd_note,
+    read_document, vb_sd_note,
 };
 pub use phrases::{Keyphrase, keyphrases};
 pub use pipeline::{Pipeline, Reading, TaggedToken, WordFilter, stem};

@@ -42,6 +42,7 @@ pub mod numerics;
 pub mod observer;
 pub mod posterior;
 pub mod report;
+pub mod sampling;
 pub mod stats;
 
 pub use error::{Error, Result};

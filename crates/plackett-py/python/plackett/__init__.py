@@ -297,7 +297,11 @@ def _read_text(path: Any, what: str) -> str:
     except UnicodeDecodeError as e:
         raise ValueError(f"{os.fspath(path)}: not UTF-8 text ({e.reason} at byte {e.start})") from None
     except OSError as e:
-        raise ValueError(f"{os.fspath(path)}: {e.strerror or e}") from None
+        # The same class (FileNotFoundError, PermissionError, …) with the
+        # path in a one-line message.
+        ex = type(e)(f"{os.fspath(path)}: {e.strerror or e}")
+        ex.errno, ex.strerror, ex.filename = e.errno, e.strerror, e.filename
+        raise ex from None
 
 
 def read_file(path: str, **kwargs: Any) -> Dataset:

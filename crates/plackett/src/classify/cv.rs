@@ -7,7 +7,7 @@ use super::model::{Engine, FitOptions, fit};
 use crate::error::{Error, Result};
 use crate::eval::calibration::{Calibration, calibration, most_probable};
 use crate::eval::metrics::auc;
-use crate::infer::rng::stream;
+use crate::sampling::rng::stream;
 use rand::RngExt;
 
 /// Settings.
@@ -167,7 +167,7 @@ pub fn cross_validate(
         // VB's Gamma factors whatever the covariance: skip the
         // linear-response covariance no split would read.
         fo.vb_covariance = super::model::VbCovariance::MeanField;
-        fo.seed = crate::infer::rng::stream(opts.seed, &[0x4649_5453, s as u64]).random();
+        fo.seed = crate::sampling::rng::stream(opts.seed, &[0x4649_5453, s as u64]).random();
         let f = fit(path, class_col, t, &train, &fo).map_err(|e| match e {
             Error::Input { loc, msg } => Error::Input {
                 loc,

@@ -12,12 +12,12 @@
 
 use super::data::ClassData;
 use crate::error::Result;
-use crate::infer::mcmc::McmcSettings;
-use crate::infer::rng::stream;
 use crate::numerics::gamma::{exp_draw, ln_gamma_draw};
 use crate::numerics::special::ln_gamma;
 use crate::observer::{self, SharedObserver};
 use crate::posterior::diagnostics::{ScalarDiagnostics, diagnose, ess_geyer};
+use crate::sampling::mcmc::McmcSettings;
+use crate::sampling::rng::stream;
 use rand::RngExt;
 use rand_distr::{Distribution, StandardNormal};
 use rayon::prelude::*;

@@ -11,7 +11,7 @@
 //!
 //! The Gamma and exponential draws, the seeded streams and the MCMC
 //! diagnostics are the ones of the ranking engines
-//! ([`crate::numerics::gamma`], [`crate::infer::rng`],
+//! ([`crate::numerics::gamma`], [`crate::sampling::rng`],
 //! [`crate::posterior::diagnostics`]).
 
 pub mod cv;

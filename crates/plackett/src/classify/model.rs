@@ -7,14 +7,14 @@ use super::em::{EmFit, EmOptions, em};
 use super::gibbs::{ClassifierGibbsOptions, GibbsFit, Shape, gibbs};
 use super::vb::{ClassifierVbOptions, VbFit, vb};
 use crate::error::{Error, Result};
-use crate::infer::mcmc::McmcSettings;
-use crate::infer::rng::stream;
 use crate::numerics::gamma::ln_gamma_draw;
 use crate::numerics::linalg::Cholesky;
+use crate::sampling::mcmc::McmcSettings;
+use crate::sampling::rng::stream;
 use nalgebra::DMatrix;
 
-pub use crate::infer::linear_response::VbCovariance;
 use crate::observer::SharedObserver;
+pub use crate::sampling::linear_response::VbCovariance;
 use serde::{Deserialize, Serialize};
 
 /// Inference engine.

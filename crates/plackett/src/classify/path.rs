@@ -9,7 +9,7 @@ use super::gibbs::{ClassifierGibbsOptions, Shape, gibbs};
 use super::model::Engine;
 use super::vb::{ClassifierVbOptions, vb};
 use crate::error::Result;
-use crate::infer::mcmc::McmcSettings;
+use crate::sampling::mcmc::McmcSettings;
 
 /// One value of `a` on the path.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]

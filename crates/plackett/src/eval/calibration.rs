@@ -188,7 +188,7 @@ mod tests {
     #[test]
     fn calibrated_draws_pass_and_shrunk_ones_are_flagged() {
         use rand::RngExt;
-        let mut rng = crate::infer::rng::stream(5, &[1]);
+        let mut rng = crate::sampling::rng::stream(5, &[1]);
         let mut rows = Vec::new();
         for _ in 0..20_000 {
             let p1: f64 = rng.random_range(0.0..1.0);

@@ -11,7 +11,7 @@ use crate::error::Result;
 use crate::infer::gaussian_vi::{ViOptions, vi};
 use crate::infer::gaussian_vi_exact::{ExactViOptions, vi_exact};
 use crate::infer::regression::fit_regression;
-use crate::infer::rng::stream;
+use crate::sampling::rng::stream;
 use nalgebra::{DMatrix, DVector};
 use rand::RngExt;
 
@@ -149,7 +149,7 @@ impl CvResult {
 }
 
 /// Random fold labels for `n` units.
-fn split_indices(n: usize, folds: usize, rng: &mut crate::infer::rng::Rng) -> Vec<usize> {
+fn split_indices(n: usize, folds: usize, rng: &mut crate::sampling::rng::Rng) -> Vec<usize> {
     let mut order: Vec<usize> = (0..n).collect();
     for i in (1..n).rev() {
         let j = rng.random_range(0..=i);

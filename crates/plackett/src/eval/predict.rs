@@ -101,7 +101,7 @@ pub fn predict_choice(
     let l = Cholesky::new(cov)
         .map(|c| c.l())
         .unwrap_or_else(|| DMatrix::zeros(d, d));
-    let mut rng = crate::infer::rng::stream(seed, &[0x4348_4f49]);
+    let mut rng = crate::sampling::rng::stream(seed, &[0x4348_4f49]);
     let mut sum = vec![0.0; k];
     let mut sq = vec![0.0; k];
     for _ in 0..draws {

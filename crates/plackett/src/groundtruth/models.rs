@@ -8,10 +8,10 @@ use crate::data::{Dataset, DatasetBuilder, Items, Tail, TieSemantics};
 use crate::error::{Error, Result};
 use crate::infer::bayes::GammaPrior;
 use crate::infer::gibbs::Chain;
-use crate::infer::rng::stream;
 use crate::infer::{PointOptions, Prior, fit_point};
 use crate::io::selectors::Annotation;
 use crate::numerics::gamma::ln_gamma_draw;
+use crate::sampling::rng::stream;
 
 /// Prior of the PL model over the K classes.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]

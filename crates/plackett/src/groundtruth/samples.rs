@@ -266,7 +266,7 @@ impl Expander {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::infer::rng::stream;
+    use crate::sampling::rng::stream;
 
     /// The split drawn in full, as the expander did before it drew it in
     /// size-biased order: one Gamma(α) per unranked class, normalised.

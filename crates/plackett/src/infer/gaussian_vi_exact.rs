@@ -22,10 +22,10 @@
 use crate::data::Dataset;
 use crate::data::features::Features;
 use crate::error::{Error, Result};
-use crate::infer::rng::stream;
 use crate::model::information::information;
 use crate::model::pl::{self, Scope};
 use crate::numerics::linalg::Cholesky;
+use crate::sampling::rng::stream;
 use nalgebra::{DMatrix, DVector};
 use rand_distr::{Distribution, StandardNormal};
 

@@ -215,12 +215,12 @@ impl FitSpec {
                 return Err(Error::param(name, "expected at least 1"));
             }
         }
-        if self.draws > crate::infer::mcmc::MAX_KEPT_DRAWS {
+        if self.draws > crate::sampling::mcmc::MAX_KEPT_DRAWS {
             return Err(Error::param(
                 "draws",
                 format!(
                     "at most {} draws from the approximate posterior, got {}",
-                    crate::infer::mcmc::MAX_KEPT_DRAWS,
+                    crate::sampling::mcmc::MAX_KEPT_DRAWS,
                     self.draws
                 ),
             ));

@@ -12,10 +12,10 @@
 use super::graph::WordGraph;
 use super::vbss::check_labels_y;
 use crate::error::{Error, Result};
-use crate::infer::rng::stream;
 use crate::numerics::gamma::gamma_draw;
 use crate::numerics::linalg::{lu_inverse, lu_solve, mat_vec};
 use crate::numerics::sigmoid;
+use crate::sampling::rng::stream;
 use nalgebra::{DMatrix, DVector};
 use rand::RngExt;
 use rand_distr::{Distribution, StandardNormal};

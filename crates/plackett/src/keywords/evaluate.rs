@@ -12,7 +12,7 @@ use super::scores::{position_rank_given, text_rank_given, tf_idf};
 use super::vbss::{Probability, VbssOptions, fit_vbss};
 use super::vbss_code::fit_vbss_code;
 use crate::error::{Error, Result};
-use crate::infer::rng::stream;
+use crate::sampling::rng::stream;
 use rand::seq::SliceRandom;
 use rayon::prelude::*;
 use std::collections::{HashMap, HashSet};

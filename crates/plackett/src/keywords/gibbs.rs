@@ -13,13 +13,13 @@
 use super::prior::ThetaPrior;
 use super::vbss::{AlphaModel, check_labels};
 use crate::error::{Error, Result};
-use crate::infer::mcmc::McmcSettings;
-use crate::infer::rng::stream;
 use crate::numerics::gamma::gamma_draw;
 use crate::numerics::probit::{ln_norm_cdf, ln_norm_cdf_both, norm_cdf, truncated_draw};
 use crate::numerics::slice::slice_step;
 use crate::numerics::{log_add_exp, sigmoid};
 use crate::posterior::diagnostics::{ScalarDiagnostics, diagnose};
+use crate::sampling::mcmc::McmcSettings;
+use crate::sampling::rng::stream;
 use rand::RngExt;
 use rand_distr::{Beta, Distribution, StandardNormal};
 use rayon::prelude::*;
@@ -293,6 +293,17 @@ fn mean_sd(x: &[f64]) -> (f64, f64) {
 
 /// Sample the posterior of VBSS's model on one document.
 pub fn fit_gibbs(prior: &ThetaPrior, y: &[bool], opts: &VbssGibbsOptions) -> Result<VbssGibbsFit> {
+    fit_gibbs_observed(prior, y, opts, None)
+}
+
+/// [`fit_gibbs`], telling `observer` of every sweep of every chain (so that
+/// it can cancel: `Error::Cancelled` within one sweep of its request).
+pub fn fit_gibbs_observed(
+    prior: &ThetaPrior,
+    y: &[bool],
+    opts: &VbssGibbsOptions,
+    observer: Option<&crate::observer::SharedObserver>,
+) -> Result<VbssGibbsFit> {
     let mcmc = opts.mcmc.check()?;
     check_labels(prior, y)?;
     let n = y.len();
@@ -307,6 +318,7 @@ pub fn fit_gibbs(prior: &ThetaPrior, y: &[bool], opts: &VbssGibbsOptions) -> Res
             let mut ps = vec![Vec::with_capacity(s); n];
             let mut lat = vec![0.0; n];
             for sweep in 0..mcmc.sweeps() {
+                crate::observer::advance(observer, 1)?;
                 let keep = mcmc.keeps(sweep);
                 ch.sweep(&mut rng, keep.then_some(&mut lat[..]))?;
                 if keep {

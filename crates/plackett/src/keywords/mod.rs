@@ -26,7 +26,7 @@ pub use evaluate::{
     evaluate, evaluate_observed, truth_indices,
 };
 pub use fdr::{bayesian_fdr_select, forced, top_by_score};
-pub use gibbs::{VbssGibbsFit, VbssGibbsOptions, fit_gibbs};
+pub use gibbs::{VbssGibbsFit, VbssGibbsOptions, fit_gibbs, fit_gibbs_observed};
 pub use graph::WordGraph;
 pub use prior::{PriorScale, ThetaPrior};
 pub use scores::{

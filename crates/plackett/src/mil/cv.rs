@@ -12,7 +12,7 @@ use super::vb::{VbOptions, fit_vb, fit_vb_mixture};
 use crate::error::{Error, Result};
 use crate::eval::calibration::{calibration, most_probable};
 use crate::eval::metrics::auc;
-use crate::infer::rng::stream;
+use crate::sampling::rng::stream;
 use rand::RngExt;
 use rayon::prelude::*;
 
@@ -23,6 +23,16 @@ pub enum MilEngine {
     Vb(VbOptions),
     /// The Gibbs sampler.
     Gibbs(MilGibbsOptions),
+}
+
+impl MilEngine {
+    /// Tell `observer` of the engine's sweeps (it may cancel the fit).
+    pub fn observe(&mut self, observer: Option<crate::observer::SharedObserver>) {
+        match self {
+            MilEngine::Vb(o) => o.observer = observer,
+            MilEngine::Gibbs(o) => o.observer = observer,
+        }
+    }
 }
 
 /// Both engines' settings as one flat set (the command line's and
@@ -48,7 +58,7 @@ pub struct MilEngineSettings {
     /// Gibbs: where the chains start.
     pub gibbs_start: super::gibbs::GibbsStart,
     /// Gibbs: draws, burn-in, thinning, chains, and the seed of both.
-    pub mcmc: crate::infer::mcmc::McmcSettings,
+    pub mcmc: crate::sampling::mcmc::McmcSettings,
     /// Gibbs: parallel tempering of the bag labels (one rung: none).
     pub tempering: super::gibbs::Tempering,
 }
@@ -416,6 +426,13 @@ pub enum MilMethod {
 }
 
 impl MilMethod {
+    /// Tell `observer` of the model's sweeps (the baselines are quick).
+    pub fn observe(&mut self, observer: Option<crate::observer::SharedObserver>) {
+        if let MilMethod::Model(e) = self {
+            e.observe(observer);
+        }
+    }
+
     /// The method's name in tables (`vmmic`, `gibbs`, `milr`, `si-mean`,
     /// `si-max`).
     pub fn name(&self) -> &'static str {

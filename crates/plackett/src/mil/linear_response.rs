@@ -42,7 +42,7 @@ use crate::numerics::linalg::Cholesky;
 use crate::numerics::probit::truncated_mean;
 use nalgebra::{DMatrix, DVector};
 
-pub use crate::infer::linear_response::VbCovariance;
+pub use crate::sampling::linear_response::VbCovariance;
 
 /// One modality's linear-response precision of `(intercept, slopes)`, or
 /// `None` if the modality has no instances.

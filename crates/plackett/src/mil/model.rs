@@ -16,9 +16,9 @@ use super::gibbs::MilGibbsFit;
 use super::params::{Layout, MilPriors, predictors};
 use super::vb::VbFit;
 use crate::error::{Error, Result};
-use crate::infer::rng::stream;
 use crate::numerics::linalg::Cholesky;
 use crate::numerics::probit::{norm_cdf, phi_table};
+use crate::sampling::rng::stream;
 use nalgebra::DMatrix;
 use rand::RngExt;
 use rand_distr::{Distribution, StandardNormal};
@@ -697,7 +697,7 @@ fn draws_of_bag(
     thetas: &[Vec<f64>],
     slopes: &DrawSlopes,
     b: &super::bags::Bag,
-    rng: &mut crate::infer::rng::Rng,
+    rng: &mut crate::sampling::rng::Rng,
 ) -> f64 {
     let phi = phi_table();
     let mut acc = 0.0;

@@ -17,9 +17,9 @@
 use super::bags::Bags;
 use super::params::Layout;
 use crate::error::{Error, Result};
-use crate::infer::rng::stream;
 use crate::numerics::probit::norm_cdf;
 use crate::numerics::special::normal_quantile;
+use crate::sampling::rng::stream;
 use rand::RngExt;
 use rand_distr::{Distribution, StandardNormal};
 

@@ -16,7 +16,7 @@ use super::cv::{MilMethod, fit_model};
 use super::simulate::{MilDesign, simulate_bags};
 use crate::error::{Error, Result};
 use crate::eval::metrics::auc;
-use crate::infer::rng::stream;
+use crate::sampling::rng::stream;
 use rand::RngExt;
 
 /// A factor of the study (the basic setting alone is [`Factor::Basic`]).

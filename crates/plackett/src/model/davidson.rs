@@ -729,7 +729,7 @@ mod tests {
                 place += g.len();
             }
         }
-        let mut rng = crate::infer::rng::stream(7, &[1]);
+        let mut rng = crate::sampling::rng::stream(7, &[1]);
         let (n, mut counts) = (200_000, [[0.0; 4]; 4]);
         let (mut sc, mut places) = (Sampler::new(&orders, &ld), [0usize; 4]);
         for _ in 0..n {

@@ -293,7 +293,7 @@ mod tests {
     }
 
     use super::*;
-    use crate::infer::rng::stream;
+    use crate::sampling::rng::stream;
 
     #[test]
     fn cdf_and_log_cdf_match_reference_values() {

@@ -90,7 +90,7 @@ pub fn ellipse_slice<R: Rng + ?Sized>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::infer::rng::stream;
+    use crate::sampling::rng::stream;
 
     /// Draws from a Gamma(3, 2) log-density (support x > 0) and a standard
     /// normal have the right first two moments.

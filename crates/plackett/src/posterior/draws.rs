@@ -34,7 +34,7 @@ pub struct Draws {
 pub(crate) fn exponential_race(
     order: &mut Vec<(f64, usize)>,
     theta: &[f64],
-    rng: &mut crate::infer::rng::Rng,
+    rng: &mut crate::sampling::rng::Rng,
     places: &mut [usize],
 ) {
     order.clear();
@@ -262,7 +262,7 @@ impl Draws {
     ) -> Vec<Vec<f64>>
     where
         M: Fn() -> S + Sync,
-        F: Fn(&mut S, &[f64], &mut crate::infer::rng::Rng, &mut [usize]) + Sync,
+        F: Fn(&mut S, &[f64], &mut crate::sampling::rng::Rng, &mut [usize]) + Sync,
     {
         let s = set.len();
         let total = self.len();
@@ -270,7 +270,7 @@ impl Draws {
         let parts: Vec<Vec<f64>> = (0..total.div_ceil(chunk))
             .into_par_iter()
             .map(|c| {
-                let mut rng = crate::infer::rng::stream(seed, &[tag, c as u64]);
+                let mut rng = crate::sampling::rng::stream(seed, &[tag, c as u64]);
                 let mut counts = vec![0.0; s * s];
                 let mut sc = scratch();
                 let (mut theta, mut places) = (vec![0.0; s], vec![0; s]);
@@ -424,7 +424,7 @@ mod tests {
     #[test]
     fn a_race_far_below_the_largest_keeps_its_odds() {
         let theta = [0.0, -800.0, -801.0];
-        let mut rng = crate::infer::rng::stream(7, &[1]);
+        let mut rng = crate::sampling::rng::stream(7, &[1]);
         let (mut order, mut places) = (Vec::new(), vec![0; 3]);
         let n = 20_000;
         let mut ahead = 0;

@@ -85,7 +85,7 @@ impl Summary {
     }
 
     /// Summary of a point estimate with standard errors already in `gauge`
-    /// (e.g. from [`crate::infer::newton::standard_errors`]).
+    /// (e.g. from `infer::newton::standard_errors`).
     pub fn from_point_se(
         names: &[String],
         theta: &[f64],

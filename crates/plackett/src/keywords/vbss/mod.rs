@@ -31,7 +31,7 @@ mod tests;
 mod truncated;
 mod updates;
 
-pub use crate::infer::linear_response::VbCovariance;
+pub use crate::sampling::linear_response::VbCovariance;
 pub use fit::{fit_vbss, fit_vbss_with};
 use truncated::*;
 

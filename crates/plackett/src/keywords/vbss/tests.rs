@@ -4,7 +4,7 @@ use crate::keywords::prior::PriorScale;
 use rand::RngExt;
 
 fn random_doc(seed: u64, n_tokens: usize, vocab: usize) -> (WordGraph, Vec<bool>) {
-    let mut rng = crate::infer::rng::stream(seed, &[7]);
+    let mut rng = crate::sampling::rng::stream(seed, &[7]);
     let toks: Vec<String> = (0..n_tokens)
         .map(|_| {
             // Zipf-ish vocabulary.

@@ -35,14 +35,14 @@
 use super::bags::Bags;
 use super::params::{Layout, MilPriors};
 use crate::error::{Error, Result};
-use crate::infer::mcmc::McmcSettings;
-use crate::infer::rng::{Rng, stream};
 use crate::numerics::linalg::Cholesky;
 use crate::numerics::probit::{ln_norm_cdf, ln_norm_cdf_both, truncated_draw};
 use crate::numerics::sigmoid;
 use crate::numerics::slice::ellipse_slice;
 use crate::observer::{self, SharedObserver};
 use crate::posterior::diagnostics::{ScalarDiagnostics, diagnose};
+use crate::sampling::mcmc::McmcSettings;
+use crate::sampling::rng::{Rng, stream};
 use nalgebra::{DMatrix, DVector};
 use rand::RngExt;
 use rand_distr::{Distribution, StandardNormal};

@@ -31,12 +31,12 @@
 use super::bags::Bags;
 use super::params::{Layout, MilPriors};
 use crate::error::{Error, Result};
-use crate::infer::rng::stream;
 use crate::numerics::fixed_point::{Executor, IterSettings, Iterate, MonotoneMap};
 use crate::numerics::linalg::{Cholesky, add_gram_cols, mat_mul_cols};
 use crate::numerics::probit::{ln_norm_cdf, ln_norm_cdf_pair, ln_norm_pdf, norm_cdf, norm_pdf};
 use crate::numerics::{chunked_map, chunked_sum};
 use crate::observer::{self, SharedObserver};
+use crate::sampling::rng::stream;
 use nalgebra::{DMatrix, DVector};
 use rand_distr::{Distribution, StandardNormal};
 use rayon::prelude::*;

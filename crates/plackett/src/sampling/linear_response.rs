@@ -39,7 +39,7 @@ impl VbCovariance {
                 "covariance",
                 format!(
                     "expected \"mean-field\" or \"linear-response\", got {:?}",
-                    crate::io::output::short_name(other, 40)
+                    crate::error::show_name(other)
                 ),
             )),
         }

@@ -1,0 +1,56 @@
+"""Ctrl-C stops every long call within a few seconds with KeyboardInterrupt,
+and the package works afterwards (issue: "interrupts everywhere"). Each
+call below would run for minutes if not interrupted."""
+
+import _thread
+import signal
+import threading
+import time
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import plackett as pk
+
+DOC = " ".join(
+    ["Bayesian ranking models use a posterior over worth parameters.",
+     "The Plackett-Luce model ranks items by worth; posterior inference for worth",
+     "uses Gibbs sampling, expectation propagation or variational Bayes."] * 20)
+
+
+def bags():
+    rng = np.random.default_rng(1)
+    rows = [{"bag": f"b{b}", "label": b % 2, "modality": 0, "m0_a": rng.normal() + b % 2,
+             "m0_b": rng.normal()} for b in range(40) for _ in range(4)]
+    return pd.DataFrame(rows)
+
+
+CALLS = {
+    "mil_fit gibbs": lambda: pk.mil_fit(bags(), engine="gibbs", samples=10**8, burn_in=10),
+    "mil_cv gibbs": lambda: pk.mil_cv(bags(), engine="gibbs", folds=4, samples=10**8, burn_in=10),
+    "extract_keywords gibbs": lambda: pk.extract_keywords(
+        DOC, "posterior, worth", engine="gibbs", samples=10**8, burn_in=10, min_count=0),
+    "extract_keywords_many gibbs": lambda: pk.extract_keywords_many(
+        [DOC, DOC], ["posterior", "worth"], engine="gibbs", samples=10**8, burn_in=10, min_count=0),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CALLS))
+def test_a_long_call_stops_on_ctrl_c(name):
+    # Python's own SIGINT handler, whatever an earlier test installed.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    timer = threading.Timer(0.5, _thread.interrupt_main)
+    t0 = time.time()
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            CALLS[name]()
+    finally:
+        timer.cancel()
+        signal.signal(signal.SIGINT, previous)
+    assert time.time() - t0 < 3.5, f"{name}: {time.time() - t0:.1f} s"
+    # No worker keeps running: a quick call right after is quick.
+    t1 = time.time()
+    pk.extract_keywords(DOC, "posterior", min_count=0)
+    assert time.time() - t1 < 2.0
