@@ -172,11 +172,16 @@ pub struct FitArgs {
 /// `plackett classify predict`.
 #[derive(Args, Debug)]
 pub struct PredictArgs {
-    /// Model file written by `classify fit --model-out`.
-    #[arg(long, value_name = "MODEL.json")]
-    pub model: String,
+    /// Model file written by `classify fit --model-out` (as every other
+    /// `predict` takes it; `--model MODEL` still works).
+    #[arg(value_name = "MODEL")]
+    pub model_pos: String,
     /// Rows to classify (same feature columns; a class column is ignored).
-    pub file: String,
+    #[arg(value_name = "FILE")]
+    pub file_pos: Option<String>,
+    /// The model file, the older spelling.
+    #[arg(long = "model", value_name = "MODEL.json", hide = true)]
+    pub model_flag: Option<String>,
     /// Output format.
     #[arg(long, default_value = "csv", value_parser = ["csv", "json"])]
     pub output: String,
@@ -383,12 +388,31 @@ fn truncate(s: &str, n: usize) -> String {
     s.chars().take(n).collect()
 }
 
+impl PredictArgs {
+    /// (model, rows): `MODEL FILE`, or `--model MODEL FILE`.
+    fn paths(&self) -> Result<(&str, &str)> {
+        match (&self.model_flag, &self.file_pos) {
+            (None, Some(f)) => Ok((&self.model_pos, f)),
+            (Some(m), None) => Ok((m, &self.model_pos)),
+            (None, None) => {
+                bail!("classify predict takes MODEL FILE: the model file, then the rows")
+            }
+            (Some(_), Some(_)) => {
+                bail!(
+                    "invalid option --model: give the model either as --model or as the first argument"
+                )
+            }
+        }
+    }
+}
+
 fn run_predict(a: &PredictArgs) -> Result<()> {
-    let text = read_text(&a.model)?;
-    let model = Fitted::from_json(&a.model, &text)?;
-    let data = read_text(&a.file)?;
-    let t = read_table(&a.file, &data, &model.class_col, false)?;
-    let prob = model.predict(&a.file, &t)?;
+    let (model_path, file) = a.paths()?;
+    let text = read_text(model_path)?;
+    let model = Fitted::from_json(model_path, &text)?;
+    let data = read_text(file)?;
+    let t = read_table(file, &data, &model.class_col, false)?;
+    let prob = model.predict(file, &t)?;
     let best = |p: &[f64]| {
         (0..p.len())
             .max_by(|&i, &j| p[i].total_cmp(&p[j]))

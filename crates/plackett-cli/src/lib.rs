@@ -143,7 +143,8 @@ fn usage_error(e: clap::Error) -> ! {
     if first.chars().count() > 300 {
         line.push('…');
     }
-    // Keep the one hint that matters for a bad choice: the accepted values.
+    // Keep the hints that matter: the accepted values of a bad choice, and
+    // clap's "did you mean" for a misspelt flag or command.
     if let Some(values) = text
         .lines()
         .map(str::trim)
@@ -151,6 +152,15 @@ fn usage_error(e: clap::Error) -> ! {
     {
         line.push(' ');
         line.push_str(values);
+    }
+    if let Some(tip) = text
+        .lines()
+        .map(str::trim)
+        .find_map(|l| l.strip_prefix("tip: "))
+        .filter(|t| t.contains("similar"))
+    {
+        line.push_str("; ");
+        line.push_str(tip);
     }
     eprintln!("error: {} (see --help)", plackett::error::one_line(&line));
     std::process::exit(2);

@@ -87,7 +87,7 @@ pub struct EngineArgs {
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Z-score every feature on the training bags first (the model file keeps the scaling and applies it to new bags; coefficients are then per sd). Use it for features on large or mixed scales (e.g. Musk's).
-    #[arg(long)]
+    #[arg(long = "standardize", alias = "standardise")]
     pub standardise: bool,
     /// Replace each modality's features by their leading K principal components (fitted on the training bags after z-scoring, whitened; the model file keeps the projection and applies it to new bags). From its default start vMMIC does not need it (Musk 1, 10-fold CV × 5: bag AUROC 0.916 on all 166 z-scored features, 0.869 on 10 components); from the prior means it does (0.510 on all 166 features, 0.905 on 10): docs/mil.md.
     #[arg(long, value_name = "K")]
@@ -143,8 +143,13 @@ pub struct FitArgs {
     pub file: String,
     #[command(flatten)]
     pub engine: EngineArgs,
-    /// Write the model file (JSON) here.
-    #[arg(value_hint = clap::ValueHint::FilePath, long, value_name = "MODEL.json")]
+    /// Write the model file (JSON) here (`--out` still works).
+    #[arg(
+        value_hint = clap::ValueHint::FilePath,
+        long = "model-out",
+        alias = "out",
+        value_name = "MODEL.json"
+    )]
     pub out: Option<String>,
     /// Output format.
     #[arg(long, default_value = "table", value_parser = ["table", "json"])]
@@ -171,7 +176,7 @@ pub struct FitArgs {
 /// `plackett mil predict`.
 #[derive(Args, Debug)]
 pub struct PredictArgs {
-    /// Model file written by `mil fit --out`.
+    /// Model file written by `mil fit --model-out`.
     pub model: String,
     /// Bags to predict (labels, if present, are ignored).
     pub file: String,
@@ -271,7 +276,7 @@ pub struct StudyArgs {
     /// Monte Carlo draws per test bag for the model's predictive probabilities
     #[arg(long, default_value_t = 200)]
     pub draws: usize,
-    /// Engine settings (priors, tolerances, Gibbs draws, seed); --methods chooses the engines (--engine is ignored; --standardise and --components are refused)
+    /// Engine settings (priors, tolerances, Gibbs draws, seed); --methods chooses the engines (--engine is ignored; --standardize and --components are refused)
     #[command(flatten)]
     pub engine: EngineArgs,
     /// Write study.json, study.csv and one SVG per factor and figure here
@@ -620,7 +625,7 @@ fn run_study_cmd(a: &StudyArgs) -> Result<()> {
         // The design's features are standard normal already, and the
         // primary-instance AUROC reads the simulated features directly.
         bail!(
-            "invalid option --standardise/--components: mil study fits the simulated features as they are (standard normal by design)"
+            "invalid option --standardize/--components: mil study fits the simulated features as they are (standard normal by design)"
         );
     }
     let factors = parse_factors(&a.factors)?;

@@ -631,3 +631,19 @@ fn adherence_reports_carry_the_data_notes() {
         "{notes}"
     );
 }
+
+/// A model file naming one ranker twice is refused: rankers are found by
+/// name, so one of the two could never be reached.
+#[test]
+fn a_model_with_a_ranker_named_twice_is_refused() {
+    let d = tmpdir("adherence-twice");
+    let grouped = fake_triples(&d, true);
+    let model = d.join("model.json").to_string_lossy().into_owned();
+    assert_ok(&run(&[&grouped, "--adherence", "--model-out", &model]));
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&model).unwrap()).unwrap();
+    let first = v["rankers"][0].clone();
+    v["rankers"][1] = first;
+    std::fs::write(&model, v.to_string()).unwrap();
+    fails(&predict(&[&model, &grouped]), "appears twice");
+}

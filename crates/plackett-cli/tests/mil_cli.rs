@@ -701,7 +701,7 @@ fn study_runs_a_setting_and_writes_its_figures() {
             .args(flags)
             .output()
             .unwrap();
-        fails(&out, "--standardise/--components");
+        fails(&out, "--standardize/--components");
     }
     let dir = tmpdir("mil_study");
     let out_dir = dir.join("study");

@@ -1240,7 +1240,11 @@ fn fit(
 /// Rebuild a pickled [`PyDataset`].
 #[pyfunction]
 fn _restore_dataset(state: &[u8]) -> PyResult<PyDataset> {
-    restore(state)
+    // A pickle is read from outside: checked like any input, so that a
+    // damaged one is a ValueError now, not a panic on first use.
+    let d: PyDataset = restore(state)?;
+    d.ds.validate().map_err(err)?;
+    Ok(d)
 }
 
 /// Rebuild a pickled [`FitResult`].

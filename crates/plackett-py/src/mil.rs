@@ -154,9 +154,10 @@ pub fn mil_model_from_json(source: &str, text: &str) -> PyResult<PyMilModel> {
 
 #[pyfunction]
 pub fn _restore_mil_model(state: &[u8]) -> PyResult<PyMilModel> {
-    Ok(PyMilModel {
-        model: crate::restore(state)?,
-    })
+    // A pickle is read from outside like a model file, and checked alike.
+    let model: MilModel = crate::restore(state)?;
+    model.validate("pickle").map_err(err)?;
+    Ok(PyMilModel { model })
 }
 
 /// Rebuild pickled predictions.

@@ -38,11 +38,12 @@ LOOKUPS = {"compare", "choice_probabilities", "AdherenceModel.compare",
 
 
 def survive(name, f, *args, **kwargs):
-    """Call f; only ValueError or TypeError (KeyError for lookups) with a
-    one-line message may come out."""
+    """Call f; only ValueError, TypeError or an OSError (a path that names
+    no file: FileNotFoundError) — KeyError for lookups — with a one-line
+    message may come out."""
     try:
         f(*args, **kwargs)
-    except (ValueError, TypeError) as e:
+    except (ValueError, TypeError, OSError) as e:
         # splitlines: a carriage return or a record separator breaks a line too.
         assert len(str(e).splitlines()) <= 1, f"{name}{args!r:.80}{kwargs!r:.80}: multi-line message {str(e)!r}"
     except KeyError:

@@ -173,6 +173,6 @@ def test_reports_are_the_clis_pages(tmp_path):
     assert strip(page) == strip(cli_page) and "<svg" in strip(page)
     with pytest.raises(TypeError, match="report"):
         plackett.evaluate(sel, "annotator:leave-one-out", cases=range(5), report=3)
-    with pytest.raises(ValueError):
+    with pytest.raises(FileNotFoundError, match="nope.txt"):
         plackett.evaluate(sel, "nope.txt", cases=range(5), report=tmp_path / "e.html")
     assert not (tmp_path / "e.html").exists() and not (tmp_path / "no").exists()

@@ -27,12 +27,12 @@ def bags():
 
 
 CALLS = {
-    "mil_fit gibbs": lambda: pk.mil_fit(bags(), engine="gibbs", samples=10**8, burn_in=10),
-    "mil_cv gibbs": lambda: pk.mil_cv(bags(), engine="gibbs", folds=4, samples=10**8, burn_in=10),
+    "mil_fit gibbs": lambda: pk.mil_fit(bags(), engine="gibbs", samples=10, burn_in=10**8),
+    "mil_cv gibbs": lambda: pk.mil_cv(bags(), engine="gibbs", folds=4, samples=10, burn_in=10**8),
     "extract_keywords gibbs": lambda: pk.extract_keywords(
-        DOC, "posterior, worth", engine="gibbs", samples=10**8, burn_in=10, min_count=0),
+        DOC, "posterior, worth", engine="gibbs", samples=10, burn_in=10**8, min_count=0),
     "extract_keywords_many gibbs": lambda: pk.extract_keywords_many(
-        [DOC, DOC], ["posterior", "worth"], engine="gibbs", samples=10**8, burn_in=10, min_count=0),
+        [DOC, DOC], ["posterior", "worth"], engine="gibbs", samples=10, burn_in=10**8, min_count=0),
 }
 
 

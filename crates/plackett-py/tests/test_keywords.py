@@ -193,7 +193,7 @@ def test_evaluate_matches_the_cli(tmp_path):
 def test_evaluate_bad_input_raises(tmp_path):
     with pytest.raises(ValueError, match='unknown method "magic"'):
         plackett.evaluate_keywords(_corpus(tmp_path / "c"), methods="magic")
-    with pytest.raises(ValueError):
+    with pytest.raises(FileNotFoundError, match="missing"):
         plackett.evaluate_keywords(tmp_path / "missing")
     with pytest.raises(TypeError):
         plackett.evaluate_keywords(42)

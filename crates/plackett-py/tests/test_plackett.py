@@ -609,7 +609,7 @@ def test_cross_validate_bad_options_raise(kw, exc, fragment):
         plackett.cross_validate(d, SALAD_FEATURES, **kw)
     with pytest.raises((ValueError, TypeError)):
         plackett.cross_validate(d, 3)
-    with pytest.raises(ValueError, match="nope.csv"):
+    with pytest.raises(FileNotFoundError, match="nope.csv"):
         plackett.cross_validate(d, "nope.csv")
 
 

@@ -77,3 +77,36 @@ fn gibbs_fit_round_trips_with_draws_and_diagnostics() {
     assert_eq!(back.diagnostics, fit.diagnostics);
     assert_eq!(back.info(), fit.info());
 }
+
+/// A dataset read back from outside (a pickle, a shipped shard) is checked
+/// before use: the one written validates, and damaged copies are refused
+/// with an error instead of an out-of-bounds access later.
+#[test]
+fn a_damaged_dataset_is_refused_by_validate() {
+    let mut b = DatasetBuilder::new(Items::numbered(5), TieSemantics::UnknownOrder);
+    b.push(&[vec![0], vec![1, 2]], Tail::None, &[], 2.0)
+        .unwrap();
+    b.push(&[vec![3]], Tail::Explicit, &[4, 0], 1.0).unwrap();
+    b.push(&[vec![4], vec![2]], Tail::Universe, &[], 1.0)
+        .unwrap();
+    let ds = b.finish();
+    ds.validate().unwrap();
+    let (ghosted, _) = ds.with_ghost(0.5).unwrap();
+    ghosted.validate().unwrap();
+    let good: serde_json::Value = serde_json::to_value(&ds).unwrap();
+    let damages: [(&str, serde_json::Value); 6] = [
+        ("offsets", serde_json::json!([0, 3, 2, 8])),
+        ("members", serde_json::json!([0, 1, 2, 3, 4, 0, 9, 2])),
+        ("members", serde_json::json!([0, 1, 1, 3, 4, 0, 4, 2])),
+        ("weights", serde_json::json!([2.0, 1.0])),
+        ("weights", serde_json::json!([2.0, -1.0, 1.0])),
+        ("fast_stages", serde_json::json!([0, 0, 0])),
+    ];
+    for (field, value) in damages {
+        let mut v = good.clone();
+        v[field] = value.clone();
+        let back: plackett::data::Dataset = serde_json::from_value(v).unwrap();
+        let e = back.validate().unwrap_err().to_string();
+        assert!(e.contains("damaged dataset"), "{field} = {value}: {e}");
+    }
+}

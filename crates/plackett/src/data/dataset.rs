@@ -818,6 +818,96 @@ impl Dataset {
         out
     }
 
+    /// Check the invariants every reader and builder establish, for a
+    /// dataset that comes from outside (a pickle, a shard shipped between
+    /// processes): consistent array lengths, offsets, item ids within the
+    /// universe, one appearance per item and observation, group marks,
+    /// weights, rankers, and the derived stage index. A dataset that passes
+    /// can be iterated and fitted without an out-of-bounds access.
+    pub fn validate(&self) -> Result<()> {
+        let bad = |msg: String| Err(Error::Data(format!("damaged dataset: {msg}")));
+        let n = match self.offsets.len().checked_sub(1) {
+            Some(n) => n,
+            None => return bad("no offsets".into()),
+        };
+        if self.offsets[0] != 0
+            || self.offsets.windows(2).any(|w| w[0] >= w[1])
+            || self.offsets[n] != self.members.len()
+            || self.marks.len() != self.members.len()
+        {
+            return bad("offsets do not partition the members into non-empty observations".into());
+        }
+        if self.weights.len() != n || self.tails.len() != n || self.fast_stages.len() != n {
+            return bad(format!(
+                "{n} observations but other per-observation lengths"
+            ));
+        }
+        if self.pseudo_start > n || self.universe > self.items.len() {
+            return bad("pseudo-observation start or universe out of range".into());
+        }
+        if let Some(w) = self
+            .weights
+            .iter()
+            .find(|w| !(w.is_finite() && **w > 0.0 && **w <= MAX_WEIGHT))
+        {
+            return bad(format!(
+                "weight {} is not in (0, {MAX_WEIGHT:e}]",
+                crate::error::show_number(*w)
+            ));
+        }
+        if !self.rankers.is_empty()
+            && (self.rankers.len() != n
+                || self
+                    .rankers
+                    .iter()
+                    .any(|&r| r != NO_RANKER && r as usize >= self.ranker_names.len()))
+        {
+            return bad("rankers do not match the observations or their names".into());
+        }
+        let n_items = self.items.len();
+        let mut stamp = vec![usize::MAX; n_items];
+        let mut largest = 0usize;
+        for o in 0..n {
+            let (a, b) = (self.offsets[o], self.offsets[o + 1]);
+            let mut in_tail = false;
+            let mut run = 0usize;
+            for k in a..b {
+                let (id, mark) = (self.members[k] as usize, self.marks[k]);
+                if id >= n_items || stamp[id] == o {
+                    return bad(format!(
+                        "observation {o}: item id {id} repeated or out of range"
+                    ));
+                }
+                stamp[id] = o;
+                if mark > (START | TAIL)
+                    || (k == a && mark & START == 0)
+                    || (in_tail && mark & TAIL == 0)
+                {
+                    return bad(format!("observation {o}: group marks out of order"));
+                }
+                in_tail |= mark & TAIL != 0;
+                run = if mark & START != 0 { 1 } else { run + 1 };
+                if mark & TAIL == 0 {
+                    largest = largest.max(run);
+                }
+            }
+            if in_tail != (self.tails[o] == Tail::Explicit) {
+                return bad(format!(
+                    "observation {o}: tail marks do not match its tail kind"
+                ));
+            }
+        }
+        if self.max_group < largest {
+            return bad("the largest group is larger than recorded".into());
+        }
+        let mut again = self.clone();
+        again.reindex();
+        if again.fast_stages != self.fast_stages {
+            return bad("the stage index does not match the observations".into());
+        }
+        Ok(())
+    }
+
     /// Recompute the per-observation stage index.
     fn reindex(&mut self) {
         self.fast_stages = (0..self.n_obs())

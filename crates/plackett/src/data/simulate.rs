@@ -394,6 +394,19 @@ pub fn simulate_spec(spec: &SimulationSpec) -> crate::Result<Simulation> {
             format!("{} exceeds `items` {}", a.length, a.items),
         ));
     }
+    // The dataset (ids, marks, offsets, weights) and its JSON text, before
+    // any of it is built.
+    let per = match a.design.as_str() {
+        "full" => a.items,
+        "pairs" => 2,
+        _ => a.length,
+    } as u128;
+    crate::numerics::memory::ensure(
+        a.rankings as u128 * (per * 16 + 48) + a.items as u128 * 64,
+        "rankings",
+        &format!("simulating {} rankings of {per} items", a.rankings),
+        "simulate fewer or shorter rankings (several runs with different seeds add up)",
+    )?;
     if !(a.feature_sd.is_finite() && a.feature_sd > 0.0) {
         return Err(Error::param(
             "feature_sd",

@@ -253,11 +253,22 @@ impl AdherenceReport {
         );
         let _ = writeln!(
             s,
-            "log-likelihood {:.6}, log-posterior {:.6}, converged {} after {} iterations{}",
+            "log-likelihood {:.6}, log-posterior {:.6}, {}{}",
             self.log_likelihood,
             self.log_posterior,
-            self.converged,
-            self.iterations,
+            match &self.diagnostics {
+                // A sampler: its mixing, on the posterior line below.
+                Some(_) => format!("{} sweeps per chain", self.iterations),
+                None => format!(
+                    "{} after {} iterations",
+                    if self.converged {
+                        "converged"
+                    } else {
+                        "NOT converged"
+                    },
+                    self.iterations
+                ),
+            },
             match self.adherence_prior {
                 Some([a, b]) => format!("; adherence prior Gamma({a}, {b})"),
                 None => "; adherence fixed".to_string(),
@@ -278,8 +289,17 @@ impl AdherenceReport {
         if let Some(d) = &self.diagnostics {
             let _ = writeln!(
                 s,
-                "posterior: {} chains × {} draws, max split-R̂ {:.3}, min ESS {:.0}, scale-move acceptance {:.2}",
-                d.chains, d.draws_per_chain, d.rhat_max, d.ess_min, d.scale_acceptance
+                "posterior: {} chains × {} draws, max split-R̂ {:.3}, min ESS {:.0} ({}), scale-move acceptance {:.2}",
+                d.chains,
+                d.draws_per_chain,
+                d.rhat_max,
+                d.ess_min,
+                if crate::posterior::diagnostics::mixing_passes(d.rhat_max, d.ess_min) {
+                    "mixing checks pass"
+                } else {
+                    "mixing checks FAIL"
+                },
+                d.scale_acceptance
             );
         }
         let sd_head = if self.diagnostics.is_some() {

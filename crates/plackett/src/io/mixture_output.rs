@@ -294,13 +294,27 @@ impl MixtureReport {
         );
         let _ = writeln!(
             s,
-            "{} component(s) ({}), log-likelihood {:.6}, BIC {:.3}, converged {} after {} iterations",
-            self.selected_components,
+            "{} ({}), log-likelihood {:.6}, BIC {:.3}, {}",
+            match self.selected_components {
+                1 => "1 component".to_string(),
+                g => format!("{g} components"),
+            },
             self.selection,
             self.log_likelihood,
             self.bic,
-            self.converged,
-            self.iterations
+            match (self.rhat_max, self.ess_min) {
+                (Some(r), Some(e)) =>
+                    crate::posterior::diagnostics::mixing_line(self.iterations, r, e),
+                _ => format!(
+                    "{} after {} iterations",
+                    if self.converged {
+                        "converged"
+                    } else {
+                        "NOT converged"
+                    },
+                    self.iterations
+                ),
+            }
         );
         if let (Some(d), Some(b)) = (self.dic, self.bpic) {
             let _ = writeln!(

@@ -543,16 +543,27 @@ impl FitReport {
             },
             self.ties
         );
-        let _ = writeln!(
-            s,
-            "{} after {} iterations",
-            if self.converged {
-                "converged"
-            } else {
-                "NOT converged"
-            },
-            self.iterations
-        );
+        match (self.diagnostics.rhat_max, self.diagnostics.ess_min) {
+            (Some(r), Some(e)) => {
+                let _ = writeln!(
+                    s,
+                    "{}",
+                    crate::posterior::diagnostics::mixing_line(self.iterations, r, e)
+                );
+            }
+            _ => {
+                let _ = writeln!(
+                    s,
+                    "{} after {} iterations",
+                    if self.converged {
+                        "converged"
+                    } else {
+                        "NOT converged"
+                    },
+                    self.iterations
+                );
+            }
+        }
         if let (Some(ll), Some(dev), Some(aic)) = (self.log_likelihood, self.deviance, self.aic) {
             let _ = writeln!(
                 s,
@@ -564,9 +575,6 @@ impl FitReport {
         }
         if let Some(e) = self.elbo {
             let _ = writeln!(s, "ELBO {e:.4}");
-        }
-        if let (Some(r), Some(e)) = (self.diagnostics.rhat_max, self.diagnostics.ess_min) {
-            let _ = writeln!(s, "max split-R̂ {r:.4}   min ESS {e:.0}");
         }
         let _ = writeln!(s, "log-worth gauge: {}", self.gauge);
         let _ = writeln!(s);

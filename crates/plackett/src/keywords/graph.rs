@@ -63,6 +63,7 @@ impl WordGraph {
                 "{n} distinct candidate words; at most {MAX_CANDIDATES} are supported (the prior is a dense n × n matrix: about 7 GB of memory at the limit); filter rare words first (--min-count, Python min_count)"
             )));
         }
+        dense_memory(n)?;
         let mut adjacency = DMatrix::zeros(n, n);
         let mut frequency = vec![0.0; n];
         let mut positions = vec![Vec::new(); n];
@@ -97,6 +98,7 @@ impl WordGraph {
                 "{n} words; at most {MAX_CANDIDATES} are supported (the prior is a dense n × n matrix: about 7 GB of memory at the limit)"
             )));
         }
+        dense_memory(n)?;
         let mut adjacency = DMatrix::zeros(n, n);
         for &(i, j, w) in edges {
             if i >= n || j >= n {
@@ -214,4 +216,17 @@ mod tests {
         assert_eq!(g.isolated(), vec![0]);
         assert_eq!(g.normalised()[(0, 0)], 0.0);
     }
+}
+
+/// The dense `n × n` matrices of a graph of `n` words and its prior (the
+/// adjacency, its normalised form, the eigendecomposition and its
+/// workspace: about five of them), asked for before any is built, so that a
+/// long document is an error naming the remedy, not an abort.
+fn dense_memory(n: usize) -> Result<()> {
+    crate::numerics::memory::ensure(
+        40 * (n as u128) * (n as u128),
+        "min_count",
+        &format!("the dense word graph and prior of {n} candidate words"),
+        "keep fewer candidate words (--min-count, Python min_count; or a stricter word filter)",
+    )
 }

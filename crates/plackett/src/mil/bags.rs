@@ -513,12 +513,11 @@ pub fn read_bags_csv(path: &str, text: &str) -> Result<Bags> {
     if headers.is_empty() || headers.iter().all(|h| h.is_empty()) {
         return Err(err(1, "empty file: expected a header row".into()));
     }
-    if let Some(d) = headers
-        .iter()
-        .enumerate()
-        .find(|(k, h)| headers[..*k].contains(h))
-    {
-        return Err(err(1, format!("duplicate column {:?}", d.1)));
+    // A set, not a scan of the columns before each: 100,000 feature
+    // columns took 20 s of string comparisons.
+    let mut seen = std::collections::HashSet::with_capacity(headers.len());
+    if let Some(d) = headers.iter().find(|h| !seen.insert(h.as_str())) {
+        return Err(err(1, format!("duplicate column {d:?}")));
     }
     let col = |name: &str| headers.iter().position(|h| h == name);
     let (Some(bag_c), Some(label_c), Some(mod_c)) = (col("bag"), col("label"), col("modality"))

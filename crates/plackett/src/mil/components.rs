@@ -51,32 +51,21 @@ impl Components {
             if d == 0 || n == 0 {
                 continue;
             }
-            let mut cov = DMatrix::<f64>::zeros(d, d);
-            for j in (0..z.n_instances()).filter(|&j| z.modality[j] == m) {
-                let x = z.features(j);
-                for c in 0..d {
-                    for r in c..d {
-                        cov[(r, c)] += x[r] * x[c];
-                    }
-                }
-            }
-            cov /= (n.max(2) - 1) as f64;
-            let eig = symmetric_eigen(&cov).ok_or_else(|| {
-                Error::Data(format!(
-                    "modality {m}: the principal components did not converge"
-                ))
-            })?;
-            let total: f64 = eig.eigenvalues.iter().map(|l| l.max(0.0)).sum();
-            let top = eig.eigenvalues[d - 1];
+            let rows: Vec<usize> = (0..z.n_instances())
+                .filter(|&j| z.modality[j] == m)
+                .collect();
+            let (values, vectors) = principal_axes(&z, &rows, d, m)?;
+            let total: f64 = values.iter().map(|l| l.max(0.0)).sum();
+            let top = values.last().copied().unwrap_or(0.0);
             let keep = k.min(d).min(n.saturating_sub(1).max(1));
-            for c in (0..d).rev().take(keep) {
-                let l = eig.eigenvalues[c];
+            for c in (0..values.len()).rev().take(keep) {
+                let l = values[c];
                 // Whitening a direction without variance would divide by
                 // rounding noise.
                 if l.is_nan() || l <= 1e-10 * top.max(f64::MIN_POSITIVE) {
                     break;
                 }
-                let v = eig.eigenvectors.column(c);
+                let v = vectors(c);
                 let big = v
                     .iter()
                     .copied()
@@ -141,10 +130,138 @@ impl Components {
     }
 }
 
+/// The eigenvalues (ascending) of the covariance of modality `m`'s scaled
+/// features (instances `rows` of `z`, `d` features) and a function giving
+/// the unit eigenvector of each. With more features than instances the
+/// `n × n` Gram matrix `Z Zᵀ` is decomposed instead of the `d × d`
+/// covariance (the same non-zero eigenvalues; eigenvectors `Zᵀu/√((n−1)λ)`),
+/// so that memory grows with `n·d`, not `d²`: 12 instances of 100,000
+/// features need 10 MB, not 80 GB.
+#[allow(clippy::type_complexity)]
+fn principal_axes<'a>(
+    z: &'a Bags,
+    rows: &'a [usize],
+    d: usize,
+    m: u8,
+) -> Result<(Vec<f64>, Box<dyn Fn(usize) -> Vec<f64> + 'a>)> {
+    let n = rows.len();
+    let scale = (n.max(2) - 1) as f64;
+    let failed = || {
+        Error::Data(format!(
+            "modality {m}: the principal components did not converge"
+        ))
+    };
+    if d <= n {
+        crate::numerics::memory::ensure(
+            16 * (d as u128) * (d as u128),
+            "components",
+            &format!("the covariance of {d} features"),
+            "select fewer columns",
+        )?;
+        let mut cov = DMatrix::<f64>::zeros(d, d);
+        for &j in rows {
+            let x = z.features(j);
+            for c in 0..d {
+                for r in c..d {
+                    cov[(r, c)] += x[r] * x[c];
+                }
+            }
+        }
+        cov /= scale;
+        let eig = symmetric_eigen(&cov).ok_or_else(failed)?;
+        let values = eig.eigenvalues.iter().copied().collect();
+        let vectors = eig.eigenvectors;
+        return Ok((
+            values,
+            Box::new(move |c| vectors.column(c).iter().copied().collect()),
+        ));
+    }
+    let mut gram = DMatrix::<f64>::zeros(n, n);
+    for a in 0..n {
+        let xa = z.features(rows[a]);
+        for b in 0..=a {
+            let xb = z.features(rows[b]);
+            let dot: f64 = xa.iter().zip(xb).map(|(u, v)| u * v).sum();
+            gram[(a, b)] = dot / scale;
+        }
+    }
+    let eig = symmetric_eigen(&gram).ok_or_else(failed)?;
+    let values: Vec<f64> = eig.eigenvalues.iter().copied().collect();
+    let (u, lambda) = (eig.eigenvectors, values.clone());
+    Ok((
+        values,
+        Box::new(move |c| {
+            let mut v = vec![0.0; d];
+            for a in 0..n {
+                let w = u[(a, c)];
+                for (vi, xi) in v.iter_mut().zip(z.features(rows[a])) {
+                    *vi += w * xi;
+                }
+            }
+            let norm = (scale * lambda[c].max(f64::MIN_POSITIVE)).sqrt();
+            v.iter_mut().for_each(|x| *x /= norm);
+            v
+        }),
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::mil::simulate::{MilDesign, simulate_bags};
+
+    /// With more features than instances the Gram matrix stands in for the
+    /// covariance: the same eigenvalues and axes as the covariance's own
+    /// decomposition, and whitened scores as before.
+    #[test]
+    fn more_features_than_instances_decompose_the_gram_matrix() {
+        let bags = simulate_bags(
+            &MilDesign {
+                bags: 4,
+                instances: 4,
+                features: 40,
+                ..Default::default()
+            },
+            5,
+        )
+        .unwrap();
+        let z = bags.scaled(&bags.scaling()).unwrap();
+        for m in 0..2u8 {
+            let rows: Vec<usize> = (0..z.n_instances())
+                .filter(|&j| z.modality[j] == m)
+                .collect();
+            let (n, d) = (rows.len(), z.width(m));
+            assert!(n < d && n > 1, "{n} instances of {d} features");
+            let (values, vectors) = principal_axes(&z, &rows, d, m).unwrap();
+            let mut cov = DMatrix::<f64>::zeros(d, d);
+            for &j in &rows {
+                let x = z.features(j);
+                for r in 0..d {
+                    for c in 0..d {
+                        cov[(r, c)] += x[r] * x[c] / (n - 1) as f64;
+                    }
+                }
+            }
+            let top = values[n - 1];
+            for c in (0..n).rev().filter(|&c| values[c] > 1e-9 * top) {
+                let v = nalgebra::DVector::from_vec(vectors(c));
+                assert!((v.norm() - 1.0).abs() < 1e-10);
+                let resid = (&cov * &v - &v * values[c]).norm();
+                assert!(resid < 1e-8 * top, "modality {m} axis {c}: {resid}");
+            }
+        }
+        let c = Components::fit(&bags, 3).unwrap();
+        let p = c.apply(&bags).unwrap();
+        let rows: Vec<&[f64]> = (0..p.n_instances())
+            .filter(|&j| p.modality[j] == 0)
+            .map(|j| p.features(j))
+            .collect();
+        let n = rows.len() as f64;
+        for a in 0..3 {
+            let s: f64 = rows.iter().map(|r| r[a] * r[a]).sum::<f64>() / (n - 1.0);
+            assert!((s - 1.0).abs() < 1e-9, "pc{} variance {s}", a + 1);
+        }
+    }
 
     #[test]
     fn components_are_uncorrelated_with_unit_variance_on_the_training_bags() {

@@ -333,6 +333,22 @@ impl MilFitInfo {
 
 /// Fit `bags` with `engine`.
 pub fn fit_model(bags: &Bags, engine: &MilEngine) -> Result<(MilModel, MilFitInfo)> {
+    // Dense matrices over the features, asked for before the fit: vMMIC's
+    // per-modality covariance blocks (a few d × d), the sampler's
+    // regression precision and its factor (p × p, p = 3 + 2(d⁰ + d¹)).
+    let [d0, d1] = [0, 1].map(|k| bags.feature_names[k].len() as u128);
+    let p = 3 + 2 * (d0 + d1);
+    let (bytes, held) = match engine {
+        MilEngine::Vb(_) => (32 * (d0 * d0 + d1 * d1), "vMMIC's covariance blocks"),
+        MilEngine::Gibbs(_) => (24 * p * p, "the sampler's regression precision"),
+    };
+    crate::numerics::memory::ensure(
+        bytes,
+        "components",
+        &format!("{held} over {d0} + {d1} features"),
+        "reduce the features first (`components=K` keeps K principal components per \
+         modality) or select fewer columns",
+    )?;
     match engine {
         MilEngine::Vb(o) => {
             let fits = if o.mixture {

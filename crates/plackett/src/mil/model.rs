@@ -433,6 +433,15 @@ impl MilModel {
                 ),
             )
         })?;
+        m.validate(path)?;
+        Ok(m)
+    }
+
+    /// The checks [`from_json`](Self::from_json) makes of a model read from
+    /// outside (a file, a pickle): every array's length against the layout,
+    /// every number finite, every sd positive. Errors name `path`.
+    pub fn validate(&self, path: &str) -> Result<()> {
+        let m = self;
         let bad = |msg: &str| Error::input(path, None, msg.to_string());
         if m.format != MIL_MODEL_FORMAT {
             return Err(bad(&format!(
@@ -504,7 +513,24 @@ impl MilModel {
                 ));
             }
         }
-        Ok(m)
+        if let Some(sc) = &m.scaling {
+            let fits = (0..2).all(|k| {
+                let d = [m.layout.d0, m.layout.d1][k];
+                sc.mean[k].len() == d
+                    && sc.sd[k].len() == d
+                    && sc.mean[k].iter().all(|v| v.is_finite())
+                    && sc.sd[k].iter().all(|v| v.is_finite() && *v > 0.0)
+            });
+            if !fits {
+                return Err(bad(
+                    "scaling needs a finite mean and a positive sd per feature of each modality",
+                ));
+            }
+        }
+        if m.parameters.iter().any(|p| p.sd < 0.0) {
+            return Err(bad("a parameter's sd is negative"));
+        }
+        Ok(())
     }
 
     /// VB's Gaussian `q`s with their weights: the one of a plain fit (its
@@ -638,7 +664,19 @@ impl MilModel {
                         .collect(),
                 }
             })
-            .collect();
+            .collect::<Vec<BagPrediction>>();
+        // A model file is a trust boundary: numbers that pass its checks
+        // can still be beyond what the model evaluates (means of 1e308).
+        if let Some(b) = out.iter().find(|b| {
+            !(b.p.is_finite() && b.p_plugin.is_finite())
+                || b.instances.iter().any(|i| !i.p_primary.is_finite())
+        }) {
+            return Err(Error::Numerical(format!(
+                "the model gives bag {:?} no finite probability: its coefficients are beyond \
+                 what the model can evaluate (a damaged or edited model file?)",
+                crate::error::show_name(&b.bag)
+            )));
+        }
         Ok(out)
     }
 }

@@ -4,6 +4,7 @@ pub mod concave;
 pub mod fixed_point;
 pub mod gamma;
 pub mod linalg;
+pub mod memory;
 pub mod probit;
 pub mod quadrature;
 pub mod slice;

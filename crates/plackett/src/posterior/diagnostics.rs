@@ -4,6 +4,34 @@
 
 use crate::numerics::special::normal_quantile;
 
+/// The largest split-R̂ at which chains count as mixed (Vehtari et al.
+/// 2021 recommend 1.01).
+pub const RHAT_MAX: f64 = 1.01;
+
+/// The smallest effective sample size at which posterior summaries count
+/// as settled (Vehtari et al. 2021: 100 per chain for 4 chains).
+pub const ESS_MIN: f64 = 400.0;
+
+/// Whether a sampler's worst split-R̂ and ESS pass [`RHAT_MAX`] and
+/// [`ESS_MIN`]: what `converged` means for a sampler.
+pub fn mixing_passes(rhat: f64, ess: f64) -> bool {
+    rhat <= RHAT_MAX && ess >= ESS_MIN
+}
+
+/// A sampler's status line for a table: its sweeps and whether its worst
+/// R̂ and ESS pass the thresholds — never "converged after N iterations",
+/// which would read as an optimiser's stopping rule.
+pub fn mixing_line(sweeps: usize, rhat: f64, ess: f64) -> String {
+    format!(
+        "{sweeps} sweeps per chain; max split-R̂ {rhat:.4}, min ESS {ess:.0}: {} (R̂ ≤ {RHAT_MAX}, ESS ≥ {ESS_MIN:.0})",
+        if mixing_passes(rhat, ess) {
+            "mixing checks pass"
+        } else {
+            "mixing checks FAIL"
+        }
+    )
+}
+
 /// Diagnostics of one scalar quantity across chains.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ScalarDiagnostics {

@@ -47,6 +47,12 @@ pub(crate) fn exponential_race(
     }
 }
 
+/// The largest magnitude a saved log-worth (or adherence) may have: beyond
+/// it differences below 1 are lost to rounding and probabilities to
+/// overflow, and no fit produces one — a file holding one is damaged or
+/// edited, and is refused rather than predicting NaN or ±∞.
+pub const MAX_SAVED_VALUE: f64 = 1e15;
+
 impl Draws {
     /// From per-chain buffers of `per_chain × n_items` values each.
     pub fn from_chains(n_items: usize, chains: Vec<Vec<f64>>) -> Draws {
@@ -365,6 +371,8 @@ impl Draws {
     }
 
     /// The layout is whole and every value finite (a file read back).
+    /// Whether the shape fits the data and every value is finite and
+    /// within ±[`MAX_SAVED_VALUE`] (what a model file may hold).
     pub(crate) fn is_consistent(&self) -> bool {
         self.n_chains
             .checked_mul(self.per_chain)
@@ -372,7 +380,7 @@ impl Draws {
             == Some(self.data.len())
             && self.n_items > 0
             && !self.data.is_empty()
-            && self.data.iter().all(|x| x.is_finite())
+            && self.data.iter().all(|x| x.abs() <= MAX_SAVED_VALUE)
     }
 
     /// CSV export: `chain,draw,<item names…>` of normalised log-worths.

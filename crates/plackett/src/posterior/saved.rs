@@ -111,7 +111,7 @@ impl SavedModel {
             return Err(Error::input(
                 name,
                 None,
-                "the model's draws do not match its items, or hold non-finite values",
+                "the model's draws do not match its items, or hold values that are not finite or beyond ±1e15 (a damaged or edited file)",
             ));
         }
         Ok(m)

@@ -139,7 +139,7 @@ impl SavedAdherence {
         }
         if !m.log_worths.is_consistent() || m.log_worths.n_items() != m.items.len() {
             return Err(bad(
-                "the model's log-worths do not match its items, or hold non-finite values".into(),
+                "the model's log-worths do not match its items, or hold values that are not finite or beyond ±1e15 (a damaged or edited file)".into(),
             ));
         }
         if !m.adherence.is_consistent()
@@ -150,6 +150,15 @@ impl SavedAdherence {
             return Err(bad(
                 "the model's adherences do not match its rankers and log-worth draws".into(),
             ));
+        }
+        // Rankers are looked up by name: two of one name would make one of
+        // them unreachable (and which one answers depend on the lookup).
+        let mut seen = std::collections::HashSet::with_capacity(m.rankers.len());
+        if let Some(d) = m.rankers.iter().find(|r| !seen.insert(r.as_str())) {
+            return Err(bad(format!(
+                "ranker {:?} appears twice in the model's rankers",
+                crate::error::show_name(d)
+            )));
         }
         if (0..m.adherence.len()).any(|k| m.adherence.draw(k).iter().any(|&e| e <= 0.0)) {
             return Err(bad("an adherence in the model is not positive".into()));

@@ -88,13 +88,13 @@ impl SavedMixture {
                 m.log_worths.len()
             )));
         }
-        if let Some(g) = m
-            .log_worths
-            .iter()
-            .position(|t| t.len() != m.items.len() || t.iter().any(|x| !x.is_finite()))
-        {
+        if let Some(g) = m.log_worths.iter().position(|t| {
+            t.len() != m.items.len()
+                || t.iter()
+                    .any(|x| !(x.abs() <= super::draws::MAX_SAVED_VALUE))
+        }) {
             return Err(bad(format!(
-                "component {} needs {} finite log-worths, one per item",
+                "component {} needs {} finite log-worths within ±1e15, one per item",
                 g + 1,
                 m.items.len()
             )));

@@ -9,8 +9,9 @@ use crate::numerics::sig;
 /// The self-contained page for `r`.
 pub fn mixture_html(r: &MixtureReport) -> String {
     let mut h = HtmlReport::new(&format!(
-        "Plackett–Luce mixture: {} component(s)",
-        r.selected_components
+        "Plackett–Luce mixture: {} component{}",
+        r.selected_components,
+        if r.selected_components == 1 { "" } else { "s" }
     ));
     let opt = |v: Option<f64>, d: usize| v.map_or("–".to_string(), |x| sig(x, d));
     h.facts(&[
