@@ -73,8 +73,7 @@ struct Predicted {
 }
 
 pub fn run(a: &PredictArgs) -> Result<()> {
-    let text = std::fs::read_to_string(&a.model)
-        .map_err(|e| anyhow::anyhow!("{}: cannot read the model: {e}", a.model))?;
+    let text = plackett::io::read_text(&a.model)?;
     let p = match AnyModel::from_json(&a.model, &text)? {
         AnyModel::Single(m) => single(a, &m)?,
         AnyModel::Mixture(m) => mixture(a, &m)?,

@@ -18,6 +18,11 @@ fn salad() -> String {
 fn each_attack_gets_a_one_line_error() {
     let d = tmpdir("attacks");
     let salad = salad();
+    let wine = common::data("uci")
+        .join("wine.csv")
+        .to_str()
+        .unwrap()
+        .to_string();
     let cases: Vec<(Vec<&str>, &str)> = vec![
         // typos get clap's suggestion, on the one line
         (
@@ -25,6 +30,25 @@ fn each_attack_gets_a_one_line_error() {
             "a similar argument exists: '--engine'",
         ),
         (vec!["fitt"], "a similar subcommand exists: 'fit'"),
+        // a device never ends: refused, not read until memory runs out
+        (vec!["fit", "/dev/zero"], "is a device, not a data file"),
+        (
+            vec!["keywords", "extract", "/dev/zero", "--known", "x"],
+            "is a device",
+        ),
+        // the library's name for the shape is the flag's, not its old alias --a
+        (
+            vec![
+                "classify",
+                "fit",
+                &wine,
+                "--engine",
+                "em",
+                "--prior-shape",
+                "1e-320",
+            ],
+            "invalid option --prior-shape: a Gamma shape must be at least 1e-10",
+        ),
         // was a panic: "simulated data are valid: empty observation"
         (
             vec!["simulate", "--design", "topk", "--length", "0"],

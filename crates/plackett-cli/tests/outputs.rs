@@ -408,3 +408,28 @@ fn runs_killed_at_random_points_leave_no_mixture() {
         }
     }
 }
+
+/// `fit r.csv --report r.html --out DIR`: a folder as an output file is
+/// refused before the work, and the report is not written.
+#[test]
+fn an_output_naming_a_folder_leaves_the_other_outputs_unwritten() {
+    let d = tmpdir("outputs-folder");
+    std::fs::create_dir(d.join("isdir")).unwrap();
+    std::fs::copy(salad(), d.join("r.csv")).unwrap();
+    let out = bin()
+        .current_dir(&d)
+        .args([
+            "fit",
+            "r.csv",
+            "--ranking-col",
+            "judge",
+            "--report",
+            "r.html",
+            "--out",
+            "isdir",
+        ])
+        .output()
+        .unwrap();
+    refused(&out, "is a directory", "--out DIR");
+    assert_eq!(files_in(&d), ["isdir", "r.csv"]);
+}

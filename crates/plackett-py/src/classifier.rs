@@ -3,7 +3,6 @@
 //! library's [`Table`], so standardisation, transforms, checks and messages
 //! are those of `plackett classify`.
 
-use crate::err;
 use numpy::ndarray::Array2;
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyArray3, PyReadonlyArray1, PyReadonlyArray2};
 use plackett::classify::Table;
@@ -12,6 +11,23 @@ use plackett::classify::path::ClassifierPath;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use serde::{Deserialize, Serialize};
+
+/// A library error in the estimator's words: the Gamma prior's shape and
+/// rate, `prior_shape` and `prior_rate` in the library and the CLI, are the
+/// scikit-learn parameters `a` and `b` here.
+fn err(e: plackett::Error) -> PyErr {
+    match e {
+        plackett::Error::InvalidParam { param, msg } => {
+            let param = match param.as_str() {
+                "prior_shape" => "a".to_string(),
+                "prior_rate" => "b".to_string(),
+                _ => param,
+            };
+            crate::err(plackett::Error::InvalidParam { param, msg })
+        }
+        e => crate::err(e),
+    }
+}
 
 /// What messages call the feature matrix (rows counted from 1, like lines).
 const X_NAME: &str = "X";

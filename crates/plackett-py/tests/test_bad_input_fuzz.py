@@ -371,3 +371,86 @@ def test_errors_quoting_damaged_names_stay_on_one_line(tmp_path):
     with pytest.raises(ValueError) as e:
         pk.read_csv(str(p))
     assert len(str(e.value).splitlines()) == 1, repr(str(e.value))
+
+
+def test_devices_and_deep_json_are_value_errors(tmp_path):
+    """/dev/zero never ends (it was read until the machine ran out of
+    memory); JSON nested deeper than Python's json module goes raised
+    RecursionError. Both are one-line ValueErrors now."""
+    with pytest.raises(ValueError, match="is a device"):
+        pk.read_file("/dev/zero", format="json")
+    with pytest.raises(ValueError, match="is a device"):
+        pk.load_model("/dev/zero")
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(ValueError) as e:
+        pk.load_model(deep)
+    assert len(str(e.value).splitlines()) == 1
+
+
+def test_unordered_rankings_and_mixed_ids_are_type_errors():
+    """A set has no order: fitted as if it had one it gave log-worths of
+    ±0.347 from nothing. Ids mixing integers and names were read silently."""
+    with pytest.raises(TypeError, match="ordered sequence"):
+        pk.rankings([{0, 1}])
+    with pytest.raises(TypeError, match="ordered sequence"):
+        pk.rankings([frozenset("ab"), ["a", "b"]])
+    # A set inside a ranking is a tied group, as before.
+    assert pk.rankings([[{0, 1}, 2], [2, 0, 1]]) is not None
+    with pytest.raises(TypeError, match="mix integers and names"):
+        pk.rankings([[0, "a"], ["a", 0]])
+
+
+def test_rankers_must_be_names():
+    """object() printed as its address, a different ranker name in every
+    process; it was accepted."""
+    with pytest.raises(TypeError, match=r"rankers\[0\]: a name must be"):
+        pk.fit_adherence([[0, 1], [1, 0]], rankers=[object()] * 2)
+    with pytest.raises(TypeError, match="a name must be"):
+        pk.fit_adherence([[0, 1], [1, 0]], rankers=[[1], [2]])
+
+
+def test_frames_with_twin_columns_and_huge_universes_are_value_errors():
+    import pandas as pd
+    df = pd.DataFrame([[1, 1, "a", "a"], [1, 2, "b", "b"]], columns=["ranking", "rank", "item", "item"])
+    with pytest.raises(ValueError, match="2 columns named 'item'"):
+        pk.fit(df)
+    with pytest.raises(ValueError, match="beyond the supported"):
+        pk.rankings([[0, 1]], items=range(10**8))
+
+
+LIMITED = r"""
+import resource, sys
+resource.setrlimit(resource.RLIMIT_AS, (2_000_000_000, 2_000_000_000))
+import numpy as np, pandas as pd
+import plackett as pk
+case = sys.argv[1]
+try:
+    if case == "mil":
+        rng = np.random.default_rng(1)
+        X = rng.normal(size=(12, 100_000))
+        frame = pd.DataFrame(X, columns=[f"m0_f{k}" for k in range(100_000)])
+        frame.insert(0, "modality", 0)
+        frame.insert(0, "label", [(i // 2) % 2 for i in range(12)])
+        frame.insert(0, "bag", [f"b{i // 2}" for i in range(12)])
+        pk.mil_fit(frame)
+    else:
+        words = [f"w{k:05d}x" for k in range(12_000)]
+        pk.extract_keywords(" ".join(words[(t * 7) % 12_000] for t in range(60_000)), "w00000x",
+                            min_count=0, word_filter="none")
+except (ValueError, MemoryError) as e:
+    print(type(e).__name__, str(e)[:200])
+"""
+
+
+@pytest.mark.parametrize("case", ["mil", "keywords"])
+def test_large_requests_under_a_memory_limit_raise_instead_of_killing_python(case):
+    """Under a 2 GB address-space limit, mil_fit on 12 instances of 100,000
+    features and extract_keywords on 60,000 tokens of 12,000 words raise
+    (the sizes are asked for before anything is allocated); the
+    interpreter survives to say so."""
+    import subprocess
+    import sys
+    out = subprocess.run([sys.executable, "-c", LIMITED, case], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.startswith(("ValueError", "MemoryError")), out.stdout + out.stderr[-2000:]

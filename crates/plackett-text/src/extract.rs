@@ -369,6 +369,8 @@ fn probability_name(p: Probability) -> &'static str {
 /// invalid byte otherwise), a leading byte-order mark dropped. `name` is
 /// how errors call the file.
 pub fn read_document(path: &std::path::Path, name: &str) -> Result<String> {
+    plackett::io::refuse_devices(&path.to_string_lossy())
+        .map_err(|_| Error::input(name, None, "is a device, not a data file"))?;
     let bytes = std::fs::read(path).map_err(|source| Error::Io {
         path: name.to_string(),
         source,

@@ -3,9 +3,10 @@
 //! cut short — is refused by its loader, or loads and predicts finite
 //! numbers. Never a panic, never NaN or ±∞ from a model that was accepted.
 
+use plackett::classify::Fitted;
 use plackett::data::{DatasetBuilder, Items, Tail, TieSemantics};
 use plackett::mil::*;
-use plackett::posterior::{AnyModel, SavedModel};
+use plackett::posterior::{AnyModel, SavedAdherence, SavedMixture, SavedModel};
 use proptest::prelude::*;
 use serde_json::Value;
 
@@ -133,6 +134,24 @@ proptest! {
                     }
                 }
             }
+        }
+    }
+
+    /// Every loader, on text that is JSON-ish noise or a model file of
+    /// another kind cut anywhere: an error, never a panic.
+    #[test]
+    fn every_model_loader_survives_arbitrary_text(
+        text in "[\\[\\]{}\":,0-9a-z.eE+ -]{0,300}", cut in 0usize..400
+    ) {
+        let whole = ranking_model().to_string();
+        let cut_text = &whole[..cut.min(whole.len())];
+        for t in [text.as_str(), cut_text] {
+            let _ = SavedModel::from_json("m.json", t);
+            let _ = SavedAdherence::from_json("m.json", t);
+            let _ = SavedMixture::from_json("m.json", t);
+            let _ = AnyModel::from_json("m.json", t);
+            let _ = MilModel::from_json("m.json", t);
+            let _ = Fitted::from_json("m.json", t);
         }
     }
 }

@@ -15,6 +15,7 @@ import json
 import math
 import numbers
 import os
+import stat
 from typing import Any, Iterable, Mapping, Optional, Sequence
 
 import numpy as np
@@ -117,6 +118,9 @@ def _label(x: Any) -> Any:
 def _ranking(r: Any) -> list:
     if isinstance(r, (str, bytes)) or not isinstance(r, Iterable):
         raise TypeError(f"a ranking is a list of items (best first), got {_show(r)}")
+    if isinstance(r, (set, frozenset, dict)) or type(r).__name__ in ("dict_keys", "dict_values"):
+        # Its iteration order is not a ranking (a set inside a ranking is a tie).
+        raise TypeError(f"a ranking must be an ordered sequence (best first), got a {type(r).__name__}")
     out = []
     for e in r:
         if isinstance(e, (list, tuple, set, frozenset, np.ndarray)):
@@ -132,6 +136,9 @@ def _from_frame(df: Any, ranking: str, rank: str, item: str, weight: Optional[st
     for c in (ranking, rank, item):
         if c not in df.columns:
             raise ValueError(f"data frame has no column {_show(c)} (columns: {list(df.columns)})")
+        if list(df.columns).count(c) > 1:
+            raise ValueError(f"data frame has {list(df.columns).count(c)} columns named {_show(c)}; "
+                             "rename or drop all but one")
     # groupby would drop a row without a ranking id silently (and its item
     # from that ranking): name the row instead.
     missing = np.flatnonzero(np.asarray(df[ranking].isna(), dtype=bool))
@@ -223,6 +230,9 @@ def _rankings(data: Any, items: Optional[Sequence[Any]], weights: Optional[Seque
     outside ``items`` is named as not one of that fit's or model's (held-out
     data read over a fit's items)."""
     ranking_col, rank_col, item_col, weight_col = columns
+    if items is not None and hasattr(items, "__len__") and len(items) > _plackett.MAX_ITEMS:
+        # Refused before 10⁸ names are made (a MemoryError, or the machine's memory).
+        raise ValueError(f"items: {len(items)} items is beyond the supported {_plackett.MAX_ITEMS}")
     if hasattr(data, "groupby") and hasattr(data, "columns"):
         rk, w = _from_frame(data, ranking_col, rank_col, item_col, weight_col)
         weights = weights if weights is not None else w
@@ -255,6 +265,11 @@ def _rankings(data: Any, items: Optional[Sequence[Any]], weights: Optional[Seque
             except TypeError as e:  # placed as the reader places its errors
                 raise TypeError(f"rankings[{i}]: {e}") from None
     flat = [x for r in rk for e in r for x in (e if isinstance(e, list) else [e])]
+    named_ids = [x for x in flat if isinstance(x, str)]
+    if named_ids and len(named_ids) < len(flat):
+        number = next(x for x in flat if not isinstance(x, str))
+        raise TypeError(f"rankings: item ids mix integers and names ({number!r} and {named_ids[0]!r}); "
+                        f"use names throughout, or integer ids with items= for their names")
     first = [x for e in rk[0] for x in (e if isinstance(e, list) else [e])] if rk else []
     if rk and any(isinstance(e, list) and not e for e in rk[0]):
         first = []  # an empty group: the reader's error
@@ -292,6 +307,10 @@ def _read_text(path: Any, what: str) -> str:
     take an int as a file descriptor (``True`` is 1, stdout) and close it."""
     _path(path, what)
     try:
+        # A device (/dev/zero, /dev/urandom) never ends: refused, not read
+        # until memory runs out.
+        if stat.S_ISCHR(os.stat(path).st_mode) or stat.S_ISBLK(os.stat(path).st_mode):
+            raise ValueError(f"{os.fspath(path)}: is a device, not a data file")
         with open(path, encoding="utf-8") as f:
             return f.read()
     except UnicodeDecodeError as e:
@@ -326,7 +345,8 @@ def load_model(path: str) -> Model | MixtureModel | AdherenceModel:
     text = _read_text(path, "model")
     try:
         fmt = json.loads(text.lstrip("\ufeff")).get("format")
-    except (ValueError, AttributeError):
+    except (ValueError, AttributeError, RecursionError):
+        # RecursionError: nesting deeper than Python's json module goes
         fmt = None  # not a JSON object: Model.from_json says what is wrong
     if fmt == "plackett-mixture-model":
         return MixtureModel.from_json(text, os.fspath(path))

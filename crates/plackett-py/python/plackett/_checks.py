@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Hashable
 from typing import Any, Optional
 
 import numpy as np
@@ -121,8 +122,18 @@ def integers(name: str, v: Any) -> list:
 
 
 def names(name: str, v: Any) -> list:
-    """A sequence of names as strs; errors name ``name``."""
-    return [str(x) for x in _sequence(name, v, "names")]
+    """A sequence of names as strs; errors name ``name``. A name is a
+    hashable value that prints as itself (a string, a number, a date): an
+    object that prints as its memory address, or a container, is refused
+    (its text would be a different name in every process)."""
+    out = []
+    for i, x in enumerate(_sequence(name, v, "names")):
+        if (not isinstance(x, Hashable) or isinstance(x, (tuple, frozenset))
+                or (type(x).__str__ is object.__str__ and type(x).__repr__ is object.__repr__)):
+            raise TypeError(f"{name}[{i}]: a name must be a string, a number or another scalar, "
+                            f"got {type(x).__name__}")
+        out.append(str(x))
+    return out
 
 
 def check_counts(options: dict) -> dict:

@@ -29,7 +29,7 @@ pub use model::{Engine, Fitted};
 /// The Gamma(a, b) prior on the classifier's weights needs `a` at least
 /// [`MIN_GAMMA_SHAPE`](crate::numerics::gamma::MIN_GAMMA_SHAPE) and `b > 0`.
 fn check_gamma(a: f64, b: f64) -> crate::Result<()> {
-    crate::numerics::gamma::check_shape("a", a)?;
+    crate::numerics::gamma::check_shape("prior_shape", a)?;
     check_rate(b)
 }
 
@@ -37,7 +37,7 @@ fn check_gamma(a: f64, b: f64) -> crate::Result<()> {
 fn check_rate(b: f64) -> crate::Result<()> {
     if !(b.is_finite() && b > 0.0) {
         return Err(crate::Error::param(
-            "b",
+            "prior_rate",
             format!(
                 "the Gamma rate must be positive, got {}",
                 crate::error::show_number(b)

@@ -321,7 +321,11 @@ pub(crate) fn check(ds: &Dataset, opts: &AdherenceOptions) -> Result<()> {
             if !(a.is_finite() && a >= 1.0 && b.is_finite() && b > 0.0) {
                 return Err(Error::param(
                     "prior_shape",
-                    format!("the worth prior needs shape ≥ 1 and rate > 0, got Gamma({a}, {b})"),
+                    format!(
+                        "the worth prior needs shape ≥ 1 and rate > 0, got Gamma({}, {})",
+                        crate::error::show_number(a),
+                        crate::error::show_number(b)
+                    ),
                 ));
             }
             if a == 1.0 {

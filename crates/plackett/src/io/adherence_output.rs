@@ -270,7 +270,11 @@ impl AdherenceReport {
                 ),
             },
             match self.adherence_prior {
-                Some([a, b]) => format!("; adherence prior Gamma({a}, {b})"),
+                Some([a, b]) => format!(
+                    "; adherence prior Gamma({}, {})",
+                    crate::error::show_number(a),
+                    crate::error::show_number(b)
+                ),
                 None => "; adherence fixed".to_string(),
             }
         );

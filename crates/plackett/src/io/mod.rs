@@ -300,8 +300,27 @@ impl CsvLines {
 
 /// Read a file as UTF-8 text with a one-line error naming it.
 pub fn read_text(path: &str) -> Result<String> {
+    refuse_devices(path)?;
     let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
     bytes_to_text(path, bytes)
+}
+
+/// A character or block device (`/dev/zero`, `/dev/urandom`, a disk) as
+/// an input file would be read until memory runs out: refused. Pipes and
+/// FIFOs (`/dev/stdin` from a pipe, `<(…)`) end, and are read.
+pub fn refuse_devices(path: &str) -> Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if let Ok(m) = std::fs::metadata(path) {
+            let t = m.file_type();
+            if t.is_char_device() || t.is_block_device() {
+                return Err(Error::input(path, None, "is a device, not a data file"));
+            }
+        }
+    }
+    let _ = path;
+    Ok(())
 }
 
 /// Validate UTF-8, naming the line of the first invalid byte.

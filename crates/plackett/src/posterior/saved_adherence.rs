@@ -167,8 +167,10 @@ impl SavedAdherence {
             && !(a.is_finite() && a >= 1.0 && b.is_finite() && b > 0.0)
         {
             return Err(bad(format!(
-                "the adherence prior Gamma({a}, {b}) is invalid: shape must be at least 1 and \
-                 rate positive"
+                "the adherence prior Gamma({}, {}) is invalid: shape must be at least 1 and \
+                 rate positive",
+                crate::error::show_number(a),
+                crate::error::show_number(b)
             )));
         }
         Ok(m)
@@ -216,9 +218,11 @@ impl SavedAdherence {
             .sum();
         if dropped > 1e-12 {
             return Err(Error::Numerical(format!(
-                "the adherence prior Gamma({a}, {b}) puts {dropped:.1e} of its mass on \
+                "the adherence prior Gamma({}, {}) puts {dropped:.1e} of its mass on \
                  adherences above {eta_max:.3}, where the log-worths' spread of {spread:.1} \
-                 times the adherence underflows; a new ranker cannot be predicted reliably"
+                 times the adherence underflows; a new ranker cannot be predicted reliably",
+                crate::error::show_number(a),
+                crate::error::show_number(b)
             )));
         }
         Ok(x.into_iter()
