@@ -137,24 +137,35 @@ fn refused_or_finite(out: &std::process::Output, what: &str) {
     assert!(!err.contains("panicked"), "{what}: {err}");
 }
 
-/// Model files are a trust boundary: truncated arrays, every number 1e308,
-/// every number zero — for `mil predict`, `predict` and `classify predict`.
-#[test]
-fn tampered_model_files_are_refused_or_predict_finite_numbers() {
-    let d = tmpdir("attacks-models");
-    let p = |n: &str| d.join(n).to_str().unwrap().to_string();
-    let ok = |args: &[&str]| common::assert_ok(&bin().args(args).output().unwrap());
-    // Multiple-instance model, standardised (its file holds the scaling).
+/// The run succeeded.
+fn ok(args: &[&str]) {
+    common::assert_ok(&bin().args(args).output().unwrap());
+}
+
+/// `d/bags.csv`: 30 simulated bags with `features` features per modality.
+fn simulated_bags(d: &std::path::Path, features: usize) {
+    let out = d.join("bags.csv");
+    let f = features.to_string();
     ok(&[
         "mil",
         "simulate",
         "--bags",
         "30",
         "--features",
-        "3",
+        &f,
         "--out",
-        &p("bags.csv"),
+        out.to_str().unwrap(),
     ]);
+}
+
+/// Model files are a trust boundary: truncated arrays, every number 1e308,
+/// every number zero — for `mil predict`, `predict` and `classify predict`.
+#[test]
+fn tampered_model_files_are_refused_or_predict_finite_numbers() {
+    let d = tmpdir("attacks-models");
+    let p = |n: &str| d.join(n).to_str().unwrap().to_string();
+    // Multiple-instance model, standardised (its file holds the scaling).
+    simulated_bags(&d, 3);
     ok(&[
         "mil",
         "fit",
@@ -325,17 +336,7 @@ fn large_requests_under_a_memory_limit_end_with_an_error_not_an_abort() {
 fn one_spelling_for_one_idea() {
     let d = tmpdir("attacks-vocabulary");
     let p = |n: &str| d.join(n).to_str().unwrap().to_string();
-    let ok = |args: &[&str]| common::assert_ok(&bin().args(args).output().unwrap());
-    ok(&[
-        "mil",
-        "simulate",
-        "--bags",
-        "30",
-        "--features",
-        "2",
-        "--out",
-        &p("bags.csv"),
-    ]);
+    simulated_bags(&d, 2);
     ok(&[
         "mil",
         "fit",

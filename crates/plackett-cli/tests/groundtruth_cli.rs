@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::bin;
+use common::{bin, data, stdout};
 
 fn s(p: &std::path::Path, f: &str) -> String {
     p.join(f).to_string_lossy().into_owned()
@@ -459,4 +459,31 @@ fn a_case_without_annotations_is_named_by_file_and_line() {
         "e.json:2: case 1 has no annotations (no annotator listed a class)",
     );
     common::assert_ok(&run(&["--cases", "0,2"]));
+}
+
+/// `evaluate --reliability 1,3 --output table` prints the metrics of both
+/// reliabilities (it printed the first only; the others were in the JSON).
+#[test]
+fn the_table_shows_every_reliability_of_a_sweep() {
+    let d = data("dermatology-ddx");
+    let o = bin()
+        .args(["evaluate", &s(&d, "dermatology_selectors.json")])
+        .args(["--classes", &s(&d, "dermatology_conditions.txt")])
+        .args(["--predictions", "annotator:leave-one-out", "--method", "pl"])
+        .args([
+            "--reliability",
+            "1,3",
+            "--cases",
+            "0,1,2",
+            "--samples",
+            "100",
+        ])
+        .output()
+        .unwrap();
+    let text = stdout(&o);
+    assert!(
+        text.contains("reliability 1: ") && text.contains("reliability 3: "),
+        "{text}"
+    );
+    assert_eq!(text.matches("UA top-k acc").count(), 2, "{text}");
 }

@@ -30,7 +30,8 @@ pub fn method_label(m: &Method) -> String {
             }
         ),
         Method::Pl { repeats, prior, .. } => format!(
-            "pl ({repeats} repetitions, {})",
+            "pl ({repeats} repetition{}, {})",
+            if *repeats == 1 { "" } else { "s" },
             match prior {
                 PlPrior::Paper => "paper prior".to_string(),
                 PlPrior::Exact { alpha } => format!("shape {alpha:.4} per class"),
@@ -269,20 +270,57 @@ pub fn evaluate_document(
     first
 }
 
-/// The evaluation document as the table of `plackett evaluate --output table`.
+/// The evaluation document as the table of `plackett evaluate --output table`:
+/// the metrics for every k, once per reliability of a sweep
+/// (`--reliability 1,3` prints both, not only the first).
 pub fn evaluate_table(v: &Value, ks: &[usize]) -> String {
     let mut s = format!(
-        "{}: {} cases, {} scored units, {} samples\nannotation certainty (top-1) {:.4}\n",
+        "{}: {} {}, {} scored units, {} samples\n",
         v["method"].as_str().unwrap_or(""),
         v["n_cases"],
+        if v["n_cases"].as_u64() == Some(1) {
+            "case"
+        } else {
+            "cases"
+        },
         v["n_units"],
         v["samples"],
-        v["annotation_certainty"].as_f64().unwrap_or(f64::NAN)
     );
-    s.push_str(&format!(
+    match v["by_reliability"].as_array() {
+        Some(runs) => {
+            for run in runs {
+                s.push_str(&format!(
+                    "\nreliability {}: annotation certainty (top-1) {:.4}\n",
+                    run["reliability"]
+                        .as_f64()
+                        .map_or("-".to_string(), crate::error::show_number),
+                    run["annotation_certainty"].as_f64().unwrap_or(f64::NAN)
+                ));
+                s.push_str(&metrics_rows(run, ks));
+            }
+        }
+        None => {
+            s.push_str(&format!(
+                "annotation certainty (top-1) {:.4}\n",
+                v["annotation_certainty"].as_f64().unwrap_or(f64::NAN)
+            ));
+            s.push_str(&metrics_rows(v, ks));
+        }
+    }
+    if let Some(notes) = v["notes"].as_array() {
+        for n in notes.iter().filter_map(|n| n.as_str()) {
+            s.push_str(&format!("note: {n}\n"));
+        }
+    }
+    s
+}
+
+/// The rows of one run's metrics, one per k.
+fn metrics_rows(v: &Value, ks: &[usize]) -> String {
+    let mut s = format!(
         "{:>3}  {:>17}  {:>9}  {:>17}  {:>17}\n",
         "k", "UA top-k acc", "top-k acc", "UA set acc", "UA avg overlap"
-    ));
+    );
     for k in ks {
         let k = k.to_string();
         let f = |key: &str| {
@@ -300,11 +338,6 @@ pub fn evaluate_table(v: &Value, ks: &[usize]) -> String {
             f("ua_topk_set_accuracy"),
             f("ua_average_overlap")
         ));
-    }
-    if let Some(notes) = v["notes"].as_array() {
-        for n in notes.iter().filter_map(|n| n.as_str()) {
-            s.push_str(&format!("note: {n}\n"));
-        }
     }
     s
 }

@@ -259,14 +259,10 @@ impl AdherenceReport {
             match &self.diagnostics {
                 // A sampler: its mixing, on the posterior line below.
                 Some(_) => format!("{} sweeps per chain", self.iterations),
-                None => format!(
-                    "{} after {} iterations",
-                    if self.converged {
-                        "converged"
-                    } else {
-                        "NOT converged"
-                    },
-                    self.iterations
+                None => crate::posterior::diagnostics::status_line(
+                    self.converged,
+                    self.iterations,
+                    None
                 ),
             },
             match self.adherence_prior {

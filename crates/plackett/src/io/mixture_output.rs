@@ -302,19 +302,11 @@ impl MixtureReport {
             self.selection,
             self.log_likelihood,
             self.bic,
-            match (self.rhat_max, self.ess_min) {
-                (Some(r), Some(e)) =>
-                    crate::posterior::diagnostics::mixing_line(self.iterations, r, e),
-                _ => format!(
-                    "{} after {} iterations",
-                    if self.converged {
-                        "converged"
-                    } else {
-                        "NOT converged"
-                    },
-                    self.iterations
-                ),
-            }
+            crate::posterior::diagnostics::status_line(
+                self.converged,
+                self.iterations,
+                self.rhat_max.zip(self.ess_min)
+            )
         );
         if let (Some(d), Some(b)) = (self.dic, self.bpic) {
             let _ = writeln!(

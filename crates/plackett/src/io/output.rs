@@ -543,27 +543,15 @@ impl FitReport {
             },
             self.ties
         );
-        match (self.diagnostics.rhat_max, self.diagnostics.ess_min) {
-            (Some(r), Some(e)) => {
-                let _ = writeln!(
-                    s,
-                    "{}",
-                    crate::posterior::diagnostics::mixing_line(self.iterations, r, e)
-                );
-            }
-            _ => {
-                let _ = writeln!(
-                    s,
-                    "{} after {} iterations",
-                    if self.converged {
-                        "converged"
-                    } else {
-                        "NOT converged"
-                    },
-                    self.iterations
-                );
-            }
-        }
+        let _ = writeln!(
+            s,
+            "{}",
+            crate::posterior::diagnostics::status_line(
+                self.converged,
+                self.iterations,
+                self.diagnostics.rhat_max.zip(self.diagnostics.ess_min)
+            )
+        );
         if let (Some(ll), Some(dev), Some(aic)) = (self.log_likelihood, self.deviance, self.aic) {
             let _ = writeln!(
                 s,

@@ -18,6 +18,23 @@ pub fn mixing_passes(rhat: f64, ess: f64) -> bool {
     rhat <= RHAT_MAX && ess >= ESS_MIN
 }
 
+/// An engine's status for a table: a sampler's sweeps and mixing checks
+/// ([`mixing_line`]) when it has R̂ and ESS, else an iterative engine's
+/// "converged after N iterations" (or "NOT converged").
+pub fn status_line(converged: bool, iterations: usize, mixing: Option<(f64, f64)>) -> String {
+    match mixing {
+        Some((rhat, ess)) => mixing_line(iterations, rhat, ess),
+        None => format!(
+            "{} after {iterations} iterations",
+            if converged {
+                "converged"
+            } else {
+                "NOT converged"
+            }
+        ),
+    }
+}
+
 /// A sampler's status line for a table: its sweeps and whether its worst
 /// R̂ and ESS pass the thresholds — never "converged after N iterations",
 /// which would read as an optimiser's stopping rule.
