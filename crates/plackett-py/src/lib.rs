@@ -1258,7 +1258,7 @@ fn _plackett(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     // The largest universe of items a dataset may declare (the readers'
     // `--items N` limit), for checks made before names are built.
-    m.add("MAX_ITEMS", plackett::io::MAX_NUMBERED_ITEMS)?;
+    m.add("_MAX_ITEMS", plackett::io::MAX_NUMBERED_ITEMS)?;
     m.add_class::<PyDataset>()?;
     m.add_class::<FitResult>()?;
     m.add_class::<model::Model>()?;

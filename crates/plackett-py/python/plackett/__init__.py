@@ -230,9 +230,9 @@ def _rankings(data: Any, items: Optional[Sequence[Any]], weights: Optional[Seque
     outside ``items`` is named as not one of that fit's or model's (held-out
     data read over a fit's items)."""
     ranking_col, rank_col, item_col, weight_col = columns
-    if items is not None and hasattr(items, "__len__") and len(items) > _plackett.MAX_ITEMS:
+    if items is not None and hasattr(items, "__len__") and len(items) > _plackett._MAX_ITEMS:
         # Refused before 10⁸ names are made (a MemoryError, or the machine's memory).
-        raise ValueError(f"items: {len(items)} items is beyond the supported {_plackett.MAX_ITEMS}")
+        raise ValueError(f"items: {len(items)} items is beyond the supported {_plackett._MAX_ITEMS}")
     if hasattr(data, "groupby") and hasattr(data, "columns"):
         rk, w = _from_frame(data, ranking_col, rank_col, item_col, weight_col)
         weights = weights if weights is not None else w

@@ -5,7 +5,7 @@ import numpy as np
 import numpy.typing as npt
 
 __version__: str
-MAX_ITEMS: int
+_MAX_ITEMS: int
 
 class Dataset:
     @property
