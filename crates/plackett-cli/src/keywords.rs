@@ -476,7 +476,7 @@ fn run_extract(a: &ExtractArgs) -> Result<()> {
     }
     let out = match a.output.as_str() {
         "json" => {
-            let mut v = serde_json::to_value(&ex)?;
+            let mut v = ex.document();
             v["file"] = json!(a.file);
             serde_json::to_string_pretty(&v)? + "\n"
         }
@@ -623,7 +623,7 @@ fn run_batch(a: &BatchArgs) -> Result<()> {
                 .zip(&results)
                 .map(|(d, r)| match r {
                     Ok(ex) => {
-                        let mut v = serde_json::to_value(ex)?;
+                        let mut v = ex.document();
                         v["file"] = json!(d.source);
                         v["known_given"] = json!(d.known);
                         Ok(v)

@@ -31,6 +31,14 @@ impl AdherenceResult {
 
 #[pymethods]
 impl AdherenceResult {
+    /// The head every result and document shares (`plackett::document`):
+    /// family, engine, converged, iterations, n_observations, notes,
+    /// diagnostics — as a dict, equal to the head of `to_json()`'s document.
+    #[getter]
+    fn envelope<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        crate::envelope::dict(py, &self.report.envelope())
+    }
+
     /// Item names, in the order of `log_worth` and `worth`.
     #[getter]
     fn items(&self) -> Vec<String> {

@@ -108,6 +108,9 @@ pub struct ClassifierModel {
     outcome: FitOutcome,
     /// `order[c]` = the model's row of class code `c`.
     order: Vec<usize>,
+    /// Training rows (the envelope's `n_observations`).
+    #[serde(default)]
+    n_rows: usize,
 }
 
 /// Fit on rows `x` with class codes `y` in `0..n_classes` (every code
@@ -171,6 +174,7 @@ pub fn classifier_fit(
         opts.observer = obs;
         fit(X_NAME, "y", &t, &rows, &opts)
     })?;
+    let n_rows = rows.len();
     let order = (0..n_classes)
         .map(|c| {
             let code = c.to_string();
@@ -184,11 +188,23 @@ pub fn classifier_fit(
                 })
         })
         .collect::<PyResult<Vec<_>>>()?;
-    Ok(ClassifierModel { outcome, order })
+    Ok(ClassifierModel {
+        outcome,
+        order,
+        n_rows,
+    })
 }
 
 #[pymethods]
 impl ClassifierModel {
+    /// The head every result and document shares (`plackett::document`):
+    /// family, engine, converged, iterations, n_observations, notes,
+    /// diagnostics — as a dict, equal to the head of `to_json()`'s document.
+    #[getter]
+    fn envelope<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        crate::envelope::dict(py, &self.outcome.envelope(self.n_rows))
+    }
+
     /// Class probabilities, shape (rows, classes), columns in class-code
     /// order: plug-in for em, posterior predictive for gibbs and vb.
     fn predict_proba<'py>(
@@ -239,7 +255,7 @@ impl ClassifierModel {
         match &self.outcome.engine {
             EngineFit::Em(e) => e.converged,
             EngineFit::Vb(v) => v.converged,
-            EngineFit::Gibbs(g) => g.max_rhat() <= 1.01 && g.min_ess() >= 400.0,
+            EngineFit::Gibbs(g) => plackett::document::mixing_passes(g.max_rhat(), g.min_ess()),
         }
     }
 

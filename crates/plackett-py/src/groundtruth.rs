@@ -376,6 +376,17 @@ impl AggregateResult {
 
 #[pymethods]
 impl AggregateResult {
+    /// The head every result and document shares (`plackett::document`):
+    /// family, engine, converged, iterations, n_observations, notes,
+    /// diagnostics — as a dict, equal to the head of `to_json()`'s document.
+    #[getter]
+    fn envelope<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        crate::envelope::dict(
+            py,
+            &plackett::groundtruth::summary::envelope(&self.run, &self.method, &self.notes),
+        )
+    }
+
     /// Case ids (indices in the selectors), in result order.
     #[getter]
     fn cases<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<i64>> {

@@ -187,7 +187,10 @@ pub fn extract_keywords(
                 plackett_text::report::render("plackett.extract_keywords", &engine_name, &ex);
             crate::write_page(std::path::Path::new(path), &page)?;
         }
-        out.push(serde_json::to_string(&ex).map_err(|e| PyValueError::new_err(e.to_string()))?);
+        out.push(
+            serde_json::to_string(&ex.document())
+                .map_err(|e| PyValueError::new_err(e.to_string()))?,
+        );
     }
     Ok(out)
 }

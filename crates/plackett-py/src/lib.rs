@@ -19,6 +19,7 @@ use pyo3::prelude::*;
 mod adherence;
 mod classifier;
 mod cv;
+mod envelope;
 mod groundtruth;
 mod interrupt;
 mod keywords;
@@ -564,6 +565,14 @@ impl FitResult {
 
 #[pymethods]
 impl FitResult {
+    /// The head every result and document shares (`plackett::document`):
+    /// family, engine, converged, iterations, n_observations, notes,
+    /// diagnostics — as a dict, equal to the head of `to_json()`'s document.
+    #[getter]
+    fn envelope<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        crate::envelope::dict(py, &self.report.envelope())
+    }
+
     /// Item names, in the order of every array.
     #[getter]
     fn items(&self) -> Vec<String> {

@@ -249,6 +249,17 @@ pub struct MilFit {
 
 #[pymethods]
 impl MilFit {
+    /// The head every result and document shares (`plackett::document`):
+    /// family, engine, converged, iterations, n_observations, notes,
+    /// diagnostics — as a dict, equal to the head of `to_json()`'s document.
+    #[getter]
+    fn envelope<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        crate::envelope::dict(
+            py,
+            &plackett::mil::summary::envelope(&self.bags, &self.info, &self.notes),
+        )
+    }
+
     /// The fitted model.
     fn model(&self) -> PyMilModel {
         PyMilModel {
@@ -273,10 +284,11 @@ impl MilFit {
         self.p.clone().into_pyarray(py)
     }
 
-    /// VB met its tolerance (Gibbs: always true).
+    /// VB met its tolerance; Gibbs: the worst split-R̂ and ESS over θ pass
+    /// the thresholds (the document envelope's rule, `plackett::document`).
     #[getter]
     fn converged(&self) -> bool {
-        self.converged
+        self.doc["converged"].as_bool().unwrap_or(self.converged)
     }
 
     /// Warnings (mixing, VB's known weaknesses).

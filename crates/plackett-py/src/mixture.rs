@@ -40,6 +40,14 @@ fn matrix<'py>(py: Python<'py>, rows: &[Vec<f64>], cols: usize) -> Bound<'py, Py
 
 #[pymethods]
 impl MixtureResult {
+    /// The head every result and document shares (`plackett::document`):
+    /// family, engine, converged, iterations, n_observations, notes,
+    /// diagnostics — as a dict, equal to the head of `to_json()`'s document.
+    #[getter]
+    fn envelope<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        crate::envelope::dict(py, &self.report.envelope())
+    }
+
     /// Item names, in the order of every item axis.
     #[getter]
     fn items(&self) -> Vec<String> {

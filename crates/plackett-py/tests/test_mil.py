@@ -68,7 +68,11 @@ def test_fit_and_predict_equal_the_cli(bags, engine, extra):
     np.testing.assert_allclose(fit.p, [b["p"] for b in doc["predictions"]])
     inst = [i["p_primary"] for b in doc["predictions"] for i in b["instances"]]
     np.testing.assert_allclose(fit.primary, inst)
-    assert fit.converged
+    # vMMIC converges by its tolerance; the sampler by the envelope's rule
+    # (R̂ ≤ 1.01, ESS ≥ 400), which these short chains need not meet.
+    assert fit.converged == doc["converged"]
+    if engine == "vb":
+        assert fit.converged
 
 
 def test_warm_start_equals_the_cli(bags):

@@ -339,6 +339,43 @@ pub struct Extraction {
     pub edges: Option<Vec<Edge>>,
 }
 
+impl Extraction {
+    /// The document envelope ([`plackett::document`]): family `keywords`,
+    /// one observation per candidate word. Gibbs: `converged` is whether
+    /// the word probabilities' worst split-R̂ and ESS pass the thresholds
+    /// (the `converged` field above stays true: the sampler ran to its
+    /// end).
+    pub fn envelope(&self) -> plackett::document::Envelope {
+        use plackett::document::{
+            Envelope, Family, iterative_diagnostics, mcmc_diagnostics, mixing_passes,
+        };
+        let engine = self.fit["engine"].as_str().unwrap_or("vb").to_string();
+        let mcmc = (
+            self.fit["max_rhat"].as_f64(),
+            self.fit["min_ess_bulk"].as_f64(),
+        );
+        let (converged, diagnostics) = match mcmc {
+            (Some(r), Some(e)) => (mixing_passes(r, e), mcmc_diagnostics(r, e)),
+            _ => (self.converged, iterative_diagnostics(None, None)),
+        };
+        Envelope {
+            family: Family::Keywords,
+            engine,
+            converged,
+            iterations: self.iterations,
+            n_observations: self.n_candidates,
+            notes: self.notes.clone(),
+            diagnostics,
+        }
+    }
+
+    /// The JSON document of `plackett keywords extract --output json`:
+    /// the envelope, then this result's fields.
+    pub fn document(&self) -> serde_json::Value {
+        self.envelope().wrap(self)
+    }
+}
+
 /// Each candidate's rank (1 = best; ties in the order of the rows) by
 /// TextRank, PositionRank and SS, in the order of `ex.candidates`; `None`
 /// for a baseline not computed (the table and the report of

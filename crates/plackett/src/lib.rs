@@ -30,6 +30,7 @@
 
 pub mod classify;
 pub mod data;
+pub mod document;
 pub mod error;
 pub mod eval;
 pub mod groundtruth;

@@ -51,6 +51,7 @@ from ._plackett import (
 __version__ = _plackett.__version__
 
 __all__ = [
+    "ENVELOPE_KEYS",
     "AggregateResult",
     "AdherenceModel",
     "AdherenceResult",
@@ -102,6 +103,24 @@ __all__ = [
 ]
 
 _ENGINES = ("mle", "map", "gibbs", "ep", "vb")
+
+#: The keys every result's ``envelope`` (and every ``--output json``
+#: document) opens with; see docs/python.md, "Results".
+ENVELOPE_KEYS = ("family", "engine", "converged", "iterations", "n_observations", "notes", "diagnostics")
+
+
+def _envelope_attributes(cls: type) -> None:
+    """Give a result class the envelope's keys as attributes where it has no
+    attribute of that name (``FitResult.diagnostics``, per-item arrays,
+    keeps its own; ``result.envelope["diagnostics"]`` is the summary)."""
+    for key in ENVELOPE_KEYS:
+        if not hasattr(cls, key):
+            setattr(cls, key, property(lambda self, k=key: self.envelope[k], doc=f"The envelope's {key!r}."))
+
+
+for _cls in (FitResult, MixtureResult, AdherenceResult, AggregateResult, MilFit, _plackett.ClassifierModel):
+    _envelope_attributes(_cls)
+del _cls
 
 
 def _label(x: Any) -> Any:
@@ -1028,6 +1047,11 @@ class KeywordResult:
     def __init__(self, payload: str):
         self._json = payload
         d = json.loads(payload)
+        self.envelope: dict = {k: d[k] for k in ENVELOPE_KEYS}
+        self.family: str = d["family"]
+        self.engine: str = d["engine"]
+        self.n_observations: int = d["n_observations"]
+        self.diagnostics: dict = d["diagnostics"]
         self.n_candidates: int = d["n_candidates"]
         self.known: int = d["known"]
         self.fdr: float = d["fdr"]

@@ -253,7 +253,7 @@ class MILClassifier(ClassifierMixin, BaseEstimator):
         self.model_ = fit.model()
         self.fit_ = fit
         # scikit-learn's convention for an iterative fit that did not settle.
-        if not fit.converged:
+        if not fit.converged and self.engine == "vb":
             warnings.warn(
                 f"MILClassifier: vMMIC stopped at max_iter={self.max_iter} sweeps before its tolerance "
                 f"tol={self.tol}; raise max_iter (fit_.notes, fit_.to_json() say more)",

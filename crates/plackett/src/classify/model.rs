@@ -528,6 +528,33 @@ pub struct FitSummary {
 }
 
 impl FitOutcome {
+    /// The document envelope ([`crate::document`]) of a fit on `n_rows`
+    /// rows: Gibbs's `converged` is whether the normalised weights' worst
+    /// split-R̂ and bulk ESS pass the thresholds; EM's and VB's, whether
+    /// they met their tolerance before the iteration cap. Its notes are
+    /// the fit's own ([`FitOutcome::summary`] adds the mixing warning).
+    pub fn envelope(&self, n_rows: usize) -> crate::document::Envelope {
+        use crate::document::{iterative_diagnostics, mcmc_diagnostics, mixing_passes};
+        let (converged, iterations, diagnostics) = match &self.engine {
+            EngineFit::Em(e) => (e.converged, e.iterations, iterative_diagnostics(None, None)),
+            EngineFit::Vb(v) => (v.converged, v.iterations, iterative_diagnostics(None, None)),
+            EngineFit::Gibbs(g) => (
+                mixing_passes(g.max_rhat(), g.min_ess()),
+                g.per_chain(),
+                mcmc_diagnostics(g.max_rhat(), g.min_ess()),
+            ),
+        };
+        crate::document::Envelope {
+            family: crate::document::Family::Classifier,
+            engine: self.model.engine.as_str().to_string(),
+            converged,
+            iterations,
+            n_observations: n_rows,
+            notes: self.notes.clone(),
+            diagnostics,
+        }
+    }
+
     /// The summary of the fit scored on the labelled rows of `t` (`path`
     /// names it in messages): what `plackett classify fit` prints and its
     /// report shows. `seconds`: the fit's wall time, if measured.
@@ -628,6 +655,9 @@ impl FitOutcome {
         }
         notes.extend(self.notes.iter().cloned());
         o.insert("notes".into(), serde_json::json!(notes));
+        let mut env = self.envelope(n);
+        env.notes = notes.clone();
+        let doc = env.wrap(&doc);
         Ok(FitSummary {
             doc,
             notes,

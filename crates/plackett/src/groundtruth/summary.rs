@@ -40,6 +40,42 @@ pub fn method_label(m: &Method) -> String {
     }
 }
 
+/// The document envelope ([`crate::document`]) of an aggregation or an
+/// evaluation. The engine is how plausibilities are drawn: `gibbs` (PL, a
+/// chain per case with a fixed burn-in), `dirichlet` (PrIRN, exact draws)
+/// or `closed-form` (IRN, a point mass). Exact draws and closed forms have
+/// nothing to converge (`converged` is true). The per-case PL chains run
+/// Stutz et al. 2023's fixed burn-in and keep no R̂ — `diagnostics` says
+/// so, and `converged` reports only that every case ran to its end.
+pub fn envelope(res: &RunResult, m: &Method, notes: &[String]) -> crate::document::Envelope {
+    let mut d = Map::new();
+    d.insert("samples_per_case".into(), json!(res.samples));
+    let engine = match m {
+        Method::Irn { .. } => "closed-form",
+        Method::Prirn { .. } => "dirichlet",
+        Method::Pl { burn_in, .. } => {
+            d.insert("burn_in".into(), json!(burn_in));
+            d.insert(
+                "convergence_check".into(),
+                json!("none per case: a fixed burn-in (Stutz et al. 2023, §4.4)"),
+            );
+            "gibbs"
+        }
+    };
+    crate::document::Envelope {
+        family: crate::document::Family::GroundTruth,
+        engine: engine.into(),
+        converged: true,
+        iterations: match m {
+            Method::Pl { burn_in, .. } => burn_in + res.samples,
+            _ => 0,
+        },
+        n_observations: res.cases.len(),
+        notes: notes.to_vec(),
+        diagnostics: Value::Object(d),
+    }
+}
+
 /// Per case: top-1 annotation certainty and agreement (NaN for one annotator).
 fn certainty_and_agreement(res: &RunResult) -> (Vec<f64>, Vec<f64>) {
     res.cases
@@ -86,7 +122,7 @@ pub fn aggregate_json(
         })
         .collect();
     let (cert, agr) = certainty_and_agreement(res);
-    json!({
+    let doc = json!({
         "method": method_label(m),
         "n_classes": n_classes,
         "samples": res.samples,
@@ -95,7 +131,8 @@ pub fn aggregate_json(
         "certainty_agreement_correlation": pearson(&cert, &agr),
         "notes": notes,
         "cases": cases_json,
-    })
+    });
+    envelope(res, m, notes).wrap(&doc)
 }
 
 /// The per-case CSV of `plackett aggregate --output csv`.
@@ -267,7 +304,7 @@ pub fn evaluate_document(
                 .collect(),
         );
     }
-    first
+    envelope(res0, m0, notes).wrap(&first)
 }
 
 /// The evaluation document as the table of `plackett evaluate --output table`:

@@ -660,7 +660,7 @@ pub fn gibbs(ds: &Dataset, opts: &GibbsOptions) -> Result<BayesFit> {
         draws,
         marginals: None,
         covariance: None,
-        converged: rhat <= 1.01 && ess >= 400.0,
+        converged: crate::document::mixing_passes(rhat, ess),
         iterations: sweeps,
         tolerance: None,
         log_evidence: None,

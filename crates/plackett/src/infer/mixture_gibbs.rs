@@ -526,7 +526,7 @@ fn summarise(
         n_parameters: mode.n_parameters,
         sample_size: mode.sample_size,
         iterations: mcmc.burn_in + mcmc.samples * mcmc.thin,
-        converged: rhat_max <= 1.01 && ess_min >= 400.0,
+        converged: crate::document::mixing_passes(rhat_max, ess_min),
         starts: mode.starts,
         posterior: Some(posterior),
         notes,

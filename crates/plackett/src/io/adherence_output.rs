@@ -73,6 +73,10 @@ pub struct AdherenceReport {
     /// The sampler's diagnostics (sampler only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub diagnostics: Option<AdherenceDiagnostics>,
+    /// The point fit's stopping rule, `[tol, max_iter]` (also in the
+    /// envelope's `diagnostics`; absent for the sampler).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stopping: Option<(f64, usize)>,
     /// `--compare A,B`: P(A ≻ B) for a new ranker, its adherence
     /// integrated over the prior (what the population predicts).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -175,14 +179,43 @@ impl AdherenceReport {
                 draws_per_chain: p.draws_per_chain,
                 scale_acceptance: p.scale_acceptance,
             }),
+            stopping: post.is_none().then_some((opts.tol, opts.max_iter)),
             comparisons: Vec::new(),
             choices: Vec::new(),
         }
     }
 
-    /// Pretty JSON.
+    /// The document envelope ([`crate::document`]); a sampler's
+    /// `diagnostics` keep their chains, draws and scale-move acceptance.
+    pub fn envelope(&self) -> crate::document::Envelope {
+        use crate::document::{Envelope, Family, iterative_diagnostics, mcmc_diagnostics};
+        let (converged, diagnostics) = match &self.diagnostics {
+            Some(d) => {
+                let mut v = mcmc_diagnostics(d.rhat_max, d.ess_min);
+                v["chains"] = d.chains.into();
+                v["draws_per_chain"] = d.draws_per_chain.into();
+                v["scale_acceptance"] = d.scale_acceptance.into();
+                (crate::document::mixing_passes(d.rhat_max, d.ess_min), v)
+            }
+            None => (
+                self.converged,
+                iterative_diagnostics(self.stopping.map(|s| s.0), self.stopping.map(|s| s.1)),
+            ),
+        };
+        Envelope {
+            family: Family::Adherence,
+            engine: self.engine.clone(),
+            converged,
+            iterations: self.iterations,
+            n_observations: self.n_observations,
+            notes: self.notes.clone(),
+            diagnostics,
+        }
+    }
+
+    /// Pretty JSON, opening with the document envelope.
     pub fn to_json(&self) -> String {
-        serde_json::to_string_pretty(self).expect("serialisable") + "\n"
+        self.envelope().to_json(self)
     }
 
     /// CSV: the items, then the rankers (`kind` column tells them apart).

@@ -250,9 +250,27 @@ impl MixtureReport {
             .sum()
     }
 
-    /// Pretty JSON.
+    /// The document envelope ([`crate::document`]).
+    pub fn envelope(&self) -> crate::document::Envelope {
+        use crate::document::{Envelope, Family, iterative_diagnostics, mcmc_diagnostics};
+        let (converged, diagnostics) = match (self.rhat_max, self.ess_min) {
+            (Some(r), Some(e)) => (crate::document::mixing_passes(r, e), mcmc_diagnostics(r, e)),
+            _ => (self.converged, iterative_diagnostics(None, None)),
+        };
+        Envelope {
+            family: Family::Mixture,
+            engine: self.engine.clone(),
+            converged,
+            iterations: self.iterations,
+            n_observations: self.n_observations,
+            notes: self.notes.clone(),
+            diagnostics,
+        }
+    }
+
+    /// Pretty JSON, opening with the document envelope.
     pub fn to_json(&self) -> String {
-        serde_json::to_string_pretty(self).expect("serialisable") + "\n"
+        self.envelope().to_json(self)
     }
 
     /// CSV: one row per (component, item).

@@ -486,9 +486,38 @@ impl FitReport {
         }
     }
 
-    /// Pretty JSON.
+    /// The document envelope ([`crate::document`]): family `features` when
+    /// the worths come from item features, else `ranking`.
+    pub fn envelope(&self) -> crate::document::Envelope {
+        use crate::document::{Envelope, Family, iterative_diagnostics, mcmc_diagnostics};
+        let diagnostics = match (self.diagnostics.rhat_max, self.diagnostics.ess_min) {
+            (Some(r), Some(e)) => mcmc_diagnostics(r, e),
+            _ => {
+                let mut d = iterative_diagnostics(self.tolerance, None);
+                // The keys the document always had (null off the samplers).
+                d["rhat_max"] = serde_json::Value::Null;
+                d["ess_min"] = serde_json::Value::Null;
+                d
+            }
+        };
+        Envelope {
+            family: if self.coefficients.is_some() || self.regression.is_some() {
+                Family::Features
+            } else {
+                Family::Ranking
+            },
+            engine: self.engine.clone(),
+            converged: self.converged,
+            iterations: self.iterations,
+            n_observations: self.n_observations,
+            notes: self.notes.clone(),
+            diagnostics,
+        }
+    }
+
+    /// Pretty JSON, opening with the document envelope.
     pub fn to_json(&self) -> String {
-        serde_json::to_string_pretty(self).expect("serialisable") + "\n"
+        self.envelope().to_json(self)
     }
 
     /// CSV: one row per item.

@@ -144,6 +144,9 @@ pub struct MilFitInfo {
     /// Gibbs: where the chains started (`init`, `marginal`, `dispersed`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gibbs_start: Option<String>,
+    /// Gibbs: sweeps per chain (burn-in and kept, thinning included).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sweeps: Option<usize>,
     /// Gibbs: the largest split-R̂ over θ.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_rhat: Option<f64>,
@@ -318,6 +321,7 @@ impl MilFitInfo {
             covariance: None,
             mean_field_kept: Vec::new(),
             gibbs_start: None,
+            sweeps: None,
             max_rhat: None,
             min_ess: None,
             temperatures: None,
@@ -398,6 +402,7 @@ pub fn fit_model(bags: &Bags, engine: &MilEngine) -> Result<(MilModel, MilFitInf
                 covariance: None,
                 mean_field_kept: Vec::new(),
                 gibbs_start: Some(f.started_from.to_string()),
+                sweeps: Some(o.mcmc.burn_in + o.mcmc.samples * o.mcmc.thin),
                 max_rhat: Some(
                     f.diagnostics
                         .iter()

@@ -269,7 +269,7 @@ pub fn fit_document(
             "explained": c.explained,
         })
     });
-    json!({
+    let doc = json!({
         "notes": notes,
         "components": components,
         "engine": info.engine,
@@ -281,7 +281,38 @@ pub fn fit_document(
         "primary_auroc": primary_auc,
         "seconds": seconds,
         "predictions": bags_json,
-    })
+    });
+    envelope(bags, info, notes).wrap(&doc)
+}
+
+/// The document envelope ([`crate::document`]) of a fit: family `mil`,
+/// one observation per bag; Gibbs's `converged` is whether the worst
+/// split-R̂ and ESS over θ pass the thresholds.
+pub fn envelope(bags: &Bags, info: &MilFitInfo, notes: &[String]) -> crate::document::Envelope {
+    use crate::document::{
+        Envelope, Family, iterative_diagnostics, mcmc_diagnostics, mixing_passes,
+    };
+    let (converged, iterations, diagnostics) = match (info.max_rhat, info.min_ess) {
+        (Some(r), Some(e)) => (
+            mixing_passes(r, e),
+            info.sweeps.unwrap_or(0),
+            mcmc_diagnostics(r, e),
+        ),
+        _ => (
+            info.converged.unwrap_or(true),
+            info.iterations.unwrap_or(0),
+            iterative_diagnostics(None, None),
+        ),
+    };
+    Envelope {
+        family: Family::Mil,
+        engine: info.engine.clone(),
+        converged,
+        iterations,
+        n_observations: bags.n_bags(),
+        notes: notes.to_vec(),
+        diagnostics,
+    }
 }
 
 /// The prediction document of `mil predict --output json`.
@@ -304,6 +335,7 @@ mod tests {
             covariance: None,
             mean_field_kept: Vec::new(),
             gibbs_start: Some("marginal".into()),
+            sweeps: Some(100),
             max_rhat: Some(1.001),
             min_ess: Some(1000.0),
             temperatures: swaps.as_ref().map(|s| s.len() + 1),
@@ -363,6 +395,7 @@ mod tests {
             engine: "vb".into(),
             covariance: Some(covariance.into()),
             gibbs_start: None,
+            sweeps: None,
             max_rhat: None,
             min_ess: None,
             ..gibbs_info(None)

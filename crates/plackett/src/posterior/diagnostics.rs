@@ -4,19 +4,8 @@
 
 use crate::numerics::special::normal_quantile;
 
-/// The largest split-R̂ at which chains count as mixed (Vehtari et al.
-/// 2021 recommend 1.01).
-pub const RHAT_MAX: f64 = 1.01;
-
-/// The smallest effective sample size at which posterior summaries count
-/// as settled (Vehtari et al. 2021: 100 per chain for 4 chains).
-pub const ESS_MIN: f64 = 400.0;
-
-/// Whether a sampler's worst split-R̂ and ESS pass [`RHAT_MAX`] and
-/// [`ESS_MIN`]: what `converged` means for a sampler.
-pub fn mixing_passes(rhat: f64, ess: f64) -> bool {
-    rhat <= RHAT_MAX && ess >= ESS_MIN
-}
+/// The thresholds and the rule, defined once with the document envelope.
+pub use crate::document::{ESS_MIN, RHAT_MAX, mixing_passes};
 
 /// An engine's status for a table: a sampler's sweeps and mixing checks
 /// ([`mixing_line`]) when it has R̂ and ESS, else an iterative engine's

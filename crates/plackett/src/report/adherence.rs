@@ -239,6 +239,7 @@ mod tests {
             n_items: 2,
             notes: vec!["a note".into()],
             diagnostics: None,
+            stopping: None,
             comparisons: Vec::new(),
             choices: Vec::new(),
         }
