@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Reference R-hat / ESS values from ArviZ for the fixed draw matrices in
 crates/plackett/tests/data/diagnostics_draws.csv (independently computed
-numbers that tests/diagnostics.rs pins plackett's implementation to).
+numbers that tests/library/diagnostics.rs pins plackett's implementation to).
 
 Usage: python3 bench/arviz_reference.py [--write]   (pip install numpy arviz)
 

@@ -8,7 +8,7 @@
 //! output folder one with `ValueHint::DirPath`. Every other value that
 //! names an existing file is an input, which no output may replace. So a
 //! new output option needs only its hint, and a test
-//! (`tests/outputs.rs`) walks the definition to check every one.
+//! (`tests/commands/outputs.rs`) walks the definition to check every one.
 
 use anyhow::{Result, bail};
 use clap::{Arg, ArgMatches, ValueHint};

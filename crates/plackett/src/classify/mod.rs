@@ -26,14 +26,15 @@ pub mod vb;
 pub use data::{ClassData, Preprocess, Table, read_table};
 pub use model::{Engine, Fitted};
 
-/// The Gamma(a, b) prior on the classifier's weights needs `a` at least
-/// [`MIN_GAMMA_SHAPE`](crate::numerics::gamma::MIN_GAMMA_SHAPE) and `b > 0`.
+/// The Gamma(a, b) prior on the classifier's weights: the rule every
+/// family's Gamma prior follows ([`crate::numerics::gamma::check_shape`],
+/// [`check_parameter`](crate::numerics::gamma::check_parameter)).
 fn check_gamma(a: f64, b: f64) -> crate::Result<()> {
     crate::numerics::gamma::check_shape("prior_shape", a)?;
     check_rate(b)
 }
 
-/// The Gamma prior's rate `b` must be finite and positive.
+/// The Gamma prior's rate `b`.
 fn check_rate(b: f64) -> crate::Result<()> {
     if !(b.is_finite() && b > 0.0) {
         return Err(crate::Error::param(
@@ -44,5 +45,5 @@ fn check_rate(b: f64) -> crate::Result<()> {
             ),
         ));
     }
-    Ok(())
+    crate::numerics::gamma::check_parameter("prior_rate", b)
 }

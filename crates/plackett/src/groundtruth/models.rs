@@ -136,7 +136,14 @@ pub fn sample_case(
             let n_other = n_classes - tracked.len();
             // Tracked classes (plus the smoothing on them) and one "other"
             // item of concentration a·|U| (Dirichlet aggregation).
-            let conc: Vec<f64> = v.iter().map(|x| gamma * x.1 + smooth).collect();
+            // A concentration below the samplers' floor (γ near its own
+            // floor times a small IRN weight) is drawn at the floor: both
+            // put all but a negligible share of the mass on the other
+            // classes, and below it the log-space draw is −∞.
+            let conc: Vec<f64> = v
+                .iter()
+                .map(|x| (gamma * x.1 + smooth).max(crate::numerics::gamma::MIN_GAMMA_SHAPE))
+                .collect();
             let other_conc = smooth * n_other as f64;
             moments = Moments::new(&tracked);
             split_alpha = smooth.max(f64::MIN_POSITIVE);

@@ -196,26 +196,11 @@ impl AggregateSettings {
                 ),
             ));
         }
-        if let Some(s) = self.prior_shape
-            && !(s.is_finite() && s > 0.0)
-        {
-            return Err(Error::param(
-                "prior_shape",
-                format!(
-                    "expected a positive number, got {}",
-                    crate::error::show_number(s)
-                ),
-            ));
+        // The rule every family's Gamma prior follows.
+        if let Some(s) = self.prior_shape {
+            crate::numerics::gamma::check_shape("prior_shape", s)?;
         }
-        if !(self.prior_rate.is_finite() && self.prior_rate > 0.0) {
-            return Err(Error::param(
-                "prior_rate",
-                format!(
-                    "expected a positive number, got {}",
-                    crate::error::show_number(self.prior_rate)
-                ),
-            ));
-        }
+        crate::numerics::gamma::check_parameter("prior_rate", self.prior_rate)?;
         if self.paper && self.prior_shape.is_some() && self.method == MethodName::Pl {
             return Err(Error::param(
                 "prior_shape",
@@ -241,11 +226,18 @@ impl AggregateSettings {
             MethodName::Irn => Method::Irn { split },
             MethodName::Prirn => {
                 let gamma = reliability.unwrap_or(30.0);
-                if !(gamma.is_finite() && gamma > 0.0) {
+                // γ scales the Dirichlet's concentrations, the shapes of
+                // its Gamma representation: the Gamma rule's range (below
+                // it the draws' logarithms leave double precision, above
+                // it the Dirichlet is IRN's point mass).
+                use crate::numerics::gamma::{MAX_GAMMA_PARAMETER, MIN_GAMMA_SHAPE};
+                if !(MIN_GAMMA_SHAPE..=MAX_GAMMA_PARAMETER).contains(&gamma) {
                     return Err(Error::param(
                         "reliability",
                         format!(
-                            "the PrIRN concentration must be positive, got {}",
+                            "the PrIRN concentration must be between {MIN_GAMMA_SHAPE:e} and \
+                             {MAX_GAMMA_PARAMETER:e} (below, the Dirichlet draws' logarithms \
+                             leave double precision; above, it is IRN's point mass), got {}",
                             crate::error::show_number(gamma)
                         ),
                     ));

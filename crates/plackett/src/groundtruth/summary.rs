@@ -23,7 +23,8 @@ pub fn method_label(m: &Method) -> String {
             }
         ),
         Method::Prirn { gamma, zero, .. } => format!(
-            "prirn (gamma {gamma}, {})",
+            "prirn (gamma {}, {})",
+            crate::error::show_number(*gamma),
             match zero {
                 PrirnZero::Support => "support".to_string(),
                 PrirnZero::Smooth(a) => format!("smooth {a}"),

@@ -283,6 +283,12 @@ fn boundary_notes(fit: &MixtureFit, items: &crate::data::Items) -> Vec<String> {
     notes
 }
 
+/// Largest unknown-order tied group a mixture fits (EM and, through its
+/// pivot, the sampler): 12 items cost 12·2¹² ≈ 5·10⁴ operations per
+/// ranking, component and iteration; 20, the single fit's limit, cost 2·10⁷
+/// and turned a 30-ranking mixture into minutes.
+pub const MIXTURE_MAX_GROUP: usize = 12;
+
 fn fit_mixture_unnoted(ds: &Dataset, opts: &MixtureOptions) -> Result<MixtureFit> {
     opts.check()?;
     if ds.ties() == TieSemantics::Event && ds.has_ties() {
@@ -293,6 +299,20 @@ fn fit_mixture_unnoted(ds: &Dataset, opts: &MixtureOptions) -> Result<MixtureFit
         ));
     }
     pl::check_supported(ds)?;
+    if ds.n_real_obs() == 0 {
+        return Err(Error::Data(
+            "no informative observations (every observation lists fewer than two items)".into(),
+        ));
+    }
+    if let Some((o, n)) = pl::first_group_above(ds, MIXTURE_MAX_GROUP) {
+        return Err(Error::Unsupported(format!(
+            "observation {} has an unknown-order tied group of {n} items; a mixture evaluates \
+             its exact likelihood (O(n·2^n)) for every component, start and iteration, and \
+             groups above {MIXTURE_MAX_GROUP} items are refused (a single fit takes up to {})",
+            o + 1,
+            crate::model::subsets::MAX_GROUP
+        )));
+    }
     if ds.n_real_obs() != ds.n_obs() {
         return Err(Error::Unsupported(
             "pseudo-observations (`pseudo`) are not used with mixtures; use a Gamma prior \

@@ -141,37 +141,16 @@ fn positive(name: &str, v: f64) -> Result<()> {
     } else {
         Err(Error::param(
             name,
-            format!("expected a positive number, got {v}"),
+            format!(
+                "expected a positive number, got {}",
+                crate::error::show_number(v)
+            ),
         ))
     }
 }
 
-/// Largest Gamma shape or rate a worth prior may have: beyond it the
-/// prior's normalising constants (`ln Γ(shape)`, in the ELBO and the
-/// evidence) carry no significant digits, and a prior that concentrated
-/// swamps any data.
-pub const MAX_GAMMA_PARAMETER: f64 = 1e10;
-
-fn gamma_parameter(name: &str, v: f64) -> Result<()> {
-    positive(name, v)?;
-    if v > MAX_GAMMA_PARAMETER {
-        return Err(Error::param(
-            name,
-            format!(
-                "expected at most {MAX_GAMMA_PARAMETER:e} (a Gamma prior this concentrated swamps \
-                 any data and its normalising constant has no significant digits), got {v}"
-            ),
-        ));
-    }
-    Ok(())
-}
-
-/// A Gamma shape: [`gamma_parameter`]'s bounds and the samplers' floor
-/// ([`crate::numerics::gamma::MIN_GAMMA_SHAPE`]).
-fn gamma_shape(name: &str, v: f64) -> Result<()> {
-    gamma_parameter(name, v)?;
-    crate::numerics::gamma::check_shape(name, v)
-}
+pub use crate::numerics::gamma::MAX_GAMMA_PARAMETER;
+use crate::numerics::gamma::{check_parameter as gamma_parameter, check_shape as gamma_shape};
 
 /// Most numbers (draws × items) a fit may store as posterior draws (2 GB).
 pub const MAX_DRAW_VALUES: usize = 250_000_000;

@@ -9,6 +9,10 @@ use super::bags::Bags;
 use crate::error::{Error, Result};
 use crate::numerics::probit::norm_cdf;
 
+/// How far from 0, in prior sds, a starting value may be
+/// ([`Layout::check_start`]).
+pub const MAX_START_PRIOR_SDS: f64 = 1000.0;
+
 /// Positions of the blocks in the flat parameter vector.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Layout {
@@ -78,7 +82,30 @@ impl Layout {
     }
     /// Check a user's starting point θ (`init` of either engine): one
     /// finite value per coefficient.
-    pub fn check_start(&self, x: &[f64]) -> Result<()> {
+    ///
+    /// A start more than [`MAX_START_PRIOR_SDS`] prior sds from 0 is refused
+    /// too: the prior gives it no mass (its log-density is below −5·10⁵),
+    /// every probit at such coefficients is 0 or 1 to double precision, and
+    /// from 10²⁰⁰ the sampler's latent draws had no finite values to move to.
+    pub fn check_start(&self, x: &[f64], priors: &MilPriors) -> Result<()> {
+        if x.len() == self.len()
+            && let Some(k) = (0..x.len()).find(|&k| {
+                x[k].is_finite() && x[k].abs() > MAX_START_PRIOR_SDS * priors.var(self, k).sqrt()
+            })
+        {
+            return Err(Error::param(
+                "init",
+                format!(
+                    "starting value {} of {} is {}, more than {MAX_START_PRIOR_SDS} prior sds \
+                     ({}) from 0: the prior gives it no mass (raise the prior variances if the \
+                     features call for such coefficients, or rescale the features)",
+                    k + 1,
+                    x.len(),
+                    crate::error::show_number(x[k]),
+                    crate::error::show_number(priors.var(self, k).sqrt())
+                ),
+            ));
+        }
         if x.len() != self.len() || x.iter().any(|v| !v.is_finite()) {
             return Err(Error::param(
                 "init",

@@ -66,20 +66,29 @@ pub fn check_supported(ds: &Dataset) -> Result<()> {
                 .into(),
         ));
     }
-    if ds.max_group() > MAX_GROUP {
-        for (o, obs) in ds.observations().enumerate() {
-            if let Some(g) = obs.groups().find(|g| !g.is_tail && g.len() > MAX_GROUP) {
-                return Err(Error::Unsupported(format!(
-                    "observation {} has an unknown-order tied group of {} items; the exact \
-                     likelihood costs O(n·2^n) and groups above {MAX_GROUP} items are refused \
-                     (to read tied groups as events, Davidson–Luce, use `ties=event`)",
-                    o + 1,
-                    g.len()
-                )));
-            }
-        }
+    if let Some((o, n)) = first_group_above(ds, MAX_GROUP) {
+        return Err(Error::Unsupported(format!(
+            "observation {} has an unknown-order tied group of {n} items; the exact \
+             likelihood costs O(n·2^n) and groups above {MAX_GROUP} items are refused \
+             (to read tied groups as events, Davidson–Luce, use `ties=event`)",
+            o + 1
+        )));
     }
     Ok(())
+}
+
+/// The first observation (0-based) with an unknown-order tied group of more
+/// than `limit` items, and that group's size: the subset recursion's
+/// O(n·2^n) cost is what engines bound by refusing such groups.
+pub fn first_group_above(ds: &Dataset, limit: usize) -> Option<(usize, usize)> {
+    if ds.max_group() <= limit {
+        return None;
+    }
+    ds.observations().enumerate().find_map(|(o, obs)| {
+        obs.groups()
+            .find(|g| !g.is_tail && g.len() > limit)
+            .map(|g| (o, g.len()))
+    })
 }
 
 /// Stage wins per item: for every non-trivial ranked group, each member gets

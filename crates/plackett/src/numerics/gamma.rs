@@ -9,25 +9,55 @@ use rand_distr::{Distribution, Gamma};
 /// worth carries the log total mass, about `−1/Σ shapes`: from shapes near
 /// 1e-16 on, double precision no longer holds the differences between log
 /// worths (`tiny_prior_shapes_keep_the_exact_two_item_posterior` in
-/// tests/gibbs.rs is exact to 1e-14 and off by 0.05 at 1e-16), and
+/// tests/library/gibbs.rs is exact to 1e-14 and off by 0.05 at 1e-16), and
 /// subnormal shapes turn draws into −∞. 1e-10 keeps six orders of margin.
 pub const MIN_GAMMA_SHAPE: f64 = 1e-10;
 
-/// `Ok` if `shape` is a usable Gamma prior shape (finite, at least
-/// [`MIN_GAMMA_SHAPE`]); the error names `name`.
+/// Largest Gamma shape or rate a prior may have, in every family: beyond
+/// it the prior's normalising constants (`ln Γ(shape)`, in the ELBO and
+/// the evidence) carry no significant digits, draws of the weights it
+/// governs leave double precision, and a prior that concentrated (its
+/// coefficient of variation `1/√shape` below 10⁻⁵) swamps any data.
+pub const MAX_GAMMA_PARAMETER: f64 = 1e10;
+
+/// `Ok` if `v` is a usable Gamma rate (or the positive side of a shape):
+/// finite, positive, at most [`MAX_GAMMA_PARAMETER`]; the error names
+/// `name`.
+pub fn check_parameter(name: &str, v: f64) -> crate::error::Result<()> {
+    let shown = crate::error::show_number(v);
+    if !(v.is_finite() && v > 0.0) {
+        return Err(crate::error::Error::param(
+            name,
+            format!("expected a positive number, got {shown}"),
+        ));
+    }
+    if v > MAX_GAMMA_PARAMETER {
+        return Err(crate::error::Error::param(
+            name,
+            format!(
+                "expected at most {MAX_GAMMA_PARAMETER:e} (a Gamma prior this concentrated swamps \
+                 any data and its normalising constant has no significant digits), got {shown}"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// `Ok` if `shape` is a usable Gamma prior shape: [`check_parameter`]'s
+/// bounds and the samplers' floor [`MIN_GAMMA_SHAPE`]; the error names
+/// `name`.
 pub fn check_shape(name: &str, shape: f64) -> crate::error::Result<()> {
-    if shape.is_finite() && shape >= MIN_GAMMA_SHAPE {
-        Ok(())
-    } else {
+    if shape.is_finite() && shape > 0.0 && shape < MIN_GAMMA_SHAPE {
         let shown = crate::error::show_number(shape);
-        Err(crate::error::Error::param(
+        return Err(crate::error::Error::param(
             name,
             format!(
                 "a Gamma shape must be at least {MIN_GAMMA_SHAPE:e} (smaller ones put the \
                  draws' logarithms beyond double precision), got {shown}"
             ),
-        ))
+        ));
     }
+    check_parameter(name, shape)
 }
 
 /// Draw `log G` with `G ~ Gamma(shape, rate)`.

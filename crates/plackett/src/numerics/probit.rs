@@ -227,6 +227,11 @@ pub fn truncated_second_moment(mu: f64, mean: f64) -> f64 {
 /// the region is likely, otherwise Robert's (1995) translated-exponential
 /// proposal with its optimal rate (acceptance above 0.7 at every `lo`).
 fn standard_above<R: Rng + ?Sized>(rng: &mut R, lo: f64) -> f64 {
+    // NaN or +∞ has no draw to reject towards: returned as is (it
+    // propagates to the caller's finiteness checks) instead of looping.
+    if lo.is_nan() || lo == f64::INFINITY {
+        return lo;
+    }
     if lo < 0.45 {
         loop {
             let z: f64 = StandardNormal.sample(rng);
@@ -235,7 +240,14 @@ fn standard_above<R: Rng + ?Sized>(rng: &mut R, lo: f64) -> f64 {
             }
         }
     }
-    let rate = 0.5 * (lo + (lo * lo + 4.0).sqrt());
+    // Robert's (1995) optimal rate, (lo + √(lo² + 4))/2; beyond 10¹⁵⁰ the
+    // root as a hypotenuse, since lo² overflows to ∞ there (which rejected
+    // every proposal for ever).
+    let rate = if lo < 1e150 {
+        0.5 * (lo + (lo * lo + 4.0).sqrt())
+    } else {
+        0.5 * lo + 0.5 * lo.hypot(2.0)
+    };
     loop {
         let e: f64 = Exp1.sample(rng);
         let z = lo + e / rate;
@@ -258,6 +270,22 @@ pub fn truncated_draw<R: Rng + ?Sized>(rng: &mut R, mu: f64, upper: bool) -> f64
 
 #[cfg(test)]
 mod tests {
+    /// Truncated draws return at every mean a double can hold (the rate's
+    /// lo² overflowed beyond 10¹⁵⁴ and the rejection loop never ended), and
+    /// a NaN mean comes back as NaN instead of hanging.
+    #[test]
+    fn truncated_draws_end_at_extreme_means() {
+        use super::truncated_draw;
+        let mut rng = crate::sampling::rng::stream(1, &[]);
+        for mu in [1e3, 1e100, 1e160, 1e200, 1e308, f64::MAX] {
+            let z = truncated_draw(&mut rng, mu, false);
+            assert!(z <= 0.0, "{mu}: {z}");
+            let z = truncated_draw(&mut rng, -mu, true);
+            assert!(z >= 0.0, "{mu}: {z}");
+        }
+        assert!(truncated_draw(&mut rng, f64::NAN, true).is_nan());
+    }
+
     #[test]
     fn probit_mean_sd_matches_quadrature_and_its_limits() {
         // v = 0: X is the point m, so Φ(X) has no spread.

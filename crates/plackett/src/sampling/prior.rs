@@ -31,13 +31,7 @@ impl Prior {
             Prior::Flat => Ok(()),
             Prior::Gamma { shape, rate } => {
                 crate::numerics::gamma::check_shape("prior_shape", shape)?;
-                if !(rate.is_finite() && rate > 0.0) {
-                    return Err(Error::param(
-                        "prior_rate",
-                        format!("must be > 0, got {rate}"),
-                    ));
-                }
-                Ok(())
+                crate::numerics::gamma::check_parameter("prior_rate", rate)
             }
             Prior::Normal { mean, sd } => {
                 if !mean.is_finite() {

@@ -236,7 +236,7 @@ impl VbssFit {
     /// `b`–`θ` coupling through `E[θᵀθ]`, which carries `q(θ)`'s variance
     /// along the prior's smoothest directions), every unlabelled word gets
     /// nearly the same probability, and VB's ranking of them has Spearman
-    /// −0.1 to 0.6 with the exact posterior's (tests/keywords.rs). Where
+    /// −0.1 to 0.6 with the exact posterior's (tests/library/keywords.rs). Where
     /// the known keywords define the prior, as in `keywords extract`, `b`
     /// sits about six sds from 0 and the two rankings agree (Spearman ≥
     /// 0.9). Hu 2024 §1.3 does not discuss it; docs/keywords.md.

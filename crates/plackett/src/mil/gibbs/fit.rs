@@ -15,7 +15,7 @@ pub fn fit_gibbs(bags: &Bags, opts: &MilGibbsOptions) -> Result<MilGibbsFit> {
     let layout = Layout::of(bags);
     let (init, started_from) = match (&opts.init, opts.start) {
         (Some(x), _) => {
-            layout.check_start(x)?;
+            layout.check_start(x, &opts.priors)?;
             (Some(x.clone()), "init")
         }
         (None, GibbsStart::Marginal) => {

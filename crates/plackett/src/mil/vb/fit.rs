@@ -130,7 +130,7 @@ pub(super) fn fit_every_start(
     let y = bags.training_labels("data")?;
     let layout = Layout::of(bags);
     if let Some(x) = &opts.init {
-        layout.check_start(x)?;
+        layout.check_start(x, &opts.priors)?;
     }
     let (first, started_from) = match (&opts.init, opts.start) {
         (Some(x), _) => (x.clone(), "init"),
