@@ -358,6 +358,27 @@ proptest! {
         }
     }
 
+    /// The item-feature table (`fit --features`) and the classifier's table
+    /// (`classify fit`), on bytes and on rows from their alphabet behind a
+    /// valid header: an error or a table, never a panic.
+    #[test]
+    fn feature_and_class_tables_never_panic(
+        bytes in prop::collection::vec(any::<u8>(), 0..300),
+        rows in "[a-c0-9,.eEinfa+\\-\n \"]{0,200}",
+        standardize in any::<bool>(),
+    ) {
+        let items = plackett::data::Items::from_names(&["a", "b", "c"]).unwrap();
+        let noise = String::from_utf8_lossy(&bytes);
+        for text in [noise.to_string(), format!("item,x,y\n{rows}")] {
+            let _ = plackett::data::features::read_features("f.csv", &text, &items, standardize);
+        }
+        for text in [noise.to_string(), format!("x,y,class\n{rows}")] {
+            for require in [true, false] {
+                let _ = plackett::classify::read_table("t.csv", &text, "class", require);
+            }
+        }
+    }
+
     /// The pairs reader behind a valid header, on rows from its alphabet.
     #[test]
     fn pairs_reader_never_panics(rows in "[a-d0-9,.e\\-\n ]{0,200}", event in any::<bool>()) {
