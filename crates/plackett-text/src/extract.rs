@@ -346,16 +346,14 @@ impl Extraction {
     /// (the `converged` field above stays true: the sampler ran to its
     /// end).
     pub fn envelope(&self) -> plackett::document::Envelope {
-        use plackett::document::{
-            Envelope, Family, iterative_diagnostics, mcmc_diagnostics, mixing_passes,
-        };
+        use plackett::document::{Envelope, Family, iterative_diagnostics, sampler_check};
         let engine = self.fit["engine"].as_str().unwrap_or("vb").to_string();
         let mcmc = (
             self.fit["max_rhat"].as_f64(),
             self.fit["min_ess_bulk"].as_f64(),
         );
         let (converged, diagnostics) = match mcmc {
-            (Some(r), Some(e)) => (mixing_passes(r, e), mcmc_diagnostics(r, e)),
+            (Some(r), Some(e)) => sampler_check(r, e),
             _ => (self.converged, iterative_diagnostics(None, None)),
         };
         Envelope {

@@ -14,7 +14,7 @@
 //! | `iterations` | iterations of an iterative engine, sweeps of a sampler (per chain) |
 //! | `n_observations` | the observations the fit used (rankings, rows, cases, bags, candidate words), an integer |
 //! | `notes` | caveats a reader should see, in plain sentences |
-//! | `diagnostics` | an object: `rhat_max`, `ess_min` and the thresholds for samplers; the tolerance for iterative engines; family-specific checks |
+//! | `diagnostics` | an object: `rhat_max`, `ess_min` and the thresholds for samplers; the tolerance and iteration cap for iterative engines where the family records them; family-specific checks |
 //!
 //! The family's own keys follow, unchanged: a key an existing document
 //! already had keeps its name and meaning (they are documented
@@ -158,6 +158,15 @@ pub fn mcmc_diagnostics(rhat_max: f64, ess_min: f64) -> Value {
 /// [`ESS_MIN`]: what `converged` means for a sampler.
 pub fn mixing_passes(rhat: f64, ess: f64) -> bool {
     rhat <= RHAT_MAX && ess >= ESS_MIN
+}
+
+/// A sampler's envelope fields: `converged` by [`mixing_passes`] and
+/// `diagnostics` by [`mcmc_diagnostics`], from its worst split-R̂ and ESS.
+pub fn sampler_check(rhat_max: f64, ess_min: f64) -> (bool, Value) {
+    (
+        mixing_passes(rhat_max, ess_min),
+        mcmc_diagnostics(rhat_max, ess_min),
+    )
 }
 
 /// An iterative engine's `diagnostics`: the tolerance it stopped at (when

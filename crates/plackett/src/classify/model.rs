@@ -534,15 +534,14 @@ impl FitOutcome {
     /// they met their tolerance before the iteration cap. Its notes are
     /// the fit's own ([`FitOutcome::summary`] adds the mixing warning).
     pub fn envelope(&self, n_rows: usize) -> crate::document::Envelope {
-        use crate::document::{iterative_diagnostics, mcmc_diagnostics, mixing_passes};
+        use crate::document::{iterative_diagnostics, sampler_check};
         let (converged, iterations, diagnostics) = match &self.engine {
             EngineFit::Em(e) => (e.converged, e.iterations, iterative_diagnostics(None, None)),
             EngineFit::Vb(v) => (v.converged, v.iterations, iterative_diagnostics(None, None)),
-            EngineFit::Gibbs(g) => (
-                mixing_passes(g.max_rhat(), g.min_ess()),
-                g.per_chain(),
-                mcmc_diagnostics(g.max_rhat(), g.min_ess()),
-            ),
+            EngineFit::Gibbs(g) => {
+                let (converged, diagnostics) = sampler_check(g.max_rhat(), g.min_ess());
+                (converged, g.per_chain(), diagnostics)
+            }
         };
         crate::document::Envelope {
             family: crate::document::Family::Classifier,

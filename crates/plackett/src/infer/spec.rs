@@ -150,7 +150,7 @@ fn positive(name: &str, v: f64) -> Result<()> {
 }
 
 pub use crate::numerics::gamma::MAX_GAMMA_PARAMETER;
-use crate::numerics::gamma::{check_parameter as gamma_parameter, check_shape as gamma_shape};
+use crate::numerics::gamma::{check_parameter, check_shape};
 
 /// Most numbers (draws × items) a fit may store as posterior draws (2 GB).
 pub const MAX_DRAW_VALUES: usize = 250_000_000;
@@ -164,12 +164,12 @@ impl FitSpec {
         if self.max_iter == Some(0) {
             return Err(Error::param("max_iter", "expected at least 1"));
         }
-        gamma_shape("prior_shape", self.gamma.0)?;
-        gamma_parameter("prior_rate", self.gamma.1)?;
+        check_shape("prior_shape", self.gamma.0)?;
+        check_parameter("prior_rate", self.gamma.1)?;
         match self.map_prior {
             Prior::Gamma { shape, rate } => {
-                gamma_shape("prior_shape", shape)?;
-                gamma_parameter("prior_rate", rate)?;
+                check_shape("prior_shape", shape)?;
+                check_parameter("prior_rate", rate)?;
             }
             Prior::Normal { mean, sd } => {
                 positive("prior_sd", sd)?;

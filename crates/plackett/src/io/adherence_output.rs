@@ -188,14 +188,14 @@ impl AdherenceReport {
     /// The document envelope ([`crate::document`]); a sampler's
     /// `diagnostics` keep their chains, draws and scale-move acceptance.
     pub fn envelope(&self) -> crate::document::Envelope {
-        use crate::document::{Envelope, Family, iterative_diagnostics, mcmc_diagnostics};
+        use crate::document::{Envelope, Family, iterative_diagnostics, sampler_check};
         let (converged, diagnostics) = match &self.diagnostics {
             Some(d) => {
-                let mut v = mcmc_diagnostics(d.rhat_max, d.ess_min);
+                let (converged, mut v) = sampler_check(d.rhat_max, d.ess_min);
                 v["chains"] = d.chains.into();
                 v["draws_per_chain"] = d.draws_per_chain.into();
                 v["scale_acceptance"] = d.scale_acceptance.into();
-                (crate::document::mixing_passes(d.rhat_max, d.ess_min), v)
+                (converged, v)
             }
             None => (
                 self.converged,

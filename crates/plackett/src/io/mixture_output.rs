@@ -252,9 +252,9 @@ impl MixtureReport {
 
     /// The document envelope ([`crate::document`]).
     pub fn envelope(&self) -> crate::document::Envelope {
-        use crate::document::{Envelope, Family, iterative_diagnostics, mcmc_diagnostics};
+        use crate::document::{Envelope, Family, iterative_diagnostics, sampler_check};
         let (converged, diagnostics) = match (self.rhat_max, self.ess_min) {
-            (Some(r), Some(e)) => (crate::document::mixing_passes(r, e), mcmc_diagnostics(r, e)),
+            (Some(r), Some(e)) => sampler_check(r, e),
             _ => (self.converged, iterative_diagnostics(None, None)),
         };
         Envelope {

@@ -88,24 +88,6 @@ impl Layout {
     /// every probit at such coefficients is 0 or 1 to double precision, and
     /// from 10²⁰⁰ the sampler's latent draws had no finite values to move to.
     pub fn check_start(&self, x: &[f64], priors: &MilPriors) -> Result<()> {
-        if x.len() == self.len()
-            && let Some(k) = (0..x.len()).find(|&k| {
-                x[k].is_finite() && x[k].abs() > MAX_START_PRIOR_SDS * priors.var(self, k).sqrt()
-            })
-        {
-            return Err(Error::param(
-                "init",
-                format!(
-                    "starting value {} of {} is {}, more than {MAX_START_PRIOR_SDS} prior sds \
-                     ({}) from 0: the prior gives it no mass (raise the prior variances if the \
-                     features call for such coefficients, or rescale the features)",
-                    k + 1,
-                    x.len(),
-                    crate::error::show_number(x[k]),
-                    crate::error::show_number(priors.var(self, k).sqrt())
-                ),
-            ));
-        }
         if x.len() != self.len() || x.iter().any(|v| !v.is_finite()) {
             return Err(Error::param(
                 "init",
@@ -117,6 +99,21 @@ impl Layout {
                     } else {
                         x.len().to_string()
                     }
+                ),
+            ));
+        }
+        let sd = |k: usize| priors.var(self, k).sqrt();
+        if let Some(k) = (0..x.len()).find(|&k| x[k].abs() > MAX_START_PRIOR_SDS * sd(k)) {
+            return Err(Error::param(
+                "init",
+                format!(
+                    "starting value {} of {} is {}, more than {MAX_START_PRIOR_SDS} prior sds \
+                     ({}) from 0: the prior gives it no mass (raise the prior variances if the \
+                     features call for such coefficients, or rescale the features)",
+                    k + 1,
+                    x.len(),
+                    crate::error::show_number(x[k]),
+                    crate::error::show_number(sd(k))
                 ),
             ));
         }

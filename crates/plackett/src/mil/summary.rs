@@ -289,15 +289,12 @@ pub fn fit_document(
 /// one observation per bag; Gibbs's `converged` is whether the worst
 /// split-R̂ and ESS over θ pass the thresholds.
 pub fn envelope(bags: &Bags, info: &MilFitInfo, notes: &[String]) -> crate::document::Envelope {
-    use crate::document::{
-        Envelope, Family, iterative_diagnostics, mcmc_diagnostics, mixing_passes,
-    };
+    use crate::document::{Envelope, Family, iterative_diagnostics, sampler_check};
     let (converged, iterations, diagnostics) = match (info.max_rhat, info.min_ess) {
-        (Some(r), Some(e)) => (
-            mixing_passes(r, e),
-            info.sweeps.unwrap_or(0),
-            mcmc_diagnostics(r, e),
-        ),
+        (Some(r), Some(e)) => {
+            let (converged, diagnostics) = sampler_check(r, e);
+            (converged, info.sweeps.unwrap_or(0), diagnostics)
+        }
         _ => (
             info.converged.unwrap_or(true),
             info.iterations.unwrap_or(0),
