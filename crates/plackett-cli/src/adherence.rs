@@ -12,10 +12,10 @@ use anyhow::{Result, bail};
 use plackett::data::Dataset;
 use plackett::infer::adherence::{AdherenceOptions, fit_adherence};
 use plackett::infer::adherence_gibbs::{AdherenceGibbsOptions, adherence_gibbs};
+use plackett::infer::adherence_output::AdherenceReport;
 use plackett::infer::mcmc::McmcSettings;
-use plackett::io::adherence_output::AdherenceReport;
-use plackett::io::output::{Choice, Comparison};
 use plackett::posterior::SavedAdherence;
+use plackett::posterior::fit_report::{Choice, Comparison};
 
 /// Flags `fit` has that an adherence fit does not read, beyond
 /// [`SINGLE_POPULATION_ONLY`].

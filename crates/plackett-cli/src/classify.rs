@@ -647,7 +647,10 @@ fn run_path(a: &PathArgs) -> Result<()> {
     let t = load(&a.file, &a.class_col)?;
     let path = ClassifierPath::fit(&a.file, &t, engine, &grid, a.b, a.pairwise, a.seed)?;
     let csv_text = path.to_csv()?;
-    let svg = a.plot.as_ref().map(|_| path.to_svg());
+    let svg = a
+        .plot
+        .as_ref()
+        .map(|_| plackett::report::classify::path_svg(&path));
     crate::outputs::write(&a.out, csv_text.as_bytes())?;
     if let (Some(p), Some(s)) = (&a.plot, svg) {
         crate::outputs::write(p, s.as_bytes())?;

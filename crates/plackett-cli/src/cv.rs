@@ -5,9 +5,9 @@
 use crate::fit_args::{DataArgs, load};
 use anyhow::Result;
 use clap::Args;
-use plackett::data::features::read_features_with_prior;
-use plackett::eval::cv::CvOptions;
-use plackett::eval::cv_summary::{CvDocument, check_options, partitions, run_partitions};
+use plackett::infer::feature_cv::CvOptions;
+use plackett::infer::feature_cv_summary::{CvDocument, check_options, partitions, run_partitions};
+use plackett::io::features::read_features_with_prior;
 
 /// Options of `plackett cv`.
 #[derive(Args, Debug)]

@@ -5,8 +5,8 @@ use anyhow::{Result, bail};
 use plackett::data::Dataset;
 use plackett::infer::feature_fit::ViKind;
 use plackett::infer::feature_run::{self, FeatureSettings};
-use plackett::io::output::Comparison;
 use plackett::posterior::Gauge;
+use plackett::posterior::fit_report::Comparison;
 
 pub use plackett::infer::feature_run::FeatureOutcome;
 

@@ -5,7 +5,7 @@ use anyhow::{Result, bail};
 use plackett::data::Dataset;
 use plackett::infer::Prior;
 use plackett::infer::spec::{EngineKind, FitSpec};
-use plackett::io::output::FitReport;
+use plackett::posterior::fit_report::FitReport;
 use plackett::posterior::{Gauge, Posterior};
 
 use crate::fit_args::{
@@ -258,7 +258,7 @@ pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
             );
         };
         let q = plackett::posterior::quasi::quasi_variances(v)?;
-        report.quasi_variances = Some(plackett::io::output::QuasiReport::new(names, &q));
+        report.quasi_variances = Some(plackett::posterior::fit_report::QuasiReport::new(names, &q));
     }
     if let Some(path) = &a.vcov {
         let Some(v) = post.as_ref().and_then(|p| p.covariance()) else {
@@ -312,7 +312,9 @@ pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
             let ids: Vec<usize> = (0..set.len()).collect();
             report
                 .choices
-                .push(plackett::io::output::Choice::new(&set, &ids, probs));
+                .push(plackett::posterior::fit_report::Choice::new(
+                    &set, &ids, probs,
+                ));
             continue;
         }
         if let Some(set) = choice_set(&ds, pair)? {
@@ -320,9 +322,9 @@ pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
                 Some(p) => p.first_choice(&set),
                 None => (source.choice_probabilities(&set), None),
             };
-            report
-                .choices
-                .push(plackett::io::output::Choice::new(names, &set, probs).with_tie(tie));
+            report.choices.push(
+                plackett::posterior::fit_report::Choice::new(names, &set, probs).with_tie(tie),
+            );
             continue;
         }
         let (na, nb) = compare_names(pair)?;
@@ -339,7 +341,7 @@ pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
         };
         report
             .comparisons
-            .push(plackett::io::output::Comparison::new(
+            .push(plackett::posterior::fit_report::Comparison::new(
                 na,
                 nb,
                 probability,

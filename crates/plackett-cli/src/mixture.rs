@@ -12,8 +12,8 @@ use anyhow::{Result, bail};
 use plackett::infer::mcmc::McmcSettings;
 use plackett::infer::mixture::{MixtureOptions, fit_range, mixture_log_likelihood};
 use plackett::infer::mixture_gibbs::{MixtureGibbsOptions, gibbs_range};
-use plackett::io::mixture_output::MixtureReport;
-use plackett::io::output::Comparison;
+use plackett::infer::mixture_output::MixtureReport;
+use plackett::posterior::fit_report::Comparison;
 
 /// `--components G | LO:HI | auto` as an inclusive range and whether it
 /// was a single G.

@@ -10,7 +10,7 @@ use crate::fit_args::{DataArgs, choice_set, compare_ids, compare_names, load_wit
 use anyhow::{Result, bail};
 use clap::Args;
 use plackett::data::{Dataset, Items};
-use plackett::io::output::{Choice, Comparison};
+use plackett::posterior::fit_report::{Choice, Comparison};
 use plackett::posterior::{AnyModel, SavedAdherence, SavedMixture, SavedModel};
 use serde_json::json;
 use std::fmt::Write as _;

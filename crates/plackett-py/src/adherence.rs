@@ -6,8 +6,8 @@ use crate::{PyDataset, err, interrupt};
 use numpy::{PyArray1, PyArray2};
 use plackett::infer::adherence::{AdherenceFit, AdherenceOptions, fit_adherence as fit_lib};
 use plackett::infer::adherence_gibbs::{AdherenceGibbsOptions, adherence_gibbs};
+use plackett::infer::adherence_output::AdherenceReport;
 use plackett::infer::mcmc::McmcSettings;
-use plackett::io::adherence_output::AdherenceReport;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 

@@ -508,7 +508,7 @@ impl PyClassifierPath {
     }
     /// Write the path plot (`--plot`, SVG) to `path`.
     fn plot(&self, path: std::path::PathBuf) -> PyResult<()> {
-        crate::write_page(&path, &self.path.to_svg())
+        crate::write_page(&path, &plackett::report::classify::path_svg(&self.path))
     }
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<crate::Reduced<'py>> {
         crate::reduce(py, self, "_restore_classifier_path")

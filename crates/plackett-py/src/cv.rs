@@ -2,9 +2,9 @@
 //! the library's run and document, the same JSON and page as `plackett cv`.
 
 use crate::{PyDataset, err, interrupt};
-use plackett::data::features::read_features_with_prior;
-use plackett::eval::cv::{CvOptions, CvResult, ViKind};
-use plackett::eval::cv_summary::{CvDocument, check_options, partitions, run_partitions};
+use plackett::infer::feature_cv::{CvOptions, CvResult, ViKind};
+use plackett::infer::feature_cv_summary::{CvDocument, check_options, partitions, run_partitions};
+use plackett::io::features::read_features_with_prior;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 

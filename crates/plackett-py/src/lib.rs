@@ -10,8 +10,8 @@ use plackett::infer::Prior;
 use plackett::infer::feature_run::FeatureSettings;
 use plackett::infer::point::Algorithm;
 use plackett::infer::spec::{EngineKind, FitSpec, Fitted};
-use plackett::io::output::FitReport;
 use plackett::io::{Format, ItemsSpec, ReadOptions, read_path, read_str};
+use plackett::posterior::fit_report::FitReport;
 use plackett::posterior::{Gauge, Posterior};
 use pyo3::exceptions::{PyKeyError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -801,7 +801,7 @@ impl FitResult {
             "feature",
             cs.iter().map(|c| c.name.clone()).collect::<Vec<_>>(),
         )?;
-        let col = |f: &dyn Fn(&plackett::io::output::Coefficient) -> Option<f64>| {
+        let col = |f: &dyn Fn(&plackett::posterior::fit_report::Coefficient) -> Option<f64>| {
             PyArray1::from_vec(py, cs.iter().map(|c| f(c).unwrap_or(f64::NAN)).collect())
         };
         if bayes {
@@ -822,7 +822,7 @@ impl FitResult {
         };
         let v = &r.new_items;
         let d = pyo3::types::PyDict::new(py);
-        let col = |f: &dyn Fn(&plackett::io::output::NewItem) -> Option<f64>| {
+        let col = |f: &dyn Fn(&plackett::posterior::fit_report::NewItem) -> Option<f64>| {
             PyArray1::from_vec(py, v.iter().map(|c| f(c).unwrap_or(f64::NAN)).collect())
         };
         d.set_item("item", v.iter().map(|c| c.name.clone()).collect::<Vec<_>>())?;

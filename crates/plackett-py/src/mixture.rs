@@ -7,7 +7,7 @@ use numpy::{IntoPyArray, PyArray1, PyArray2};
 use plackett::infer::mcmc::McmcSettings;
 use plackett::infer::mixture::{MixtureFit, MixtureOptions, fit_range, mixture_log_likelihood};
 use plackett::infer::mixture_gibbs::{MixtureGibbsOptions, gibbs_range};
-use plackett::io::mixture_output::MixtureReport;
+use plackett::infer::mixture_output::MixtureReport;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
@@ -186,7 +186,7 @@ impl MixtureResult {
         for (k, f) in [
             (
                 "log_likelihood",
-                (|r: &plackett::io::mixture_output::ModelChoiceRow| r.log_likelihood)
+                (|r: &plackett::infer::mixture_output::ModelChoiceRow| r.log_likelihood)
                     as fn(&_) -> f64,
             ),
             ("bic", |r| r.bic),

@@ -473,7 +473,8 @@ pub fn fit_sharded_vb(
         plackett::data::DatasetBuilder::new(items, plackett::data::TieSemantics::UnknownOrder)
             .finish();
     let gauge = Gauge::MeanCentred;
-    let mut report = plackett::io::output::FitReport::from_posterior(&post, &empty, &gauge);
+    let mut report =
+        plackett::posterior::fit_report::FitReport::from_posterior(&post, &empty, &gauge);
     report.notes = post.info().notes;
     report.n_observations = n_rows;
     report.total_weight = Some(total_weight);

@@ -3,7 +3,7 @@
 //! (d = 20, 200 items, 1,000 rankings of 5, β ~ N(0, I)): where do η_L and
 //! the CV-best η fall? `cargo run --release --example feature_cv [guo|exact] [L|N]`
 use plackett::data::simulate::{Design, regression_problem};
-use plackett::eval::cv::{Curve, CvOptions, Partition, ViKind, cross_validate};
+use plackett::infer::feature_cv::{Curve, CvOptions, Partition, ViKind, cross_validate};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();

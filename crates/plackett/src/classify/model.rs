@@ -54,7 +54,7 @@ impl Engine {
 }
 
 /// Format tag of model files.
-pub const MODEL_FORMAT: &str = "plackett-classifier/1";
+pub use crate::io::model_file::CLASSIFIER_FORMAT as MODEL_FORMAT;
 
 /// A fitted model (serialisable).
 #[derive(Debug, Clone, Serialize, Deserialize)]

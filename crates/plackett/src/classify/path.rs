@@ -222,19 +222,4 @@ impl ClassifierPath {
         }
         s
     }
-
-    /// The path plot of `classify path --plot` (SVG): every class and
-    /// transform's normalised weight against `a`, log scale.
-    pub fn to_svg(&self) -> String {
-        let p = self.transforms.len();
-        let series: Vec<(String, Vec<(f64, f64)>)> = (0..self.classes.len() * p)
-            .map(|q| {
-                (
-                    format!("{} / {}", self.classes[q / p], self.transforms[q % p]),
-                    self.points.iter().map(|pt| (pt.a, pt.weights[q])).collect(),
-                )
-            })
-            .collect();
-        crate::report::charts::xy(&series, "a", "normalised weight", true, None)
-    }
 }

@@ -43,10 +43,12 @@ use crate::data::dataset::NO_RANKER;
 use crate::data::graph::{connectivity, non_existence_error};
 use crate::data::{Dataset, Tail, TieSemantics};
 use crate::error::{Error, Result};
+use crate::io::model_file::ADHERENCE_FORMAT;
 use crate::model::pl::{self, Scope};
 use crate::numerics::concave::maximise;
 use crate::numerics::fixed_point::{Executor, IterSettings, Iterate, MonotoneMap, Termination};
 use crate::observer::SharedObserver;
+use crate::posterior::{Draws, SavedAdherence};
 use rayon::prelude::*;
 
 /// Settings of [`fit_adherence`].
@@ -690,6 +692,63 @@ impl MonotoneMap for AdherenceMap<'_> {
             crate::numerics::centre(&mut c[..self.n]);
         }
         c.iter().all(|v| v.is_finite()).then_some(c)
+    }
+}
+
+// The saved model is built here, by the engine that produced the fit, so
+// that `posterior` (a lower layer) never imports an engine.
+impl SavedAdherence {
+    /// The model of `fit` over its items, its prior Gamma(shape, rate) when
+    /// the adherences were estimated, its posterior draws (thinned to at
+    /// most `max_draws`) when it was sampled, else the MAP as one draw.
+    pub fn new(
+        engine: &str,
+        fit: &AdherenceFit,
+        prior: Option<(f64, f64)>,
+        max_draws: usize,
+    ) -> Result<SavedAdherence> {
+        let (n, r) = (fit.items.len(), fit.rankers.len());
+        let (theta, eta) = match &fit.posterior {
+            Some(p) => {
+                let flat = |chains: &[Vec<Vec<f64>>], width: usize| -> Result<Draws> {
+                    if chains.iter().flatten().any(|d| d.len() != width) {
+                        return Err(Error::Data(
+                            "the sampler's draws do not match the fit's items and rankers".into(),
+                        ));
+                    }
+                    Ok(Draws::from_chains(
+                        width,
+                        chains.iter().map(|c| c.concat()).collect(),
+                    ))
+                };
+                (flat(&p.log_worth_draws, n)?, flat(&p.adherence_draws, r)?)
+            }
+            None => (
+                Draws::from_chains(n, vec![fit.log_worths.clone()]),
+                Draws::from_chains(r, vec![fit.adherence.clone()]),
+            ),
+        };
+        let step = theta.len().div_ceil(max_draws.max(1)).max(1);
+        let (mut theta, eta) = if step > 1 {
+            (theta.thinned(step), eta.thinned(step))
+        } else {
+            (theta, eta)
+        };
+        theta.normalise_each();
+        Ok(SavedAdherence {
+            format: ADHERENCE_FORMAT.into(),
+            version: 1,
+            engine: engine.into(),
+            items: fit.items.clone(),
+            log_worths: theta,
+            rankers: fit.rankers.clone(),
+            adherence: eta,
+            prior: if fit.estimated {
+                prior.map(|(a, b)| [a, b])
+            } else {
+                None
+            },
+        })
     }
 }
 

@@ -11,9 +11,10 @@ use super::feature_fit::{
 };
 use super::gaussian_vi::default_eta_grid;
 use crate::data::Dataset;
-use crate::data::features::{Features, read_features, read_features_with_prior};
+use crate::data::features::Features;
 use crate::error::{Error, Result};
-use crate::io::output::{
+use crate::io::features::{read_features, read_features_with_prior};
+use crate::posterior::fit_report::{
     Coefficient, Comparison, Diagnostics, EtaPoint, FeatureScaling, FitReport, NewItem,
     RegressionInfo, gauge_label,
 };
@@ -463,7 +464,7 @@ fn likelihood_ratio(
     features_ll: f64,
     d: usize,
     notes: &mut Vec<String>,
-) -> Option<crate::io::output::LrTest> {
+) -> Option<crate::posterior::fit_report::LrTest> {
     use statrs::distribution::{ChiSquared, ContinuousCDF};
     let free_parameters = ds.n_items().saturating_sub(1);
     if d >= free_parameters {
@@ -490,7 +491,7 @@ fn likelihood_ratio(
     // higher; rounding can make the difference a hair negative.
     let statistic = (2.0 * (free - features_ll)).max(0.0);
     let p_value = ChiSquared::new(df as f64).ok()?.sf(statistic);
-    Some(crate::io::output::LrTest {
+    Some(crate::posterior::fit_report::LrTest {
         free_log_likelihood: free,
         statistic,
         df,

@@ -2,9 +2,12 @@
 
 pub mod adherence;
 pub mod adherence_gibbs;
+pub mod adherence_output;
 pub mod bayes;
 pub mod davidson;
 pub mod ep;
+pub mod feature_cv;
+pub mod feature_cv_summary;
 pub mod feature_fit;
 pub mod feature_run;
 pub mod gaussian_vi;
@@ -13,6 +16,7 @@ pub mod gibbs;
 pub mod lsr;
 pub mod mixture;
 pub mod mixture_gibbs;
+pub mod mixture_output;
 pub mod mixture_ppc;
 pub mod mm;
 pub mod newton;

@@ -4,12 +4,11 @@
 //! panics on arbitrary bytes, and produces the one flat
 //! [`crate::data::Dataset`].
 
-pub mod adherence_output;
 pub mod csv_long;
+pub mod features;
 pub mod float_serde;
 pub mod json;
 pub mod json_value;
-pub mod mixture_output;
 pub mod model_file;
 pub mod orderings;
 pub mod output;

@@ -3,11 +3,19 @@
 //! model … read it with `plackett mil predict`") instead of failing on the
 //! first field the reader expected.
 
-use crate::classify::model::MODEL_FORMAT as CLASSIFIER_FORMAT;
-use crate::mil::model::MIL_MODEL_FORMAT;
-use crate::posterior::saved::MODEL_FORMAT as RANKING_FORMAT;
-use crate::posterior::saved_adherence::ADHERENCE_FORMAT;
-use crate::posterior::saved_mixture::MIXTURE_FORMAT;
+// Every model file's format tag lives here, below the families that write
+// them, so that this module can name a file's family without importing it.
+
+/// The `format` tag of a saved Plackett–Luce ranking model file.
+pub const RANKING_FORMAT: &str = "plackett-model";
+/// The `format` tag of a saved PL mixture file.
+pub const MIXTURE_FORMAT: &str = "plackett-mixture-model";
+/// The `format` tag of a saved adherence model file.
+pub const ADHERENCE_FORMAT: &str = "plackett-adherence-model";
+/// The `format` tag of a saved PL-regression classifier file.
+pub const CLASSIFIER_FORMAT: &str = "plackett-classifier/1";
+/// The `format` tag of a saved multiple-instance model file.
+pub const MIL_MODEL_FORMAT: &str = "plackett-mil-model/1";
 
 /// The families of model file plackett writes; each family has one reader.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

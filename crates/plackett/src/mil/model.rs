@@ -25,7 +25,7 @@ use rand_distr::{Distribution, StandardNormal};
 use rayon::prelude::*;
 
 /// Format tag of model files.
-pub const MIL_MODEL_FORMAT: &str = "plackett-mil-model/1";
+pub use crate::io::model_file::MIL_MODEL_FORMAT;
 
 /// Most parameter draws a model file keeps (Gibbs; thinned evenly).
 pub const MAX_STORED_DRAWS: usize = 1000;

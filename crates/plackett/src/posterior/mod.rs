@@ -3,6 +3,7 @@
 
 pub mod diagnostics;
 pub mod draws;
+pub mod fit_report;
 pub mod fitted;
 pub mod quasi;
 pub mod saved;

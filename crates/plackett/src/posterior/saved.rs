@@ -13,7 +13,7 @@ use crate::error::{Error, Result};
 use serde::{Deserialize, Serialize};
 
 /// The `format` tag of a saved model file.
-pub const MODEL_FORMAT: &str = "plackett-model";
+pub use crate::io::model_file::RANKING_FORMAT as MODEL_FORMAT;
 
 /// A saved Plackett–Luce model.
 #[derive(Debug, Clone, Serialize, Deserialize)]

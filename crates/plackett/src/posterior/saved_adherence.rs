@@ -15,7 +15,6 @@
 use super::draws::{Draws, exponential_race};
 use crate::data::Dataset;
 use crate::error::{Error, Result};
-use crate::infer::adherence::AdherenceFit;
 use crate::model::pl;
 use crate::numerics::gamma::gamma_draw;
 use crate::numerics::quadrature::gamma_expectation_rule;
@@ -24,7 +23,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 /// The `format` tag of a saved adherence model file.
-pub const ADHERENCE_FORMAT: &str = "plackett-adherence-model";
+pub use crate::io::model_file::ADHERENCE_FORMAT;
 
 /// Largest spread of scaled log-worths `η (θ_max − θ_min)` a prediction
 /// evaluates (`e^{-600}` is still a normal number).
@@ -64,59 +63,6 @@ enum Who {
 }
 
 impl SavedAdherence {
-    /// The model of `fit` over its items, its prior Gamma(shape, rate) when
-    /// the adherences were estimated, its posterior draws (thinned to at
-    /// most `max_draws`) when it was sampled, else the MAP as one draw.
-    pub fn new(
-        engine: &str,
-        fit: &AdherenceFit,
-        prior: Option<(f64, f64)>,
-        max_draws: usize,
-    ) -> Result<SavedAdherence> {
-        let (n, r) = (fit.items.len(), fit.rankers.len());
-        let (theta, eta) = match &fit.posterior {
-            Some(p) => {
-                let flat = |chains: &[Vec<Vec<f64>>], width: usize| -> Result<Draws> {
-                    if chains.iter().flatten().any(|d| d.len() != width) {
-                        return Err(Error::Data(
-                            "the sampler's draws do not match the fit's items and rankers".into(),
-                        ));
-                    }
-                    Ok(Draws::from_chains(
-                        width,
-                        chains.iter().map(|c| c.concat()).collect(),
-                    ))
-                };
-                (flat(&p.log_worth_draws, n)?, flat(&p.adherence_draws, r)?)
-            }
-            None => (
-                Draws::from_chains(n, vec![fit.log_worths.clone()]),
-                Draws::from_chains(r, vec![fit.adherence.clone()]),
-            ),
-        };
-        let step = theta.len().div_ceil(max_draws.max(1)).max(1);
-        let (mut theta, eta) = if step > 1 {
-            (theta.thinned(step), eta.thinned(step))
-        } else {
-            (theta, eta)
-        };
-        theta.normalise_each();
-        Ok(SavedAdherence {
-            format: ADHERENCE_FORMAT.into(),
-            version: 1,
-            engine: engine.into(),
-            items: fit.items.clone(),
-            log_worths: theta,
-            rankers: fit.rankers.clone(),
-            adherence: eta,
-            prior: if fit.estimated {
-                prior.map(|(a, b)| [a, b])
-            } else {
-                None
-            },
-        })
-    }
-
     /// Read an adherence model file's text (`name` for messages), checking
     /// that it is one: the format tag, one log-worth per item and one
     /// adherence per ranker in every draw, finite values, positive
@@ -447,7 +393,7 @@ impl SavedAdherence {
 mod tests {
     use super::*;
     use crate::data::{DatasetBuilder, Items, Tail, TieSemantics};
-    use crate::infer::adherence::{AdherenceOptions, fit_adherence};
+    use crate::infer::adherence::{AdherenceFit, AdherenceOptions, fit_adherence};
 
     /// Three rankers, four items, three full rankings each; with the
     /// rankers named (`named`) or not.

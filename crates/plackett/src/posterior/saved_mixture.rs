@@ -14,7 +14,7 @@ use crate::numerics::{log_sum_exp, sigmoid};
 use serde::{Deserialize, Serialize};
 
 /// The `format` tag of a saved mixture file.
-pub const MIXTURE_FORMAT: &str = "plackett-mixture-model";
+pub use crate::io::model_file::MIXTURE_FORMAT;
 
 /// Largest deviation of the saved weights' sum from 1 that a file may show.
 const WEIGHT_SUM_TOL: f64 = 1e-6;

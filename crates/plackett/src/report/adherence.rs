@@ -4,7 +4,7 @@
 //! prior by the number of rankings behind it.
 
 use super::{HtmlReport, charts};
-use crate::io::adherence_output::AdherenceReport;
+use crate::infer::adherence_output::AdherenceReport;
 use crate::numerics::sig;
 
 /// At most this many rankers are drawn in the adherence chart (the
@@ -204,7 +204,7 @@ fn columns(it: impl Iterator<Item = (f64, f64, f64)>) -> (Vec<f64>, Vec<f64>, Ve
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::io::adherence_output::{AdherenceItem, RankerRow};
+    use crate::infer::adherence_output::{AdherenceItem, RankerRow};
 
     fn report(n_rankers: usize, sampled: bool) -> AdherenceReport {
         AdherenceReport {

@@ -6,6 +6,7 @@
 
 use super::{HtmlReport, charts};
 use crate::classify::model::{Engine, EngineFit, FitOutcome, FitSummary};
+use crate::classify::path::ClassifierPath;
 use crate::eval::calibration::most_probable;
 use crate::eval::metrics::{auc, roc_curve};
 use crate::numerics::sig;
@@ -367,4 +368,19 @@ pub fn cv_page(
          weighted by their rows).",
     );
     r.render()
+}
+
+/// The path plot of `classify path --plot` (SVG): every class and
+/// transform's normalised weight against `a`, log scale.
+pub fn path_svg(path: &ClassifierPath) -> String {
+    let p = path.transforms.len();
+    let series: Vec<(String, Vec<(f64, f64)>)> = (0..path.classes.len() * p)
+        .map(|q| {
+            (
+                format!("{} / {}", path.classes[q / p], path.transforms[q % p]),
+                path.points.iter().map(|pt| (pt.a, pt.weights[q])).collect(),
+            )
+        })
+        .collect();
+    super::charts::xy(&series, "a", "normalised weight", true, None)
 }

@@ -4,8 +4,8 @@
 //! Tables 3–4 row of every metric.
 
 use super::{HtmlReport, charts};
-use crate::eval::cv::CvResult;
-use crate::eval::cv_summary::CvDocument;
+use crate::infer::feature_cv::CvResult;
+use crate::infer::feature_cv_summary::CvDocument;
 use crate::numerics::sig;
 
 /// The page of `doc` (whose partitions are `results`, in order): `title`;

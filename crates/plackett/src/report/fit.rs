@@ -1,7 +1,7 @@
 //! The `plackett fit --report` page.
 
 use super::{HtmlReport, charts};
-use crate::io::output::FitReport;
+use crate::posterior::fit_report::FitReport;
 use crate::posterior::{Draws, ItemSummary, Posterior, ScalarDiagnostics, TieModel};
 
 /// What a fit report shows; built by [`fit_page`] from any engine's result.

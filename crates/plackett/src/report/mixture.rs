@@ -3,7 +3,7 @@
 //! and PLMIX's two posterior predictive checks.
 
 use super::{HtmlReport, charts};
-use crate::io::mixture_output::MixtureReport;
+use crate::infer::mixture_output::MixtureReport;
 use crate::numerics::sig;
 
 /// The self-contained page for `r`.

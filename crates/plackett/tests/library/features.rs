@@ -3,8 +3,8 @@
 
 use crate::common;
 use common::{data_dir, path, salad_rankings};
-use plackett::data::features::read_features;
 use plackett::infer::regression::fit_regression;
+use plackett::io::features::read_features;
 
 #[test]
 fn salad_regression_mle() {
@@ -411,7 +411,7 @@ fn variational_posteriors_against_random_walk_metropolis() {
 /// 5 folds, held-out log score of test pairs under the posterior).
 #[test]
 fn eta_by_bound_within_one_grid_step_of_cv_best() {
-    use plackett::eval::cv::{Curve, CvOptions, Partition, ViKind, cross_validate};
+    use plackett::infer::feature_cv::{Curve, CvOptions, Partition, ViKind, cross_validate};
     let (ds, f, _) = synthetic(200, 20, 1000, 5, 11);
     let etas: Vec<f64> = (0..13).map(|k| 10f64.powf(-2.0 + k as f64 / 3.0)).collect();
     let r = cross_validate(

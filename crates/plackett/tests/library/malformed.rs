@@ -370,7 +370,7 @@ proptest! {
         let items = plackett::data::Items::from_names(&["a", "b", "c"]).unwrap();
         let noise = String::from_utf8_lossy(&bytes);
         for text in [noise.to_string(), format!("item,x,y\n{rows}")] {
-            let _ = plackett::data::features::read_features("f.csv", &text, &items, standardize);
+            let _ = plackett::io::features::read_features("f.csv", &text, &items, standardize);
         }
         for text in [noise.to_string(), format!("x,y,class\n{rows}")] {
             for require in [true, false] {

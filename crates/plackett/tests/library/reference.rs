@@ -364,9 +364,9 @@ fn citations_quasi_variances_match_qvcalc() {
 /// `flatlizards` (Whiting et al. 2006), which cannot be shipped.
 #[test]
 fn pair_covariates_match_bradleyterry2() {
-    use plackett::data::features::read_features;
     use plackett::infer::regression::fit_regression;
     use plackett::io::Format;
+    use plackett::io::features::read_features;
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/bt_covariates");
     let opts = ReadOptions {
         format: Some(Format::Pairs),

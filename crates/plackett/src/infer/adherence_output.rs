@@ -3,7 +3,8 @@
 
 use crate::data::Dataset;
 use crate::infer::adherence::{AdherenceFit, AdherenceOptions};
-use crate::io::output::{Choice, Comparison, short_name};
+use crate::io::output::short_name;
+use crate::posterior::fit_report::{Choice, Comparison};
 use std::fmt::Write;
 
 /// One item's worth.

@@ -5,7 +5,7 @@
 //! prints this document (JSON or the table) and Python's
 //! `plackett.cross_validate` returns it.
 
-use super::cv::{Curve, CvOptions, CvResult, Metrics, Partition, ViKind, cross_validate};
+use super::feature_cv::{Curve, CvOptions, CvResult, Metrics, Partition, ViKind, cross_validate};
 use crate::data::Dataset;
 use crate::data::features::Features;
 use crate::error::{Error, Result};

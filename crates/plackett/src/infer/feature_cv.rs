@@ -3,11 +3,11 @@
 //! whose items all fall on one side), k folds, repeated with seeds, over a
 //! grid of prior precisions η, for MAP and a variational posterior.
 
-use super::metrics::{comparison_auc, test_pairs, top_k_metric};
-use super::predict::predict_pair;
 use crate::data::Dataset;
 use crate::data::features::Features;
 use crate::error::Result;
+use crate::eval::metrics::{comparison_auc, test_pairs, top_k_metric};
+use crate::eval::predict::predict_pair;
 use crate::infer::gaussian_vi::{ViOptions, vi};
 use crate::infer::gaussian_vi_exact::{ExactViOptions, vi_exact};
 use crate::infer::regression::fit_regression;

@@ -112,7 +112,7 @@ pub struct MixtureReport {
     pub model_choice: Vec<ModelChoiceRow>,
     /// P(winner ≻ loser) under the mixture, for `--compare`.
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
-    pub comparisons: Vec<crate::io::output::Comparison>,
+    pub comparisons: Vec<crate::posterior::fit_report::Comparison>,
     /// Held-out mixture log-likelihood (`--test`).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub predictive_log_likelihood: Option<f64>,
