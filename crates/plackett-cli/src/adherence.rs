@@ -6,7 +6,7 @@
 use crate::args::{Engine, Output};
 use crate::fit_args::{
     FitArgs, RANK_MARGINAL_RACES, SINGLE_POPULATION_ONLY, choice_set, compare_ids, compare_names,
-    load, rank_marginals_csv, write_outputs,
+    finish, load, rank_marginals_csv,
 };
 use anyhow::{Result, bail};
 use plackett::data::Dataset;
@@ -32,8 +32,9 @@ const SAMPLER_ONLY: &[(&str, &str)] = &[
     ("chains", "--chains"),
 ];
 
-/// Run `plackett fit --adherence`.
-pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
+/// The adherence options the command line asks for, every flag checked
+/// against the engine; and whether the engine samples.
+fn options(a: &FitArgs, explicit: &[String]) -> Result<(AdherenceOptions, bool)> {
     let given = |id: &str| explicit.iter().any(|e| e == id);
     if a.components.is_some() {
         bail!("not supported: --adherence with --components (fit one or the other)");
@@ -103,6 +104,12 @@ pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
         max_iter: a.max_iter.unwrap_or(defaults.max_iter),
         observer: None,
     };
+    Ok((opts, sampling))
+}
+
+/// Run `plackett fit --adherence`.
+pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
+    let (opts, sampling) = options(a, explicit)?;
     let ds = load(&a.data)?;
     let fit = if sampling {
         if opts.fixed.is_some() {
@@ -173,9 +180,6 @@ pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
         Output::Table => report.to_table(),
     };
     let mut pending = Vec::new();
-    if let Some(p) = &a.out {
-        pending.push((p.clone(), text.clone()));
-    }
     if let (Some(path), Some(m)) = (&a.rank_marginals, &model) {
         // A new ranker's places, as --compare answers for a new ranker.
         let all: Vec<u32> = (0..fit.items.len() as u32).collect();
@@ -202,14 +206,7 @@ pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
             ),
         ));
     }
-    write_outputs(&pending)?;
-    if a.out.is_none() {
-        crate::emit(&text)?;
-    }
-    if matches!(a.output, Output::Csv) {
-        crate::notes_to_stderr(&report.notes);
-    }
-    Ok(())
+    finish(a, text, pending, &report.notes)
 }
 
 /// `--compare` specs (`"A,B"` pairs, `"A,B,C…"` choice sets over `ds`'s

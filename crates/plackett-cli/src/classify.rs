@@ -584,50 +584,66 @@ fn run_cv(a: &CvArgs) -> Result<()> {
     crate::outputs::write_all(&files)?;
     let text = match a.output.as_str() {
         "json" => serde_json::to_string_pretty(&out)? + "\n",
-        _ => {
-            let mut s = String::new();
-            let _ = writeln!(
-                s,
-                "{} splits ({}), engine {}, seed {}",
-                res.len(),
-                out["protocol"].as_str().unwrap_or(""),
-                m.engine,
-                m.seed
-            );
-            let over = if ms.is_some() {
-                " (sd over splits)"
-            } else {
-                ""
-            };
-            let _ = writeln!(s, "misclassification {}{over}", mean_pm(mm, ms));
-            if let Some(v) = &out["auc"].as_object() {
-                let m = v["mean"].as_f64().unwrap_or(f64::NAN);
-                let _ = writeln!(s, "AUC {}", mean_pm(m, v["sd"].as_f64()));
-            }
-            let am = out["a"]["mean"].as_f64().unwrap_or(f64::NAN);
-            let _ = writeln!(s, "Gamma shape a: {}", mean_pm(am, out["a"]["sd"].as_f64()));
-            if let Some(c) = &calibration {
-                let _ = writeln!(s, "held-out calibration (pooled): {}", c.describe());
-            }
-            let _ = write!(s, "time per split {fs:.3} s");
-            if let Some(e) = min_ess {
-                let _ = write!(s, ", min bulk ESS {e:.1}, time/ESS {:.4} s", fs / e);
-            }
-            if let Some(e) = min_ess_geyer {
-                let _ = write!(
-                    s,
-                    " (Archambeau & Caron 2012 estimator: min ESS {e:.1}, time/ESS {:.4} s)",
-                    fs / e
-                );
-            }
-            let _ = writeln!(s, "; total {seconds:.2} s");
-            for n in &notes {
-                let _ = writeln!(s, "note: {n}");
-            }
-            s
-        }
+        _ => cv_table(&out, m.seed, calibration.as_ref()),
     };
     crate::emit(&text)
+}
+
+/// The table `classify cv` prints, from its JSON document.
+fn cv_table(
+    out: &Value,
+    seed: u64,
+    calibration: Option<&plackett::eval::calibration::Calibration>,
+) -> String {
+    let num = |v: &Value| v.as_f64();
+    let (mm, ms) = (
+        num(&out["misclassification"]["mean"]).unwrap_or(f64::NAN),
+        num(&out["misclassification"]["sd"]),
+    );
+    let fs = num(&out["seconds_per_split"]).unwrap_or(f64::NAN);
+    let seconds = num(&out["seconds"]).unwrap_or(f64::NAN);
+    let (min_ess, min_ess_geyer) = (num(&out["min_ess"]), num(&out["min_ess_geyer"]));
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "{} splits ({}), engine {}, seed {}",
+        out["splits"],
+        out["protocol"].as_str().unwrap_or(""),
+        out["engine"].as_str().unwrap_or(""),
+        seed
+    );
+    let over = if ms.is_some() {
+        " (sd over splits)"
+    } else {
+        ""
+    };
+    let _ = writeln!(s, "misclassification {}{over}", mean_pm(mm, ms));
+    if let Some(v) = &out["auc"].as_object() {
+        let m = v["mean"].as_f64().unwrap_or(f64::NAN);
+        let _ = writeln!(s, "AUC {}", mean_pm(m, v["sd"].as_f64()));
+    }
+    let am = out["a"]["mean"].as_f64().unwrap_or(f64::NAN);
+    let _ = writeln!(s, "Gamma shape a: {}", mean_pm(am, out["a"]["sd"].as_f64()));
+    if let Some(c) = &calibration {
+        let _ = writeln!(s, "held-out calibration (pooled): {}", c.describe());
+    }
+    let _ = write!(s, "time per split {fs:.3} s");
+    if let Some(e) = min_ess {
+        let _ = write!(s, ", min bulk ESS {e:.1}, time/ESS {:.4} s", fs / e);
+    }
+    if let Some(e) = min_ess_geyer {
+        let _ = write!(
+            s,
+            " (Archambeau & Caron 2012 estimator: min ESS {e:.1}, time/ESS {:.4} s)",
+            fs / e
+        );
+    }
+    let _ = writeln!(s, "; total {seconds:.2} s");
+    for n in out["notes"].as_array().into_iter().flatten() {
+        let n = n.as_str().unwrap_or("");
+        let _ = writeln!(s, "note: {n}");
+    }
+    s
 }
 
 fn run_path(a: &PathArgs) -> Result<()> {

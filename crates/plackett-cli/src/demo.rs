@@ -56,6 +56,64 @@ fn bayes_column(name: &str, f: &BayesFit, n: usize) -> Column {
     )
 }
 
+/// The MLE's normalised worths with plug-in 95% intervals (from the
+/// log-worth SEs at a fixed normaliser); blank with a note when the data
+/// have no MLE (few rankings).
+fn mle_column(ds: &plackett::data::Dataset, n: usize, notes: &mut Vec<String>) -> Column {
+    match fit_point(ds, &PointOptions::default()) {
+        Ok(f) => {
+            let (mut lo, mut hi) = (vec![f64::NAN; n], vec![f64::NAN; n]);
+            // Delta-free display: interval of the worth from the log-worth SE
+            // at fixed normaliser (plug-in).
+            for (i, it) in f.summary.items.iter().enumerate() {
+                if let Some(se) = it.log_worth_se {
+                    lo[i] = it.worth * (-1.96 * se).exp();
+                    hi[i] = it.worth * (1.96 * se).exp();
+                }
+            }
+            (
+                "MLE".into(),
+                f.summary.items.iter().map(|i| i.worth).collect(),
+                lo,
+                hi,
+            )
+        }
+        Err(e) => {
+            notes.push(crate::cli_text(&format!("MLE: {e}")));
+            (
+                "MLE".into(),
+                vec![f64::NAN; n],
+                vec![f64::NAN; n],
+                vec![f64::NAN; n],
+            )
+        }
+    }
+}
+
+/// One row per item: the truth and each engine's estimate.
+fn print_rows(tnorm: &[f64], cols: &[Column]) -> Result<()> {
+    let n = tnorm.len();
+    for i in 0..n {
+        let f = |x: f64| {
+            if x.is_finite() {
+                format!("{x:.4}")
+            } else {
+                "-".into()
+            }
+        };
+        outln!(
+            "{:>5}  {:>7.4}  {:>7}  {:>7}  {:>7}  {:>7}",
+            i + 1,
+            tnorm[i],
+            f(cols[0].1[i]),
+            f(cols[1].1[i]),
+            f(cols[2].1[i]),
+            f(cols[3].1[i])
+        );
+    }
+    Ok(())
+}
+
 /// Run the demo (Guiver & Snelson §4.1: worths 1..10; 5, 50, 5000 full rankings).
 pub fn run(a: &DemoArgs) -> Result<()> {
     let n = 10;
@@ -74,34 +132,7 @@ pub fn run(a: &DemoArgs) -> Result<()> {
         let prior = GammaPrior::iid(n, 2.0, 1.0)?;
         let mut cols: Vec<Column> = Vec::new();
         let mut notes: Vec<String> = Vec::new();
-        match fit_point(&ds, &PointOptions::default()) {
-            Ok(f) => {
-                let (mut lo, mut hi) = (vec![f64::NAN; n], vec![f64::NAN; n]);
-                // Delta-free display: interval of the worth from the log-worth SE
-                // at fixed normaliser (plug-in).
-                for (i, it) in f.summary.items.iter().enumerate() {
-                    if let Some(se) = it.log_worth_se {
-                        lo[i] = it.worth * (-1.96 * se).exp();
-                        hi[i] = it.worth * (1.96 * se).exp();
-                    }
-                }
-                cols.push((
-                    "MLE".into(),
-                    f.summary.items.iter().map(|i| i.worth).collect(),
-                    lo,
-                    hi,
-                ));
-            }
-            Err(e) => {
-                notes.push(crate::cli_text(&format!("MLE: {e}")));
-                cols.push((
-                    "MLE".into(),
-                    vec![f64::NAN; n],
-                    vec![f64::NAN; n],
-                    vec![f64::NAN; n],
-                ));
-            }
-        }
+        cols.push(mle_column(&ds, n, &mut notes));
         let g = gibbs(
             &ds,
             &GibbsOptions {
@@ -148,24 +179,7 @@ pub fn run(a: &DemoArgs) -> Result<()> {
             "EP",
             "VB"
         );
-        for i in 0..n {
-            let f = |x: f64| {
-                if x.is_finite() {
-                    format!("{x:.4}")
-                } else {
-                    "-".into()
-                }
-            };
-            outln!(
-                "{:>5}  {:>7.4}  {:>7}  {:>7}  {:>7}  {:>7}",
-                i + 1,
-                tnorm[i],
-                f(cols[0].1[i]),
-                f(cols[1].1[i]),
-                f(cols[2].1[i]),
-                f(cols[3].1[i])
-            );
-        }
+        print_rows(&tnorm, &cols)?;
         let (rhat, ess) = g.rhat_ess();
         outln!(
             "Gibbs: max split-R̂ {:.4}, min ESS {:.0};  EP log-evidence {:.3};  VB ELBO {:.3}",

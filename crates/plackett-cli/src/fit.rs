@@ -9,8 +9,8 @@ use plackett::posterior::fit_report::FitReport;
 use plackett::posterior::{Gauge, Posterior};
 
 use crate::fit_args::{
-    FitArgs, RANK_MARGINAL_RACES, choice_names, choice_set, compare_ids, compare_names, load,
-    load_with_universe, rank_marginals_csv, write_outputs,
+    FitArgs, RANK_MARGINAL_RACES, choice_names, choice_set, compare_ids, compare_names, finish,
+    load, load_with_universe, rank_marginals_csv,
 };
 
 fn gauge(a: &FitArgs, ds: &Dataset) -> Result<Gauge> {
@@ -161,27 +161,38 @@ fn fit_engine(
 
 /// Run `plackett fit`; `explicit` lists the options given on the command
 /// line (clap ids), so that options the engine would ignore are refused.
+/// Refuse a flag in `flags` (clap id, spelling) given on a command line
+/// that is not `what` (`--adherence`, `--components`).
+fn only_with(explicit: &[String], flags: &[(&str, &str)], what: &str) -> Result<()> {
+    for (id, flag) in flags {
+        if explicit.iter().any(|e| e == id) {
+            bail!("invalid option {flag}: only with {what}");
+        }
+    }
+    Ok(())
+}
+
 pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
     if a.adherence {
         return crate::adherence::run(a, explicit);
     }
-    for (id, flag) in [
-        ("adherence_shape", "--adherence-shape"),
-        ("adherence_rate", "--adherence-rate"),
-        ("fixed_adherence", "--fixed-adherence"),
-    ] {
-        if explicit.iter().any(|e| e == id) {
-            bail!("invalid option {flag}: only with --adherence");
-        }
-    }
+    only_with(
+        explicit,
+        &[
+            ("adherence_shape", "--adherence-shape"),
+            ("adherence_rate", "--adherence-rate"),
+            ("fixed_adherence", "--fixed-adherence"),
+        ],
+        "--adherence",
+    )?;
     if a.components.is_some() {
         return crate::mixture::run(a, explicit);
     }
-    for (id, flag) in [("starts", "--starts"), ("dirichlet", "--dirichlet")] {
-        if explicit.iter().any(|e| e == id) {
-            bail!("invalid option {flag}: only with --components");
-        }
-    }
+    only_with(
+        explicit,
+        &[("starts", "--starts"), ("dirichlet", "--dirichlet")],
+        "--components",
+    )?;
     check_options(a, explicit)?;
     if a.features.is_none() {
         for (flag, set) in [
@@ -195,10 +206,15 @@ pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
             }
         }
     }
+    fit_one_population(a)
+}
+
+/// `plackett fit` of one population (neither `--components` nor
+/// `--adherence`): an engine's posterior or a feature model, then the
+/// extras the command line asks for, every file written at the end.
+fn fit_one_population(a: &FitArgs) -> Result<()> {
     let ds = load(&a.data)?;
     let gauge = gauge(a, &ds)?;
-    // Files written only after everything succeeded.
-    let mut pending: Vec<(String, String)> = Vec::new();
     // Feature models keep their own report (coefficients, η); every other
     // engine answers through the one Posterior interface.
     let mut feature: Option<crate::features::FeatureOutcome> = None;
@@ -240,7 +256,6 @@ pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
         ))
         .into());
     }
-    let names = ds.items().names();
     // What the extras (comparisons, rank marginals, report) are computed
     // from: the engine's posterior or the feature model, through the one
     // Posterior interface.
@@ -250,9 +265,176 @@ pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
         (None, None) => unreachable!("a fit is an engine's posterior or a feature model"),
     };
     let source = fitted.draws();
+    // Files written only after everything succeeded.
+    let mut pending = extra_files(a, &ds, post.as_deref(), fitted, &mut report)?;
+    compare(
+        a,
+        &ds,
+        post.as_deref(),
+        feature.as_ref(),
+        &source,
+        &mut report,
+    )?;
+    if let Some(page) = held_out_and_page(
+        a,
+        &ds,
+        post.as_deref(),
+        feature.as_ref(),
+        fitted,
+        &mut report,
+    )? {
+        pending.push(page);
+    }
+    let text = match a.output {
+        Output::Json => report.to_json(),
+        Output::Csv => report.to_csv(),
+        Output::Table => report.to_table(),
+    };
+    // The spinner leaves the terminal before the table is printed.
+    drop(progress);
+    finish(a, text, pending, &report.notes)
+}
+
+/// The covariance matrix as CSV (`--vcov`): a header of item names, one
+/// row per item.
+fn vcov_csv(names: &[String], v: &plackett::nalgebra::DMatrix<f64>) -> Result<String> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    let mut head = vec!["item".to_string()];
+    head.extend(names.iter().cloned());
+    w.write_record(&head)?;
+    for (i, n) in names.iter().enumerate() {
+        let mut row = vec![n.clone()];
+        row.extend((0..names.len()).map(|j| v[(i, j)].to_string()));
+        w.write_record(&row)?;
+    }
+    Ok(String::from_utf8(w.into_inner()?)?)
+}
+
+/// Answer every `--compare`: a pair's win (and tie) probability, or the
+/// first-choice probabilities of a set of three or more items, from the
+/// engine's posterior or the feature model.
+fn compare(
+    a: &FitArgs,
+    ds: &Dataset,
+    post: Option<&(dyn Posterior + Send + Sync)>,
+    feature: Option<&crate::features::FeatureOutcome>,
+    source: &plackett::posterior::Draws,
+    report: &mut FitReport,
+) -> Result<()> {
+    let names = ds.items().names();
+    for pair in &a.compare {
+        // A feature model chooses among any items of the features file,
+        // observed or not (as its pairs do).
+        if let Some(o) = feature
+            && let Some(parts) = choice_names(pair)?
+        {
+            let probs = o.choice(names, &parts)?;
+            let set: Vec<String> = parts.iter().map(|p| p.to_string()).collect();
+            let ids: Vec<usize> = (0..set.len()).collect();
+            report
+                .choices
+                .push(plackett::posterior::fit_report::Choice::new(
+                    &set, &ids, probs,
+                ));
+            continue;
+        }
+        if let Some(set) = choice_set(ds, pair)? {
+            let (probs, tie) = match post {
+                Some(p) => p.first_choice(&set),
+                None => (source.choice_probabilities(&set), None),
+            };
+            report.choices.push(
+                plackett::posterior::fit_report::Choice::new(names, &set, probs).with_tie(tie),
+            );
+            continue;
+        }
+        let (na, nb) = compare_names(pair)?;
+        if let Some(o) = feature {
+            report
+                .comparisons
+                .push(crate::features::compare(o, ds, na, nb)?);
+            continue;
+        }
+        let (i, j) = compare_ids(ds, pair)?;
+        let (probability, tie) = match post {
+            Some(p) => p.pair_outcome(i as usize, j as usize),
+            None => (source.prob_beats(i as usize, j as usize), None),
+        };
+        report
+            .comparisons
+            .push(plackett::posterior::fit_report::Comparison::new(
+                na,
+                nb,
+                probability,
+                tie,
+            ));
+    }
+    Ok(())
+}
+
+/// `--test` (the held-out predictive log-likelihood, into `report`) and
+/// `--report` (the HTML page, returned as its path and text).
+fn held_out_and_page(
+    a: &FitArgs,
+    ds: &Dataset,
+    post: Option<&(dyn Posterior + Send + Sync)>,
+    feature: Option<&crate::features::FeatureOutcome>,
+    fitted: &dyn Posterior,
+    report: &mut FitReport,
+) -> Result<Option<(String, String)>> {
+    let source = fitted.draws();
+    let mut test_data = None;
+    if let Some(test_path) = &a.test {
+        let mut ta = a.data.clone();
+        ta.file = test_path.clone();
+        let test = load_with_universe(&ta, ds.items(), "the training data")?;
+        report.predictive_log_likelihood = Some(match post {
+            Some(p) => p
+                .predictive_log_likelihood(&test)
+                .map_err(|e| anyhow::anyhow!("{test_path}: {}", crate::cli_text(&e.to_string())))?,
+            None => source.predictive_log_likelihood(&test),
+        });
+        report.n_test_observations = Some(test.n_obs());
+        test_data = Some(test);
+    }
+    if let Some(path) = &a.report {
+        use plackett::report::fit::fit_page;
+        let title = format!("plackett fit: {}", a.data.file);
+        let data = Some(a.data.file.as_str());
+        let extra = match feature {
+            Some(o) => {
+                let pairs = match &test_data {
+                    Some(t) => (t, "Held-out observations (--test)"),
+                    None => (
+                        ds,
+                        "Training observations (in-sample; pass --test for held-out pairs)",
+                    ),
+                };
+                plackett::report::features::feature_sections(o, Some(pairs))
+            }
+            None => Vec::new(),
+        };
+        let page = fit_page(fitted, report, &title, data, a.seed, extra);
+        return Ok(Some((path.clone(), page)));
+    }
+    Ok(None)
+}
+
+/// The files `--vcov`, `--model-out`, `--draws-out` and `--rank-marginals`
+/// ask for (path, text), and `--quasi`'s quasi-variances into `report`.
+fn extra_files(
+    a: &FitArgs,
+    ds: &Dataset,
+    post: Option<&(dyn Posterior + Send + Sync)>,
+    fitted: &dyn Posterior,
+    report: &mut FitReport,
+) -> Result<Vec<(String, String)>> {
+    let names = ds.items().names();
+    let mut pending = Vec::new();
+    let source = fitted.draws();
     let has_draws = fitted.has_draws();
     if a.quasi {
-        let Some(v) = post.as_ref().and_then(|p| p.covariance()) else {
+        let Some(v) = post.and_then(|p| p.covariance()) else {
             bail!(
                 "invalid option --quasi: no covariance for this fit (the information is singular beyond the gauge, or vb without its linear-response covariance)"
             );
@@ -261,25 +443,16 @@ pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
         report.quasi_variances = Some(plackett::posterior::fit_report::QuasiReport::new(names, &q));
     }
     if let Some(path) = &a.vcov {
-        let Some(v) = post.as_ref().and_then(|p| p.covariance()) else {
+        let Some(v) = post.and_then(|p| p.covariance()) else {
             bail!(
                 "invalid option --vcov: no covariance for this fit (ties as events, the information singular beyond the gauge, or vb without its linear-response covariance)"
             );
         };
-        let mut w = csv::Writer::from_writer(Vec::new());
-        let mut head = vec!["item".to_string()];
-        head.extend(names.iter().cloned());
-        w.write_record(&head)?;
-        for (i, n) in names.iter().enumerate() {
-            let mut row = vec![n.clone()];
-            row.extend((0..names.len()).map(|j| v[(i, j)].to_string()));
-            w.write_record(&row)?;
-        }
-        pending.push((path.clone(), String::from_utf8(w.into_inner()?)?));
+        pending.push((path.clone(), vcov_csv(names, v)?));
     }
     // A model of ties as events (Davidson–Luce) answers every question
     // below through its tie prevalences as well as its worths.
-    let ties: &[plackett::posterior::TieParameter] = match &post {
+    let ties: &[plackett::posterior::TieParameter] = match post {
         Some(p) => p.tie_parameters(),
         None => &[],
     };
@@ -301,56 +474,9 @@ pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
         };
         pending.push((path.clone(), text));
     }
-    for pair in &a.compare {
-        // A feature model chooses among any items of the features file,
-        // observed or not (as its pairs do).
-        if let Some(o) = &feature
-            && let Some(parts) = choice_names(pair)?
-        {
-            let probs = o.choice(names, &parts)?;
-            let set: Vec<String> = parts.iter().map(|p| p.to_string()).collect();
-            let ids: Vec<usize> = (0..set.len()).collect();
-            report
-                .choices
-                .push(plackett::posterior::fit_report::Choice::new(
-                    &set, &ids, probs,
-                ));
-            continue;
-        }
-        if let Some(set) = choice_set(&ds, pair)? {
-            let (probs, tie) = match &post {
-                Some(p) => p.first_choice(&set),
-                None => (source.choice_probabilities(&set), None),
-            };
-            report.choices.push(
-                plackett::posterior::fit_report::Choice::new(names, &set, probs).with_tie(tie),
-            );
-            continue;
-        }
-        let (na, nb) = compare_names(pair)?;
-        if let Some(o) = &feature {
-            report
-                .comparisons
-                .push(crate::features::compare(o, &ds, na, nb)?);
-            continue;
-        }
-        let (i, j) = compare_ids(&ds, pair)?;
-        let (probability, tie) = match &post {
-            Some(p) => p.pair_outcome(i as usize, j as usize),
-            None => (source.prob_beats(i as usize, j as usize), None),
-        };
-        report
-            .comparisons
-            .push(plackett::posterior::fit_report::Comparison::new(
-                na,
-                nb,
-                probability,
-                tie,
-            ));
-    }
     if let Some(path) = &a.rank_marginals {
         let all: Vec<u32> = (0..ds.n_items() as u32).collect();
-        let rm = match &post {
+        let rm = match post {
             Some(p) => p
                 .rank_marginals(&all, RANK_MARGINAL_RACES, a.seed)
                 .map_err(|e| anyhow::anyhow!("invalid option --rank-marginals: {e}"))?,
@@ -362,56 +488,5 @@ pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
         };
         pending.push((path.clone(), rank_marginals_csv(names, &rm)));
     }
-    let mut test_data = None;
-    if let Some(test_path) = &a.test {
-        let mut ta = a.data.clone();
-        ta.file = test_path.clone();
-        let test = load_with_universe(&ta, ds.items(), "the training data")?;
-        report.predictive_log_likelihood = Some(match &post {
-            Some(p) => p
-                .predictive_log_likelihood(&test)
-                .map_err(|e| anyhow::anyhow!("{test_path}: {}", crate::cli_text(&e.to_string())))?,
-            None => source.predictive_log_likelihood(&test),
-        });
-        report.n_test_observations = Some(test.n_obs());
-        test_data = Some(test);
-    }
-    if let Some(path) = &a.report {
-        use plackett::report::fit::fit_page;
-        let title = format!("plackett fit: {}", a.data.file);
-        let data = Some(a.data.file.as_str());
-        let extra = match &feature {
-            Some(o) => {
-                let pairs = match &test_data {
-                    Some(t) => (t, "Held-out observations (--test)"),
-                    None => (
-                        &ds,
-                        "Training observations (in-sample; pass --test for held-out pairs)",
-                    ),
-                };
-                plackett::report::features::feature_sections(o, Some(pairs))
-            }
-            None => Vec::new(),
-        };
-        let page = fit_page(fitted, &report, &title, data, a.seed, extra);
-        pending.push((path.clone(), page));
-    }
-    let text = match a.output {
-        Output::Json => report.to_json(),
-        Output::Csv => report.to_csv(),
-        Output::Table => report.to_table(),
-    };
-    if let Some(p) = &a.out {
-        pending.push((p.clone(), text.clone()));
-    }
-    write_outputs(&pending)?;
-    // The spinner leaves the terminal before the table is printed.
-    drop(progress);
-    if a.out.is_none() {
-        crate::emit(&text)?;
-    }
-    if matches!(a.output, Output::Csv) {
-        crate::notes_to_stderr(&report.notes);
-    }
-    Ok(())
+    Ok(pending)
 }

@@ -467,6 +467,28 @@ pub(crate) fn compare_ids(ds: &Dataset, pair: &str) -> Result<(u32, u32)> {
     Ok((id(a)?, id(b)?))
 }
 
+/// Finish a `fit`: write the files in `pending` and the document `text`
+/// (to `--out`, else standard output once the files are written), all or
+/// nothing; with `--output csv` the notes go to standard error.
+pub(crate) fn finish(
+    a: &FitArgs,
+    text: String,
+    mut pending: Vec<(String, String)>,
+    notes: &[String],
+) -> Result<()> {
+    if let Some(p) = &a.out {
+        pending.push((p.clone(), text.clone()));
+    }
+    write_outputs(&pending)?;
+    if a.out.is_none() {
+        crate::emit(&text)?;
+    }
+    if matches!(a.output, crate::args::Output::Csv) {
+        crate::notes_to_stderr(notes);
+    }
+    Ok(())
+}
+
 /// Put `pending` (path, contents) in the run's outputs, which replace
 /// their targets together when the run succeeds (`outputs`: no output may
 /// replace an input, checked before the work).

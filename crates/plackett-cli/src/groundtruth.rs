@@ -172,6 +172,17 @@ fn reliabilities(a: &AggArgs) -> Result<Vec<Option<f64>>> {
     })
 }
 
+/// The cases to run (`--cases`) and the risk matrix (`--risks`), if any.
+fn cases_and_risks(a: &AggArgs, sel: &Selectors) -> Result<(Vec<usize>, Option<Vec<u8>>)> {
+    let cases = case_list(a, sel)?;
+    let risks = a
+        .risks
+        .as_deref()
+        .map(|p| plackett::io::selectors::read_risks(p, sel.n_classes))
+        .transpose()?;
+    Ok((cases, risks))
+}
+
 fn case_list(a: &AggArgs, sel: &Selectors) -> Result<Vec<usize>> {
     let given = a
         .cases
@@ -197,12 +208,7 @@ pub fn run_aggregate(a: &AggregateArgs) -> Result<()> {
     if a.describe {
         return finish(&c.out, &describe(&sel).to_text());
     }
-    let cases = case_list(c, &sel)?;
-    let risks = c
-        .risks
-        .as_deref()
-        .map(|p| plackett::io::selectors::read_risks(p, sel.n_classes))
-        .transpose()?;
+    let (cases, risks) = cases_and_risks(c, &sel)?;
     let rel = reliabilities(c)?;
     if rel.len() != 1 {
         bail!("invalid option --reliability: aggregate takes one value (evaluate sweeps several)");
@@ -279,12 +285,7 @@ pub fn run_evaluate(a: &EvaluateArgs) -> Result<()> {
     let st = settings(c)?;
     let ks = parse_index_list(&a.k, "k")?;
     let (sel, names, notes) = load(a.annotations(), c)?;
-    let cases = case_list(c, &sel)?;
-    let risks = c
-        .risks
-        .as_deref()
-        .map(|p| plackett::io::selectors::read_risks(p, sel.n_classes))
-        .transpose()?;
+    let (cases, risks) = cases_and_risks(c, &sel)?;
     let preds = if a.predictions == "annotator:leave-one-out" {
         Predictions::LeaveOneAnnotatorOut
     } else if a.predictions.contains(':') && !std::path::Path::new(&a.predictions).exists() {

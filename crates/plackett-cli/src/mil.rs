@@ -353,101 +353,9 @@ fn run_fit(a: &FitArgs) -> Result<()> {
         (train_auc, primary_auc),
         seconds,
     );
-    let counts = bags.counts();
     let text = match a.output.as_str() {
         "json" => serde_json::to_string_pretty(&summary)? + "\n",
-        _ => {
-            let mut s = String::new();
-            let _ = writeln!(
-                s,
-                "Multiple-instance probit model (Hu 2024, ch. 2), engine {}: {} bags, {} + {} instances",
-                info.engine,
-                bags.n_bags(),
-                counts[0],
-                counts[1]
-            );
-            if let Some(c) = &model.components {
-                for m in 0..2 {
-                    if !c.loadings[m].is_empty() {
-                        let _ = writeln!(
-                            s,
-                            "modality {m}: {} principal components of {} features ({:.1}% of their standardised variance); coefficients are per component",
-                            c.loadings[m].len(),
-                            c.input_names[m].len(),
-                            100.0 * c.explained[m]
-                        );
-                    }
-                }
-            }
-            if let (Some(it), Some(c), Some(e)) = (info.iterations, info.converged, info.elbo) {
-                match &info.mixture_elbos {
-                    Some(k) => {
-                        let _ = writeln!(
-                            s,
-                            "sweeps {it} over {} optima, every one converged {c}, ELBO of the first {e:.4}",
-                            k.len()
-                        );
-                    }
-                    None => {
-                        let _ = writeln!(s, "sweeps {it}, converged {c}, ELBO {e:.4}");
-                    }
-                }
-            }
-            if let (Some(r), Some(e)) = (info.max_rhat, info.min_ess) {
-                let _ = writeln!(s, "max split-R̂ {r:.3}, min bulk ESS {e:.0}");
-            }
-            if let (Some(k), Some(a)) = (info.temperatures, &info.swap_acceptance) {
-                let acc: Vec<String> = a.iter().map(|v| format!("{v:.2}")).collect();
-                let _ = writeln!(
-                    s,
-                    "tempering: {k} rungs per chain, swap acceptance (coldest pair first) {}",
-                    acc.join(" ")
-                );
-                if let (Some(l), Some(b)) = (&info.ladder, info.barrier) {
-                    let taus: Vec<String> = l.iter().map(|t| format!("{t:.3}")).collect();
-                    let _ = writeln!(
-                        s,
-                        "ladder τ {}; communication barrier Λ {b:.2} (about {:.0} rungs suffice)",
-                        taus.join(" "),
-                        (2.0 * b).ceil().max(2.0)
-                    );
-                }
-            }
-            let _ = writeln!(s, "training bag AUROC {train_auc:.4}");
-            for n in &notes {
-                let _ = writeln!(s, "note: {n}");
-            }
-            if let Some(pa) = primary_auc {
-                let _ = writeln!(
-                    s,
-                    "primary-instance AUROC against the file's `primary` column {pa:.4}"
-                );
-            }
-            let w = model
-                .parameters
-                .iter()
-                .map(|p| short_name(&p.name, 40).chars().count())
-                .max()
-                .unwrap_or(5)
-                .max(9);
-            let _ = writeln!(
-                s,
-                "{:<w$}  {:>10} {:>9} {:>10} {:>10}",
-                "parameter", "mean", "sd", "5%", "95%"
-            );
-            for p in &model.parameters {
-                let _ = writeln!(
-                    s,
-                    "{:<w$}  {:>10.4} {:>9.4} {:>10.4} {:>10.4}",
-                    short_name(&p.name, 40),
-                    p.mean,
-                    p.sd,
-                    p.lower,
-                    p.upper
-                );
-            }
-            s
-        }
+        _ => fit_table(&bags, &model, &info, &notes, (train_auc, primary_auc)),
     };
     if info.converged == Some(false) && !a.allow_nonconvergence {
         return Err(crate::NotConverged(format!(
@@ -483,6 +391,108 @@ fn run_fit(a: &FitArgs) -> Result<()> {
         .collect();
     crate::outputs::write_all(&refs)?;
     crate::emit(&text)
+}
+
+/// The table `mil fit` prints: the model, its engine's convergence or
+/// mixing, the training AUROCs, notes and every parameter's posterior.
+fn fit_table(
+    bags: &plackett::mil::Bags,
+    model: &MilModel,
+    info: &plackett::mil::MilFitInfo,
+    notes: &[String],
+    (train_auc, primary_auc): (f64, Option<f64>),
+) -> String {
+    let counts = bags.counts();
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "Multiple-instance probit model (Hu 2024, ch. 2), engine {}: {} bags, {} + {} instances",
+        info.engine,
+        bags.n_bags(),
+        counts[0],
+        counts[1]
+    );
+    if let Some(c) = &model.components {
+        for m in 0..2 {
+            if !c.loadings[m].is_empty() {
+                let _ = writeln!(
+                    s,
+                    "modality {m}: {} principal components of {} features ({:.1}% of their standardised variance); coefficients are per component",
+                    c.loadings[m].len(),
+                    c.input_names[m].len(),
+                    100.0 * c.explained[m]
+                );
+            }
+        }
+    }
+    if let (Some(it), Some(c), Some(e)) = (info.iterations, info.converged, info.elbo) {
+        match &info.mixture_elbos {
+            Some(k) => {
+                let _ = writeln!(
+                    s,
+                    "sweeps {it} over {} optima, every one converged {c}, ELBO of the first {e:.4}",
+                    k.len()
+                );
+            }
+            None => {
+                let _ = writeln!(s, "sweeps {it}, converged {c}, ELBO {e:.4}");
+            }
+        }
+    }
+    if let (Some(r), Some(e)) = (info.max_rhat, info.min_ess) {
+        let _ = writeln!(s, "max split-R̂ {r:.3}, min bulk ESS {e:.0}");
+    }
+    if let (Some(k), Some(a)) = (info.temperatures, &info.swap_acceptance) {
+        let acc: Vec<String> = a.iter().map(|v| format!("{v:.2}")).collect();
+        let _ = writeln!(
+            s,
+            "tempering: {k} rungs per chain, swap acceptance (coldest pair first) {}",
+            acc.join(" ")
+        );
+        if let (Some(l), Some(b)) = (&info.ladder, info.barrier) {
+            let taus: Vec<String> = l.iter().map(|t| format!("{t:.3}")).collect();
+            let _ = writeln!(
+                s,
+                "ladder τ {}; communication barrier Λ {b:.2} (about {:.0} rungs suffice)",
+                taus.join(" "),
+                (2.0 * b).ceil().max(2.0)
+            );
+        }
+    }
+    let _ = writeln!(s, "training bag AUROC {train_auc:.4}");
+    for n in notes {
+        let _ = writeln!(s, "note: {n}");
+    }
+    if let Some(pa) = primary_auc {
+        let _ = writeln!(
+            s,
+            "primary-instance AUROC against the file's `primary` column {pa:.4}"
+        );
+    }
+    let w = model
+        .parameters
+        .iter()
+        .map(|p| short_name(&p.name, 40).chars().count())
+        .max()
+        .unwrap_or(5)
+        .max(9);
+    let _ = writeln!(
+        s,
+        "{:<w$}  {:>10} {:>9} {:>10} {:>10}",
+        "parameter", "mean", "sd", "5%", "95%"
+    );
+    for p in &model.parameters {
+        let _ = writeln!(
+            s,
+            "{:<w$}  {:>10.4} {:>9.4} {:>10.4} {:>10.4}",
+            short_name(&p.name, 40),
+            p.mean,
+            p.sd,
+            p.lower,
+            p.upper
+        );
+    }
+    s
 }
 
 fn run_predict(a: &PredictArgs) -> Result<()> {

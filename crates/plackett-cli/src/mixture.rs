@@ -5,8 +5,7 @@
 
 use crate::args::{Engine, Output};
 use crate::fit_args::{
-    FitArgs, SINGLE_POPULATION_ONLY, compare_ids, compare_names, load, load_with_universe,
-    write_outputs,
+    FitArgs, SINGLE_POPULATION_ONLY, compare_ids, compare_names, finish, load, load_with_universe,
 };
 use anyhow::{Result, bail};
 use plackett::infer::mcmc::McmcSettings;
@@ -47,16 +46,9 @@ pub fn parse_components(s: &str) -> Result<(usize, usize)> {
 /// [`SINGLE_POPULATION_ONLY`].
 const NOT_WITH_MIXTURES: &[(&str, &str)] = &[("pseudo", "--pseudo")];
 
-/// Run `plackett fit --components …`.
-pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
+/// Refuse the flags `--components` with this engine does not read.
+fn check_flags(a: &FitArgs, explicit: &[String]) -> Result<()> {
     let given = |id: &str| explicit.iter().any(|e| e == id);
-    let (lo, hi) = parse_components(a.components.as_deref().unwrap_or(""))?;
-    match a.engine {
-        Engine::Mle | Engine::Map | Engine::Gibbs => {}
-        other => {
-            bail!("not supported: --components with --engine {other}; use mle (EM), map or gibbs")
-        }
-    }
     let sampler_flags = [
         ("samples", "--samples"),
         ("burn_in", "--burn-in"),
@@ -95,6 +87,19 @@ pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
             }
         }
     }
+    Ok(())
+}
+
+/// Run `plackett fit --components …`.
+pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
+    let (lo, hi) = parse_components(a.components.as_deref().unwrap_or(""))?;
+    match a.engine {
+        Engine::Mle | Engine::Map | Engine::Gibbs => {}
+        other => {
+            bail!("not supported: --components with --engine {other}; use mle (EM), map or gibbs")
+        }
+    }
+    check_flags(a, explicit)?;
     let (shape, rate, dirichlet) = match a.engine {
         Engine::Map | Engine::Gibbs => (a.prior_shape, a.prior_rate, a.dirichlet),
         _ => (1.0, 0.0, 1.0),
@@ -172,9 +177,6 @@ pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
         Output::Table => report.to_table(),
     };
     let mut pending = Vec::new();
-    if let Some(p) = &a.out {
-        pending.push((p.clone(), text.clone()));
-    }
     if let Some(p) = &a.report {
         pending.push((p.clone(), plackett::report::mixture::mixture_html(&report)));
     }
@@ -197,12 +199,5 @@ pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
             crate::fit_args::rank_marginals_csv(ds.items().names(), &rm),
         ));
     }
-    write_outputs(&pending)?;
-    if a.out.is_none() {
-        crate::emit(&text)?;
-    }
-    if matches!(a.output, Output::Csv) {
-        crate::notes_to_stderr(&report.notes);
-    }
-    Ok(())
+    finish(a, text, pending, &report.notes)
 }

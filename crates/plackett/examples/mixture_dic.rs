@@ -28,13 +28,8 @@ fn main() {
             let f = mixture_gibbs(
                 &ds,
                 &MixtureGibbsOptions {
-                    components: g,
-                    prior_shape: 1.0,
-                    prior_rate: 0.001,
-                    dirichlet: 1.0,
-                    mcmc: McmcSettings::new(samples, 1000, chains, 11),
                     starts: 10,
-                    observer: None,
+                    ..MixtureGibbsOptions::plmix(g, McmcSettings::new(samples, 1000, chains, 11))
                 },
             )
             .expect("runs");

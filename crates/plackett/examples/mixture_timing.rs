@@ -66,15 +66,7 @@ fn time_gibbs(label: &str, ds: &Dataset, g: usize) {
         let t = Instant::now();
         mixture_gibbs(
             ds,
-            &MixtureGibbsOptions {
-                components: g,
-                prior_shape: 1.0,
-                prior_rate: 0.001,
-                dirichlet: 1.0,
-                mcmc: McmcSettings::new(samples, 100, 1, 1),
-                starts: 1,
-                observer: None,
-            },
+            &MixtureGibbsOptions::plmix(g, McmcSettings::new(samples, 100, 1, 1)),
         )
         .expect("samples");
         t.elapsed().as_secs_f64()

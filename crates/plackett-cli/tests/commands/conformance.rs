@@ -21,6 +21,19 @@ const ENVELOPE: [&str; 7] = [
     "diagnostics",
 ];
 
+/// A short Gibbs run (2 chains × 200 draws after 100 burn-in): enough to
+/// produce a document, not to pass the mixing rule.
+const SHORT_GIBBS: &[&str] = &[
+    "--engine",
+    "gibbs",
+    "--samples",
+    "200",
+    "--burn-in",
+    "100",
+    "--chains",
+    "2",
+];
+
 /// One small run per family (and per kind of engine: iterative and
 /// sampler), with the family it must report.
 fn runs(dir: &std::path::Path) -> Vec<(&'static str, Vec<String>)> {
@@ -28,26 +41,8 @@ fn runs(dir: &std::path::Path) -> Vec<(&'static str, Vec<String>)> {
     let salad = format!("{}/rankings.csv", d("salad"));
     let features = format!("{}/features.csv", d("salad"));
     let iris = format!("{}/iris.csv", d("uci"));
-    let derm = d("dermatology-ddx");
     let text = format!("{}/ranking_models.txt", d("text"));
-    let bags = dir.join("bags.csv").to_string_lossy().into_owned();
-    assert_ok(
-        &bin()
-            .args([
-                "mil",
-                "simulate",
-                "--bags",
-                "40",
-                "--instances",
-                "4",
-                "--seed",
-                "3",
-                "--out",
-                &bags,
-            ])
-            .output()
-            .unwrap(),
-    );
+    let bags = mil_bags(&dir, "bags.csv", 40, 4, 16);
     let v = |xs: &[&str]| xs.iter().map(|s| s.to_string()).collect::<Vec<_>>();
     vec![
         ("ranking", v(&["fit", &salad, "--ranking-col", "judge"])),
@@ -110,47 +105,20 @@ fn runs(dir: &std::path::Path) -> Vec<(&'static str, Vec<String>)> {
         ),
         (
             "classifier",
-            v(&[
-                "classify",
-                "fit",
-                &iris,
-                "--engine",
-                "gibbs",
-                "--samples",
-                "200",
-                "--burn-in",
-                "100",
-                "--chains",
-                "2",
-            ]),
+            v(&[&["classify", "fit", &iris], SHORT_GIBBS].concat()),
         ),
         (
             "ground_truth",
-            v(&[
-                "aggregate",
-                &format!("{derm}/dermatology_selectors.json"),
-                "--classes",
-                &format!("{derm}/dermatology_conditions.txt"),
-                "--cases",
-                "30",
-                "--samples",
-                "100",
-            ]),
+            [vec!["aggregate".to_string()], dermatology_args("30", "100")].concat(),
         ),
         (
             "ground_truth",
-            v(&[
-                "evaluate",
-                &format!("{derm}/dermatology_selectors.json"),
-                "--classes",
-                &format!("{derm}/dermatology_conditions.txt"),
-                "--cases",
-                "30",
-                "--samples",
-                "100",
-                "--predictions",
-                "annotator:leave-one-out",
-            ]),
+            [
+                vec!["evaluate".to_string()],
+                dermatology_args("30", "100"),
+                v(&["--predictions", "annotator:leave-one-out"]),
+            ]
+            .concat(),
         ),
         (
             "keywords",
@@ -163,22 +131,7 @@ fn runs(dir: &std::path::Path) -> Vec<(&'static str, Vec<String>)> {
             ]),
         ),
         ("mil", v(&["mil", "fit", &bags])),
-        (
-            "mil",
-            v(&[
-                "mil",
-                "fit",
-                &bags,
-                "--engine",
-                "gibbs",
-                "--samples",
-                "200",
-                "--burn-in",
-                "100",
-                "--chains",
-                "2",
-            ]),
-        ),
+        ("mil", v(&[&["mil", "fit", &bags], SHORT_GIBBS].concat())),
     ]
 }
 

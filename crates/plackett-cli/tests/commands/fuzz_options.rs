@@ -103,36 +103,19 @@ fn every_numeric_option_survives_edge_values() {
     let d = data("");
     let dir = tmpdir("fuzz_options");
     // Small bags for the mil commands, and a fitted model to predict with.
-    let bags = dir.join("bags.csv");
     let mil_model = dir.join("mil.json");
-    for args in [
-        vec![
-            "mil",
-            "simulate",
-            "--bags",
-            "40",
-            "--instances",
-            "4",
-            "--features",
-            "3",
-            "--seed",
-            "1",
-            "--out",
-            &s(&bags),
-        ],
-        vec!["mil", "fit", &s(&bags), "--out", &s(&mil_model)],
-    ] {
-        let out = bin().args(args).output().unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
+    let bags = common::mil_bags(&dir, "bags.csv", 40, 4, 3);
+    let out = bin()
+        .args(["mil", "fit", &bags, "--out", &s(&mil_model)])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let salad = s(&d.join("salad/rankings.csv"));
     let features = s(&d.join("salad/features.csv"));
-    let sel = s(&d.join("dermatology-ddx/dermatology_selectors.json"));
-    let classes = s(&d.join("dermatology-ddx/dermatology_conditions.txt"));
     let iris = s(&d.join("uci/iris.csv"));
     let text = s(&d.join("text/ranking_models.txt"));
     let batch = s(&d.join("text/batch.csv"));
@@ -182,16 +165,11 @@ fn every_numeric_option_survives_edge_values() {
         (fit(&["--features", &features]), &["--eta", "--eta-grid"]),
         (owned(&["demo", "--report", "demo.html"]), &["--seed"]),
         (
-            owned(&[
-                "aggregate",
-                &sel,
-                "--classes",
-                &classes,
-                "--cases",
-                "0,1,2",
-                "--samples",
-                "50",
-            ]),
+            [
+                owned(&["aggregate"]),
+                common::dermatology_args("0,1,2", "50"),
+            ]
+            .concat(),
             &[
                 "--samples",
                 "--burn-in",
@@ -202,19 +180,12 @@ fn every_numeric_option_survives_edge_values() {
             ],
         ),
         (
-            owned(&[
-                "evaluate",
-                "--annotations",
-                &sel,
-                "--predictions",
-                "annotator:leave-one-out",
-                "--classes",
-                &classes,
-                "--cases",
-                "0,1,2",
-                "--samples",
-                "50",
-            ]),
+            [
+                owned(&["evaluate"]),
+                common::dermatology_args("0,1,2", "50"),
+                owned(&["--predictions", "annotator:leave-one-out"]),
+            ]
+            .concat(),
             &["--k", "--samples", "--reliability"],
         ),
         (
@@ -280,7 +251,7 @@ fn every_numeric_option_survives_edge_values() {
             &["--prior-shape-grid", "--prior-rate"],
         ),
         (
-            owned(&["mil", "fit", &s(&bags)]),
+            owned(&["mil", "fit", &bags]),
             &[
                 "--intercept-var",
                 "--slope-var",
@@ -295,7 +266,7 @@ fn every_numeric_option_survives_edge_values() {
             owned(&[
                 "mil",
                 "fit",
-                &s(&bags),
+                &bags,
                 "--engine",
                 "gibbs",
                 "--samples",
@@ -313,7 +284,7 @@ fn every_numeric_option_survives_edge_values() {
             ],
         ),
         (
-            owned(&["mil", "predict", &s(&mil_model), &s(&bags)]),
+            owned(&["mil", "predict", &s(&mil_model), &bags]),
             &["--draws"],
         ),
         (
@@ -338,24 +309,17 @@ fn every_numeric_option_survives_edge_values() {
             ],
         ),
         (
-            owned(&["mil", "cv", &s(&bags), "--folds", "2"]),
+            owned(&["mil", "cv", &bags, "--folds", "2"]),
             &["--folds", "--repeats"],
         ),
         (
-            owned(&[
-                "mil",
-                "study",
-                "--factors",
-                "bags",
-                "--max-bags",
-                "250",
-                "--replicates",
-                "1",
-                "--test-bags",
-                "30",
-                "--methods",
-                "si-mean",
-            ]),
+            owned(
+                &[
+                    &common::QUICK_MIL_STUDY[..],
+                    &["--test-bags", "30", "--methods", "si-mean"],
+                ]
+                .concat(),
+            ),
             &["--replicates", "--test-bags", "--draws", "--max-bags"],
         ),
         (

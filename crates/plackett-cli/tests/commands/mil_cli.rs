@@ -5,28 +5,7 @@ use crate::common;
 use common::{assert_ok, bin, fails, json, tmpdir};
 
 fn simulate(dir: &std::path::Path, bags: usize) -> String {
-    simulate_sized(dir, "sim.csv", bags, 8, 4)
-}
-
-/// `mil simulate` into `dir/name`: bags of `instances` instances with
-/// `features` features per modality.
-fn simulate_sized(
-    dir: &std::path::Path,
-    name: &str,
-    bags: usize,
-    instances: usize,
-    features: usize,
-) -> String {
-    let f = dir.join(name);
-    let out = bin()
-        .args(["mil", "simulate", "--bags", &bags.to_string()])
-        .args(["--instances", &instances.to_string()])
-        .args(["--features", &features.to_string(), "--seed", "5", "--out"])
-        .arg(&f)
-        .output()
-        .unwrap();
-    assert_ok(&out);
-    f.to_str().unwrap().to_string()
+    common::mil_bags(dir, "sim.csv", bags, 8, 4)
 }
 
 #[test]
@@ -292,7 +271,7 @@ fn warm_starts_from_a_model_file() {
         &fit(&["--init", "no/such/model.json", "--out", r]),
         "no/such/model.json",
     );
-    let other = simulate_sized(&dir, "other.csv", 20, 8, 3);
+    let other = common::mil_bags(&dir, "other.csv", 20, 8, 3);
     let out = bin()
         .args(["mil", "fit", &other])
         .args(["--init", g, "--out", r])
@@ -706,15 +685,8 @@ fn study_runs_a_setting_and_writes_its_figures() {
     let dir = tmpdir("mil_study");
     let out_dir = dir.join("study");
     let out = bin()
+        .args(common::QUICK_MIL_STUDY)
         .args([
-            "mil",
-            "study",
-            "--factors",
-            "bags",
-            "--max-bags",
-            "250",
-            "--replicates",
-            "1",
             "--test-bags",
             "60",
             "--methods",
@@ -772,7 +744,7 @@ fn study_runs_a_setting_and_writes_its_figures() {
 fn vb_starts_from_the_marginal_mode_the_prior_means_or_the_moments() {
     let dir = tmpdir("mil_vb_start");
     let narrow = simulate(&dir, 60);
-    let wide = &simulate_sized(&dir, "wide.csv", 30, 4, 50);
+    let wide = &common::mil_bags(&dir, "wide.csv", 30, 4, 50);
     let fit = |data: &str, extra: &[&str]| {
         bin()
             .args([

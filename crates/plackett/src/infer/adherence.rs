@@ -385,6 +385,49 @@ impl Buf {
     }
 }
 
+/// The worths `exp(η θ_i − shift)` of every item a unit's observations
+/// can choose among, written into `lam` and listed in `touched` (marked in
+/// `mark`, which the caller clears through `touched`); returns the
+/// universe's total worth when an observation's tail is the universe, else
+/// 0 (`pl::sweep_obs`'s convention).
+pub(super) fn scaled_worths(
+    ds: &Dataset,
+    obs: &[usize],
+    theta: &[f64],
+    (eta, shift): (f64, f64),
+    mark: &mut [bool],
+    lam: &mut [f64],
+    touched: &mut Vec<u32>,
+) -> f64 {
+    let mut universe_tail = false;
+    let mut touch = |i: u32, touched: &mut Vec<u32>| {
+        if !mark[i as usize] {
+            mark[i as usize] = true;
+            touched.push(i);
+        }
+    };
+    for &o in obs {
+        let ob = ds.obs(o);
+        universe_tail |= ob.tail == Tail::Universe;
+        for &i in ob.members {
+            touch(i, touched);
+        }
+    }
+    if universe_tail {
+        for i in 0..ds.universe() as u32 {
+            touch(i, touched);
+        }
+    }
+    for &i in touched.iter() {
+        lam[i as usize] = (eta * theta[i as usize] - shift).exp();
+    }
+    if universe_tail {
+        lam[..ds.universe()].iter().sum()
+    } else {
+        0.0
+    }
+}
+
 /// One unit's log-likelihood, stage wins and expected wins at log-worths
 /// `theta` scaled by `eta`.
 fn unit_sweep(
@@ -397,33 +440,15 @@ fn unit_sweep(
 ) -> UnitStats {
     let m = eta * theta_max;
     b.touched.clear();
-    let mut universe_tail = false;
-    for &o in obs {
-        let ob = ds.obs(o);
-        universe_tail |= ob.tail == Tail::Universe;
-        for &i in ob.members {
-            if !b.mark[i as usize] {
-                b.mark[i as usize] = true;
-                b.touched.push(i);
-            }
-        }
-    }
-    if universe_tail {
-        for i in 0..ds.universe() as u32 {
-            if !b.mark[i as usize] {
-                b.mark[i as usize] = true;
-                b.touched.push(i);
-            }
-        }
-    }
-    for &i in &b.touched {
-        b.lam[i as usize] = (eta * theta[i as usize] - m).exp();
-    }
-    let total = if universe_tail {
-        b.lam[..ds.universe()].iter().sum()
-    } else {
-        0.0
-    };
+    let total = scaled_worths(
+        ds,
+        obs,
+        theta,
+        (eta, m),
+        &mut b.mark,
+        &mut b.lam,
+        &mut b.touched,
+    );
     let (mut ll, mut cu) = (0.0, 0.0);
     for &o in obs {
         let (l, c) = pl::sweep_obs(ds, o, &b.lam, total, &mut b.den, &mut b.scratch);

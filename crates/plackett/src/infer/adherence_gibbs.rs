@@ -29,7 +29,7 @@ use super::adherence::{AdherenceFit, AdherenceOptions, check, fit_adherence, set
 use super::gibbs::{Work, sweep_observation};
 use super::mcmc::McmcSettings;
 use super::rng::{Rng, stream};
-use crate::data::{Dataset, Tail};
+use crate::data::Dataset;
 use crate::error::{Error, Result};
 use crate::model::pl;
 use crate::numerics::slice::slice_step;
@@ -247,33 +247,15 @@ impl Model<'_> {
         let obs = &self.units[u];
         let shift = eta * theta_max;
         let mut touched: Vec<u32> = Vec::new();
-        let mut universe_tail = false;
-        for &o in obs {
-            let ob = ds.obs(o);
-            universe_tail |= ob.tail == Tail::Universe;
-            for &i in ob.members {
-                if !b.mark[i as usize] {
-                    b.mark[i as usize] = true;
-                    touched.push(i);
-                }
-            }
-        }
-        if universe_tail {
-            for i in 0..ds.universe() as u32 {
-                if !b.mark[i as usize] {
-                    b.mark[i as usize] = true;
-                    touched.push(i);
-                }
-            }
-        }
-        for &i in &touched {
-            b.lam[i as usize] = (eta * theta[i as usize] - shift).exp();
-        }
-        let total = if universe_tail {
-            b.lam[..ds.universe()].iter().sum()
-        } else {
-            0.0
-        };
+        let total = super::adherence::scaled_worths(
+            ds,
+            obs,
+            theta,
+            (eta, shift),
+            &mut b.mark,
+            &mut b.lam,
+            &mut touched,
+        );
         let mut cu = 0.0;
         for &o in obs {
             let w = ds.obs(o).weight;

@@ -403,6 +403,21 @@ impl MonotoneMap for BoundMap<'_> {
     }
 }
 
+/// The prior precision η of β: the variational posterior needs a proper
+/// prior (η > 0, finite).
+pub(super) fn check_eta(eta: f64) -> Result<()> {
+    if !(eta.is_finite() && eta > 0.0) {
+        return Err(Error::param(
+            "eta",
+            format!(
+                "the variational posterior needs a proper prior (η > 0), got {}",
+                crate::error::show_number(eta)
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// Run Alg. 1 of Guo et al. 2019 on the working-scale features.
 ///
 /// The alternation converges linearly and slowly (hundreds of rounds on
@@ -413,15 +428,7 @@ impl MonotoneMap for BoundMap<'_> {
 /// `L̄_k` still never decreases and the fixed point is the same (checked
 /// against the plain iteration in the tests).
 pub fn vi(ds: &Dataset, feats: &Features, opts: &ViOptions) -> Result<ViFit> {
-    if !(opts.eta.is_finite() && opts.eta > 0.0) {
-        return Err(Error::param(
-            "eta",
-            format!(
-                "the variational posterior needs a proper prior (η > 0), got {}",
-                crate::error::show_number(opts.eta)
-            ),
-        ));
-    }
+    check_eta(opts.eta)?;
     let q = queries(ds)?;
     let x = &feats.x;
     let d = x.ncols();

@@ -151,15 +151,7 @@ fn moments(
 
 /// Fit `q = N(μ, S)` on the exact bound.
 pub fn vi_exact(ds: &Dataset, feats: &Features, opts: &ExactViOptions) -> Result<ExactViFit> {
-    if !(opts.eta.is_finite() && opts.eta > 0.0) {
-        return Err(Error::param(
-            "eta",
-            format!(
-                "the variational posterior needs a proper prior (η > 0), got {}",
-                crate::error::show_number(opts.eta)
-            ),
-        ));
-    }
+    super::gaussian_vi::check_eta(opts.eta)?;
     if ds.n_items() > super::regression::MAX_ITEMS {
         return Err(Error::Unsupported(format!(
             "the exact-bound variational posterior needs the information over {} items (limit {}); use `vi=guo`",

@@ -65,6 +65,23 @@ pub struct MixtureGibbsOptions {
     pub observer: Option<SharedObserver>,
 }
 
+impl MixtureGibbsOptions {
+    /// `components` groups under PLMIX's default priors (Mollica &
+    /// Tardella 2017: Gamma(1, 0.001) on each worth, a flat Dirichlet on
+    /// the weights), one EM start for the pivot, no observer.
+    pub fn plmix(components: usize, mcmc: McmcSettings) -> Self {
+        MixtureGibbsOptions {
+            components,
+            prior_shape: 1.0,
+            prior_rate: 0.001,
+            dirichlet: 1.0,
+            mcmc,
+            starts: 1,
+            observer: None,
+        }
+    }
+}
+
 /// Replicated data sets of the posterior predictive checks.
 pub const PPC_REPLICATES: usize = 200;
 

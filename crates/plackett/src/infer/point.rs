@@ -70,6 +70,17 @@ impl Default for PointOptions {
     }
 }
 
+impl PointOptions {
+    /// The defaults with `prior` (MAP under a Gamma prior:
+    /// `PointOptions::with_prior(Prior::gamma(2.0, 1.0))`).
+    pub fn with_prior(prior: Prior) -> Self {
+        PointOptions {
+            prior,
+            ..Default::default()
+        }
+    }
+}
+
 /// An estimated tie prevalence (Davidson–Luce).
 pub type TieParam = crate::posterior::TieParameter;
 

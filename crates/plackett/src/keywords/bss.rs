@@ -180,15 +180,7 @@ impl BssOptions {
 /// Run BSS on one document.
 pub fn fit_bss(graph: &WordGraph, y: &[bool], opts: &BssOptions) -> Result<BssFit> {
     let d = opts.damping;
-    if !(d > 0.0 && d < 1.0) {
-        return Err(Error::param(
-            "damping",
-            format!(
-                "must lie strictly between 0 and 1, got {}",
-                crate::error::show_number(d)
-            ),
-        ));
-    }
+    super::scores::check_damping(d)?;
     opts.check_counts("iterations", "burn_in")?;
     check_labels_y(y)?;
     if let Some(a) = opts.fixed_alpha

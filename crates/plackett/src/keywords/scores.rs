@@ -9,9 +9,9 @@ use crate::error::{Error, Result};
 use crate::numerics::linalg::lu_solve;
 use nalgebra::{DMatrix, DVector};
 
-/// Solve the biased PageRank `θ = (1 − d) v + d Gᵀ θ` with `G = D⁻¹A`
-/// (rows of isolated words are zero) directly.
-fn biased_pagerank(graph: &WordGraph, teleport: &[f64], d: f64) -> Result<Vec<f64>> {
+/// The PageRank damping `d` (the probability of following an edge rather
+/// than teleporting) must lie strictly between 0 and 1.
+pub(crate) fn check_damping(d: f64) -> Result<()> {
     if !(d > 0.0 && d < 1.0) {
         return Err(Error::param(
             "damping",
@@ -21,6 +21,13 @@ fn biased_pagerank(graph: &WordGraph, teleport: &[f64], d: f64) -> Result<Vec<f6
             ),
         ));
     }
+    Ok(())
+}
+
+/// Solve the biased PageRank `θ = (1 − d) v + d Gᵀ θ` with `G = D⁻¹A`
+/// (rows of isolated words are zero) directly.
+fn biased_pagerank(graph: &WordGraph, teleport: &[f64], d: f64) -> Result<Vec<f64>> {
+    check_damping(d)?;
     let n = graph.len();
     let deg = graph.degrees();
     // I − d Gᵀ: (Gᵀ)_ij = A_ji / D_jj.

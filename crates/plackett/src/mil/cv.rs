@@ -109,7 +109,7 @@ impl MilEngineSettings {
 }
 
 /// What a fit returns besides the model: convergence facts for reports.
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct MilFitInfo {
     /// `vb` or `gibbs`.
     pub engine: String,
@@ -394,13 +394,6 @@ pub fn fit_model(bags: &Bags, engine: &MilEngine) -> Result<(MilModel, MilFitInf
             let tempered = f.temperatures.len() > 1;
             let info = MilFitInfo {
                 engine: "gibbs".into(),
-                iterations: None,
-                converged: None,
-                elbo: None,
-                vb_start: None,
-                mixture_elbos: None,
-                covariance: None,
-                mean_field_kept: Vec::new(),
                 gibbs_start: Some(f.started_from.to_string()),
                 sweeps: Some(o.mcmc.burn_in + o.mcmc.samples * o.mcmc.thin),
                 max_rhat: Some(
@@ -422,6 +415,7 @@ pub fn fit_model(bags: &Bags, engine: &MilEngine) -> Result<(MilModel, MilFitInf
                 ladder: tempered.then(|| f.temperatures.clone()),
                 barrier: f.barrier,
                 primary: f.primary.clone(),
+                ..Default::default()
             };
             Ok((MilModel::from_gibbs(&f, bags, o.priors), info))
         }

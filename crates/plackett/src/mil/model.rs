@@ -294,6 +294,34 @@ fn summaries(
 }
 
 impl MilModel {
+    /// A model of `engine` fitted on `bags` with these parameter summaries
+    /// and nothing else yet (no covariances, mixture, draws, scaling or
+    /// components): what every engine's model starts from.
+    fn bare(
+        engine: &str,
+        bags: &Bags,
+        layout: Layout,
+        priors: MilPriors,
+        parameters: Vec<ParamSummary>,
+    ) -> MilModel {
+        MilModel {
+            format: MIL_MODEL_FORMAT.into(),
+            engine: engine.into(),
+            feature_names: bags.feature_names.clone(),
+            layout,
+            priors,
+            parameters,
+            covariances: None,
+            mixture: None,
+            covariance: None,
+            mean_field_kept: Vec::new(),
+            draws: None,
+            scaling: None,
+            components: None,
+            training_instances: Some(bags.counts()),
+        }
+    }
+
     /// The model of a VB fit.
     pub fn from_vb(fit: &VbFit, bags: &Bags, priors: MilPriors) -> MilModel {
         let sd = fit.sd();
@@ -302,20 +330,8 @@ impl MilModel {
             (fit.mean[k] - z * sd[k], fit.mean[k] + z * sd[k])
         });
         MilModel {
-            format: MIL_MODEL_FORMAT.into(),
-            engine: "vb".into(),
-            feature_names: bags.feature_names.clone(),
-            layout: fit.layout,
-            priors,
-            parameters,
             covariances: Some(rows_of(&fit.blocks)),
-            mixture: None,
-            covariance: None,
-            mean_field_kept: Vec::new(),
-            draws: None,
-            scaling: None,
-            components: None,
-            training_instances: Some(bags.counts()),
+            ..MilModel::bare("vb", bags, fit.layout, priors, parameters)
         }
     }
 
@@ -350,13 +366,6 @@ impl MilModel {
             )
         });
         MilModel {
-            format: MIL_MODEL_FORMAT.into(),
-            engine: "vb".into(),
-            feature_names: bags.feature_names.clone(),
-            layout,
-            priors,
-            parameters,
-            covariances: None,
             mixture: Some(
                 fits.iter()
                     .map(|f| VbComponent {
@@ -367,12 +376,7 @@ impl MilModel {
                     })
                     .collect(),
             ),
-            covariance: None,
-            mean_field_kept: Vec::new(),
-            draws: None,
-            scaling: None,
-            components: None,
-            training_instances: Some(bags.counts()),
+            ..MilModel::bare("vb", bags, layout, priors, parameters)
         }
     }
 
@@ -386,20 +390,8 @@ impl MilModel {
         let rows = fit.rows();
         let step = rows.len().div_ceil(MAX_STORED_DRAWS).max(1);
         MilModel {
-            format: MIL_MODEL_FORMAT.into(),
-            engine: "gibbs".into(),
-            feature_names: bags.feature_names.clone(),
-            layout: fit.layout,
-            priors,
-            parameters,
-            covariances: None,
-            mixture: None,
-            covariance: None,
-            mean_field_kept: Vec::new(),
             draws: Some(rows.into_iter().step_by(step).collect()),
-            scaling: None,
-            components: None,
-            training_instances: Some(bags.counts()),
+            ..MilModel::bare("gibbs", bags, fit.layout, priors, parameters)
         }
     }
 

@@ -324,13 +324,6 @@ mod tests {
     fn gibbs_info(swaps: Option<Vec<f64>>) -> MilFitInfo {
         MilFitInfo {
             engine: "gibbs".into(),
-            iterations: None,
-            converged: None,
-            elbo: None,
-            vb_start: None,
-            mixture_elbos: None,
-            covariance: None,
-            mean_field_kept: Vec::new(),
             gibbs_start: Some("marginal".into()),
             sweeps: Some(100),
             max_rhat: Some(1.001),
@@ -340,6 +333,7 @@ mod tests {
             ladder: None,
             barrier: None,
             primary: vec![0.5],
+            ..Default::default()
         }
     }
 

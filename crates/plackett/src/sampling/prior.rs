@@ -25,6 +25,12 @@ pub enum Prior {
 }
 
 impl Prior {
+    /// `λ_i ~ Gamma(shape, rate)` (rate parameterisation; checked by
+    /// [`Prior::check`] when a fit starts).
+    pub fn gamma(shape: f64, rate: f64) -> Prior {
+        Prior::Gamma { shape, rate }
+    }
+
     /// Validate parameters.
     pub fn check(&self) -> Result<()> {
         match *self {

@@ -103,15 +103,7 @@ fn em_is_monotone_and_squarem_reaches_the_plain_fixed_point() {
             None,
         )
         .unwrap();
-        let fast = em(
-            &data,
-            &EmOptions {
-                a,
-                ..Default::default()
-            },
-            None,
-        )
-        .unwrap();
+        let fast = em_at(&data, a);
         for f in [&plain, &fast] {
             assert!(
                 f.converged,
@@ -149,15 +141,7 @@ fn em_on_iris_exact_zeros_and_regularisation_path() {
     let data = whole(&path);
     // Objective monotone (within supports) for every a; exact zeros below 1.
     for a in [2.0, 1.0, 0.5, 0.1] {
-        let f = em(
-            &data,
-            &EmOptions {
-                a,
-                ..Default::default()
-            },
-            None,
-        )
-        .unwrap();
+        let f = em_at(&data, a);
         assert!(f.converged);
         monotone_within_supports(&f.objective, &f.support_changes)
             .unwrap_or_else(|e| panic!("a = {a}: {e}"));
@@ -691,4 +675,17 @@ fn vb_linear_response_coverage() {
     );
     assert!((gb - 0.9).abs() <= 3.0 * gb_se, "gibbs covers {gb}");
     assert!(mf < 0.8, "mean field covers {mf}");
+}
+
+/// The EM fit at Gamma shape `a`, every other option at its default.
+fn em_at(data: &ClassData, a: f64) -> plackett::classify::em::EmFit {
+    em(
+        data,
+        &EmOptions {
+            a,
+            ..Default::default()
+        },
+        None,
+    )
+    .unwrap()
 }

@@ -143,21 +143,23 @@ fn reliability_and_correlations() {
     let cases: Vec<usize> = (0..300).collect();
     let mut means = Vec::new();
     let mut pl3 = Vec::new();
+    // 300 draws, top-1 certainty, seed 5 for every model compared.
+    let config = |method| RunConfig {
+        method,
+        samples: 300,
+        seed: 5,
+        ks: vec![1],
+        irn_split: TieSplit::Split,
+        top: 3,
+        case_offset: 0,
+    };
     for g in [1usize, 2, 3, 5, 10] {
-        let cfg = RunConfig {
-            method: Method::Pl {
-                repeats: g,
-                prior: PlPrior::Exact { alpha: 1.0 / 419.0 },
-                rate: 1.0,
-                burn_in: 200,
-            },
-            samples: 300,
-            seed: 5,
-            ks: vec![1],
-            irn_split: TieSplit::Split,
-            top: 3,
-            case_offset: 0,
-        };
+        let cfg = config(Method::Pl {
+            repeats: g,
+            prior: PlPrior::Exact { alpha: 1.0 / 419.0 },
+            rate: 1.0,
+            burn_in: 200,
+        });
         let r = run(&sel, &cases, &cfg, None, &Predictions::None, &[], None).unwrap();
         let c: Vec<f64> = r.cases.iter().map(|x| x.certainty[0]).collect();
         means.push(c.iter().sum::<f64>() / c.len() as f64);
@@ -167,19 +169,11 @@ fn reliability_and_correlations() {
     }
     eprintln!("mean PL top-1 certainty at γ = 1, 2, 3, 5, 10: {means:?}");
     assert!(means.windows(2).all(|w| w[1] > w[0]), "{means:?}");
-    let cfg = RunConfig {
-        method: Method::Prirn {
-            gamma: 30.0,
-            split: TieSplit::Split,
-            zero: PrirnZero::Support,
-        },
-        samples: 300,
-        seed: 5,
-        ks: vec![1],
-        irn_split: TieSplit::Split,
-        top: 3,
-        case_offset: 0,
-    };
+    let cfg = config(Method::Prirn {
+        gamma: 30.0,
+        split: TieSplit::Split,
+        zero: PrirnZero::Support,
+    });
     let pr = run(&sel, &cases, &cfg, None, &Predictions::None, &[], None).unwrap();
     let a: Vec<f64> = pl3.iter().map(|x| x.certainty[0]).collect();
     let b: Vec<f64> = pr.cases.iter().map(|x| x.certainty[0]).collect();

@@ -325,13 +325,8 @@ mod gibbs {
         mixture_gibbs(
             ds,
             &MixtureGibbsOptions {
-                components: g,
-                prior_shape: 1.0,
-                prior_rate: 0.001,
-                dirichlet: 1.0,
-                mcmc: McmcSettings::new(samples, 1000, 4, seed),
                 starts: 10,
-                observer: None,
+                ..MixtureGibbsOptions::plmix(g, McmcSettings::new(samples, 1000, 4, seed))
             },
         )
         .unwrap()

@@ -90,17 +90,7 @@ fn top_k_flag_and_declared_universe() {
         .unwrap_err()
         .to_string();
     assert!(e.contains("never beat anyone"), "{e}");
-    let f = fit_point(
-        &d,
-        &PointOptions {
-            prior: Prior::Gamma {
-                shape: 2.0,
-                rate: 1.0,
-            },
-            ..Default::default()
-        },
-    )
-    .unwrap();
+    let f = fit_point(&d, &PointOptions::with_prior(Prior::gamma(2.0, 1.0))).unwrap();
     assert_eq!(f.summary.items.len(), 5);
     assert!(f.summary.items.iter().all(|i| i.log_worth.is_finite()));
 }

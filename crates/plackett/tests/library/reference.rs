@@ -154,17 +154,7 @@ fn nascar_all_drivers_needs_a_remedy() {
             .all(|i| i.log_worth.is_finite() && i.log_worth_se.is_some())
     );
     // MAP also fits all drivers.
-    let f = fit_point(
-        &ds,
-        &PointOptions {
-            prior: Prior::Gamma {
-                shape: 2.0,
-                rate: 1.0,
-            },
-            ..Default::default()
-        },
-    )
-    .unwrap();
+    let f = fit_point(&ds, &PointOptions::with_prior(Prior::gamma(2.0, 1.0))).unwrap();
     assert_eq!(f.summary.items.len(), 87);
 }
 

@@ -307,13 +307,7 @@ fn oversized_unknown_group_refused_naming_the_observation() {
     .unwrap();
     let e = fit_point(
         &b.finish(),
-        &PointOptions {
-            prior: Prior::Gamma {
-                shape: 2.0,
-                rate: 1.0,
-            },
-            ..Default::default()
-        },
+        &PointOptions::with_prior(Prior::gamma(2.0, 1.0)),
     )
     .unwrap_err()
     .to_string();

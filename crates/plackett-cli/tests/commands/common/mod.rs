@@ -122,3 +122,54 @@ pub const NASCAR_COLS: [&str; 6] = [
     "--item-col",
     "driver",
 ];
+
+/// `mil simulate` into `dir/name`: bags of `instances` instances with
+/// `features` features per modality.
+pub fn mil_bags(
+    dir: &std::path::Path,
+    name: &str,
+    bags: usize,
+    instances: usize,
+    features: usize,
+) -> String {
+    let f = dir.join(name);
+    let out = bin()
+        .args(["mil", "simulate", "--bags", &bags.to_string()])
+        .args(["--instances", &instances.to_string()])
+        .args(["--features", &features.to_string(), "--seed", "5", "--out"])
+        .arg(&f)
+        .output()
+        .unwrap();
+    assert_ok(&out);
+    f.to_str().unwrap().to_string()
+}
+
+/// `aggregate`/`evaluate` arguments over the shipped dermatology
+/// annotations (Stutz et al. 2023): the annotations, their classes, the
+/// cases `cases` (a count or a list) and `samples` posterior draws.
+pub fn dermatology_args(cases: &str, samples: &str) -> Vec<String> {
+    let d = data("dermatology-ddx");
+    let path = |f: &str| d.join(f).to_string_lossy().into_owned();
+    vec![
+        path("dermatology_selectors.json"),
+        "--classes".into(),
+        path("dermatology_conditions.txt"),
+        "--cases".into(),
+        cases.into(),
+        "--samples".into(),
+        samples.into(),
+    ]
+}
+
+/// A one-replicate `mil study` over the bag-count factor up to 250 bags
+/// (the quick form every study test starts from).
+pub const QUICK_MIL_STUDY: [&str; 8] = [
+    "mil",
+    "study",
+    "--factors",
+    "bags",
+    "--max-bags",
+    "250",
+    "--replicates",
+    "1",
+];
