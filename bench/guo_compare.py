@@ -22,6 +22,9 @@ import argparse, csv, json, os, subprocess, sys, tempfile, time
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _timing import PLACKETT, best_time  # noqa: E402
+
 ap = argparse.ArgumentParser()
 ap.add_argument("--vpl", help="directory holding the authors' functionpackage.py")
 ap.add_argument("--items", type=int, default=200)
@@ -30,17 +33,8 @@ ap.add_argument("--rankings", type=int, default=1000)
 ap.add_argument("--length", type=int, default=5)
 ap.add_argument("--seed", type=int, default=1)
 ap.add_argument("--repeat", type=int, default=5)
-ap.add_argument("--plackett", default=os.path.join(os.path.dirname(__file__), "..", "target", "release", "plackett"))
+ap.add_argument("--plackett", default=PLACKETT)
 a = ap.parse_args()
-
-
-def best_time(cmd, repeat):
-    times, out = [], None
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        out = subprocess.run(cmd, check=True, capture_output=True)
-        times.append(time.perf_counter() - t0)
-    return min(times), json.loads(out.stdout)
 
 
 with tempfile.TemporaryDirectory() as d:

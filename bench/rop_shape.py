@@ -9,22 +9,16 @@ Data from `plackett simulate --design pairs --features 156 --feature-sd 0.1`
 (random pairs; with 156 features for 100 items, 57 directions of beta are
 identified by the prior only, as in the ROP data).
 """
-import argparse, json, os, subprocess, tempfile, time
+import argparse, json, os, subprocess, sys, tempfile, time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _timing import PLACKETT, best_time  # noqa: E402
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--repeat", type=int, default=3)
 ap.add_argument("--seed", type=int, default=3)
-ap.add_argument("--plackett", default=os.path.join(os.path.dirname(__file__), "..", "target", "release", "plackett"))
+ap.add_argument("--plackett", default=PLACKETT)
 a = ap.parse_args()
-
-
-def best_time(cmd, repeat):
-    times, out = [], None
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        out = subprocess.run(cmd, check=True, capture_output=True)
-        times.append(time.perf_counter() - t0)
-    return min(times), json.loads(out.stdout)
 
 
 with tempfile.TemporaryDirectory() as d:

@@ -10,6 +10,7 @@ use crate::fit_args::{
 };
 use anyhow::{Result, bail};
 use plackett::data::Dataset;
+use plackett::document::Document;
 use plackett::infer::adherence::{AdherenceOptions, fit_adherence};
 use plackett::infer::adherence_gibbs::{AdherenceGibbsOptions, adherence_gibbs};
 use plackett::infer::adherence_output::AdherenceReport;

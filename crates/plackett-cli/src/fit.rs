@@ -3,6 +3,7 @@
 use crate::args::{Engine, Output, PriorArg};
 use anyhow::{Result, bail};
 use plackett::data::Dataset;
+use plackett::document::Document;
 use plackett::infer::Prior;
 use plackett::infer::spec::{EngineKind, FitSpec};
 use plackett::posterior::fit_report::FitReport;

@@ -45,10 +45,10 @@ pub struct DataArgs {
     #[arg(long, value_name = "NAME[,NAME…]")]
     pub exclude: Option<String>,
     /// Pairs input: the two item columns (default: the first two columns).
-    #[arg(long, value_name = "A,B")]
+    #[arg(long, value_name = "A,B", hide_short_help = true)]
     pub item_cols: Option<String>,
     /// Selectors input: use only this case (0-based).
-    #[arg(long)]
+    #[arg(long, hide_short_help = true)]
     pub case: Option<usize>,
 }
 
@@ -170,11 +170,12 @@ pub struct FitArgs {
     pub standardize: Option<String>,
     /// With --features and --engine vb (or --eta auto): Gaussian VI on the exact bound, or
     /// Guo et al. (2019)'s Algorithm 1 [default: exact].
-    #[arg(long, value_parser = ["exact", "guo"], help_heading = "Item features (PL regression)")]
+    #[arg(hide_short_help = true, long, value_parser = ["exact", "guo"], help_heading = "Item features (PL regression)")]
     pub vi: Option<String>,
     /// With --eta auto: the η grid, LO:HI:N (log-spaced) or a comma list [default:
     /// 1e-3:1e3:25].
     #[arg(
+        hide_short_help = true,
         long,
         value_name = "LO:HI:N",
         help_heading = "Item features (PL regression)"
@@ -185,6 +186,7 @@ pub struct FitArgs {
     pub output: Output,
     /// Draws sampled from the EP/VB approximate posterior (for intervals and exports).
     #[arg(
+        hide_short_help = true,
         long,
         default_value_t = 4000,
         help_heading = "Bayesian outputs (gibbs, ep, vb)"
@@ -192,6 +194,7 @@ pub struct FitArgs {
     pub draws: usize,
     /// vb: the covariance behind its sds, intervals, draws and --vcov. linear-response (the default): Giordano, Broderick & Jordan 2015's correction, the observed information at VB's means plus the Gamma prior's curvature; mean-field: the Gamma factors' own, whose nominal 90% intervals cover about 84% (docs/engines.md). Means and ELBO are the same either way.
     #[arg(
+        hide_short_help = true,
         long,
         default_value = "linear-response",
         value_parser = ["mean-field", "linear-response"],
@@ -200,6 +203,7 @@ pub struct FitArgs {
     pub covariance: String,
     /// Export posterior draws of normalised log-worths (CSV, or JSON if the name ends in .json).
     #[arg(value_hint = clap::ValueHint::FilePath,
+        hide_short_help = true,
         long,
         value_name = "FILE",
         help_heading = "Bayesian outputs (gibbs, ep, vb)"
@@ -240,6 +244,7 @@ pub struct FitArgs {
     pub components: Option<String>,
     /// Random starts of the mixture EM (the best is kept).
     #[arg(
+        hide_short_help = true,
         long,
         default_value_t = 10,
         value_name = "N",
@@ -248,6 +253,7 @@ pub struct FitArgs {
     pub starts: usize,
     /// Symmetric Dirichlet prior on the mixture weights (with --engine map; 1 = flat).
     #[arg(
+        hide_short_help = true,
         long,
         default_value_t = 1.0,
         allow_negative_numbers = true,
@@ -262,6 +268,7 @@ pub struct FitArgs {
     pub adherence: bool,
     /// Gamma shape of each ranker's adherence (≥ 1; shape = rate puts its mean at 1).
     #[arg(
+        hide_short_help = true,
         long,
         default_value_t = 10.0,
         allow_negative_numbers = true,
@@ -271,6 +278,7 @@ pub struct FitArgs {
     pub adherence_shape: f64,
     /// Gamma rate of each ranker's adherence (> 0).
     #[arg(
+        hide_short_help = true,
         long,
         default_value_t = 10.0,
         allow_negative_numbers = true,
@@ -280,6 +288,7 @@ pub struct FitArgs {
     pub adherence_rate: f64,
     /// Fixed adherences, one per ranker in order of first appearance (no estimation).
     #[arg(
+        hide_short_help = true,
         long,
         value_name = "E1,E2,…",
         help_heading = "Adherence (heterogeneous rankers)"

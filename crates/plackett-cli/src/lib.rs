@@ -11,6 +11,7 @@ mod args;
 mod classify;
 mod cv;
 mod demo;
+pub mod examples;
 mod features;
 mod fit;
 mod fit_args;
@@ -195,7 +196,7 @@ impl std::error::Error for NotConverged {}
 
 /// The whole command-line definition, as the binary parses it.
 pub fn command() -> clap::Command {
-    with_negative_numbers(Cli::command())
+    examples::with_examples(with_negative_numbers(Cli::command()))
 }
 
 pub use outputs::{is_output, is_output_dir};

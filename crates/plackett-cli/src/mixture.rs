@@ -8,6 +8,7 @@ use crate::fit_args::{
     FitArgs, SINGLE_POPULATION_ONLY, compare_ids, compare_names, finish, load, load_with_universe,
 };
 use anyhow::{Result, bail};
+use plackett::document::Document;
 use plackett::infer::mcmc::McmcSettings;
 use plackett::infer::mixture::{MixtureOptions, fit_range, mixture_log_likelihood};
 use plackett::infer::mixture_gibbs::{MixtureGibbsOptions, gibbs_range};

@@ -4,6 +4,7 @@
 
 use crate::{PyDataset, err, interrupt};
 use numpy::{PyArray1, PyArray2};
+use plackett::document::Document;
 use plackett::infer::adherence::{AdherenceFit, AdherenceOptions, fit_adherence as fit_lib};
 use plackett::infer::adherence_gibbs::{AdherenceGibbsOptions, adherence_gibbs};
 use plackett::infer::adherence_output::AdherenceReport;

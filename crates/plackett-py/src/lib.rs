@@ -6,6 +6,7 @@
 use numpy::ndarray::{Array2, Array3};
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyArray3};
 use plackett::data::{Dataset, TieSemantics};
+use plackett::document::Document;
 use plackett::infer::Prior;
 use plackett::infer::feature_run::FeatureSettings;
 use plackett::infer::point::Algorithm;

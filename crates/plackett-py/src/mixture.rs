@@ -4,6 +4,7 @@
 use crate::{PyDataset, err, interrupt};
 use numpy::ndarray::Array2;
 use numpy::{IntoPyArray, PyArray1, PyArray2};
+use plackett::document::Document;
 use plackett::infer::mcmc::McmcSettings;
 use plackett::infer::mixture::{MixtureFit, MixtureOptions, fit_range, mixture_log_likelihood};
 use plackett::infer::mixture_gibbs::{MixtureGibbsOptions, gibbs_range};

@@ -111,6 +111,37 @@ pub struct Envelope {
     pub diagnostics: Value,
 }
 
+/// A family's result document: its envelope, then its own keys. The
+/// ranking, feature, mixture and adherence reports implement it.
+pub trait Document: Serialize {
+    /// The document's envelope.
+    fn envelope(&self) -> Envelope;
+
+    /// Pretty JSON, opening with the envelope.
+    fn to_json(&self) -> String {
+        self.envelope().to_json(self)
+    }
+}
+
+/// The [`Envelope`] of a report that keeps its run's facts in fields
+/// named as the envelope's keys (`engine`, `iterations`, `n_observations`,
+/// `notes`), with the family and the engine's `converged` and
+/// `diagnostics`.
+macro_rules! envelope_of {
+    ($report:expr, $family:expr, $converged:expr, $diagnostics:expr $(,)?) => {
+        $crate::document::Envelope {
+            family: $family,
+            engine: $report.engine.clone(),
+            converged: $converged,
+            iterations: $report.iterations,
+            n_observations: $report.n_observations,
+            notes: $report.notes.clone(),
+            diagnostics: $diagnostics,
+        }
+    };
+}
+pub(crate) use envelope_of;
+
 impl Envelope {
     /// The document `doc` (a JSON object, or a struct serialising to one)
     /// with the envelope's keys first. A key of `doc` that the envelope

@@ -118,8 +118,8 @@ fn docs_cli_md_is_every_commands_help() {
             .unwrap_or_else(|| have.lines().count().min(page.lines().count()));
         panic!(
             "docs/cli.md is behind the binary's help (first difference at line {}); \
-             regenerate it: PLACKETT_BLESS=1 cargo test --release -p plackett-cli --test \
-             cli_reference",
+             regenerate it: PLACKETT_BLESS=1 cargo test --release -p plackett-cli --test commands \
+             cli_reference::",
             first + 1
         );
     }

@@ -16,6 +16,7 @@ mod conformance;
 mod features_cli;
 mod fuzz_options;
 mod groundtruth_cli;
+mod help_examples;
 mod keywords_cli;
 mod limits;
 mod mil_cli;

@@ -9,7 +9,7 @@ use common::{bin, tmpdir};
 use std::path::PathBuf;
 
 /// Split a command line into words, honouring double quotes.
-fn words(line: &str) -> Vec<String> {
+pub fn words(line: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut cur = String::new();
     let mut quoted = false;

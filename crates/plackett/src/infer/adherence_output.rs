@@ -186,39 +186,6 @@ impl AdherenceReport {
         }
     }
 
-    /// The document envelope ([`crate::document`]); a sampler's
-    /// `diagnostics` keep their chains, draws and scale-move acceptance.
-    pub fn envelope(&self) -> crate::document::Envelope {
-        use crate::document::{Envelope, Family, iterative_diagnostics, sampler_check};
-        let (converged, diagnostics) = match &self.diagnostics {
-            Some(d) => {
-                let (converged, mut v) = sampler_check(d.rhat_max, d.ess_min);
-                v["chains"] = d.chains.into();
-                v["draws_per_chain"] = d.draws_per_chain.into();
-                v["scale_acceptance"] = d.scale_acceptance.into();
-                (converged, v)
-            }
-            None => (
-                self.converged,
-                iterative_diagnostics(self.stopping.map(|s| s.0), self.stopping.map(|s| s.1)),
-            ),
-        };
-        Envelope {
-            family: Family::Adherence,
-            engine: self.engine.clone(),
-            converged,
-            iterations: self.iterations,
-            n_observations: self.n_observations,
-            notes: self.notes.clone(),
-            diagnostics,
-        }
-    }
-
-    /// Pretty JSON, opening with the document envelope.
-    pub fn to_json(&self) -> String {
-        self.envelope().to_json(self)
-    }
-
     /// CSV: the items, then the rankers (`kind` column tells them apart).
     pub fn to_csv(&self) -> String {
         let mut w = csv::Writer::from_writer(Vec::new());
@@ -414,5 +381,27 @@ impl AdherenceReport {
             let _ = writeln!(s, "note: {n}");
         }
         s
+    }
+}
+
+impl crate::document::Document for AdherenceReport {
+    /// The document envelope ([`crate::document`]); a sampler's
+    /// `diagnostics` keep their chains, draws and scale-move acceptance.
+    fn envelope(&self) -> crate::document::Envelope {
+        use crate::document::{Family, iterative_diagnostics, sampler_check};
+        let (converged, diagnostics) = match &self.diagnostics {
+            Some(d) => {
+                let (converged, mut v) = sampler_check(d.rhat_max, d.ess_min);
+                v["chains"] = d.chains.into();
+                v["draws_per_chain"] = d.draws_per_chain.into();
+                v["scale_acceptance"] = d.scale_acceptance.into();
+                (converged, v)
+            }
+            None => (
+                self.converged,
+                iterative_diagnostics(self.stopping.map(|s| s.0), self.stopping.map(|s| s.1)),
+            ),
+        };
+        crate::document::envelope_of!(self, Family::Adherence, converged, diagnostics)
     }
 }

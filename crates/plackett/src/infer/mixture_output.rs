@@ -250,29 +250,6 @@ impl MixtureReport {
             .sum()
     }
 
-    /// The document envelope ([`crate::document`]).
-    pub fn envelope(&self) -> crate::document::Envelope {
-        use crate::document::{Envelope, Family, iterative_diagnostics, sampler_check};
-        let (converged, diagnostics) = match (self.rhat_max, self.ess_min) {
-            (Some(r), Some(e)) => sampler_check(r, e),
-            _ => (self.converged, iterative_diagnostics(None, None)),
-        };
-        Envelope {
-            family: Family::Mixture,
-            engine: self.engine.clone(),
-            converged,
-            iterations: self.iterations,
-            n_observations: self.n_observations,
-            notes: self.notes.clone(),
-            diagnostics,
-        }
-    }
-
-    /// Pretty JSON, opening with the document envelope.
-    pub fn to_json(&self) -> String {
-        self.envelope().to_json(self)
-    }
-
     /// CSV: one row per (component, item).
     pub fn to_csv(&self) -> String {
         let mut w = csv::Writer::from_writer(Vec::new());
@@ -468,5 +445,17 @@ impl MixtureReport {
             let _ = writeln!(s, "note: {n}");
         }
         s
+    }
+}
+
+impl crate::document::Document for MixtureReport {
+    /// The document envelope ([`crate::document`]).
+    fn envelope(&self) -> crate::document::Envelope {
+        use crate::document::{Family, iterative_diagnostics, sampler_check};
+        let (converged, diagnostics) = match (self.rhat_max, self.ess_min) {
+            (Some(r), Some(e)) => sampler_check(r, e),
+            _ => (self.converged, iterative_diagnostics(None, None)),
+        };
+        crate::document::envelope_of!(self, Family::Mixture, converged, diagnostics)
     }
 }

@@ -423,40 +423,6 @@ impl FitReport {
         }
     }
 
-    /// The document envelope ([`crate::document`]): family `features` when
-    /// the worths come from item features, else `ranking`.
-    pub fn envelope(&self) -> crate::document::Envelope {
-        use crate::document::{Envelope, Family, iterative_diagnostics, mcmc_diagnostics};
-        let diagnostics = match (self.diagnostics.rhat_max, self.diagnostics.ess_min) {
-            (Some(r), Some(e)) => mcmc_diagnostics(r, e),
-            _ => {
-                let mut d = iterative_diagnostics(self.tolerance, None);
-                // The keys the document always had (null off the samplers).
-                d["rhat_max"] = serde_json::Value::Null;
-                d["ess_min"] = serde_json::Value::Null;
-                d
-            }
-        };
-        Envelope {
-            family: if self.coefficients.is_some() || self.regression.is_some() {
-                Family::Features
-            } else {
-                Family::Ranking
-            },
-            engine: self.engine.clone(),
-            converged: self.converged,
-            iterations: self.iterations,
-            n_observations: self.n_observations,
-            notes: self.notes.clone(),
-            diagnostics,
-        }
-    }
-
-    /// Pretty JSON, opening with the document envelope.
-    pub fn to_json(&self) -> String {
-        self.envelope().to_json(self)
-    }
-
     /// CSV: one row per item.
     pub fn to_csv(&self) -> String {
         let mut w = csv::Writer::from_writer(Vec::new());
@@ -714,6 +680,34 @@ fn cell(x: f64) -> String {
         format!("{x:.2e}")
     } else {
         format!("{x:.4}")
+    }
+}
+
+impl crate::document::Document for FitReport {
+    /// The document envelope ([`crate::document`]): family `features` when
+    /// the worths come from item features, else `ranking`.
+    fn envelope(&self) -> crate::document::Envelope {
+        use crate::document::{Family, iterative_diagnostics, mcmc_diagnostics};
+        let diagnostics = match (self.diagnostics.rhat_max, self.diagnostics.ess_min) {
+            (Some(r), Some(e)) => mcmc_diagnostics(r, e),
+            _ => {
+                let mut d = iterative_diagnostics(self.tolerance, None);
+                // The keys the document always had (null off the samplers).
+                d["rhat_max"] = serde_json::Value::Null;
+                d["ess_min"] = serde_json::Value::Null;
+                d
+            }
+        };
+        crate::document::envelope_of!(
+            self,
+            if self.coefficients.is_some() || self.regression.is_some() {
+                Family::Features
+            } else {
+                Family::Ranking
+            },
+            self.converged,
+            diagnostics
+        )
     }
 }
 
