@@ -5,6 +5,9 @@ unnormalised IRN of each case's annotations plus Gaussian noise (so it is
 right about as often as the experts agree, and sometimes wrong).
 
 Usage: python3 bench/make_scores.py SELECTORS.json K OUT.txt [--noise 0.5] [--seed 1]
+
+Needs numpy: run it with the test suite's environment
+(`target/venv/bin/python`, made by `.ci/run`) or `pip install numpy`.
 """
 import argparse, json
 import numpy as np

@@ -334,21 +334,32 @@ fn fit_table(model: &Fitted, s: &Value, notes: &[String]) -> String {
         model.transforms.len(),
         model.a
     );
-    for key in [
-        "iterations",
-        "converged",
-        "zeros",
-        "log_posterior",
-        "free_energy",
-        "min_ess",
-        "min_ess_geyer",
-        "max_rhat",
-        "a_acceptance",
+    // The engine's status as `fit` prints it: a sampler's sweeps and
+    // mixing checks, an optimiser's stopping rule; then the objective.
+    let num = |key: &str| s.get(key).and_then(Value::as_f64);
+    let iterations = s["iterations"].as_u64().unwrap_or(0) as usize;
+    let mixing = num("max_rhat").zip(num("min_ess"));
+    let converged = s["converged"].as_bool().unwrap_or(false);
+    let _ = writeln!(
+        out,
+        "{}",
+        plackett::posterior::diagnostics::status_line(converged, iterations, mixing)
+    );
+    if let Some(e) = num("min_ess_geyer") {
+        let _ = writeln!(out, "min ESS by Archambeau & Caron 2012's estimator {e:.0}");
+    }
+    if let Some(acc) = num("a_acceptance") {
+        let _ = writeln!(out, "acceptance of the moves of a {acc:.2}");
+    }
+    if let Some(z) = s.get("zeros").and_then(Value::as_u64) {
+        let _ = writeln!(out, "exact zeros among the weights {z}");
+    }
+    for (key, label) in [
+        ("log_posterior", "log posterior"),
+        ("free_energy", "free energy"),
     ] {
-        if let Some(v) = s.get(key)
-            && !v.is_null()
-        {
-            let _ = writeln!(out, "{key}: {v}");
+        if let Some(v) = num(key) {
+            let _ = writeln!(out, "{label} {v:.4}");
         }
     }
     let _ = writeln!(
@@ -540,7 +551,11 @@ fn run_cv(a: &CvArgs) -> Result<()> {
         "splits": res.len(),
         "test_fraction": if kfold.is_some() { Value::Null } else { json!(a.test_fraction) },
         "protocol": match kfold {
-            Some(k) => format!("stratified {}-fold × {} repeat(s)", k.folds, k.repeats),
+            Some(k) => format!(
+                "stratified {}-fold × {}",
+                k.folds,
+                plackett::io::output::count(k.repeats, "repeat", "repeats")
+            ),
             None => format!("{} random splits, test fraction {}", a.splits, plackett::numerics::sig(a.test_fraction, 3)),
         },
         "misclassification": {"mean": mm, "sd": ms},

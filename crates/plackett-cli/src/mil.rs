@@ -731,9 +731,9 @@ fn run_study_cmd(a: &StudyArgs) -> Result<()> {
         "json" => serde_json::to_string_pretty(&doc)? + "\n",
         _ => {
             let mut t = format!(
-                "Simulation study (Hu 2024, §2.3): {} replicates per setting, {} test bags each; means over replicates\n{:<10} {:>7} {:<8} {:>10} {:>7} {:>14} {:>9}\n",
-                a.replicates,
-                a.test_bags,
+                "Simulation study (Hu 2024, §2.3): {} per setting, {} each; means over replicates\n{:<10} {:>7} {:<8} {:>10} {:>7} {:>14} {:>9}\n",
+                plackett::io::output::count(a.replicates, "replicate", "replicates"),
+                plackett::io::output::count(a.test_bags, "test bag", "test bags"),
                 "factor",
                 "level",
                 "method",

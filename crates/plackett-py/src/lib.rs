@@ -867,19 +867,24 @@ impl FitResult {
         py.detach(|| post.predictive_log_likelihood(ds))
             .map_err(err)
     }
-    /// Per-item table (item, worth, log_worth, se, sd, ci_low, ci_high): a
-    /// pandas DataFrame when pandas is installed, else a dict of numpy
-    /// arrays.
+    /// Per-item table, a pandas DataFrame indexed by item: worth,
+    /// log_worth, its uncertainty (`se` for mle and map, the posterior `sd`
+    /// for gibbs, ep and vb) and the 95% interval (ci_low, ci_high).
     fn summary<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let d = pyo3::types::PyDict::new(py);
         d.set_item("item", self.names.clone())?;
         d.set_item("worth", self.worth(py))?;
         d.set_item("log_worth", self.log_worth(py))?;
-        d.set_item("se", self.se(py))?;
-        d.set_item("sd", self.sd(py))?;
+        // One uncertainty column: standard errors of a point estimate,
+        // posterior sds of a Bayesian engine's (the other is all NaN).
+        if self.report.items.iter().any(|r| r.log_worth_sd.is_some()) {
+            d.set_item("sd", self.sd(py))?;
+        } else {
+            d.set_item("se", self.se(py))?;
+        }
         d.set_item("ci_low", self.ci_low(py))?;
         d.set_item("ci_high", self.ci_high(py))?;
-        frame(py, d)
+        frame_by(py, d, "item")
     }
     /// The CLI's JSON report (`plackett fit --output json`), same keys.
     fn to_json(&self) -> String {
@@ -1081,10 +1086,23 @@ pub(crate) fn frame<'py>(
     py: Python<'py>,
     d: Bound<'py, pyo3::types::PyDict>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    match py.import("pandas") {
-        Ok(pd) => pd.getattr("DataFrame")?.call1((d,)),
-        Err(_) => Ok(d.into_any()),
-    }
+    // pandas is a dependency of the package (its results are tables); an
+    // environment without it gets an error that says so, not a dict.
+    let pd = py.import("pandas").map_err(|_| {
+        pyo3::exceptions::PyImportError::new_err(
+            "plackett's tables are pandas DataFrames: pip install pandas",
+        )
+    })?;
+    pd.getattr("DataFrame")?.call1((d,))
+}
+
+/// [`frame`] indexed by its column `index` (the items of a per-item table).
+pub(crate) fn frame_by<'py>(
+    py: Python<'py>,
+    d: Bound<'py, pyo3::types::PyDict>,
+    index: &str,
+) -> PyResult<Bound<'py, PyAny>> {
+    frame(py, d)?.call_method1("set_index", (index,))
 }
 
 /// Fit a ranking model to a Dataset. Keyword arguments are named like the

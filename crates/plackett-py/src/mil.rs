@@ -475,7 +475,7 @@ fn settings(
 /// bags of `source` (a file, or long-CSV/JSON text named `source`).
 /// Keyword arguments as `plackett mil fit`'s flags.
 #[pyfunction]
-#[pyo3(signature = (source, text = None, *, engine = "vb", standardise = false,
+#[pyo3(signature = (source, text = None, *, engine = "vb", standardize = false,
     components = None, intercept_var = 16.0, slope_var = 4.0, tol = 1e-4, max_iter = 5000, starts = 1, mixture = None,
     vb_start = "marginal", covariance = "linear-response", gibbs_start = "marginal", samples = 1000, burn_in = 1000, thin = 1, chains = 4, temperatures = Rungs(RungCount::Fixed(1)), hottest = 0.03, ladder = "geometric", seed = 1, init = None))]
 #[allow(clippy::too_many_arguments)]
@@ -484,7 +484,7 @@ pub fn mil_fit(
     source: &str,
     text: Option<String>,
     engine: &str,
-    standardise: bool,
+    standardize: bool,
     components: Option<usize>,
     intercept_var: f64,
     slope_var: f64,
@@ -530,7 +530,7 @@ pub fn mil_fit(
         let bags = bags_of(&source, text.as_deref())?;
         bags.training_labels(&source)?;
         let start = std::time::Instant::now();
-        let prep = Preprocess::from_options(standardise, components);
+        let prep = Preprocess::from_options(standardize, components);
         let (model, info) = match &warm {
             Some(m) => fit_model_warm(&bags, &engine, prep, m, &source)?,
             None => fit_model_with(&bags, &engine, prep)?,
@@ -566,7 +566,7 @@ pub fn mil_fit(
 /// `--output json` document.
 #[pyfunction]
 #[pyo3(signature = (source, text = None, *, engine = "vb", baselines = false, folds = 10,
-    repeats = 1, draws = 500, standardise = false, components = None, intercept_var = 16.0,
+    repeats = 1, draws = 500, standardize = false, components = None, intercept_var = 16.0,
     slope_var = 4.0, tol = 1e-4, max_iter = 5000, starts = 1, mixture = None, vb_start = "marginal", covariance = "linear-response",
     gibbs_start = "marginal", samples = 1000, burn_in = 1000, thin = 1, chains = 4, temperatures = Rungs(RungCount::Fixed(1)), hottest = 0.03, ladder = "geometric", seed = 1, report = None))]
 #[allow(clippy::too_many_arguments)]
@@ -579,7 +579,7 @@ pub fn mil_cv(
     folds: usize,
     repeats: usize,
     draws: usize,
-    standardise: bool,
+    standardize: bool,
     components: Option<usize>,
     intercept_var: f64,
     slope_var: f64,
@@ -634,7 +634,7 @@ pub fn mil_cv(
         }
         let bags = bags_of(&source, text.as_deref())?;
         bags.training_labels(&source)?;
-        let prep = Preprocess::from_options(standardise, components);
+        let prep = Preprocess::from_options(standardize, components);
         let cvs = cross_validate_methods(
             &bags,
             &methods,

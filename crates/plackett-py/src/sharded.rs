@@ -168,15 +168,15 @@ impl ShardedFit {
     fn total_weight(&self) -> f64 {
         self.n_rows
     }
-    /// Per-item table (item, worth, log_worth): a pandas DataFrame when
-    /// pandas is installed, else a dict of numpy arrays. A sharded fit has
-    /// no standard errors (see `plackett.distributed.fit`).
+    /// Per-item table (worth, log_worth), a pandas DataFrame indexed by
+    /// item. A sharded fit has no standard errors (see
+    /// `plackett.distributed.fit`).
     fn summary<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let d = pyo3::types::PyDict::new(py);
         d.set_item("item", self.names.clone())?;
         d.set_item("worth", self.worth(py))?;
         d.set_item("log_worth", self.log_worth(py))?;
-        crate::frame(py, d)
+        crate::frame_by(py, d, "item")
     }
     /// The fit as JSON: `engine`, `items` (name, log_worth, worth),
     /// `log_likelihood`, `iterations`, `converged`, `total_weight`; the

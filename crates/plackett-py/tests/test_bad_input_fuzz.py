@@ -189,7 +189,7 @@ def test_mil_survives_hostile_input():
         survive("mil_fit", pk.mil_fit, v)
         survive("mil_fit", pk.mil_fit, frame, engine=v)
         survive("load_mil_model", pk.load_mil_model, v)
-    keys = ["standardise", "components", "intercept_var", "slope_var", "tol", "max_iter", "starts",
+    keys = ["standardize", "standardise", "components", "intercept_var", "slope_var", "tol", "max_iter", "starts",
             "vb_start", "seed", "init", "bogus"]
     hostile_options("mil_fit", pk.mil_fit, keys, frame)
     hostile_options("mil_fit gibbs", pk.mil_fit, ["samples", "burn_in", "thin", "chains", "gibbs_start", "seed"],

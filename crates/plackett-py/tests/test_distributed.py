@@ -62,7 +62,7 @@ def test_sharded_fit_equals_single_machine(client, engine, collapse_limit):
     assert abs(got.log_likelihood - local.log_likelihood) < 1e-6
     # The table and the JSON carry the single-machine fit's keys.
     mine, theirs = got.summary(), local.summary()
-    assert list(mine["item"]) == list(theirs["item"])
+    assert list(mine.index) == list(theirs.index)
     for key in ("worth", "log_worth"):
         np.testing.assert_allclose(np.asarray(mine[key]), np.asarray(theirs[key]), atol=1e-8, rtol=0)
     doc, ref = json.loads(got.to_json()), json.loads(local.to_json())

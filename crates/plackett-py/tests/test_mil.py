@@ -96,7 +96,7 @@ def test_warm_start_equals_the_cli(bags):
     got = json.loads(plackett.mil_fit(path, engine="gibbs", init=start, **short).to_json())
     assert _comparable(got) == _comparable(want)
     assert got["fit"]["gibbs_start"] == "init"
-    with pytest.raises(ValueError, match="standardise"):
+    with pytest.raises(ValueError, match="standardize"):
         plackett.mil_fit(path, standardise=True, init=start)
     with pytest.raises(TypeError):
         plackett.mil_fit(path, init="not a model")
@@ -615,6 +615,20 @@ def test_features_off_the_priors_scale_are_noted(bags):
         return [n for n in fit.notes if "far from the unit scale" in n]
 
     noted = off(plackett.mil_fit(frame))
-    assert len(noted) == 1 and "m0_f2 sd" in noted[0] and "(standardise) or set slope_var" in noted[0], noted
+    assert len(noted) == 1 and "m0_f2 sd" in noted[0] and "(standardize) or set slope_var" in noted[0], noted
     assert not off(plackett.mil_fit(frame, standardise=True))
     assert not off(plackett.mil_fit(path))
+
+
+def test_standardize_is_one_option_with_two_spellings():
+    """`standardize` is the spelling of every command and function;
+    `standardise`, MIL's first spelling, is the same option (issue: one
+    vocabulary); both at once is a TypeError."""
+    df = plackett.mil_simulate(bags=40, instances=5, features=3, ratio=2, ppi1=0.5, seed=9)
+    a = plackett.mil_fit(df, standardize=True)
+    b = plackett.mil_fit(df, standardise=True)
+    np.testing.assert_array_equal(a.p, b.p)
+    assert not np.array_equal(a.p, plackett.mil_fit(df).p)
+    with pytest.raises(TypeError, match="same option"):
+        plackett.mil_fit(df, standardize=True, standardise=True)
+    assert plackett.MILClassifier(standardize=True).get_params()["standardize"] is True

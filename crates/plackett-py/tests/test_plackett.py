@@ -128,7 +128,11 @@ def test_salad_from_a_data_frame():
     # Critchlow & Fligner (1991) via PlackettLuce: B 2.72991, C 1.56154, D 1.02684.
     np.testing.assert_allclose(r.log_worth, [0, 2.72991, 1.56154, 1.02684], atol=1e-5)
     s = r.summary()
-    assert list(s["item"]) == ["A", "B", "C", "D"]
+    assert list(s.index) == ["A", "B", "C", "D"]
+    assert s.index.name == "item"
+    # One uncertainty column: standard errors of the MLE.
+    assert "se" in s.columns and "sd" not in s.columns
+    assert "sd" in plackett.fit(plackett.rankings(df, ranking_col="judge"), engine="vb").summary().columns
 
 
 def test_pudding_ties_as_events_equals_cli():

@@ -234,7 +234,7 @@ fn cv_kfold_protocol() {
     );
     assert_eq!(j["splits"], 10);
     assert!(j["test_fraction"].is_null());
-    assert_eq!(j["protocol"], "stratified 5-fold × 2 repeat(s)");
+    assert_eq!(j["protocol"], "stratified 5-fold × 2 repeats");
     let held: Vec<Vec<usize>> =
         serde_json::from_str(&std::fs::read_to_string(&splits).unwrap()).unwrap();
     let mut all: Vec<usize> = held[..5].concat();
@@ -909,7 +909,7 @@ fn cv_report_shows_the_held_out_predictions() {
         html.contains(&format!("{m:.4} ± {sd:.4} (sd over splits)")),
         "{m} {sd}"
     );
-    assert!(html.contains("stratified 3-fold × 2 repeat(s)"));
+    assert!(html.contains("stratified 3-fold × 2 repeats"));
     for c in ["a", "b", "c"] {
         assert!(html.contains(&format!("{c} (pooled AUC ")), "{c}");
     }

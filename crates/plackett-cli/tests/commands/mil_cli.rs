@@ -1025,7 +1025,7 @@ fn features_off_the_priors_scale_are_named_in_a_note() {
                 "{notes}"
             );
             assert!(
-                notes.contains("(--standardise) or set --slope-var"),
+                notes.contains("(--standardize) or set --slope-var"),
                 "{notes}"
             );
         }

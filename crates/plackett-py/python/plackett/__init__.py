@@ -1368,6 +1368,16 @@ def _bags_source(data: Any) -> tuple:
     raise TypeError("data: expected a path (CSV or JSON bags) or a pandas DataFrame in the long layout")
 
 
+def _standardize_alias(options: dict) -> dict:
+    """``standardise`` (the British spelling MIL used first) as ``standardize``,
+    the spelling of every command and function."""
+    if "standardise" in options:
+        if "standardize" in options:
+            raise TypeError("standardize and standardise are the same option: give one")
+        options["standardize"] = options.pop("standardise")
+    return options
+
+
 def mil_fit(data: Any, *, engine: str = "vb", **options: Any) -> MilFit:
     """Multiple-instance classification with two modalities (vMMIC, Hu 2024, ch. 2).
 
@@ -1376,7 +1386,7 @@ def mil_fit(data: Any, *, engine: str = "vb", **options: Any) -> MilFit:
     ``engine``: "vb" (vMMIC's coordinate ascent) or "gibbs" (the exact
     posterior of the same two-level probit model, the gold standard).
     Options as ``plackett mil fit``'s flags with ``_`` for ``-``:
-    ``standardise``, ``components`` (reduce each modality to its leading
+    ``standardize`` (``standardise`` is accepted too), ``components`` (reduce each modality to its leading
     principal components; from its default start vMMIC does not need it,
     from ``vb_start="prior"`` on wide features such as Musk's it does),
     ``intercept_var``, ``slope_var``, ``tol``, ``max_iter``, ``starts``,
@@ -1406,6 +1416,7 @@ def mil_fit(data: Any, *, engine: str = "vb", **options: Any) -> MilFit:
     CLI's document). See docs/mil.md.
     """
     source, text = _bags_source(data)
+    options = _standardize_alias(options)
     _check_counts(options)
     return _plackett.mil_fit(source, text, engine=engine, **options)
 
@@ -1492,13 +1503,14 @@ def mil_cv(data: Any, *, engine: str = "vb", baselines: bool = False, folds: int
     mil cv``: folds stratified by label, the held-out scores of a repeat's
     folds pooled into one bag AUROC. ``baselines=True`` adds MILR (Chen et
     al. 2017) and single-instance logistic regression on the same folds.
-    ``data`` and the other options as :func:`mil_fit` (``standardise``,
+    ``data`` and the other options as :func:`mil_fit` (``standardize``,
     ``components``, priors, engine settings, ``seed``), plus ``draws``
     (Monte Carlo draws per held-out bag, 500) and ``report`` (a path: the
     page of ``mil cv --report``, with every method's held-out ROC curve and
     calibration). See docs/mil.md.
     """
     source, text = _bags_source(data)
+    options = _standardize_alias(options)
     _check_counts({**options, "folds": folds, "repeats": repeats})
     return MilCv(_plackett.mil_cv(source, text, engine=engine, baselines=baselines,
                                   folds=folds, repeats=repeats, **options))
@@ -1556,5 +1568,26 @@ def mil_study(*, factors: str = "basic", methods: str = "vmmic,milr,si-mean,si-m
     return MilStudy(_plackett.mil_study(factors=factors, methods=methods, **options))
 
 
-from ._classifier import ClassifierPath, PLClassifier, classify_path  # noqa: E402
-from ._mil import MILClassifier  # noqa: E402
+# The scikit-learn estimators load on first use: importing scikit-learn
+# takes seconds, and `import plackett` should not pay for it (PEP 562).
+_LAZY = {
+    "ClassifierPath": "._classifier",
+    "PLClassifier": "._classifier",
+    "classify_path": "._classifier",
+    "MILClassifier": "._mil",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'plackett' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list:
+    return sorted(set(globals()) | set(_LAZY))

@@ -130,8 +130,11 @@ class MILClassifier(ClassifierMixin, BaseEstimator):
     engine : "vb" | "gibbs"
         vMMIC's coordinate ascent (fast) or the Gibbs sampler (the gold
         standard; slow).
-    standardise : bool
+    standardize : bool
         Z-score every feature on the training bags first.
+    standardise : bool or None
+        The same option under its earlier spelling; when given it takes
+        the place of ``standardize``.
     components : int or None
         Replace each modality's features by their leading principal
         components (from its default start vMMIC does not need it; from
@@ -180,7 +183,7 @@ class MILClassifier(ClassifierMixin, BaseEstimator):
     def __init__(
         self,
         engine: str = "vb",
-        standardise: bool = False,
+        standardize: bool = False,
         components: Optional[int] = None,
         intercept_var: float = 16.0,
         slope_var: float = 4.0,
@@ -197,8 +200,10 @@ class MILClassifier(ClassifierMixin, BaseEstimator):
         gibbs_start: str = "marginal",
         draws: int = 1000,
         seed: int = 1,
+        standardise: Optional[bool] = None,
     ):
         self.engine = engine
+        self.standardize = standardize
         self.standardise = standardise
         self.components = components
         self.intercept_var = intercept_var
@@ -233,7 +238,7 @@ class MILClassifier(ClassifierMixin, BaseEstimator):
             "<bags>",
             table.to_csv(),
             engine=self.engine,
-            standardise=bool(self.standardise),
+            standardize=bool(self.standardize if self.standardise is None else self.standardise),
             components=None if self.components is None else count("components", self.components, lenient=True),
             intercept_var=float(self.intercept_var),
             slope_var=float(self.slope_var),

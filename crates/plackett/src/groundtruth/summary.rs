@@ -180,10 +180,10 @@ pub fn aggregate_table(res: &RunResult, names: &[String], m: &Method, notes: &[S
     use crate::io::output::short_name;
     let (cert, agr) = certainty_and_agreement(res);
     let mut s = format!(
-        "{}: {} cases, {} plausibility samples\nannotation certainty (top-1, mean over cases) {:.4}\n\n",
+        "{}: {}, {}\nannotation certainty (top-1, mean over cases) {:.4}\n\n",
         method_label(m),
-        res.cases.len(),
-        res.samples,
+        crate::io::output::count(res.cases.len(), "case", "cases"),
+        crate::io::output::count(res.samples, "plausibility sample", "plausibility samples"),
         mean(&cert)
     );
     s.push_str(&format!(

@@ -262,11 +262,11 @@ impl CvDocument {
         let mut s = String::new();
         let _ = writeln!(
             s,
-            "{}-fold cross-validation x {} repeat(s), seed {}; {} items, {} observations; VI = {} variational posterior\n\
+            "{}-fold cross-validation × {}, seed {}; {} items, {} observations; VI = {} variational posterior\n\
              columns: each method at its cross-validated best η (best η), and both at the η whose \
              mean training-fold bound is highest (bound η; Guo et al. 2019's η_L)",
             j.folds,
-            j.repeats,
+            crate::io::output::count(j.repeats, "repeat", "repeats"),
             j.seed,
             j.n_items,
             j.n_observations,

@@ -6,6 +6,12 @@
 /// the formatter's width limit).
 pub const NAME_WIDTH: usize = 60;
 
+/// `n` and its noun, singular for one: `count(1, "case", "cases")` is
+/// "1 case", `count(3, "case", "cases")` "3 cases".
+pub fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 /// A CSV field, quoted when it holds a comma, quote or line break (RFC 4180).
 pub fn csv_field(s: &str) -> String {
     if s.contains([',', '"', '\n', '\r']) {
@@ -96,7 +102,14 @@ pub(crate) fn weighted_total(ds: &crate::data::Dataset) -> Option<f64> {
 
 #[cfg(test)]
 mod tests {
-    use super::{first_few, short_name};
+    use super::{count, first_few, short_name};
+
+    #[test]
+    fn counts_agree_with_their_number() {
+        assert_eq!(count(1, "case", "cases"), "1 case");
+        assert_eq!(count(0, "case", "cases"), "0 cases");
+        assert_eq!(count(12, "replicate", "replicates"), "12 replicates");
+    }
 
     #[test]
     fn first_few_marks_what_it_leaves_out() {

@@ -266,12 +266,12 @@ pub fn fit_model_warm(
     // (raw against z-scores or components) is a user's mistake.
     let this = match prep {
         Preprocess::None => "no preprocessing",
-        Preprocess::Standardise => "`standardise`",
+        Preprocess::Standardise => "`standardize`",
         Preprocess::Components(_) => "`components`",
     };
     let had = match (&start.components, &start.scaling) {
         (Some(_), _) => "`components`",
-        (None, Some(_)) => "`standardise`",
+        (None, Some(_)) => "`standardize`",
         (None, None) => "no preprocessing",
     };
     if had != this {

@@ -88,7 +88,7 @@ pub fn fit_notes_for(info: &MilFitInfo, bags: &Bags, model: &MilModel) -> Vec<St
                 "{} feature(s) far from the unit scale the slope priors assume ({}): a feature of \
                  sd s gets prior sd {}·s on its share of the linear predictor, which pins a \
                  small-scale feature's effect near 0 and leaves a large-scale one unregularised; \
-                 standardise the features (`standardise`) or set `slope_var`",
+                 standardise the features (`standardize`) or set `slope_var`",
                 off.len(),
                 crate::io::output::first_few(&shown, 6),
                 crate::numerics::sig(prior_sd, 3)

@@ -33,8 +33,10 @@ pub fn cv_page(
         (
             "protocol",
             format!(
-                "{}-fold x {} repeat(s), seed {}",
-                j.folds, j.repeats, j.seed
+                "{}-fold × {}, seed {}",
+                j.folds,
+                crate::io::output::count(j.repeats, "repeat", "repeats"),
+                j.seed
             ),
         ),
         (

@@ -230,7 +230,8 @@ pub fn cv_page(title: &str, bags: &Bags, cvs: &[crate::mil::MilCv]) -> Result<St
         (
             "protocol",
             format!(
-                "stratified {folds}-fold cross-validation × {repeats} repeat(s), the same folds for every method; a repeat's held-out scores of all folds pooled into one AUROC"
+                "stratified {folds}-fold cross-validation × {}, the same folds for every method; a repeat's held-out scores of all folds pooled into one AUROC",
+                crate::io::output::count(repeats, "repeat", "repeats")
             ),
         ),
         (

@@ -11,7 +11,7 @@ use super::*;
 /// the current primary instances leave the design rank-deficient.
 const SINGULAR: &str = "a regression precision is singular to working precision (features on \
                         very large scales swamp the slope priors); standardise the features \
-                        (`standardise`)";
+                        (`standardize`)";
 
 /// A Gaussian regression block: prior precision diagonal, draw of the
 /// coefficients given the sufficient statistics.

@@ -100,7 +100,7 @@ fn a_precision_swamped_by_huge_features_asks_for_standardised_features() {
     let p = DMatrix::from_fn(3, 3, |r, c| v[r] * v[c] + if r == c { 0.25 } else { 0.0 });
     let mut rng = stream(1, &[]);
     match draw_gaussian(&mut rng, &p, &DVector::zeros(3)) {
-        Err(Error::Numerical(m)) => assert!(m.contains("`standardise`"), "{m}"),
+        Err(Error::Numerical(m)) => assert!(m.contains("`standardize`"), "{m}"),
         other => panic!("expected a numerical error, got {other:?}"),
     }
     // The same design at unit scale draws.

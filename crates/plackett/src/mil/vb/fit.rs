@@ -57,7 +57,7 @@ impl MonotoneMap for SweepMap<'_> {
         };
         if !objective.is_finite() {
             return Err(Error::Numerical(format!(
-                "the ELBO is {objective}; rescale the features (--standardise)"
+                "the ELBO is {objective}; rescale the features (--standardize)"
             )));
         }
         let p0 = self.state.bag_p();
