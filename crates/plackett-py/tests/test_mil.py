@@ -632,3 +632,19 @@ def test_standardize_is_one_option_with_two_spellings():
     with pytest.raises(TypeError, match="same option"):
         plackett.mil_fit(df, standardize=True, standardise=True)
     assert plackett.MILClassifier(standardize=True).get_params()["standardize"] is True
+
+
+def test_mil_classifier_takes_a_3d_array_of_equal_bags():
+    """Bags of equal size as one array (bags × instances × features) are
+    the same bags as a list of 2-D arrays; a one-class y names its label
+    plainly (no numpy repr)."""
+    rng = np.random.default_rng(1)
+    X = rng.random((20, 3, 4))
+    y = np.array([0, 1] * 10)
+    a = plackett.MILClassifier().fit(X, y).predict_proba(X)
+    b = plackett.MILClassifier().fit(list(X), y).predict_proba(list(X))
+    np.testing.assert_array_equal(a, b)
+    with pytest.raises(ValueError, match=r"got 1: \[0\]$"):
+        plackett.MILClassifier().fit(X, np.zeros(20, dtype=np.int64))
+    with pytest.raises(TypeError, match="2-D array"):
+        plackett.MILClassifier().fit(rng.random((20, 4)), y)

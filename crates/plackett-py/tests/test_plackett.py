@@ -925,3 +925,17 @@ def test_feature_choice_probabilities_cover_new_items_as_the_cli(engine, tmp_pat
         r.compare("A", "Z")
     with pytest.raises(ValueError, match="twice"):
         r.choice_probabilities(["A", "E", "A"])
+
+
+def test_readers_show_their_options():
+    """help(plackett.read_csv) lists its options (no **kwargs), and a
+    misspelt option is a TypeError from the function the user called."""
+    import inspect
+
+    for f in (plackett.read_file, plackett.read_csv, plackett.read_pairs, plackett.read_preflib,
+              plackett.read_orderings, plackett.read_selectors):
+        kinds = {p.kind for p in inspect.signature(f).parameters.values()}
+        assert inspect.Parameter.VAR_KEYWORD not in kinds, f.__name__
+    assert {"ranking_col", "rank_col", "item_col"} <= set(inspect.signature(plackett.read_csv).parameters)
+    with pytest.raises(TypeError, match="read_csv"):
+        plackett.read_csv(os.path.join(DATA, "salad", "rankings.csv"), rankin_col="judge")

@@ -6,7 +6,7 @@ use super::pipeline::Pipeline;
 use plackett::error::{Error, Result};
 use plackett::keywords::{
     PriorScale, Probability, ThetaPrior, VbCovariance, VbssGibbsOptions, VbssOptions, WordGraph,
-    bayesian_fdr_select, fit_gibbs_observed, fit_vbss, position_rank_given, single_rank_ss_given,
+    fdr_select_unlabelled, fit_gibbs_observed, fit_vbss, position_rank_given, single_rank_ss_given,
     text_rank_given, top_by_score,
 };
 use serde_json::json;
@@ -275,16 +275,22 @@ pub struct Candidate {
 /// (docs/keywords.md, "VB against the exact posterior"). Outputs that
 /// print no `sd` may leave it out.
 pub const VB_SD_NOTE: &str = "vb: sd is VB's with its linear-response correction and still too \
-     small, about two thirds of the exact posterior's (mean-field alone: a third; the \
-     probabilities themselves are within about 0.001 of it on average; docs/keywords.md); the \
-     gibbs engine gives the exact posterior's sds";
+     small, about two thirds of the exact posterior's (mean-field alone: a third; on full papers \
+     the probabilities themselves were within about 0.001 of it on average, docs/keywords.md); \
+     the gibbs engine gives the exact posterior's sds";
 
 /// The same note for `--covariance mean-field` (Hu 2024's VBSS as
 /// stated): its sds are about a third of the exact posterior's.
 pub const VB_SD_NOTE_MEAN_FIELD: &str = "vb: sd is mean-field VB's and too small, about a third \
-     of the exact posterior's (the probabilities themselves are within about 0.001 of it on \
-     average; docs/keywords.md); the default linear-response covariance gives about two thirds, \
-     the gibbs engine the exact posterior's sds";
+     of the exact posterior's (on full papers the probabilities themselves were within about \
+     0.001 of it on average, docs/keywords.md); the default linear-response covariance gives \
+     about two thirds, the gibbs engine the exact posterior's sds";
+
+/// Fewer candidate words than this make a "short text": VB's accuracy
+/// was measured on full papers (hundreds of candidates; docs/keywords.md),
+/// and on a 37-word abstract its mean probability of the unlabelled words
+/// was 0.006 against the exact posterior's 0.021 (largest difference 0.12).
+pub const SHORT_TEXT_CANDIDATES: usize = 150;
 
 /// The sd caveat of a VB fit with this covariance.
 pub fn vb_sd_note(covariance: VbCovariance) -> &'static str {
@@ -519,12 +525,21 @@ fn extract_unlocated(
     }
     let mut y = vec![false; g.len()];
     let mut missing = Vec::new();
+    // Phrases of several words, each shown with the words it labels.
+    let mut split = Vec::new();
     for phrase in known.iter().filter(|p| !p.trim().is_empty()) {
         let stems: Vec<String> = match opts.input {
             Input::Text => opts.pipeline.phrase_stems(phrase),
             Input::Tokens => phrase.split_whitespace().map(str::to_string).collect(),
             Input::Graph => vec![phrase.trim().to_string()],
         };
+        if stems.len() > 1 {
+            split.push(format!(
+                "\"{}\" → {}",
+                plackett::io::output::short_name(phrase.trim(), 60),
+                stems.join(", ")
+            ));
+        }
         let mut found = false;
         let first = stems.first().cloned();
         for s in stems {
@@ -577,6 +592,12 @@ fn extract_unlocated(
         None
     };
     let mut notes = Vec::new();
+    if !split.is_empty() {
+        notes.push(format!(
+            "known keyphrases are labelled word by word (VBSS labels words, Hu 2024 §1.3): {}",
+            split.join("; ")
+        ));
+    }
     if !missing.is_empty() {
         notes.push(format!(
             "known keyword stems that are not candidates (ignored): {}",
@@ -648,6 +669,15 @@ fn extract_unlocated(
             // The probabilities are close to the exact posterior's, their
             // sds are not: say so wherever `sd` is printed.
             notes.push(vb_sd_note(f.covariance).to_string());
+            if g.len() < SHORT_TEXT_CANDIDATES {
+                notes.push(format!(
+                    "vb on a short text ({} candidate words): VB's probabilities were measured \
+                     against the exact posterior's on full papers only, and on short texts they \
+                     can be several times smaller; check with engine gibbs (seconds at this size; \
+                     docs/keywords.md)",
+                    g.len()
+                ));
+            }
             if f.covariance != o.covariance {
                 notes.push(
                     "vb: the linear-response covariance is not available here (the published θ update optimises no ELBO, or its system was singular): sds and p_predictive are mean-field".to_string(),
@@ -699,7 +729,9 @@ fn extract_unlocated(
         }
     };
     let seconds = start.elapsed().as_secs_f64();
-    let selected = bayesian_fdr_select(&p, opts.fdr);
+    // The FDR is over the unlabelled words: known words are labelled, not
+    // selected (`fdr_select_unlabelled`).
+    let selected = fdr_select_unlabelled(&p, &y, opts.fdr);
     let mut is_sel = vec![false; p.len()];
     for &i in &selected {
         is_sel[i] = true;

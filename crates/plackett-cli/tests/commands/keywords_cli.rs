@@ -1225,3 +1225,55 @@ fn extract_does_not_depend_on_the_thread_count() {
     assert_eq!(one, run("2"));
     assert_eq!(one, run("3"));
 }
+
+/// On a short abstract with two known phrases, the FDR is over the
+/// unlabelled words (known words do not dilute it: a word at p ≈ 0.05 is
+/// not selected at γ = 0.2 or 0.5), a note says the phrases were labelled
+/// word by word, and VB says it is on a short text.
+#[test]
+fn short_texts_select_by_the_fdr_of_unlabelled_words() {
+    let dir = common::tmpdir("kw_short");
+    let text = dir.join("abstract.txt");
+    std::fs::write(
+        &text,
+        "Coral bleaching events have increased in frequency as ocean temperatures rise. We \
+         surveyed reef recovery at forty sites across the Great Barrier Reef after the 2016 and \
+         2017 bleaching events, measuring coral cover, juvenile recruitment and algal growth. \
+         Reef recovery was fastest where herbivorous fish were abundant and water quality was \
+         high, while sites exposed to repeated bleaching showed little recovery of coral cover. \
+         Our results suggest that local management of fishing and water quality can support reef \
+         recovery between bleaching events, although it cannot prevent bleaching itself.",
+    )
+    .unwrap();
+    for fdr in ["0.2", "0.5"] {
+        let out = common::bin()
+            .args(["keywords", "extract", text.to_str().unwrap()])
+            .args(["--known", "coral bleaching, reef recovery", "--fdr", fdr])
+            .args(["--output", "json"])
+            .output()
+            .unwrap();
+        let d = common::json(&out);
+        let gamma: f64 = fdr.parse().unwrap();
+        let picked: Vec<f64> = d["candidates"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| c["selected"] == true && c["known"] == false)
+            .map(|c| 1.0 - c["p"].as_f64().unwrap())
+            .collect();
+        if !picked.is_empty() {
+            let fdr_hat = picked.iter().sum::<f64>() / picked.len() as f64;
+            assert!(fdr_hat <= gamma, "γ = {gamma}: estimated FDR {fdr_hat}");
+        }
+        let notes = d["notes"].to_string();
+        assert!(notes.contains("labelled word by word"), "{notes}");
+        assert!(
+            notes.contains("\\\"coral bleaching\\\" → coral, bleach"),
+            "{notes}"
+        );
+        assert!(
+            notes.contains("vb on a short text (37 candidate words)"),
+            "{notes}"
+        );
+    }
+}

@@ -342,11 +342,50 @@ def _read_text(path: Any, what: str) -> str:
         raise ex from None
 
 
-def read_file(path: str, **kwargs: Any) -> Dataset:
-    """Read any format the CLI reads; keyword arguments as its flags
-    (``format``, ``ranking_col``, ``rank_col``, ``item_col``, ``weight_col``,
-    ``top_k``, ``items``, ``ties``, ``case``, ``item_cols``)."""
-    return _plackett.read_file(_path(path), **kwargs)
+def read_file(
+    path: str,
+    *,
+    format: Optional[str] = None,
+    ranking_col: str = "ranking",
+    rank_col: str = "rank",
+    item_col: str = "item",
+    weight_col: str = "weight",
+    ranker_col: str = "ranker",
+    top_k: bool = False,
+    items: Optional[Sequence[str]] = None,
+    ties: str = "unknown",
+    case: Optional[int] = None,
+    item_cols: Optional[Sequence[str]] = None,
+) -> Dataset:
+    """Read any format the CLI reads (``plackett fit FILE``'s readers).
+
+    Parameters
+    ----------
+    path : str or path-like
+        The data file.
+    format : {"csv", "preflib", "json", "selectors", "pairs", "orderings"}, optional
+        The file's format; by default from its extension.
+    ranking_col, rank_col, item_col, weight_col, ranker_col : str
+        Long CSV: the columns naming the ranking, holding the rank (lower
+        is better; equal ranks are tied), naming the item, holding the
+        observation weight (optional) and naming who ranked (optional).
+    top_k : bool
+        Rankings are top-k lists of the whole item universe.
+    items : sequence of str, optional
+        Declare the item universe (e.g. ``model.items`` to read new data
+        over a saved model's items).
+    ties : {"unknown", "event"}
+        Tied groups as unknown order, or as events (Davidson–Luce).
+    case : int, optional
+        Selectors: only this case (0-based).
+    item_cols : (str, str), optional
+        Pairs: the two item columns (default: the first two).
+    """
+    return _plackett.read_file(
+        _path(path), format=format, ranking_col=ranking_col, rank_col=rank_col, item_col=item_col,
+        weight_col=weight_col, ranker_col=ranker_col, top_k=top_k,
+        items=None if items is None else list(items), ties=ties, case=case,
+        item_cols=None if item_cols is None else tuple(item_cols))
 
 
 def load_model(path: str) -> Model | MixtureModel | AdherenceModel:
@@ -374,31 +413,77 @@ def load_model(path: str) -> Model | MixtureModel | AdherenceModel:
     return Model.from_json(text, os.fspath(path))
 
 
-def read_csv(path: str, **kwargs: Any) -> Dataset:
-    """Long CSV: one row per (ranking, item)."""
-    return _plackett.read_file(_path(path), format="csv", **kwargs)
+def read_csv(
+    path: str,
+    *,
+    ranking_col: str = "ranking",
+    rank_col: str = "rank",
+    item_col: str = "item",
+    weight_col: str = "weight",
+    ranker_col: str = "ranker",
+    top_k: bool = False,
+    items: Optional[Sequence[str]] = None,
+    ties: str = "unknown",
+) -> Dataset:
+    """Long CSV: one row per (ranking, item). The parameters are
+    :func:`read_file`'s: the columns naming the ranking, holding the rank
+    (lower is better; equal ranks are tied), naming the item, holding the
+    weight and naming the ranker; ``top_k``, ``items`` and ``ties`` as
+    there."""
+    return read_file(path, format="csv", ranking_col=ranking_col, rank_col=rank_col, item_col=item_col,
+                     weight_col=weight_col, ranker_col=ranker_col, top_k=top_k, items=items, ties=ties)
 
 
-def read_preflib(path: str, **kwargs: Any) -> Dataset:
-    """PrefLib .soc/.soi/.toc/.toi (count prefixes are weights)."""
-    return _plackett.read_file(_path(path), format="preflib", **kwargs)
+def read_preflib(
+    path: str,
+    *,
+    top_k: bool = False,
+    items: Optional[Sequence[str]] = None,
+    ties: str = "unknown",
+) -> Dataset:
+    """PrefLib .soc/.soi/.toc/.toi (count prefixes are weights); ``top_k``,
+    ``items`` and ``ties`` as :func:`read_file`'s."""
+    return read_file(path, format="preflib", top_k=top_k, items=items, ties=ties)
 
 
-def read_selectors(path: str, **kwargs: Any) -> Dataset:
-    """Differential diagnoses (Stutz et al. 2023 selectors JSON)."""
-    return _plackett.read_file(_path(path), format="selectors", **kwargs)
+def read_selectors(
+    path: str,
+    *,
+    case: Optional[int] = None,
+    items: Optional[Sequence[str]] = None,
+    ties: str = "unknown",
+) -> Dataset:
+    """Differential diagnoses (Stutz et al. 2023 selectors JSON) as
+    rankings; ``case``: only this case (0-based); ``items`` and ``ties`` as
+    :func:`read_file`'s."""
+    return read_file(path, format="selectors", case=case, items=items, ties=ties)
 
 
-def read_pairs(path: str, **kwargs: Any) -> Dataset:
-    """Pairwise counts: item, item, i_wins, j_wins[, ties]."""
-    return _plackett.read_file(_path(path), format="pairs", **kwargs)
+def read_pairs(
+    path: str,
+    *,
+    item_cols: Optional[Sequence[str]] = None,
+    items: Optional[Sequence[str]] = None,
+    ties: str = "unknown",
+) -> Dataset:
+    """Pairwise counts: item, item, i_wins, j_wins[, ties]. ``item_cols``:
+    the two item columns (default: the first two); ``items`` and ``ties``
+    as :func:`read_file`'s."""
+    return read_file(path, format="pairs", item_cols=item_cols, items=items, ties=ties)
 
 
-def read_orderings(path: str, **kwargs: Any) -> Dataset:
+def read_orderings(
+    path: str,
+    *,
+    top_k: bool = False,
+    items: Optional[Sequence[str]] = None,
+    weight_col: str = "weight",
+) -> Dataset:
     """Wide orderings, one row per ranking: column k = the item at rank k,
     0 or empty = not ranked (PLMIX's layout). Pass ``top_k=True`` to read
-    partial rows as top-k lists of all items (PLMIX's reading)."""
-    return _plackett.read_file(_path(path), format="orderings", **kwargs)
+    partial rows as top-k lists of all items (PLMIX's reading); ``items``
+    and ``weight_col`` as :func:`read_file`'s."""
+    return read_file(path, format="orderings", top_k=top_k, items=items, weight_col=weight_col)
 
 
 def fit(

@@ -41,7 +41,12 @@ def _split(bags: Any) -> List[Tuple[Optional[np.ndarray], Optional[np.ndarray]]]
     is a unimodal bag, a tuple of two arrays (either may be None or empty)
     a two-modality one."""
     if isinstance(bags, np.ndarray) and bags.dtype != object:
-        raise TypeError("bags: expected a sequence of bags (one 2-D array, or a pair of them, per bag), not one array")
+        # A 3-D array is bags of equal size: (bags, instances, features).
+        if bags.ndim != 3:
+            raise TypeError(
+                "bags: expected a sequence of bags (one 2-D array, or a pair of them, per bag), "
+                f"or a 3-D array (bags × instances × features); got a {bags.ndim}-D array")
+        bags = list(bags)
     if not isinstance(bags, Sequence) and not isinstance(bags, np.ndarray):
         raise TypeError("bags: expected a sequence of bags (one 2-D array, or a pair of them, per bag)")
     out = []
@@ -120,7 +125,9 @@ class MILClassifier(ClassifierMixin, BaseEstimator):
     ``fit(bags, y)``: ``bags`` is a sequence with one entry per bag, either
     a 2-D array or list of rows (instances × features; one modality,
     ordinary MIL) or a tuple ``(X0, X1)`` of such arrays for the two
-    modalities (either may be None or have no rows); ``y`` has two classes. ``predict_proba(bags)`` gives
+    modalities (either may be None or have no rows); bags of equal size
+    may come as one 3-D array (bags × instances × features). ``y`` has two
+    classes. ``predict_proba(bags)`` gives
     the posterior predictive bag probabilities (columns in the order of
     ``classes_``), ``instance_proba(bags)`` every instance's posterior
     probability of being primary.
@@ -231,7 +238,7 @@ class MILClassifier(ClassifierMixin, BaseEstimator):
         check_classification_targets(y)
         classes, codes = np.unique(y, return_inverse=True)
         if len(classes) != 2:
-            raise ValueError(f"MILClassifier needs labels of exactly 2 classes, got {len(classes)}: {show(list(classes))}")
+            raise ValueError(f"MILClassifier needs labels of exactly 2 classes, got {len(classes)}: {show(classes.tolist())}")
         widths = _widths(pairs)
         table = _LongTable(pairs, codes, widths)
         fit = _plackett.mil_fit(

@@ -94,6 +94,10 @@ pub struct GibbsFit {
     pub a_acceptance: Option<f64>,
     /// Diagnostics of every normalised weight.
     pub diagnostics: Vec<ScalarDiagnostics>,
+    /// Sweeps per chain: burn-in plus kept draws × thinning (0 in a fit
+    /// saved before it was recorded).
+    #[serde(default)]
+    pub sweeps: usize,
 }
 
 impl GibbsFit {
@@ -313,5 +317,6 @@ pub fn gibbs(data: &ClassData, opts: &ClassifierGibbsOptions) -> Result<GibbsFit
         draws: out.iter().map(|o| o.0.clone()).collect(),
         a_draws: out.into_iter().map(|o| o.1).collect(),
         diagnostics,
+        sweeps: mc.sweeps(),
     })
 }

@@ -540,7 +540,13 @@ impl FitOutcome {
             EngineFit::Vb(v) => (v.converged, v.iterations, iterative_diagnostics(None, None)),
             EngineFit::Gibbs(g) => {
                 let (converged, diagnostics) = sampler_check(g.max_rhat(), g.min_ess());
-                (converged, g.per_chain(), diagnostics)
+                // Sweeps per chain, as every sampler reports them.
+                let sweeps = if g.sweeps > 0 {
+                    g.sweeps
+                } else {
+                    g.per_chain()
+                };
+                (converged, sweeps, diagnostics)
             }
         };
         crate::document::Envelope {

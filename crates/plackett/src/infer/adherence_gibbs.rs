@@ -178,6 +178,9 @@ pub fn adherence_gibbs(ds: &Dataset, opts: &AdherenceGibbsOptions) -> Result<Adh
     let chains: Vec<ChainOut> = chains.into_iter().collect::<Result<_>>()?;
     let mut fit = map;
     fit.posterior = Some(summarise(chains, n_real, gauge_free, &mcmc));
+    // A sampler's iterations are its sweeps per chain (the envelope's
+    // meaning), not the MAP start's optimiser steps.
+    fit.iterations = mcmc.sweeps();
     Ok(fit)
 }
 

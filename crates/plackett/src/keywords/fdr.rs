@@ -46,6 +46,23 @@ pub fn bayesian_fdr_select(p: &[f64], gamma: f64) -> Vec<usize> {
     out
 }
 
+/// Indices of the words kept when the known words are labelled: every
+/// known word, and the unlabelled words [`bayesian_fdr_select`] keeps at
+/// level `gamma` among the unlabelled ones alone — so the estimated FDR
+/// `Σ (1 − p_i) / |S|` is over the selected *unlabelled* words `S`, the
+/// only ones whose selection is a claim. Averaging over the known words
+/// too (their `p = 1` adds nothing to the sum but one to the count, as
+/// [`forced`] does for the published protocol) lets near-certain false
+/// picks in on a short text with several known words.
+pub fn fdr_select_unlabelled(p: &[f64], known: &[bool], gamma: f64) -> Vec<usize> {
+    let free: Vec<usize> = (0..p.len()).filter(|&i| !known[i]).collect();
+    let q: Vec<f64> = free.iter().map(|&i| p[i]).collect();
+    let mut out: Vec<usize> = (0..p.len()).filter(|&i| known[i]).collect();
+    out.extend(bayesian_fdr_select(&q, gamma).into_iter().map(|j| free[j]));
+    out.sort_unstable();
+    out
+}
+
 /// The `k` highest-scoring indices, best first; ties broken by the lower
 /// index (the earlier first occurrence in the document), NaN last.
 pub fn top_by_score(score: &[f64], k: usize) -> Vec<usize> {
@@ -82,6 +99,19 @@ mod tests {
         let t = [0.6, 0.9, 0.6];
         assert_eq!(bayesian_fdr_select(&t, 0.25), vec![1]);
         assert_eq!(bayesian_fdr_select(&t, 0.3), vec![0, 1, 2]);
+    }
+
+    #[test]
+    fn known_words_do_not_dilute_the_unlabelled_fdr() {
+        // Two known words (p = 1) and an unlabelled one at 0.05: averaged
+        // with the known words its 0.95 becomes 0.317, under 0.4; alone it
+        // is 0.95, over any sensible level.
+        let p = [1.0, 1.0, 0.05, 0.9];
+        let known = [true, true, false, false];
+        assert_eq!(bayesian_fdr_select(&p, 0.4), vec![0, 1, 2, 3]);
+        assert_eq!(fdr_select_unlabelled(&p, &known, 0.4), vec![0, 1, 3]);
+        assert_eq!(fdr_select_unlabelled(&p, &known, 0.05), vec![0, 1]);
+        assert_eq!(fdr_select_unlabelled(&p, &known, 0.6), vec![0, 1, 2, 3]);
     }
 
     #[test]

@@ -25,7 +25,7 @@ pub use evaluate::{
     Corpus, DocTiming, Document, EvalOptions, EvalTable, ExternalScores, Method, draw_known,
     evaluate, evaluate_observed, truth_indices,
 };
-pub use fdr::{bayesian_fdr_select, forced, top_by_score};
+pub use fdr::{bayesian_fdr_select, fdr_select_unlabelled, forced, top_by_score};
 pub use gibbs::{VbssGibbsFit, VbssGibbsOptions, fit_gibbs, fit_gibbs_observed};
 pub use graph::WordGraph;
 pub use prior::{PriorScale, ThetaPrior};
