@@ -68,6 +68,9 @@ struct Predicted {
     choices: Vec<Choice>,
     /// Each observation's weight.
     weights: Vec<f64>,
+    /// Each observation written out (`B > A = C`): which pair or ranking
+    /// and its outcome.
+    labels: Vec<String>,
     /// Uninformative observations the reader dropped.
     dropped: usize,
 }
@@ -147,12 +150,12 @@ fn single(a: &PredictArgs, model: &SavedModel) -> Result<Predicted> {
         engine: model.engine.clone(),
         n_items: names.len(),
         heading: format!(
-            "model: engine {}, {} items, {} draw(s) ({}); {} observation(s)",
+            "model: engine {}, {} items, {} ({}); {}",
             model.engine,
             names.len(),
-            model.draws.len(),
+            plackett::io::output::count(model.draws.len(), "draw", "draws"),
             draws_phrase(model.draws.len()),
-            ds.n_obs()
+            plackett::io::output::count(ds.n_obs(), "observation", "observations")
         ),
         about,
         model_keys,
@@ -161,6 +164,7 @@ fn single(a: &PredictArgs, model: &SavedModel) -> Result<Predicted> {
         comparisons,
         choices,
         weights: weights(&ds),
+        labels: (0..ds.n_obs()).map(|o| ds.describe(o)).collect(),
         dropped: ds.dropped(),
     })
 }
@@ -213,10 +217,10 @@ fn mixture(a: &PredictArgs, model: &SavedMixture) -> Result<Predicted> {
         engine: model.engine.clone(),
         n_items: names.len(),
         heading: format!(
-            "model: engine {}, mixture of {g} components, {} items (plug-in at the estimate); {} observation(s)",
+            "model: engine {}, mixture of {g} components, {} items (plug-in at the estimate); {}",
             model.engine,
             names.len(),
-            ds.n_obs()
+            plackett::io::output::count(ds.n_obs(), "observation", "observations")
         ),
         about: vec![format!("component weights {}", weights_text.join(", "))],
         model_keys,
@@ -225,6 +229,7 @@ fn mixture(a: &PredictArgs, model: &SavedMixture) -> Result<Predicted> {
         comparisons,
         choices,
         weights: weights(&ds),
+        labels: (0..ds.n_obs()).map(|o| ds.describe(o)).collect(),
         dropped: ds.dropped(),
     })
 }
@@ -256,11 +261,15 @@ fn adherence(a: &PredictArgs, model: &SavedAdherence) -> Result<Predicted> {
     let known = ds.n_obs() - new;
     let mut about = vec![match model.prior {
         Some([s, r]) => format!(
-            "{known} observation(s) by rankers of the model, at their adherence; {new} by new \
+            "{} by rankers of the model, at their adherence; {new} by new \
              rankers (or without a ranker column), adherence integrated over the prior \
-             Gamma({s}, {r})"
+             Gamma({s}, {r})",
+            plackett::io::output::count(known, "observation", "observations")
         ),
-        None => format!("{known} observation(s) by rankers of the model, at their fixed adherence"),
+        None => format!(
+            "{} by rankers of the model, at their fixed adherence",
+            plackett::io::output::count(known, "observation", "observations")
+        ),
     }];
     if !a.compare.is_empty() {
         about.push(format!("comparisons: {who}"));
@@ -277,13 +286,13 @@ fn adherence(a: &PredictArgs, model: &SavedAdherence) -> Result<Predicted> {
         engine: model.engine.clone(),
         n_items: names.len(),
         heading: format!(
-            "model: adherence, engine {}, {} items, {} rankers, {} draw(s) ({}); {} observation(s)",
+            "model: adherence, engine {}, {} items, {}, {} ({}); {}",
             model.engine,
             names.len(),
-            model.rankers.len(),
-            model.log_worths.len(),
+            plackett::io::output::count(model.rankers.len(), "ranker", "rankers"),
+            plackett::io::output::count(model.log_worths.len(), "draw", "draws"),
             draws_phrase(model.log_worths.len()),
-            ds.n_obs()
+            plackett::io::output::count(ds.n_obs(), "observation", "observations")
         ),
         about,
         model_keys,
@@ -292,8 +301,20 @@ fn adherence(a: &PredictArgs, model: &SavedAdherence) -> Result<Predicted> {
         comparisons,
         choices,
         weights: weights(&ds),
+        labels: (0..ds.n_obs()).map(|o| ds.describe(o)).collect(),
         dropped: ds.dropped(),
     })
+}
+
+/// A probability in the table: six decimals, or three significant digits
+/// in scientific notation below 10⁻⁶ (a long ranking's probability would
+/// otherwise print as 0.000000).
+fn probability_cell(p: f64) -> String {
+    if p != 0.0 && p < 1e-6 {
+        format!("{p:>11.3e}")
+    } else {
+        format!("{p:>11.6}")
+    }
 }
 
 /// The output text, and its notes (in it but for CSV).
@@ -302,9 +323,13 @@ fn render(a: &PredictArgs, p: &Predicted) -> Result<(String, Vec<String>)> {
     let mut notes = Vec::new();
     if p.dropped > 0 {
         notes.push(format!(
-            "{} uninformative observation(s) (a single item, or one unknown-order group) were \
-             dropped: observation numbers count the others",
-            p.dropped
+            "{} dropped (a single item, or one unknown-order group): observation numbers \
+             count the others",
+            plackett::io::output::count(
+                p.dropped,
+                "uninformative observation was",
+                "uninformative observations were"
+            )
         ));
     }
     let g = p
@@ -319,7 +344,7 @@ fn render(a: &PredictArgs, p: &Predicted) -> Result<(String, Vec<String>)> {
                 .zip(&p.weights)
                 .enumerate()
                 .map(|(o, (l, w))| {
-                    let mut v = json!({"observation": o, "weight": w, "log_probability": l, "probability": l.exp()});
+                    let mut v = json!({"observation": o, "ranking": p.labels[o], "weight": w, "log_probability": l, "probability": l.exp()});
                     if let Some(m) = &p.membership {
                         v["membership"] = json!(m[o]);
                     }
@@ -349,7 +374,7 @@ fn render(a: &PredictArgs, p: &Predicted) -> Result<(String, Vec<String>)> {
             for k in 1..=g {
                 let _ = write!(s, ",membership_{k}");
             }
-            s.push('\n');
+            s.push_str(",ranking\n");
             for (o, (l, w)) in p.logp.iter().zip(&p.weights).enumerate() {
                 let _ = write!(s, "{o},{w},{l},{}", l.exp());
                 if let Some(m) = &p.membership {
@@ -357,7 +382,7 @@ fn render(a: &PredictArgs, p: &Predicted) -> Result<(String, Vec<String>)> {
                         let _ = write!(s, ",{x}");
                     }
                 }
-                s.push('\n');
+                let _ = writeln!(s, ",{}", plackett::io::output::csv_field(&p.labels[o]));
             }
             s
         }
@@ -370,26 +395,30 @@ fn render(a: &PredictArgs, p: &Predicted) -> Result<(String, Vec<String>)> {
             let _ = writeln!(s, "total log-probability {total:.4}\n");
             let _ = write!(
                 s,
-                "{:>11} {:>8} {:>15} {:>12}",
-                "observation", "weight", "log_probability", "probability"
+                "{:>5} {:>8} {:>15} {:>11}",
+                "#", "weight", "log_probability", "probability"
             );
             for k in 1..=g {
                 let _ = write!(s, " {:>8}", format!("P(g={k})"));
             }
-            s.push('\n');
+            s.push_str("  observation (best first; = tied)\n");
             for (o, (l, w)) in p.logp.iter().zip(&p.weights).enumerate() {
                 let _ = write!(
                     s,
-                    "{o:>11} {:>8} {l:>15.6} {:>12.6e}",
+                    "{o:>5} {:>8} {l:>15.6} {}",
                     plackett::numerics::sig(*w, 6),
-                    l.exp()
+                    probability_cell(l.exp())
                 );
                 if let Some(m) = &p.membership {
                     for x in &m[o] {
                         let _ = write!(s, " {x:>8.4}");
                     }
                 }
-                s.push('\n');
+                let _ = writeln!(
+                    s,
+                    "  {}",
+                    plackett::io::output::short_name(&p.labels[o], 80)
+                );
             }
             for c in &p.comparisons {
                 let _ = writeln!(

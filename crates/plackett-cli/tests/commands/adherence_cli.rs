@@ -620,7 +620,7 @@ fn adherence_reports_carry_the_data_notes() {
     ]));
     let notes = v["notes"].to_string();
     assert!(
-        notes.contains("1 uninformative observation(s) dropped"),
+        notes.contains("1 uninformative observation was dropped"),
         "{notes}"
     );
     assert!(

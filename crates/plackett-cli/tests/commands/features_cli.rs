@@ -449,7 +449,7 @@ fn disconnected_groups_are_linked_by_the_features() {
         assert!(!notes.contains("from the prior alone"), "{engine}: {notes}");
         assert!(
             notes.contains(
-                "1 uninformative observation(s) dropped (a single item, or one unknown-order group)"
+                "1 uninformative observation was dropped (a single item, or one unknown-order group)"
             ),
             "{engine}: {notes}"
         );

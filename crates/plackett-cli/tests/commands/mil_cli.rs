@@ -265,7 +265,7 @@ fn warm_starts_from_a_model_file() {
     let r = refused.to_str().unwrap();
     fails(
         &fit(&["--init", g, "--standardise", "--out", r]),
-        "--standardise",
+        "--standardize",
     );
     fails(
         &fit(&["--init", "no/such/model.json", "--out", r]),

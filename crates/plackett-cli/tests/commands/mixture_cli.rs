@@ -430,7 +430,7 @@ fn mixture_reports_carry_the_data_notes() {
         ]));
         let notes = v["notes"].to_string();
         assert!(
-            notes.contains("1 uninformative observation(s) dropped"),
+            notes.contains("1 uninformative observation was dropped"),
             "{g}: {notes}"
         );
         assert!(

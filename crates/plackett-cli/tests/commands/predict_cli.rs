@@ -606,7 +606,7 @@ fn csv_predictions_keep_their_notes_on_standard_error() {
     let (out, err) = common::out_and_err(&o);
     assert_eq!(out.lines().count(), 2, "{out}");
     assert!(
-        err.starts_with("note: 1 uninformative observation(s)"),
+        err.starts_with("note: 1 uninformative observation was dropped"),
         "{err}"
     );
 }

@@ -472,6 +472,31 @@ impl Dataset {
         u
     }
 
+    /// Observation `o` written out with item names, best first: groups
+    /// joined by " > ", tied items by " = " (`B > A = C`); the rest of a
+    /// choice set as "{C, D}" after the groups, and " > the rest" for a
+    /// top-k list of the universe.
+    pub fn describe(&self, o: usize) -> String {
+        let ob = self.obs(o);
+        let name = |i: u32| self.items().name(i).to_string();
+        let mut parts: Vec<String> = Vec::new();
+        for g in ob.groups() {
+            let names: Vec<String> = ob.members[g.start..g.end]
+                .iter()
+                .map(|&i| name(i))
+                .collect();
+            parts.push(if g.is_tail {
+                format!("{{{}}}", names.join(", "))
+            } else {
+                names.join(" = ")
+            });
+        }
+        if ob.tail == Tail::Universe {
+            parts.push("the rest".into());
+        }
+        parts.join(" > ")
+    }
+
     /// All observations in order.
     pub fn observations(&self) -> impl Iterator<Item = Observation<'_>> + '_ {
         (0..self.n_obs()).map(move |o| self.obs(o))

@@ -237,8 +237,12 @@ pub fn data_notes_for(ds: &Dataset, linkage: Linkage) -> Vec<String> {
     let mut notes = Vec::new();
     if ds.dropped() > 0 {
         notes.push(format!(
-            "{} uninformative observation(s) dropped (a single item, or one unknown-order group)",
-            ds.dropped()
+            "{} dropped (a single item, or one unknown-order group)",
+            crate::io::output::count(
+                ds.dropped(),
+                "uninformative observation was",
+                "uninformative observations were"
+            )
         ));
     }
     let groups = comparison_groups(ds);
