@@ -144,8 +144,16 @@ fn after_help(examples: &[&str], docs: &str) -> String {
     s
 }
 
+/// What `plackett -h` says after its command list: the exit statuses
+/// (docs/engines.md, "Exit status").
+const EXIT_STATUS: &str = "Exit status: 0 success; 2 bad input or options (one line naming the \
+file, line or option; nothing written); 3 an iterative fit stopped at --max-iter before its \
+stopping rule held (nothing written; --allow-nonconvergence reports it and exits 0); 130 \
+interrupted. Every command's -h ends with examples; docs/cli.md has every --help.";
+
 /// Attach every command's examples to `cmd` (the whole program's command).
 pub fn with_examples(mut cmd: Command) -> Command {
+    cmd = cmd.after_help(EXIT_STATUS);
     for (path, examples, docs) in EXAMPLES {
         let text = after_help(examples, docs);
         cmd = attach(cmd, &path.split(' ').collect::<Vec<_>>(), text);

@@ -58,8 +58,11 @@ fn render() -> String {
          [mixtures](mixtures.md), [adherence](adherence.md), [item features](features.md), \
          [the classifier](classify.md), [uncertain ground truth](groundtruth.md), \
          [keywords](keywords.md), [multiple-instance classification](mil.md). Every \
-         command exits 0 on success and 2 on bad input or options, with a one-line \
-         error that names the file, line or option and nothing written.\n\n\
+         command exits 0 on success; 2 on bad input or options, with a one-line \
+         error that names the file, line or option and nothing written; 3 when an \
+         iterative engine stopped at its iteration cap before its stopping rule held \
+         (nothing written; `--allow-nonconvergence` reports the fit and exits 0); 130 \
+         when interrupted ([engines](engines.md#exit-status)).\n\n\
          This page is generated from the binary (`PLACKETT_BLESS=1 cargo test --release -p \
          plackett-cli --test commands cli_reference::`); a test fails when it falls behind.\n\n\
          ## Output files\n\n\
