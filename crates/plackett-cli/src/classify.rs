@@ -163,6 +163,9 @@ pub struct FitArgs {
     /// Output format of the summary.
     #[arg(long, default_value = "table", value_parser = ["table", "json"])]
     pub output: String,
+    /// Write the printed result here instead of standard output.
+    #[arg(value_hint = clap::ValueHint::FilePath, long, value_name = "FILE")]
+    pub out: Option<String>,
     /// Write an HTML report (facts, every class's weights with intervals,
     /// confusion matrix, probability of the true class, ROC curves) here.
     #[arg(value_hint = clap::ValueHint::FilePath, long, value_name = "FILE.html")]
@@ -212,6 +215,9 @@ pub struct CvArgs {
     /// Output format.
     #[arg(long, default_value = "table", value_parser = ["table", "json"])]
     pub output: String,
+    /// Write the printed result here instead of standard output.
+    #[arg(value_hint = clap::ValueHint::FilePath, long, value_name = "FILE")]
+    pub out: Option<String>,
     /// Write the held-out row indices of every split (JSON lists, 0-based data rows) here.
     #[arg(value_hint = clap::ValueHint::FilePath, long, value_name = "FILE.json")]
     pub splits_out: Option<String>,
@@ -320,7 +326,7 @@ fn run_fit(a: &FitArgs) -> Result<()> {
         files.push((p, page.as_bytes()));
     }
     crate::outputs::write_all(&files)?;
-    crate::emit(&text)
+    crate::deliver(&a.out, &text)
 }
 
 fn fit_table(model: &Fitted, s: &Value, notes: &[String]) -> String {
@@ -601,7 +607,7 @@ fn run_cv(a: &CvArgs) -> Result<()> {
         "json" => serde_json::to_string_pretty(&out)? + "\n",
         _ => cv_table(&out, m.seed, calibration.as_ref()),
     };
-    crate::emit(&text)
+    crate::deliver(&a.out, &text)
 }
 
 /// The table `classify cv` prints, from its JSON document.

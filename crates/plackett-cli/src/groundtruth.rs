@@ -193,11 +193,7 @@ fn case_list(a: &AggArgs, sel: &Selectors) -> Result<Vec<usize>> {
 }
 
 fn finish(out: &Option<String>, text: &str) -> Result<()> {
-    match out {
-        Some(p) => crate::outputs::write(p, text.as_bytes())?,
-        None => crate::emit(text)?,
-    }
-    Ok(())
+    crate::deliver(out, text)
 }
 
 /// Run `plackett aggregate`.

@@ -63,6 +63,15 @@ enum Command {
     Keywords(keywords::KeywordsCommand),
 }
 
+/// A command's printed result: to `--out FILE` when given (as one of the
+/// run's outputs, written when the run succeeds), else standard output.
+pub fn deliver(out: &Option<String>, text: &str) -> anyhow::Result<()> {
+    match out {
+        Some(p) => outputs::write(p, text.as_bytes()),
+        None => emit(text),
+    }
+}
+
 /// Write to standard output; a closed pipe (`plackett … | head`) ends the
 /// program quietly instead of panicking.
 pub fn emit(text: &str) -> anyhow::Result<()> {

@@ -248,6 +248,9 @@ pub struct CvArgs {
     /// Output format.
     #[arg(long, default_value = "table", value_parser = ["table", "json"])]
     pub output: String,
+    /// Write the printed result here instead of standard output.
+    #[arg(value_hint = clap::ValueHint::FilePath, long, value_name = "FILE")]
+    pub out: Option<String>,
     /// Write an HTML report (AUROC per method, held-out ROC curves,
     /// calibration of the held-out probabilities) here.
     #[arg(value_hint = clap::ValueHint::FilePath, long, value_name = "FILE.html")]
@@ -282,8 +285,12 @@ pub struct StudyArgs {
     /// Write study.json, study.csv and one SVG per factor and figure here
     #[arg(value_hint = clap::ValueHint::DirPath, long, value_name = "DIR")]
     pub out_dir: Option<String>,
+    /// Output format.
     #[arg(long, default_value = "table", value_parser = ["table", "json"])]
     pub output: String,
+    /// Write the printed result here instead of standard output.
+    #[arg(value_hint = clap::ValueHint::FilePath, long, value_name = "FILE")]
+    pub out: Option<String>,
 }
 
 pub fn run(c: &MilCommand) -> Result<()> {
@@ -624,7 +631,7 @@ fn run_cv(a: &CvArgs) -> Result<()> {
             plackett::report::mil::cv_page(&format!("plackett mil cv {}", a.file), &bags, &cvs)?;
         crate::outputs::write_all(&[(p.as_str(), page.as_bytes())])?;
     }
-    crate::emit(&text)
+    crate::deliver(&a.out, &text)
 }
 
 fn run_study_cmd(a: &StudyArgs) -> Result<()> {
@@ -758,5 +765,5 @@ fn run_study_cmd(a: &StudyArgs) -> Result<()> {
             t
         }
     };
-    crate::emit(&text)
+    crate::deliver(&a.out, &text)
 }
