@@ -132,3 +132,16 @@ impl From<FormatArg> for Format {
         }
     }
 }
+
+/// `--output table|json` and `--out FILE`: the format of a command's
+/// printed summary and where it goes, defined once for every command that
+/// prints a table or JSON document and nothing else.
+#[derive(clap::Args, Debug, Clone)]
+pub struct Printed {
+    /// Output format.
+    #[arg(long, default_value = "table", value_parser = ["table", "json"])]
+    pub output: String,
+    /// Write the printed result here instead of standard output.
+    #[arg(value_hint = clap::ValueHint::FilePath, long, value_name = "FILE")]
+    pub out: Option<String>,
+}

@@ -26,6 +26,23 @@ pub enum ClassifyCommand {
     Path(PathArgs),
 }
 
+/// What `fit`, `cv` and `path` share besides the data: the Gamma rate and
+/// the feature transforms (one definition of each flag).
+#[derive(Args, Debug, Clone)]
+pub struct Design {
+    /// Gamma prior rate b, which sets the unidentified total mass only (`--b` still works).
+    #[arg(
+        long = "prior-rate",
+        alias = "b",
+        value_name = "B",
+        default_value_t = 1.0
+    )]
+    pub b: f64,
+    /// Add the pairwise transforms exp(±(x_a + x_b)) (Archambeau & Caron 2012 §5).
+    #[arg(long)]
+    pub pairwise: bool,
+}
+
 /// Model options shared by fit and cv.
 #[derive(Args, Debug, Clone)]
 pub struct ModelArgs {
@@ -48,17 +65,8 @@ pub struct ModelArgs {
         default_value = "1"
     )]
     pub a: String,
-    /// Gamma prior rate b, which sets the unidentified total mass only (`--b` still works).
-    #[arg(
-        long = "prior-rate",
-        alias = "b",
-        value_name = "B",
-        default_value_t = 1.0
-    )]
-    pub b: f64,
-    /// Add the pairwise transforms exp(±(x_a + x_b)) (Archambeau & Caron 2012 §5).
-    #[arg(long)]
-    pub pairwise: bool,
+    #[command(flatten)]
+    pub design: Design,
     /// Gibbs: kept draws per chain.
     #[arg(long, default_value_t = 5000)]
     pub samples: usize,
@@ -118,10 +126,10 @@ impl ModelArgs {
 
     fn options(&self) -> Result<FitOptions> {
         let a = self.shape()?;
-        if !(self.b.is_finite() && self.b > 0.0) {
+        if !(self.design.b.is_finite() && self.design.b > 0.0) {
             bail!(
                 "invalid option --prior-rate: the Gamma rate must be positive, got {}",
-                self.b
+                self.design.b
             );
         }
         if self.samples == 0 || self.chains == 0 {
@@ -138,8 +146,8 @@ impl ModelArgs {
             vb_covariance,
             engine: Engine::parse(&self.engine)?,
             a,
-            b: self.b,
-            pairwise: self.pairwise,
+            b: self.design.b,
+            pairwise: self.design.pairwise,
             samples: self.samples,
             burn_in: self.burn_in,
             chains: self.chains,
@@ -160,12 +168,8 @@ pub struct FitArgs {
     /// Write the fitted model (JSON) here.
     #[arg(value_hint = clap::ValueHint::FilePath, long, value_name = "MODEL.json")]
     pub model_out: Option<String>,
-    /// Output format of the summary.
-    #[arg(long, default_value = "table", value_parser = ["table", "json"])]
-    pub output: String,
-    /// Write the printed result here instead of standard output.
-    #[arg(value_hint = clap::ValueHint::FilePath, long, value_name = "FILE")]
-    pub out: Option<String>,
+    #[command(flatten)]
+    pub printed: crate::args::Printed,
     /// Write an HTML report (facts, every class's weights with intervals,
     /// confusion matrix, probability of the true class, ROC curves) here.
     #[arg(value_hint = clap::ValueHint::FilePath, long, value_name = "FILE.html")]
@@ -212,12 +216,8 @@ pub struct CvArgs {
     /// With --folds: repeat the K folds R times, each with its own shuffle.
     #[arg(long, value_name = "R", default_value_t = 1, requires = "folds")]
     pub repeats: usize,
-    /// Output format.
-    #[arg(long, default_value = "table", value_parser = ["table", "json"])]
-    pub output: String,
-    /// Write the printed result here instead of standard output.
-    #[arg(value_hint = clap::ValueHint::FilePath, long, value_name = "FILE")]
-    pub out: Option<String>,
+    #[command(flatten)]
+    pub printed: crate::args::Printed,
     /// Write the held-out row indices of every split (JSON lists, 0-based data rows) here.
     #[arg(value_hint = clap::ValueHint::FilePath, long, value_name = "FILE.json")]
     pub splits_out: Option<String>,
@@ -247,17 +247,8 @@ pub struct PathArgs {
         value_name = "LO:HI:N"
     )]
     pub a_grid: String,
-    /// Gamma rate b (`--b` still works).
-    #[arg(
-        long = "prior-rate",
-        alias = "b",
-        value_name = "B",
-        default_value_t = 1.0
-    )]
-    pub b: f64,
-    /// Add the pairwise transforms.
-    #[arg(long)]
-    pub pairwise: bool,
+    #[command(flatten)]
+    pub design: Design,
     /// Random seed (gibbs).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -303,7 +294,7 @@ fn run_fit(a: &FitArgs) -> Result<()> {
     let notes: Vec<String> = summary.notes.iter().map(|n| crate::cli_text(n)).collect();
     let mut doc = summary.doc.clone();
     doc["notes"] = json!(notes);
-    let text = match a.output.as_str() {
+    let text = match a.printed.output.as_str() {
         "json" => serde_json::to_string_pretty(&doc)? + "\n",
         _ => fit_table(model, &doc, &notes),
     };
@@ -326,7 +317,7 @@ fn run_fit(a: &FitArgs) -> Result<()> {
         files.push((p, page.as_bytes()));
     }
     crate::outputs::write_all(&files)?;
-    crate::deliver(&a.out, &text)
+    crate::deliver(&a.printed.out, &text)
 }
 
 fn fit_table(model: &Fitted, s: &Value, notes: &[String]) -> String {
@@ -603,11 +594,11 @@ fn run_cv(a: &CvArgs) -> Result<()> {
         files.push((p, page.as_bytes()));
     }
     crate::outputs::write_all(&files)?;
-    let text = match a.output.as_str() {
+    let text = match a.printed.output.as_str() {
         "json" => serde_json::to_string_pretty(&out)? + "\n",
         _ => cv_table(&out, m.seed, calibration.as_ref()),
     };
-    crate::deliver(&a.out, &text)
+    crate::deliver(&a.printed.out, &text)
 }
 
 /// The table `classify cv` prints, from its JSON document.
@@ -674,15 +665,23 @@ fn run_path(a: &PathArgs) -> Result<()> {
             e.to_string().replace("`eta_grid`", "`prior_shape_grid`")
         )
     })?;
-    if !(a.b.is_finite() && a.b > 0.0) {
+    if !(a.design.b.is_finite() && a.design.b > 0.0) {
         bail!(
             "invalid option --prior-rate: the Gamma rate must be positive, got {}",
-            a.b
+            a.design.b
         );
     }
     let engine = Engine::parse(&a.engine)?;
     let t = load(&a.file, &a.class_col)?;
-    let path = ClassifierPath::fit(&a.file, &t, engine, &grid, a.b, a.pairwise, a.seed)?;
+    let path = ClassifierPath::fit(
+        &a.file,
+        &t,
+        engine,
+        &grid,
+        a.design.b,
+        a.design.pairwise,
+        a.seed,
+    )?;
     let csv_text = path.to_csv()?;
     let svg = a
         .plot

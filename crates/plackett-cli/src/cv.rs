@@ -42,12 +42,8 @@ pub struct CvArgs {
     /// Variational posterior: Gaussian VI on the exact bound, or Guo et al. (2019)'s Algorithm 1.
     #[arg(long, default_value = "exact", value_parser = ["exact", "guo"])]
     pub vi: String,
-    /// Output format.
-    #[arg(long, default_value = "table", value_parser = ["table", "json"])]
-    pub output: String,
-    /// Write the output to this file instead of standard output.
-    #[arg(value_hint = clap::ValueHint::FilePath, long, value_name = "FILE")]
-    pub out: Option<String>,
+    #[command(flatten)]
+    pub printed: crate::args::Printed,
     /// Write a self-contained HTML report (metric and bound curves, positive ratio).
     #[arg(value_hint = clap::ValueHint::FilePath, long, value_name = "FILE.html")]
     pub report: Option<String>,
@@ -82,7 +78,7 @@ pub fn run(a: &CvArgs) -> Result<()> {
     progress.finish();
     let notes = notes.iter().map(|n| crate::cli_text(n)).collect();
     let doc = CvDocument::new(&ds, &opts, &results, notes, t0.elapsed().as_secs_f64());
-    let text = match a.output.as_str() {
+    let text = match a.printed.output.as_str() {
         "json" => doc.to_json(),
         _ => doc.to_table(),
     };
@@ -96,7 +92,7 @@ pub fn run(a: &CvArgs) -> Result<()> {
         );
         crate::outputs::write(path, page.as_bytes())?;
     }
-    match &a.out {
+    match &a.printed.out {
         Some(p) => crate::outputs::write(p, text.as_bytes())?,
         None => crate::emit(&text)?,
     }

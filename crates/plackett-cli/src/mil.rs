@@ -245,12 +245,8 @@ pub struct CvArgs {
     /// Also run the baselines on the same folds: MILR (noisy-or link, Chen et al. 2017) and single-instance logistic regression scored by the mean (si-mean) and the largest (si-max) instance probability, on the zero-padded features of Hu 2024 §2.3, penalised by the same priors.
     #[arg(long)]
     pub baselines: bool,
-    /// Output format.
-    #[arg(long, default_value = "table", value_parser = ["table", "json"])]
-    pub output: String,
-    /// Write the printed result here instead of standard output.
-    #[arg(value_hint = clap::ValueHint::FilePath, long, value_name = "FILE")]
-    pub out: Option<String>,
+    #[command(flatten)]
+    pub printed: crate::args::Printed,
     /// Write an HTML report (AUROC per method, held-out ROC curves,
     /// calibration of the held-out probabilities) here.
     #[arg(value_hint = clap::ValueHint::FilePath, long, value_name = "FILE.html")]
@@ -285,12 +281,8 @@ pub struct StudyArgs {
     /// Write study.json, study.csv and one SVG per factor and figure here
     #[arg(value_hint = clap::ValueHint::DirPath, long, value_name = "DIR")]
     pub out_dir: Option<String>,
-    /// Output format.
-    #[arg(long, default_value = "table", value_parser = ["table", "json"])]
-    pub output: String,
-    /// Write the printed result here instead of standard output.
-    #[arg(value_hint = clap::ValueHint::FilePath, long, value_name = "FILE")]
-    pub out: Option<String>,
+    #[command(flatten)]
+    pub printed: crate::args::Printed,
 }
 
 pub fn run(c: &MilCommand) -> Result<()> {
@@ -588,7 +580,7 @@ fn run_cv(a: &CvArgs) -> Result<()> {
     );
     progress.finish();
     let cvs = cvs?;
-    let text = match a.output.as_str() {
+    let text = match a.printed.output.as_str() {
         "json" => {
             serde_json::to_string_pretty(&plackett::mil::cv_document(&a.engine.engine, &cvs))?
                 + "\n"
@@ -631,7 +623,7 @@ fn run_cv(a: &CvArgs) -> Result<()> {
             plackett::report::mil::cv_page(&format!("plackett mil cv {}", a.file), &bags, &cvs)?;
         crate::outputs::write_all(&[(p.as_str(), page.as_bytes())])?;
     }
-    crate::deliver(&a.out, &text)
+    crate::deliver(&a.printed.out, &text)
 }
 
 fn run_study_cmd(a: &StudyArgs) -> Result<()> {
@@ -734,7 +726,7 @@ fn run_study_cmd(a: &StudyArgs) -> Result<()> {
             .collect();
         crate::outputs::write_all(&refs)?;
     }
-    let text = match a.output.as_str() {
+    let text = match a.printed.output.as_str() {
         "json" => serde_json::to_string_pretty(&doc)? + "\n",
         _ => {
             let mut t = format!(
@@ -765,5 +757,5 @@ fn run_study_cmd(a: &StudyArgs) -> Result<()> {
             t
         }
     };
-    crate::deliver(&a.out, &text)
+    crate::deliver(&a.printed.out, &text)
 }

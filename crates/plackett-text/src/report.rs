@@ -36,7 +36,18 @@ pub fn render(title: &str, engine: &str, ex: &Extraction) -> String {
     for n in &ex.notes {
         r.para(&format!("Note: {n}"));
     }
-    let rows = &ex.candidates[..ex.candidates.len().min(CHART_ROWS)];
+    // Known keywords have p = 1 by definition and the unlabelled words
+    // mostly p of a few hundredths: on one 0–1 axis the chart would show
+    // the known words alone. The known words are listed; the bars are the
+    // unlabelled candidates, on their own scale.
+    let known: Vec<&str> = ex
+        .candidates
+        .iter()
+        .filter(|c| c.known)
+        .map(|c| c.stem.as_str())
+        .collect();
+    let unlabelled: Vec<_> = ex.candidates.iter().filter(|c| !c.known).collect();
+    let rows = &unlabelled[..unlabelled.len().min(CHART_ROWS)];
     let names: Vec<String> = rows
         .iter()
         .map(|c| {
@@ -49,21 +60,30 @@ pub fn render(title: &str, engine: &str, ex: &Extraction) -> String {
         })
         .collect();
     let p: Vec<f64> = rows.iter().map(|c| c.p).collect();
-    let class: Vec<u8> = rows
-        .iter()
-        .map(|c| if c.known { 2 } else { u8::from(c.selected) })
-        .collect();
-    // The rule selects a top set of the ranking: the cut is its size.
-    let cut = ex.candidates.iter().filter(|c| c.selected).count();
+    let class: Vec<u8> = rows.iter().map(|c| u8::from(c.selected)).collect();
+    // The rule selects a top set of the unlabelled words: the cut is its size.
+    let cut = unlabelled.iter().filter(|c| c.selected).count();
     r.heading("Candidates ranked by keyword probability");
+    r.para(&format!(
+        "Known keywords ({}, labelled, p = 1): {}.",
+        known.len(),
+        known.join(", ")
+    ));
     r.figure(
-        &charts::ranked_bars(&names, &p, &class, Some(cut), &format!("p ({})", ex.probability)),
+        &charts::ranked_bars(
+            &names,
+            &p,
+            &class,
+            Some(cut),
+            &format!("p ({})", ex.probability),
+        ),
         &format!(
-            "The {} best of {} candidates (stem, then the words of the text it stands for). Orange: \
-             known keywords; blue: selected by the Bayesian FDR rule at γ = {}; grey: not selected. \
-             The dashed line is the cut: the largest top set whose mean 1 − p stays below γ.",
+            "The {} best of the {} unlabelled candidates (stem, then the words of the text it \
+             stands for), on their own scale. Blue: selected by the Bayesian FDR rule at γ = {} \
+             (over the unlabelled words); grey: not selected. The dashed line is the cut: the \
+             largest top set whose mean 1 − p stays below γ.",
             rows.len(),
-            ex.n_candidates,
+            unlabelled.len(),
             ex.fdr
         ),
     );

@@ -673,11 +673,23 @@ fn extract_report_draws_the_ranking_with_its_cut_and_writes_nothing_on_failure()
     let v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&out_json).unwrap()).unwrap();
     assert!(html.contains("<svg") && html.contains("</html>"));
-    // The chart's bars: known keywords orange, other selected words blue,
-    // the cut dashed in red; the table lists every candidate.
+    // The known keywords are named above the chart (p = 1 would flatten
+    // every other bar on a shared axis); the bars are the unlabelled words
+    // on their own scale, selected ones blue (Okabe & Ito's, the report
+    // style's); the table lists every candidate.
     assert!(
-        html.contains("rgb(230,120,20)") || html.contains("#E67814"),
-        "no known-keyword bar"
+        html.contains("Known keywords (") && html.contains("labelled, p = 1)"),
+        "known keywords not named"
+    );
+    let picked = v["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|c| c["selected"] == true && c["known"] == false);
+    assert_eq!(
+        html.contains("rgb(0,114,178)") || html.contains("#0072B2"),
+        picked,
+        "a blue bar exactly when an unlabelled word is selected"
     );
     assert!(html.contains("FDR level γ") && html.contains("0.3"));
     // One table row per candidate, and one per keyphrase in the table of

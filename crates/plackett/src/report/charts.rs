@@ -64,6 +64,10 @@ pub fn forest(names: &[String], mid: &[f64], lo: &[f64], hi: &[f64], x_label: &s
             .map_err(err)?;
         let names_rev: Vec<String> = names.to_vec();
         c.configure_mesh()
+            // One style (report::style): no minor grid, readable fonts.
+            .light_line_style(TRANSPARENT)
+            .label_style(("sans-serif", super::style::TICK_FONT))
+            .axis_desc_style(("sans-serif", super::style::AXIS_FONT))
             .disable_y_mesh()
             .y_labels(n.min(200))
             // The first name at the top.
@@ -76,7 +80,7 @@ pub fn forest(names: &[String], mid: &[f64], lo: &[f64], hi: &[f64], x_label: &s
             if lo[i].is_finite() && hi[i].is_finite() {
                 c.draw_series(LineSeries::new(
                     vec![(lo[i], y), (hi[i], y)],
-                    BLUE.stroke_width(2),
+                    super::style::PALETTE[0].stroke_width(2),
                 ))
                 .map_err(err)?;
             }
@@ -116,6 +120,10 @@ pub fn ranked_bars(
             .map_err(err)?;
         let labels: Vec<String> = names.iter().map(|s| short_label(s, 40)).collect();
         c.configure_mesh()
+            // One style (report::style): no minor grid, readable fonts.
+            .light_line_style(TRANSPARENT)
+            .label_style(("sans-serif", super::style::TICK_FONT))
+            .axis_desc_style(("sans-serif", super::style::AXIS_FONT))
             .disable_y_mesh()
             .y_labels(n.min(200))
             .y_label_formatter(&|y| category_tick(&labels, *y, |k| n.checked_sub(k + 1)))
@@ -123,8 +131,8 @@ pub fn ranked_bars(
             .draw()
             .map_err(err)?;
         let colour = |k: u8| match k {
-            2 => RGBColor(230, 120, 20),
-            1 => RGBColor(40, 90, 180),
+            2 => super::style::PALETTE[3],
+            1 => super::style::PALETTE[0],
             _ => RGBColor(170, 170, 170),
         };
         for i in 0..n {
@@ -143,7 +151,7 @@ pub fn ranked_bars(
                 vec![(0.0, y), (xmax, y)],
                 6,
                 4,
-                RED.stroke_width(2),
+                super::style::PALETTE[1].stroke_width(2),
             ))
             .map_err(err)?;
         }
@@ -189,6 +197,10 @@ pub fn heatmap(row_names: &[String], values: &[Vec<f64>], x_label: &str) -> Stri
             .map_err(err)?;
         let names = row_names.to_vec();
         c.configure_mesh()
+            // One style (report::style): no minor grid, readable fonts.
+            .light_line_style(TRANSPARENT)
+            .label_style(("sans-serif", super::style::TICK_FONT))
+            .axis_desc_style(("sans-serif", super::style::AXIS_FONT))
             .disable_mesh()
             .y_labels(r)
             // Row 0 at the top.
@@ -238,6 +250,10 @@ pub fn heatmap(row_names: &[String], values: &[Vec<f64>], x_label: &str) -> Stri
             .build_cartesian_2d(0f64..1.0, 0f64..1.0)
             .map_err(err)?;
         cb.configure_mesh()
+            // One style (report::style): no minor grid, readable fonts.
+            .light_line_style(TRANSPARENT)
+            .label_style(("sans-serif", super::style::TICK_FONT))
+            .axis_desc_style(("sans-serif", super::style::AXIS_FONT))
             .disable_mesh()
             .disable_x_axis()
             .y_labels(5)
@@ -312,7 +328,7 @@ pub fn lines(series: &[(String, Vec<f64>)], x_label: &str, y_label: &str, log_y:
     };
     let pad = (ymax - ymin) * 0.05;
     let xmax = series.iter().map(|s| s.1.len()).max().unwrap_or(1).max(2) as f64;
-    let palette = [BLUE, RED, GREEN, MAGENTA, CYAN, BLACK];
+    let palette = super::style::PALETTE;
     // The legend beside the plot (traces fill the whole plot area).
     let entries: Vec<LegendEntry> = series
         .iter()
@@ -342,6 +358,10 @@ pub fn lines(series: &[(String, Vec<f64>)], x_label: &str, y_label: &str, log_y:
                 .build_cartesian_2d(1f64..xmax, ymin - pad..ymax + pad)
                 .map_err(err)?;
             c.configure_mesh()
+                // One style (report::style): no minor grid, readable fonts.
+                .light_line_style(TRANSPARENT)
+                .label_style(("sans-serif", super::style::TICK_FONT))
+                .axis_desc_style(("sans-serif", super::style::AXIS_FONT))
                 .x_desc(x_label)
                 // The x axis counts (iterations, draws): whole numbers only.
                 .x_label_formatter(&|x| integer_tick(*x))
@@ -400,7 +420,7 @@ pub fn histogram(series: &[(String, Vec<f64>)], bins: usize, x_label: &str) -> S
         })
         .collect();
     let cmax = counts.iter().flatten().copied().max().unwrap_or(1).max(1) as f64;
-    let palette = [BLUE, RED, GREEN, MAGENTA];
+    let palette = super::style::PALETTE;
     svg_string(900, 320, |root| {
         let mut c = ChartBuilder::on(&root)
             .margin(10)
@@ -409,6 +429,10 @@ pub fn histogram(series: &[(String, Vec<f64>)], bins: usize, x_label: &str) -> S
             .build_cartesian_2d(lo..hi, 0f64..cmax * 1.05)
             .map_err(err)?;
         c.configure_mesh()
+            // One style (report::style): no minor grid, readable fonts.
+            .light_line_style(TRANSPARENT)
+            .label_style(("sans-serif", super::style::TICK_FONT))
+            .axis_desc_style(("sans-serif", super::style::AXIS_FONT))
             .x_desc(x_label)
             .y_desc("count")
             // Counts: whole numbers only (no "70.0", no "2.5").
@@ -476,6 +500,10 @@ pub fn scatter(points: &[(f64, f64)], x_label: &str, y_label: &str, diagonal: bo
             .build_cartesian_2d(x0..x1, y0..y1)
             .map_err(err)?;
         c.configure_mesh()
+            // One style (report::style): no minor grid, readable fonts.
+            .light_line_style(TRANSPARENT)
+            .label_style(("sans-serif", super::style::TICK_FONT))
+            .axis_desc_style(("sans-serif", super::style::AXIS_FONT))
             .x_desc(x_label)
             .y_desc(y_label)
             .draw()
@@ -483,13 +511,16 @@ pub fn scatter(points: &[(f64, f64)], x_label: &str, y_label: &str, diagonal: bo
         if diagonal {
             let a = x0.max(y0);
             let b = x1.min(y1);
-            c.draw_series(LineSeries::new(vec![(a, a), (b, b)], BLACK.mix(0.4)))
-                .map_err(err)?;
+            c.draw_series(LineSeries::new(
+                vec![(a, a), (b, b)],
+                super::style::REFERENCE.stroke_width(1),
+            ))
+            .map_err(err)?;
         }
         c.draw_series(
             points
                 .iter()
-                .map(|&(x, y)| Circle::new((x, y), 2, BLUE.mix(0.5).filled())),
+                .map(|&(x, y)| Circle::new((x, y), 2, super::style::PALETTE[0].mix(0.5).filled())),
         )
         .map_err(err)?;
         Ok(())
@@ -586,7 +617,7 @@ fn interval_chart(
         (0.0, 1.0)
     };
     let pad = (hi - lo) * 0.06;
-    let palette = [BLUE, RED, GREEN, MAGENTA, CYAN, BLACK];
+    let palette = super::style::PALETTE;
     let k = series.len().max(1) as f64;
     // The legend beside the plot, off the intervals.
     let mut entries: Vec<LegendEntry> = series
@@ -632,6 +663,10 @@ fn interval_chart(
                 .map_err(err)?;
             let names = labels.to_vec();
             c.configure_mesh()
+                // One style (report::style): no minor grid, readable fonts.
+                .light_line_style(TRANSPARENT)
+                .label_style(("sans-serif", super::style::TICK_FONT))
+                .axis_desc_style(("sans-serif", super::style::AXIS_FONT))
                 .disable_x_mesh()
                 .x_labels(n)
                 // Categories at 1…n.
@@ -722,6 +757,10 @@ pub fn plausibilities(classes: &[String], point: &[f64], samples: &[Vec<f64>]) -
             .build_cartesian_2d(0.5f64..n as f64 + 0.5, 0f64..hi * 1.05)
             .map_err(err)?;
         c.configure_mesh()
+            // One style (report::style): no minor grid, readable fonts.
+            .light_line_style(TRANSPARENT)
+            .label_style(("sans-serif", super::style::TICK_FONT))
+            .axis_desc_style(("sans-serif", super::style::AXIS_FONT))
             .disable_x_mesh()
             .x_labels(n)
             // Names are drawn below, rotated, by hand (plotters places
@@ -755,7 +794,7 @@ pub fn plausibilities(classes: &[String], point: &[f64], samples: &[Vec<f64>]) -
                     ((i + 1) as f64 - 0.3, 0.0),
                     ((i + 1) as f64 + 0.3, point[i]),
                 ],
-                BLUE.mix(0.35).filled(),
+                super::style::PALETTE[0].mix(0.35).filled(),
             )
         }))
         .map_err(err)?;
@@ -763,7 +802,11 @@ pub fn plausibilities(classes: &[String], point: &[f64], samples: &[Vec<f64>]) -
             let step = vs.len().div_ceil(300).max(1);
             c.draw_series(vs.iter().step_by(step).enumerate().map(|(j, &v)| {
                 let jitter = ((j * 7919) % 100) as f64 / 100.0 * 0.4 - 0.2;
-                Circle::new(((i + 1) as f64 + jitter, v), 2, GREEN.mix(0.4).filled())
+                Circle::new(
+                    ((i + 1) as f64 + jitter, v),
+                    2,
+                    super::style::PALETTE[2].mix(0.4).filled(),
+                )
             }))
             .map_err(err)?;
         }
@@ -810,22 +853,34 @@ pub fn xy(
     // and marker shape, so curves that lie on each other stay apart.
     let many = series.len() > 6;
     let colour = |k: usize| -> RGBColor {
-        const PALETTE: [RGBColor; 6] = [BLUE, RED, GREEN, MAGENTA, CYAN, BLACK];
         if many {
             distinct_colour(k)
         } else {
-            PALETTE[k % PALETTE.len()]
+            super::style::series(k)
         }
     };
     let mut entries: Vec<LegendEntry> = series
         .iter()
         .enumerate()
-        .map(|(k, (name, _))| LegendEntry {
-            name: name.clone(),
-            colour: colour(k),
-            dash: if many { 0 } else { k % 3 },
-            marker: if many { 0 } else { k % 3 },
-            width: 2,
+        .map(|(k, (name, _))| {
+            if name == REFERENCE_SERIES {
+                // A reference line (ROC's chance diagonal): quiet grey,
+                // dashed, no marker, never a series colour.
+                return LegendEntry {
+                    name: name.clone(),
+                    colour: super::style::REFERENCE,
+                    dash: 1,
+                    marker: usize::MAX,
+                    width: 1,
+                };
+            }
+            LegendEntry {
+                name: name.clone(),
+                colour: colour(k),
+                dash: if many { 0 } else { k % 3 },
+                marker: if many { 0 } else { k % 3 },
+                width: 2,
+            }
         })
         .collect();
     if let Some((_, label)) = &marker {
@@ -852,6 +907,10 @@ pub fn xy(
             .build_cartesian_2d(xmin - px..xmax + px, ymin - py..ymax + py)
             .map_err(err)?;
         c.configure_mesh()
+            // One style (report::style): no minor grid, readable fonts.
+            .light_line_style(TRANSPARENT)
+            .label_style(("sans-serif", super::style::TICK_FONT))
+            .axis_desc_style(("sans-serif", super::style::AXIS_FONT))
             .x_desc(if log_x {
                 format!("log10 {x_label}")
             } else {
@@ -938,6 +997,9 @@ fn line_points<DB: DrawingBackend>(
     Ok(())
 }
 
+/// Most markers drawn on one series.
+const MAX_MARKERS: usize = 12;
+
 fn draw_styled<DB: DrawingBackend>(
     c: &mut Chart2d<'_, DB>,
     p: &[(f64, f64)],
@@ -945,17 +1007,21 @@ fn draw_styled<DB: DrawingBackend>(
 ) -> Result<(), String> {
     line_points(c, p, e)?;
     let col = e.colour;
+    // Markers tell series apart; on a dense curve (an ROC curve, a long
+    // path) one per point would bead the line, so at most about a dozen.
+    let step = p.len().div_ceil(MAX_MARKERS).max(1);
+    let at = || p.iter().step_by(step);
     match e.marker {
         0 => {
-            c.draw_series(p.iter().map(|&q| Circle::new(q, 3, col.filled())))
+            c.draw_series(at().map(|&q| Circle::new(q, 3, col.filled())))
                 .map_err(err)?;
         }
         1 => {
-            c.draw_series(p.iter().map(|&q| TriangleMarker::new(q, 5, col.filled())))
+            c.draw_series(at().map(|&q| TriangleMarker::new(q, 5, col.filled())))
                 .map_err(err)?;
         }
         2 => {
-            c.draw_series(p.iter().map(|&q| Cross::new(q, 4, col.stroke_width(2))))
+            c.draw_series(at().map(|&q| Cross::new(q, 4, col.stroke_width(2))))
                 .map_err(err)?;
         }
         _ => {}
@@ -1011,11 +1077,14 @@ fn distinct_colour(k: usize) -> RGBColor {
     RGBColor(r, g, b)
 }
 
+/// The name of [`xy`]'s reference series (drawn grey and dashed).
+pub const REFERENCE_SERIES: &str = "chance";
+
 /// ROC curves (false- against true-positive rate) with the chance
 /// diagonal.
 pub fn roc(curves: &[(String, Vec<(f64, f64)>)]) -> String {
     let mut series = curves.to_vec();
-    series.push(("chance".into(), vec![(0.0, 0.0), (1.0, 1.0)]));
+    series.push((REFERENCE_SERIES.into(), vec![(0.0, 0.0), (1.0, 1.0)]));
     xy(
         &series,
         "false-positive rate",

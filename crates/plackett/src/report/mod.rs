@@ -11,6 +11,7 @@ pub mod groundtruth;
 pub mod keywords;
 pub mod mil;
 pub mod mixture;
+pub mod style;
 
 use std::fmt::Write as _;
 
