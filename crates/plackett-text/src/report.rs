@@ -40,11 +40,11 @@ pub fn render(title: &str, engine: &str, ex: &Extraction) -> String {
     // mostly p of a few hundredths: on one 0–1 axis the chart would show
     // the known words alone. The known words are listed; the bars are the
     // unlabelled candidates, on their own scale.
-    let known: Vec<&str> = ex
+    let known: Vec<String> = ex
         .candidates
         .iter()
         .filter(|c| c.known)
-        .map(|c| c.stem.as_str())
+        .map(|c| c.words.join("/"))
         .collect();
     let unlabelled: Vec<_> = ex.candidates.iter().filter(|c| !c.known).collect();
     let rows = &unlabelled[..unlabelled.len().min(CHART_ROWS)];

@@ -863,7 +863,7 @@ pub fn xy(
         .iter()
         .enumerate()
         .map(|(k, (name, _))| {
-            if name == REFERENCE_SERIES {
+            if REFERENCE_NAMES.contains(&name.as_str()) {
                 // A reference line (ROC's chance diagonal): quiet grey,
                 // dashed, no marker, never a series colour.
                 return LegendEntry {
@@ -1077,8 +1077,12 @@ fn distinct_colour(k: usize) -> RGBColor {
     RGBColor(r, g, b)
 }
 
-/// The name of [`xy`]'s reference series (drawn grey and dashed).
+/// The name of [`xy`]'s chance diagonal (a reference series).
 pub const REFERENCE_SERIES: &str = "chance";
+/// The name of a calibration chart's diagonal (a reference series).
+pub const PERFECT_CALIBRATION: &str = "perfect calibration";
+/// Series [`xy`] draws as reference lines (grey, dashed, no marker).
+const REFERENCE_NAMES: [&str; 2] = [REFERENCE_SERIES, PERFECT_CALIBRATION];
 
 /// ROC curves (false- against true-positive rate) with the chance
 /// diagonal.

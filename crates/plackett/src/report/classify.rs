@@ -352,7 +352,7 @@ pub fn cv_page(
             &[
                 ("held-out rows".to_string(), pts),
                 (
-                    "perfect calibration".to_string(),
+                    super::charts::PERFECT_CALIBRATION.to_string(),
                     vec![(0.0, 0.0), (1.0, 1.0)],
                 ),
             ],

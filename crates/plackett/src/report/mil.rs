@@ -300,7 +300,10 @@ pub fn cv_page(title: &str, bags: &Bags, cvs: &[crate::mil::MilCv]) -> Result<St
             (c.method.clone(), super::reliability(pairs))
         })
         .collect();
-    cal.push(("perfect calibration".into(), vec![(0.0, 0.0), (1.0, 1.0)]));
+    cal.push((
+        super::charts::PERFECT_CALIBRATION.into(),
+        vec![(0.0, 0.0), (1.0, 1.0)],
+    ));
     r.figure(
         &charts::xy(
             &cal,
