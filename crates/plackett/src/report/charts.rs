@@ -824,6 +824,21 @@ pub fn xy(
     log_x: bool,
     marker: Option<(f64, &str)>,
 ) -> String {
+    xy_highlighted(series, x_label, y_label, log_x, marker, None)
+}
+
+/// [`xy`] with only the first `highlight` series in the palette (and the
+/// legend): the rest are drawn thin and light grey, and the legend counts
+/// them in one row — for charts of many series of which a few matter
+/// (a regularisation path: the weights that survive a strong prior).
+pub fn xy_highlighted(
+    series: &[(String, Vec<(f64, f64)>)],
+    x_label: &str,
+    y_label: &str,
+    log_x: bool,
+    marker: Option<(f64, &str)>,
+    highlight: Option<usize>,
+) -> String {
     let tx = |v: f64| if log_x { v.max(1e-300).log10() } else { v };
     let pts: Vec<(f64, f64)> = series
         .iter()
@@ -851,7 +866,8 @@ pub fn xy(
     // colour each. The legend always sits beside the plot, so it neither
     // covers the curves nor gets clipped, and series also differ in dash
     // and marker shape, so curves that lie on each other stay apart.
-    let many = series.len() > 6;
+    let highlight = highlight.filter(|&h| h < series.len());
+    let many = series.len() > 6 && highlight.is_none();
     let colour = |k: usize| -> RGBColor {
         if many {
             distinct_colour(k)
@@ -874,6 +890,15 @@ pub fn xy(
                     width: 1,
                 };
             }
+            if highlight.is_some_and(|h| k >= h) {
+                return LegendEntry {
+                    name: name.clone(),
+                    colour: MUTED,
+                    dash: 0,
+                    marker: usize::MAX,
+                    width: 1,
+                };
+            }
             LegendEntry {
                 name: name.clone(),
                 colour: colour(k),
@@ -883,6 +908,23 @@ pub fn xy(
             }
         })
         .collect();
+    // The legend: every series, or the highlighted ones and one row for the
+    // rest.
+    let legend: Vec<LegendEntry> = match highlight {
+        Some(h) => {
+            let mut l: Vec<LegendEntry> = entries[..h].to_vec();
+            l.push(LegendEntry {
+                name: format!("{} others (grey)", series.len() - h),
+                colour: MUTED,
+                dash: 0,
+                marker: usize::MAX,
+                width: 1,
+            });
+            l.extend(entries[series.len()..].iter().cloned());
+            l
+        }
+        None => entries.clone(),
+    };
     if let Some((_, label)) = &marker {
         entries.push(LegendEntry {
             name: label.clone(),
@@ -892,12 +934,12 @@ pub fn xy(
             width: 1,
         });
     }
-    let legend_w = if entries.len() > 1 {
-        legend_width(&entries)
+    let legend_w = if legend.len() > 1 {
+        legend_width(&legend)
     } else {
         0
     };
-    let height = 340.max(40 + 16 * entries.len() as u32);
+    let height = 340.max(40 + 16 * legend.len() as u32);
     svg_string(900 + legend_w, height, |root| {
         let (plot_area, legend_area) = root.split_horizontally(900);
         let mut c = ChartBuilder::on(&plot_area)
@@ -938,8 +980,8 @@ pub fn xy(
                 .collect();
             draw_styled(&mut c, &p, e)?;
         }
-        if entries.len() > 1 {
-            draw_legend(&legend_area, &entries)?;
+        if legend.len() > 1 {
+            draw_legend(&legend_area, &legend)?;
         }
         Ok(())
     })
@@ -949,6 +991,7 @@ pub fn xy(
 const NO_LINE: usize = usize::MAX;
 
 /// How one series is drawn and named in a legend beside the plot.
+#[derive(Clone)]
 struct LegendEntry {
     name: String,
     colour: RGBColor,
@@ -996,6 +1039,9 @@ fn line_points<DB: DrawingBackend>(
     }
     Ok(())
 }
+
+/// The colour of series drawn as background ([`xy_highlighted`]).
+const MUTED: RGBColor = RGBColor(200, 200, 200);
 
 /// Most markers drawn on one series.
 const MAX_MARKERS: usize = 12;

@@ -382,5 +382,11 @@ pub fn path_svg(path: &ClassifierPath) -> String {
             )
         })
         .collect();
-    super::charts::xy(&series, "a", "normalised weight", true, None)
+    // The weights that matter (largest anywhere on the path) in the
+    // palette, the rest grey: 27 near-identical colours could not be
+    // matched to the legend.
+    let mut series = series;
+    let peak = |s: &(String, Vec<(f64, f64)>)| s.1.iter().map(|p| p.1).fold(0.0, f64::max);
+    series.sort_by(|a, b| peak(b).total_cmp(&peak(a)));
+    super::charts::xy_highlighted(&series, "a", "normalised weight", true, None, Some(6))
 }
