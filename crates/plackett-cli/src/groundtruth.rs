@@ -192,17 +192,13 @@ fn case_list(a: &AggArgs, sel: &Selectors) -> Result<Vec<usize>> {
     Ok(select_cases(sel, given.as_deref())?)
 }
 
-fn finish(out: &Option<String>, text: &str) -> Result<()> {
-    crate::deliver(out, text)
-}
-
 /// Run `plackett aggregate`.
 pub fn run_aggregate(a: &AggregateArgs) -> Result<()> {
     let c = &a.common;
     let st = settings(c)?;
     let (sel, names, notes) = load(&a.file, c)?;
     if a.describe {
-        return finish(&c.out, &describe(&sel).to_text());
+        return crate::deliver(&c.out, &describe(&sel).to_text());
     }
     let (cases, risks) = cases_and_risks(c, &sel)?;
     let rel = reliabilities(c)?;
@@ -240,7 +236,7 @@ pub fn run_aggregate(a: &AggregateArgs) -> Result<()> {
         );
         crate::outputs::write(path, page.as_bytes())?;
     }
-    finish(&c.out, &text)?;
+    crate::deliver(&c.out, &text)?;
     if c.output == "csv" {
         crate::notes_to_stderr(&notes);
     }
@@ -334,5 +330,5 @@ pub fn run_evaluate(a: &EvaluateArgs) -> Result<()> {
         "table" => evaluate_table(&doc, &ks),
         _ => serde_json::to_string_pretty(&doc)? + "\n",
     };
-    finish(&c.out, &text)
+    crate::deliver(&c.out, &text)
 }
