@@ -16,7 +16,6 @@ calibrated classifier about the accuracy), the expected calibration error
 (ten equal-width bins of that probability), the Brier score and the log loss,
 means over the repeats.
 """
-import argparse
 import os
 import time
 
@@ -30,13 +29,12 @@ from sklearn.preprocessing import StandardScaler
 
 import plackett as pk
 
-here = os.path.dirname(os.path.abspath(__file__))
-ap = argparse.ArgumentParser()
-ap.add_argument("--data", default=os.path.join(here, "..", "data", "uci"))
-ap.add_argument("--datasets", default="iris,wine,breast_cancer")
+import _uci
+
+ap = _uci.arguments()
 ap.add_argument("--folds", type=int, default=5)
 ap.add_argument("--repeats", type=int, default=3)
-ap.add_argument("--seed", type=int, default=0)
+ap.set_defaults(seed=0)
 a = ap.parse_args()
 
 

@@ -17,7 +17,7 @@ mean and sd. Prints a Markdown table of misclassification mean (sd), AUC
 for binary tasks, seconds, and for Gibbs the minimum bulk ESS over weights
 and seconds per ESS (Archambeau & Caron 2012 Table 3 layout).
 """
-import argparse, csv, json, os, subprocess, sys, tempfile, time
+import csv, json, os, subprocess, sys, tempfile, time
 
 import numpy as np
 from sklearn.linear_model import LogisticRegression, LogisticRegressionCV
@@ -25,13 +25,13 @@ from sklearn.metrics import roc_auc_score
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
-here = os.path.dirname(os.path.abspath(__file__))
-ap = argparse.ArgumentParser()
-ap.add_argument("--data", default=os.path.join(here, "..", "data", "uci"))
-ap.add_argument("--datasets", default="iris,wine,breast_cancer")
+import _uci
+
+here = _uci.HERE
+ap = _uci.arguments()
 ap.add_argument("--splits", type=int, default=20)
-ap.add_argument("--seed", type=int, default=1)
 ap.add_argument("--chains", type=int, default=1)
+ap.set_defaults(seed=1)
 ap.add_argument("--plackett", default=os.path.join(here, "..", "target", "release", "plackett"))
 a = ap.parse_args()
 

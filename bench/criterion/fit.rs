@@ -20,15 +20,8 @@ fn nascar(c: &mut Criterion) {
         item_col: "driver".into(),
         ..Default::default()
     };
-    let drop: Vec<String> = [
-        "Andy Hillenburg",
-        "Gary Bradberry",
-        "Jason Hedlesky",
-        "Randy Renfrow",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
+    // The four drivers who never beat anyone: without them the MLE exists.
+    let drop = ["Andy Hillenburg", "Gary Bradberry", "Jason Hedlesky", "Randy Renfrow"];
     let ds = read_path(p.to_str().unwrap(), &opts)
         .unwrap()
         .exclude(&drop)

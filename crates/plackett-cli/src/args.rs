@@ -3,9 +3,10 @@
 //! unknown value can fall through to a default.
 
 use clap::ValueEnum;
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+use plackett::choice::Choice;
 use plackett::data::TieSemantics;
 use plackett::infer::Algorithm;
-use plackett::io::Format;
 
 /// `--engine`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -103,33 +104,43 @@ pub enum Output {
     Csv,
 }
 
-/// `--format`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum FormatArg {
-    /// Long CSV: one row per (ranking, item).
-    Csv,
-    /// PrefLib .soc/.soi/.toc/.toi.
-    Preflib,
-    /// choix-style JSON lists or the object form.
-    Json,
-    /// Differential diagnoses: case → annotator → groups of ids (Stutz et al. 2023).
-    Selectors,
-    /// Pairwise counts: item, item, i_wins, j_wins[, ties].
-    Pairs,
-    /// Wide orderings: column k = the item at rank k; 0 or empty = unranked (PLMIX's layout).
-    Orderings,
+/// The clap parser of a library [`Choice`]: its values, spellings and help
+/// lines come from the library's one definition (`plackett::choices!`), and
+/// an unknown value is refused with clap's "possible values" list (exit 2).
+/// Use as `#[arg(long, value_parser = choice::<T>())]` with a field of type
+/// `T` (or `Option<T>`).
+pub fn choice<T: Choice>() -> ChoiceParser<T> {
+    ChoiceParser(std::marker::PhantomData)
 }
 
-impl From<FormatArg> for Format {
-    fn from(f: FormatArg) -> Format {
-        match f {
-            FormatArg::Csv => Format::Csv,
-            FormatArg::Preflib => Format::Preflib,
-            FormatArg::Json => Format::Json,
-            FormatArg::Selectors => Format::Selectors,
-            FormatArg::Pairs => Format::Pairs,
-            FormatArg::Orderings => Format::Orderings,
-        }
+/// See [`choice`].
+#[derive(Clone, Copy, Debug)]
+pub struct ChoiceParser<T>(std::marker::PhantomData<T>);
+
+impl<T: Choice> ChoiceParser<T> {
+    fn values() -> impl Iterator<Item = PossibleValue> {
+        T::ALL
+            .iter()
+            .map(|c| PossibleValue::new(c.name()).help(c.help().trim_end_matches('.')))
+    }
+}
+
+impl<T: Choice> TypedValueParser for ChoiceParser<T> {
+    type Value = T;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<T, clap::Error> {
+        let name = PossibleValuesParser::new(Self::values()).parse_ref(cmd, arg, value)?;
+        // The spelling was just checked against T::ALL's names.
+        T::parse(&name).map_err(|_| clap::Error::new(clap::error::ErrorKind::InvalidValue))
+    }
+
+    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
+        Some(Box::new(Self::values()))
     }
 }
 

@@ -3,6 +3,7 @@
 
 use anyhow::{Context, Result, bail};
 use clap::{Args, Subcommand};
+use plackett::choice::Choice;
 use plackett::classify::cv::{ClassifierCvOptions, cross_validate};
 use plackett::classify::model::{Engine, FitOptions, Fitted, fit};
 use plackett::classify::path::ClassifierPath;
@@ -52,8 +53,8 @@ pub struct ModelArgs {
     #[arg(long, default_value = "class")]
     pub class_col: String,
     /// Inference engine.
-    #[arg(long, default_value = "gibbs", value_parser = ["em", "gibbs", "vb"])]
-    pub engine: String,
+    #[arg(long, default_value = "gibbs", value_parser = crate::args::choice::<Engine>())]
+    pub engine: Engine,
     /// Gamma prior shape a (the same flag as `fit`'s; `--a` still works), or `learn`: sampled
     /// under p(a) ∝ 1/a by gibbs (Archambeau & Caron 2012 §3.3), type-II ML by vb. The default
     /// is the same model for every engine; a learnt a is small (≈ 0.007 on Wine), very sparse,
@@ -107,7 +108,7 @@ impl ModelArgs {
     /// The shape: a number, or None for `learn`.
     fn shape(&self) -> Result<Option<f64>> {
         if self.a.trim() == "learn" {
-            if self.engine == "em" {
+            if self.engine == Engine::Em {
                 bail!(
                     "invalid option --prior-shape: em fixes the shape (learn it with --engine gibbs \
                      or vb, or scan it with `classify path`)"
@@ -137,14 +138,14 @@ impl ModelArgs {
         }
         let vb_covariance = match &self.covariance {
             None => Default::default(),
-            Some(_) if self.engine != "vb" => {
+            Some(_) if self.engine != Engine::Vb => {
                 bail!("invalid option --covariance: only --engine vb has a choice of covariance")
             }
             Some(c) => plackett::infer::linear_response::VbCovariance::parse(c)?,
         };
         Ok(FitOptions {
             vb_covariance,
-            engine: Engine::parse(&self.engine)?,
+            engine: self.engine,
             a,
             b: self.design.b,
             pairwise: self.design.pairwise,
@@ -236,8 +237,8 @@ pub struct PathArgs {
     #[arg(long, default_value = "class")]
     pub class_col: String,
     /// em: MAP (exact zeros); vb: posterior mean; gibbs: posterior mean and median.
-    #[arg(long, default_value = "em", value_parser = ["em", "gibbs", "vb"])]
-    pub engine: String,
+    #[arg(long, default_value = "em", value_parser = crate::args::choice::<Engine>())]
+    pub engine: Engine,
     /// Values of the Gamma shape a: LO:HI:N (log-spaced) or a comma list; fitted from the
     /// largest down (`--a-grid` still works).
     #[arg(
@@ -325,7 +326,7 @@ fn fit_table(model: &Fitted, s: &Value, notes: &[String]) -> String {
     let _ = writeln!(
         out,
         "PL regression classifier, engine {}, {} rows, {} classes, {} transformed features, a = {:.4}",
-        model.engine.as_str(),
+        model.engine.name(),
         s["n"],
         model.classes.len(),
         model.transforms.len(),
@@ -671,7 +672,7 @@ fn run_path(a: &PathArgs) -> Result<()> {
             a.design.b
         );
     }
-    let engine = Engine::parse(&a.engine)?;
+    let engine = a.engine;
     let t = load(&a.file, &a.class_col)?;
     let path = ClassifierPath::fit(
         &a.file,

@@ -2,7 +2,7 @@
 //! population, `--components`, `--adherence`) and `predict`/`cv` share:
 //! below every command module, so that none of them imports another.
 
-use crate::args::{AlgorithmArg, Engine, FormatArg, Output, PriorArg, TiesArg};
+use crate::args::{AlgorithmArg, Engine, Output, PriorArg, TiesArg, choice};
 use anyhow::{Result, bail};
 use clap::Args;
 use plackett::data::Dataset;
@@ -15,8 +15,8 @@ pub struct DataArgs {
     /// Input file (CSV, PrefLib .soc/.soi/.toc/.toi, JSON, or selectors JSON).
     pub file: String,
     /// Input format (default: from the extension).
-    #[arg(long, value_enum)]
-    pub format: Option<FormatArg>,
+    #[arg(long, value_parser = choice::<Format>())]
+    pub format: Option<Format>,
     /// CSV column naming the ranking.
     #[arg(long, default_value = "ranking")]
     pub ranking_col: String,
@@ -327,7 +327,7 @@ pub(crate) fn load_with_universe(
 /// The library's reader options for the data flags, over `items`.
 fn read_options(a: &DataArgs, items: Option<ItemsSpec>) -> Result<ReadOptions> {
     Ok(ReadOptions {
-        format: a.format.map(Format::from),
+        format: a.format,
         ranking_col: a.ranking_col.clone(),
         rank_col: a.rank_col.clone(),
         item_col: a.item_col.clone(),

@@ -23,8 +23,8 @@ pub struct AggArgs {
     #[arg(long, value_name = "FILE|K")]
     pub classes: Option<String>,
     /// Aggregation model.
-    #[arg(long, default_value = "pl", value_parser = ["pl", "prirn", "irn"])]
-    pub method: String,
+    #[arg(long, default_value = "pl", value_parser = crate::args::choice::<MethodName>())]
+    pub method: MethodName,
     /// Reliability: PL repetitions (integer; default 3), PrIRN concentration
     /// (default 30). A comma list evaluates several (evaluate).
     #[arg(long, value_name = "R[,R…]")]
@@ -124,7 +124,7 @@ pub struct EvaluateArgs {
 /// The library's settings from the flags.
 fn settings(a: &AggArgs) -> Result<AggregateSettings> {
     let s = AggregateSettings {
-        method: MethodName::parse(&a.method)?,
+        method: a.method,
         samples: a.samples,
         burn_in: a.burn_in,
         seed: a.seed,

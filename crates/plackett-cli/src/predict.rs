@@ -75,6 +75,37 @@ struct Predicted {
     dropped: usize,
 }
 
+impl Predicted {
+    /// What every model kind's predictions share: the observations' weights,
+    /// labels and the reader's dropped count come from the data; the kind's
+    /// heading, notes, model keys and memberships are filled in by the
+    /// caller.
+    fn of(
+        kind: Kind,
+        engine: &str,
+        n_items: usize,
+        ds: &Dataset,
+        logp: Vec<f64>,
+        (comparisons, choices): (Vec<Comparison>, Vec<Choice>),
+    ) -> Predicted {
+        Predicted {
+            kind,
+            engine: engine.to_string(),
+            n_items,
+            heading: String::new(),
+            about: Vec::new(),
+            model_keys: serde_json::Map::new(),
+            logp,
+            membership: None,
+            comparisons,
+            choices,
+            weights: weights(ds),
+            labels: (0..ds.n_obs()).map(|o| ds.describe(o)).collect(),
+            dropped: ds.dropped(),
+        }
+    }
+}
+
 pub fn run(a: &PredictArgs) -> Result<()> {
     let text = plackett::io::read_text(&a.model)?;
     let p = match AnyModel::from_json(&a.model, &text)? {
@@ -146,9 +177,6 @@ fn single(a: &PredictArgs, model: &SavedModel) -> Result<Predicted> {
     model_keys.insert("draws".into(), json!(model.draws.len()));
     model_keys.insert("ties".into(), json!(model.ties));
     Ok(Predicted {
-        kind: Kind::Single,
-        engine: model.engine.clone(),
-        n_items: names.len(),
         heading: format!(
             "model: engine {}, {} items, {} ({}); {}",
             model.engine,
@@ -159,13 +187,14 @@ fn single(a: &PredictArgs, model: &SavedModel) -> Result<Predicted> {
         ),
         about,
         model_keys,
-        logp,
-        membership: None,
-        comparisons,
-        choices,
-        weights: weights(&ds),
-        labels: (0..ds.n_obs()).map(|o| ds.describe(o)).collect(),
-        dropped: ds.dropped(),
+        ..Predicted::of(
+            Kind::Single,
+            &model.engine,
+            names.len(),
+            &ds,
+            logp,
+            (comparisons, choices),
+        )
     })
 }
 
@@ -213,9 +242,6 @@ fn mixture(a: &PredictArgs, model: &SavedMixture) -> Result<Predicted> {
     model_keys.insert("components".into(), json!(g));
     model_keys.insert("weights".into(), json!(model.weights));
     Ok(Predicted {
-        kind: Kind::Mixture,
-        engine: model.engine.clone(),
-        n_items: names.len(),
         heading: format!(
             "model: engine {}, mixture of {g} components, {} items (plug-in at the estimate); {}",
             model.engine,
@@ -224,13 +250,15 @@ fn mixture(a: &PredictArgs, model: &SavedMixture) -> Result<Predicted> {
         ),
         about: vec![format!("component weights {}", weights_text.join(", "))],
         model_keys,
-        logp: pred.log_probability,
         membership: Some(pred.membership),
-        comparisons,
-        choices,
-        weights: weights(&ds),
-        labels: (0..ds.n_obs()).map(|o| ds.describe(o)).collect(),
-        dropped: ds.dropped(),
+        ..Predicted::of(
+            Kind::Mixture,
+            &model.engine,
+            names.len(),
+            &ds,
+            pred.log_probability,
+            (comparisons, choices),
+        )
     })
 }
 
@@ -282,9 +310,6 @@ fn adherence(a: &PredictArgs, model: &SavedAdherence) -> Result<Predicted> {
     model_keys.insert("new_ranker_observations".into(), json!(new));
     model_keys.insert("compare_as".into(), json!(a.as_ranker));
     Ok(Predicted {
-        kind: Kind::Adherence,
-        engine: model.engine.clone(),
-        n_items: names.len(),
         heading: format!(
             "model: adherence, engine {}, {} items, {}, {} ({}); {}",
             model.engine,
@@ -296,13 +321,14 @@ fn adherence(a: &PredictArgs, model: &SavedAdherence) -> Result<Predicted> {
         ),
         about,
         model_keys,
-        logp,
-        membership: None,
-        comparisons,
-        choices,
-        weights: weights(&ds),
-        labels: (0..ds.n_obs()).map(|o| ds.describe(o)).collect(),
-        dropped: ds.dropped(),
+        ..Predicted::of(
+            Kind::Adherence,
+            &model.engine,
+            names.len(),
+            &ds,
+            logp,
+            (comparisons, choices),
+        )
     })
 }
 

@@ -5,6 +5,7 @@
 
 use numpy::ndarray::Array2;
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyArray3, PyReadonlyArray1, PyReadonlyArray2};
+use plackett::choice::Choice;
 use plackett::classify::Table;
 use plackett::classify::model::{Engine, FitOptions, FitOutcome, fit};
 use plackett::classify::path::ClassifierPath;
@@ -359,7 +360,7 @@ impl ClassifierModel {
         let m = &self.outcome.model;
         format!(
             "plackett.ClassifierModel(engine=\"{}\", classes={}, transforms={}, a={})",
-            m.engine.as_str(),
+            m.engine.name(),
             self.order.len(),
             m.transforms.len(),
             plackett::numerics::sig(m.a, 4)

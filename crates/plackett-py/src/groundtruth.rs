@@ -6,6 +6,7 @@
 use crate::err;
 use numpy::ndarray::Array2;
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray2};
+use plackett::choice::Choice;
 use plackett::groundtruth::models::Method;
 use plackett::groundtruth::run::{Predictions, RunResult, run};
 use plackett::groundtruth::settings::{

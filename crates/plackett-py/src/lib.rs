@@ -5,6 +5,7 @@
 
 use numpy::ndarray::{Array2, Array3};
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyArray3};
+use plackett::choice::Choice;
 use plackett::data::{Dataset, TieSemantics};
 use plackett::document::Document;
 use plackett::infer::Prior;

@@ -17,10 +17,10 @@ fn main() {
     let ds = read_path(&path, &opts)
         .expect("readable")
         .exclude(&[
-            "Andy Hillenburg".into(),
-            "Gary Bradberry".into(),
-            "Jason Hedlesky".into(),
-            "Randy Renfrow".into(),
+            "Andy Hillenburg",
+            "Gary Bradberry",
+            "Jason Hedlesky",
+            "Randy Renfrow",
         ])
         .expect("excludable");
     let mut ts: Vec<f64> = (0..200)

@@ -13,15 +13,7 @@ fn main() {
         .unwrap_or(1.0);
     let p = regression_problem(200, 20, 1000, Design::SubRankings { len: 5 }, 1.0, None, 11);
     let t = Instant::now();
-    let g = vi(
-        &p.data,
-        &p.features,
-        &ViOptions {
-            eta,
-            ..Default::default()
-        },
-    )
-    .unwrap();
+    let g = vi(&p.data, &p.features, &ViOptions::with_eta(eta)).unwrap();
     println!(
         "Alg. 1: {:.3} s, {} iterations, converged {}",
         t.elapsed().as_secs_f64(),
@@ -29,15 +21,7 @@ fn main() {
         g.converged
     );
     let t = Instant::now();
-    let e = vi_exact(
-        &p.data,
-        &p.features,
-        &ExactViOptions {
-            eta,
-            ..Default::default()
-        },
-    )
-    .unwrap();
+    let e = vi_exact(&p.data, &p.features, &ExactViOptions::with_eta(eta)).unwrap();
     println!(
         "exact VI: {:.3} s, {} iterations",
         t.elapsed().as_secs_f64(),

@@ -28,6 +28,7 @@
 // Numerical kernels index several arrays in step; ranges read clearer there.
 #![allow(clippy::needless_range_loop)]
 
+pub mod choice;
 pub mod classify;
 pub mod data;
 pub mod document;

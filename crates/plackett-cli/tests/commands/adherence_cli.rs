@@ -1,6 +1,7 @@
 //! `plackett fit --adherence`: the adherence model end to end.
 
 use crate::common;
+use crate::common::then;
 
 use common::{assert_ok, bin, fails, json, log_worth, tmpdir};
 
@@ -48,18 +49,10 @@ fn fake_triples(dir: &std::path::Path, rankers: bool) -> String {
 fn plackettluce_reference_fit_and_json_contract() {
     let d = tmpdir("adherence-json");
     let f = fake_triples(&d, false);
-    let v = json(&run(&[
-        &f,
-        "--adherence",
-        "--adherence-shape",
-        "100",
-        "--adherence-rate",
-        "100",
-        "--pseudo",
-        "0.5",
-        "--output",
-        "json",
-    ]));
+    let v = json(&run(&then(
+        &[&f],
+        "--adherence --adherence-shape 100 --adherence-rate 100 --pseudo 0.5 --output json",
+    )));
     assert_eq!(v["model"], "adherence");
     assert_eq!(v["engine"], "mle");
     // PlackettLuce's printed log-posterior −810.73244092 (ours is the
@@ -80,27 +73,16 @@ fn plackettluce_reference_fit_and_json_contract() {
 fn ranker_column_groups_rankings() {
     let d = tmpdir("adherence-grouped");
     let f = fake_triples(&d, true);
-    let v = json(&run(&[
-        &f,
-        "--adherence",
-        "--pseudo",
-        "0.5",
-        "--output",
-        "json",
-    ]));
+    let v = json(&run(&then(&[&f], "--adherence --pseudo 0.5 --output json")));
     let rankers = v["rankers"].as_array().unwrap();
     assert_eq!(rankers.len(), 4);
     assert_eq!(rankers[0]["name"], "judge 1");
     assert_eq!(rankers[0]["observations"].as_f64(), Some(2.0));
     // Fixed adherence 1 everywhere is the ordinary fit's log-likelihood.
-    let fixed = json(&run(&[
-        &f,
-        "--adherence",
-        "--fixed-adherence",
-        "1,1,1,1",
-        "--output",
-        "json",
-    ]));
+    let fixed = json(&run(&then(
+        &[&f],
+        "--adherence --fixed-adherence 1,1,1,1 --output json",
+    )));
     let plain = json(&run(&[&f, "--output", "json"]));
     let (a, b) = (
         fixed["log_likelihood"].as_f64().unwrap(),
@@ -138,14 +120,10 @@ fn bad_adherence_input_is_a_one_line_error() {
         "not supported",
     );
     fails(
-        &run(&[
-            &f,
-            "--adherence",
-            "--engine",
-            "gibbs",
-            "--fixed-adherence",
-            "1,1,1,1",
-        ]),
+        &run(&then(
+            &[&f],
+            "--adherence --engine gibbs --fixed-adherence 1,1,1,1",
+        )),
         "not supported",
     );
     fails(
@@ -173,7 +151,7 @@ fn bad_adherence_input_is_a_one_line_error() {
         "only with --engine gibbs",
     );
     fails(
-        &run(&[&f, "--adherence", "--engine", "gibbs", "--samples", "2"]),
+        &run(&then(&[&f], "--adherence --engine gibbs --samples 2")),
         "samples",
     );
 }
@@ -276,14 +254,10 @@ fn adherence_model_file_predicts_rankers_and_new_rankers() {
 
     // New rankers (no ranker column): P(apple beats pear) is
     // E σ(η (θ_apple − θ_pear)) under η ~ Gamma(10, 10).
-    let p = predict(&[
-        &model,
-        &plain,
-        "--compare",
-        "apple,pear",
-        "--output",
-        "json",
-    ]);
+    let p = predict(&then(
+        &[&model, &plain],
+        "--compare apple,pear --output json",
+    ));
     assert!(p.status.success(), "{}", String::from_utf8_lossy(&p.stderr));
     let pj = json(&p);
     assert_eq!(pj["new_ranker_observations"], 8);
@@ -468,16 +442,10 @@ fn fit_compare_is_a_new_rankers_prediction() {
         let out = run(&args);
         assert_ok(&out);
         let fit = json(&out);
-        let p = predict(&[
-            &model,
-            &grouped,
-            "--compare",
-            "apple,pear",
-            "--compare",
-            "apple,banana,orange",
-            "--output",
-            "json",
-        ]);
+        let p = predict(&then(
+            &[&model, &grouped],
+            "--compare apple,pear --compare apple,banana,orange --output json",
+        ));
         assert_ok(&p);
         let pj = json(&p);
         assert_eq!(fit["comparisons"], pj["comparisons"], "{extra:?}");
@@ -494,25 +462,17 @@ fn fit_compare_is_a_new_rankers_prediction() {
     let plain = json(&run(&[&grouped, "--adherence", "--output", "json"]));
     assert!(plain.get("comparisons").is_none() && plain.get("choices").is_none());
     fails(
-        &run(&[
-            &grouped,
-            "--adherence",
-            "--fixed-adherence",
-            "1,1,1,1",
-            "--compare",
-            "apple,pear",
-        ]),
+        &run(&then(
+            &[&grouped],
+            "--adherence --fixed-adherence 1,1,1,1 --compare apple,pear",
+        )),
         "no prior for a new ranker",
     );
     fails(
-        &run(&[
-            &grouped,
-            "--adherence",
-            "--compare",
-            "apple,pear",
-            "--output",
-            "csv",
-        ]),
+        &run(&then(
+            &[&grouped],
+            "--adherence --compare apple,pear --output csv",
+        )),
         "not with --output csv",
     );
     fails(
@@ -610,14 +570,10 @@ fn adherence_reports_carry_the_data_notes() {
          6,c,1\n6,d,2\n7,a,1\n",
     )
     .unwrap();
-    let v = json(&run(&[
-        p.to_str().unwrap(),
-        "--adherence",
-        "--engine",
-        "map",
-        "--output",
-        "json",
-    ]));
+    let v = json(&run(&then(
+        &[p.to_str().unwrap()],
+        "--adherence --engine map --output json",
+    )));
     let notes = v["notes"].to_string();
     assert!(
         notes.contains("1 uninformative observation was dropped"),

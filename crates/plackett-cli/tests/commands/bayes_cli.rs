@@ -1,6 +1,7 @@
 //! Bayesian engines through the CLI: reproducibility, reports, extras.
 
 use crate::common;
+use crate::common::words;
 
 use common::{bin, tmpdir};
 use std::path::PathBuf;
@@ -9,17 +10,9 @@ use std::process::Command;
 fn data_file(dir: &std::path::Path) -> PathBuf {
     let f = dir.join("r.json");
     let st = bin()
-        .args([
-            "simulate",
-            "--items",
-            "12",
-            "--rankings",
-            "60",
-            "--length",
-            "4",
-            "--seed",
-            "5",
-        ])
+        .args(words(
+            "simulate --items 12 --rankings 60 --length 4 --seed 5",
+        ))
         .args(["--out", f.to_str().unwrap()])
         .status()
         .unwrap();
@@ -46,7 +39,7 @@ fn same_seed_byte_identical_json_any_thread_count() {
             ]);
             // Sampler settings are gibbs-only options (refused elsewhere).
             if engine == "gibbs" {
-                c.args(["--samples", "400", "--burn-in", "100"]);
+                c.args(words("--samples 400 --burn-in 100"));
             }
             if let Some(t) = threads {
                 c.env("RAYON_NUM_THREADS", t);

@@ -4,6 +4,7 @@
 //! venv; when choix cannot be imported the test fails under CI (`CI` set)
 //! and skips with a message only on a developer machine.
 
+use crate::common::words;
 use std::process::Command;
 
 use crate::common;
@@ -27,17 +28,9 @@ fn mle_equals_choix_ilsr_rankings() {
     std::fs::create_dir_all(&dir).unwrap();
     let data = dir.join("r.json");
     let st = Command::new(env!("CARGO_BIN_EXE_plackett"))
-        .args([
-            "simulate",
-            "--items",
-            "1000",
-            "--rankings",
-            "10000",
-            "--length",
-            "10",
-            "--seed",
-            "11",
-        ])
+        .args(words(
+            "simulate --items 1000 --rankings 10000 --length 10 --seed 11",
+        ))
         .args(["--out", data.to_str().unwrap()])
         .status()
         .unwrap();

@@ -1,6 +1,7 @@
 //! `plackett classify fit|predict|cv|path` end to end.
 
 use crate::common;
+use crate::common::words;
 
 use common::{assert_ok, bin, fails, json, stdout, tmpdir};
 use std::path::Path;
@@ -49,16 +50,7 @@ fn fit_predict_round_trip_for_every_engine() {
         let model = d.join(format!("{engine}.json"));
         let summary = json(
             &classify("fit", data.to_str().unwrap(), engine)
-                .args([
-                    "--samples",
-                    "500",
-                    "--burn-in",
-                    "500",
-                    "--chains",
-                    "2",
-                    "--seed",
-                    "3",
-                ])
+                .args(words("--samples 500 --burn-in 500 --chains 2 --seed 3"))
                 .args(["--model-out", model.to_str().unwrap(), "--output", "json"])
                 .output()
                 .unwrap(),
@@ -154,17 +146,10 @@ fn cv_json_contract() {
     for engine in ["em", "vb", "gibbs"] {
         let j = json(
             &classify("cv", data.to_str().unwrap(), engine)
-                .args([
-                    "--splits",
-                    "3",
-                    "--test-fraction",
-                    "0.3",
-                    "--seed",
-                    "2",
-                    "--output",
-                    "json",
-                ])
-                .args(["--samples", "300", "--burn-in", "300", "--chains", "2"])
+                .args(words(
+                    "--splits 3 --test-fraction 0.3 --seed 2 --output json",
+                ))
+                .args(words("--samples 300 --burn-in 300 --chains 2"))
                 .args(["--splits-out", splits.to_str().unwrap()])
                 .output()
                 .unwrap(),
@@ -207,7 +192,7 @@ fn cv_json_contract() {
     std::fs::write(&bin2, text).unwrap();
     let j = json(
         &classify("cv", bin2.to_str().unwrap(), "vb")
-            .args(["--splits", "3", "--output", "json"])
+            .args(words("--splits 3 --output json"))
             .output()
             .unwrap(),
     );
@@ -227,7 +212,7 @@ fn cv_kfold_protocol() {
     let splits = d.join("splits.json");
     let j = json(
         &classify("cv", data.to_str().unwrap(), "vb")
-            .args(["--folds", "5", "--repeats", "2", "--output", "json"])
+            .args(words("--folds 5 --repeats 2 --output json"))
             .args(["--splits-out", splits.to_str().unwrap()])
             .output()
             .unwrap(),
@@ -242,7 +227,7 @@ fn cv_kfold_protocol() {
     assert_eq!(all, (0..90).collect::<Vec<_>>());
     fails(
         &classify("cv", data.to_str().unwrap(), "vb")
-            .args(["--folds", "5", "--splits", "3"])
+            .args(words("--folds 5 --splits 3"))
             .output()
             .unwrap(),
         "cannot be used with",
@@ -465,16 +450,7 @@ fn gibbs_output_does_not_depend_on_thread_count() {
                     "--engine",
                     "gibbs",
                 ])
-                .args([
-                    "--samples",
-                    "300",
-                    "--burn-in",
-                    "300",
-                    "--chains",
-                    "3",
-                    "--seed",
-                    "7",
-                ])
+                .args(words("--samples 300 --burn-in 300 --chains 3 --seed 7"))
                 .args(["--model-out", m.to_str().unwrap()])
                 .output()
                 .unwrap(),
@@ -519,7 +495,7 @@ fn classify_cv_gibbs_warns_about_mixing() {
             .arg("classify")
             .args(extra)
             .arg(&iris)
-            .args(["--engine", "gibbs", "--samples", "200", "--burn-in", "100"])
+            .args(words("--engine gibbs --samples 200 --burn-in 100"))
             .output()
             .unwrap()
     };
@@ -627,7 +603,7 @@ fn gibbs_defaults_pass_the_mixing_checks_on_the_examples() {
     let learnt = json(
         &bin()
             .args(["classify", "fit", wine.to_str().unwrap(), "--engine", "vb"])
-            .args(["--prior-shape", "learn", "--output", "json"])
+            .args(words("--prior-shape learn --output json"))
             .output()
             .unwrap(),
     );
@@ -658,7 +634,7 @@ fn corrupted_model_files_are_refused_in_one_line() {
         let model = d.join(format!("{engine}.json"));
         stdout(
             &classify("fit", g, engine)
-                .args(["--samples", "50", "--burn-in", "50", "--chains", "1"])
+                .args(words("--samples 50 --burn-in 50 --chains 1"))
                 .args(["--model-out", model.to_str().unwrap()])
                 .output()
                 .unwrap(),
@@ -812,15 +788,8 @@ fn fit_report_shows_weights_confusion_and_curves() {
     let (page, model) = (d.join("fit.html"), d.join("m.json"));
     let summary = json(
         &classify("fit", data.to_str().unwrap(), "gibbs")
-            .args([
-                "--prior-shape",
-                "learn",
-                "--samples",
-                "300",
-                "--burn-in",
-                "300",
-            ])
-            .args(["--chains", "2", "--output", "json"])
+            .args(words("--prior-shape learn --samples 300 --burn-in 300"))
+            .args(words("--chains 2 --output json"))
             .args(["--report", page.to_str().unwrap()])
             .args(["--model-out", model.to_str().unwrap()])
             .output()
@@ -894,7 +863,7 @@ fn cv_report_shows_the_held_out_predictions() {
     let (page, splits) = (d.join("cv.html"), d.join("splits.json"));
     let doc = json(
         &classify("cv", data.to_str().unwrap(), "vb")
-            .args(["--folds", "3", "--repeats", "2", "--output", "json"])
+            .args(words("--folds 3 --repeats 2 --output json"))
             .args(["--report", page.to_str().unwrap()])
             .args(["--splits-out", splits.to_str().unwrap()])
             .output()
@@ -946,7 +915,7 @@ fn cv_with_one_split_reports_no_sd() {
     write_data(&data, 90);
     let j = json(
         &classify("cv", data.to_str().unwrap(), "em")
-            .args(["--splits", "1", "--output", "json"])
+            .args(words("--splits 1 --output json"))
             .output()
             .unwrap(),
     );
@@ -1025,7 +994,7 @@ fn vb_fits_say_which_covariance_their_weight_intervals_read() {
     let j = json(
         &bin()
             .args(["classify", "fit", iris.to_str().unwrap(), "--engine", "vb"])
-            .args(["--prior-shape", "learn", "--output", "json"])
+            .args(words("--prior-shape learn --output json"))
             .output()
             .unwrap(),
     );

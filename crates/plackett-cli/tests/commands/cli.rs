@@ -1,6 +1,7 @@
 //! End-to-end tests of the `plackett` binary.
 
 use crate::common;
+use crate::common::words;
 
 use common::{bin, data, fails, json, stdout, tmpdir};
 
@@ -211,9 +212,7 @@ fn pudding_quasi_variances_match_qvcalc() {
     let d = common::data("pudding");
     let out = bin()
         .args(["fit", d.join("pairs.csv").to_str().unwrap()])
-        .args([
-            "--format", "pairs", "--ties", "event", "--quasi", "--output", "json",
-        ])
+        .args(words("--format pairs --ties event --quasi --output json"))
         .output()
         .unwrap();
     let v = common::json(&out);
@@ -247,7 +246,7 @@ fn compare_over_a_set_gives_choice_probabilities() {
         bin()
             .arg("fit")
             .arg(&salad)
-            .args(["--ranking-col", "judge", "--output", "json"])
+            .args(words("--ranking-col judge --output json"))
             .args(extra)
             .output()
             .unwrap()
@@ -299,7 +298,7 @@ fn compare_over_a_set_gives_choice_probabilities() {
         &bin()
             .arg("fit")
             .arg(&salad)
-            .args(["--ranking-col", "judge", "--compare", "A,B,C"])
+            .args(words("--ranking-col judge --compare A,B,C"))
             .output()
             .unwrap(),
     );
@@ -355,7 +354,7 @@ fn weighted_observations_are_reported() {
         &bin()
             .arg("fit")
             .arg(&salad)
-            .args(["--ranking-col", "judge", "--output", "json"])
+            .args(words("--ranking-col judge --output json"))
             .output()
             .unwrap(),
     );
@@ -392,14 +391,7 @@ fn disconnected_data_are_noted() {
         &bin()
             .arg("fit")
             .arg(&salad)
-            .args([
-                "--ranking-col",
-                "judge",
-                "--engine",
-                "map",
-                "--output",
-                "json",
-            ])
+            .args(words("--ranking-col judge --engine map --output json"))
             .output()
             .unwrap(),
     );

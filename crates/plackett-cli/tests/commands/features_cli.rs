@@ -1,6 +1,7 @@
 //! `plackett fit --features` and `plackett cv` end to end.
 
 use crate::common;
+use crate::common::words;
 
 use common::{bin, data, fails, json, log_worth, tmpdir};
 
@@ -83,16 +84,7 @@ fn salad_vb_eta_auto_new_item_and_report() {
                 "--features",
                 feats.to_str().unwrap(),
             ])
-            .args([
-                "--engine",
-                "vb",
-                "--eta",
-                "auto",
-                "--compare",
-                "E,A",
-                "--compare",
-                "B,C",
-            ])
+            .args(words("--engine vb --eta auto --compare E,A --compare B,C"))
             .args(["--report", report.to_str().unwrap(), "--output", "json"])
             .output()
             .unwrap(),
@@ -262,12 +254,7 @@ fn separable_data_mle_refused_with_map_suggestion() {
         c
     };
     fails(&base().output().unwrap(), "--engine map");
-    let v = json(
-        &base()
-            .args(["--engine", "map", "--eta", "1"])
-            .output()
-            .unwrap(),
-    );
+    let v = json(&base().args(words("--engine map --eta 1")).output().unwrap());
     assert!(v["coefficients"][0]["estimate"].as_f64().unwrap() > 0.0);
 }
 
@@ -276,17 +263,9 @@ fn simulate_and_cross_validate() {
     let t = tmpdir("cv");
     let (r, f, b) = (t.join("r.json"), t.join("f.csv"), t.join("b.csv"));
     let out = bin()
-        .args([
-            "simulate",
-            "--items",
-            "60",
-            "--rankings",
-            "300",
-            "--length",
-            "4",
-            "--features",
-            "3",
-        ])
+        .args(words(
+            "simulate --items 60 --rankings 300 --length 4 --features 3",
+        ))
         .args([
             "--features-out",
             f.to_str().unwrap(),
@@ -309,16 +288,7 @@ fn simulate_and_cross_validate() {
                 "--standardize",
                 "off",
             ])
-            .args([
-                "--eta-grid",
-                "0.01:100:5",
-                "--folds",
-                "3",
-                "--seed",
-                "2",
-                "--k",
-                "5",
-            ])
+            .args(words("--eta-grid 0.01:100:5 --folds 3 --seed 2 --k 5"))
             .args(["--report", report.to_str().unwrap(), "--output", "json"])
             .output()
             .unwrap()
@@ -366,7 +336,7 @@ fn features_mle_reports_a_likelihood_ratio_test_against_free_worths() {
             &bin()
                 .arg("fit")
                 .arg(d.join("rankings.csv"))
-                .args(["--ranking-col", "judge", "--output", "json"])
+                .args(words("--ranking-col judge --output json"))
                 .args(extra)
                 .output()
                 .unwrap(),

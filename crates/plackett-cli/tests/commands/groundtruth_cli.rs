@@ -1,6 +1,7 @@
 //! `plackett aggregate` and `plackett evaluate` end to end.
 
 use crate::common;
+use crate::common::words;
 
 use common::{bin, data, stdout};
 
@@ -49,19 +50,10 @@ fn aggregate_json_contract() {
             "--classes",
             &s(&d, "dermatology_conditions.txt"),
         ])
-        .args([
-            "--method",
-            "pl",
-            "--reliability",
-            "3",
-            "--samples",
-            "500",
-            "--burn-in",
-            "200",
-            "--seed",
-            "3",
-        ])
-        .args(["--cases", "1026,687", "--output", "json"])
+        .args(words(
+            "--method pl --reliability 3 --samples 500 --burn-in 200 --seed 3",
+        ))
+        .args(words("--cases 1026,687 --output json"))
         .output()
         .unwrap();
     common::assert_ok(&o);
@@ -87,19 +79,10 @@ fn aggregate_json_contract() {
             "--classes",
             &s(&d, "dermatology_conditions.txt"),
         ])
-        .args([
-            "--method",
-            "pl",
-            "--reliability",
-            "3",
-            "--samples",
-            "500",
-            "--burn-in",
-            "200",
-            "--seed",
-            "3",
-        ])
-        .args(["--cases", "1026,687", "--output", "json"])
+        .args(words(
+            "--method pl --reliability 3 --samples 500 --burn-in 200 --seed 3",
+        ))
+        .args(words("--cases 1026,687 --output json"))
         .env("RAYON_NUM_THREADS", "1")
         .output()
         .unwrap();
@@ -160,18 +143,9 @@ fn evaluate_scores_and_leave_one_out() {
             "--risks",
             &s(&d, "dermatology_risks.txt"),
         ])
-        .args([
-            "--method",
-            "pl",
-            "--reliability",
-            "3",
-            "--k",
-            "1,2,3",
-            "--samples",
-            "400",
-            "--seed",
-            "2",
-        ])
+        .args(words(
+            "--method pl --reliability 3 --k 1,2,3 --samples 400 --seed 2",
+        ))
         .args([
             "--cases",
             "1026,1057",
@@ -469,15 +443,8 @@ fn the_table_shows_every_reliability_of_a_sweep() {
     let o = bin()
         .args(["evaluate", &s(&d, "dermatology_selectors.json")])
         .args(["--classes", &s(&d, "dermatology_conditions.txt")])
-        .args(["--predictions", "annotator:leave-one-out", "--method", "pl"])
-        .args([
-            "--reliability",
-            "1,3",
-            "--cases",
-            "0,1,2",
-            "--samples",
-            "100",
-        ])
+        .args(words("--predictions annotator:leave-one-out --method pl"))
+        .args(words("--reliability 1,3 --cases 0,1,2 --samples 100"))
         .output()
         .unwrap();
     let text = stdout(&o);

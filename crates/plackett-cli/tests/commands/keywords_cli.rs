@@ -1,6 +1,7 @@
 //! `plackett keywords extract|evaluate` end to end (VBSS, Hu 2024 ch. 1).
 
 use crate::common;
+use crate::common::then;
 
 use common::{assert_ok, bin, fails, json, tmpdir};
 use std::path::Path;
@@ -191,15 +192,13 @@ fn a_users_own_graph() {
         "g.csv",
         "source,target,weight\nalpha,beta,3\nbeta,gamma,1\ngamma,delta,2\ndelta,alpha,1\nalpha,epsilon,0.5\nzeta,eta,1\n",
     );
-    let out = extract(&[
-        &g, "--input", "graph", "--known", "alpha", "--output", "json",
-    ]);
+    let out = extract(&then(&[&g], "--input graph --known alpha --output json"));
     let v = json(&out);
     assert_eq!(v["n_candidates"], 7);
     assert_eq!(v["candidates"][0]["stem"], "alpha");
     assert_eq!(v["candidates"][0]["words"], serde_json::json!(["alpha"]));
     let bad = write(&dir, "bad.csv", "alpha,beta,2\nbeta,gamma,-1\n");
-    let out = extract(&[&bad, "--input", "graph", "--known", "alpha"]);
+    let out = extract(&then(&[&bad], "--input graph --known alpha"));
     fails(&out, "bad.csv:2");
     // Only a whole header is one: a first edge from a word named "source"
     // is an edge (it was skipped, and the word with it), in any case.
@@ -212,9 +211,10 @@ fn a_users_own_graph() {
         ),
     ] {
         let f = write(&dir, name, text);
-        let v = json(&extract(&[
-            &f, "--input", "graph", "--known", "source", "--output", "json",
-        ]));
+        let v = json(&extract(&then(
+            &[&f],
+            "--input graph --known source --output json",
+        )));
         assert_eq!(v["n_candidates"], 3, "{name}: {v}");
     }
 }
@@ -267,12 +267,12 @@ fn bad_input_is_refused_with_one_line() {
     // No known keyword at all.
     let out = extract(&[&f, "--known", " , "]);
     fails(&out, "no known keyword");
-    let out = extract(&[&f, "--known", "rank", "--fdr", "0"]);
+    let out = extract(&then(&[&f], "--known rank --fdr 0"));
     fails(&out, "--fdr");
     // --gamma is an alias of --fdr.
-    let out = extract(&[&f, "--known", "rank", "--gamma", "1.5"]);
+    let out = extract(&then(&[&f], "--known rank --gamma 1.5"));
     fails(&out, "--fdr");
-    let out = extract(&[&f, "--known", "rank", "--damping", "1"]);
+    let out = extract(&then(&[&f], "--known rank --damping 1"));
     fails(&out, "damping");
     let out = extract(&[&f, "--known", "rank", "--tau=-1"]);
     fails(&out, "tau");
@@ -289,7 +289,7 @@ fn bad_input_is_refused_with_one_line() {
     let out = extract(&[&empty, "--known", "a"]);
     fails(&out, "no candidate words");
     // A frequency filter that empties the document says it is the cause.
-    let out = extract(&[&f, "--known", "rank", "--min-count", "1000"]);
+    let out = extract(&then(&[&f], "--known rank --min-count 1000"));
     fails(
         &out,
         "no candidate words (every candidate stem occurs 1000 time(s) or fewer, and --min-count (1000)",
@@ -738,7 +738,7 @@ fn tag_shows_the_words_extract_keeps() {
         .map(|t| t["word"].as_str().unwrap())
         .collect();
     // Every candidate extract reports stands for some kept word.
-    let ex = json(&extract(&[&f, "--known", "worth", "--output", "json"]));
+    let ex = json(&extract(&then(&[&f], "--known worth --output json")));
     for c in ex["candidates"].as_array().unwrap() {
         for w in c["words"].as_array().unwrap() {
             assert!(kept.contains(&w.as_str().unwrap()), "{w} not kept by tag");
@@ -1147,7 +1147,7 @@ fn graph_files_quote_names_and_nothing_is_written_on_failure() {
     // An unterminated quote is a one-line error naming the line.
     let bad = write(&dir, "bad.csv", "a,b,1\n\"c,d,1\n");
     fails(
-        &extract(&[&bad, "--input", "graph", "--known", "a"]),
+        &extract(&then(&[&bad], "--input graph --known a")),
         "bad.csv:2",
     );
 }
@@ -1207,9 +1207,10 @@ fn selected_words_in_runs_become_keyphrases() {
             .contains("keyphrases (runs of selected words")
     );
     let toks = write(&dir, "toks.txt", "a b c a d b e c a f g b");
-    let v = json(&extract(&[
-        &toks, "--input", "tokens", "--known", "a,b", "--output", "json",
-    ]));
+    let v = json(&extract(&then(
+        &[&toks],
+        "--input tokens --known a,b --output json",
+    )));
     assert!(v.get("phrases").is_none());
 }
 

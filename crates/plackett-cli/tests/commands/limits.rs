@@ -6,6 +6,7 @@
 //! Run under a 2 GB address-space limit.
 
 use crate::common;
+use crate::common::words;
 
 use common::{bin, fails, tmpdir};
 use std::process::{Command, Output};
@@ -134,13 +135,9 @@ fn max_iter_caps_the_default_algorithm() {
     assert!(text.contains("NOT converged after 3 iterations"), "{text}");
     let newton = bin()
         .args(&base)
-        .args([
-            "--algorithm",
-            "newton",
-            "--max-iter",
-            "1",
-            "--allow-nonconvergence",
-        ])
+        .args(words(
+            "--algorithm newton --max-iter 1 --allow-nonconvergence",
+        ))
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&newton.stdout);

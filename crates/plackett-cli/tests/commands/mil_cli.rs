@@ -1,6 +1,7 @@
 //! `plackett mil fit|predict|simulate|cv` end to end (Hu 2024, ch. 2).
 
 use crate::common;
+use crate::common::words;
 
 use common::{assert_ok, bin, fails, json, tmpdir};
 
@@ -120,7 +121,7 @@ fn gibbs_engine_writes_a_model_that_predicts() {
     let dispersed = bin()
         .args(["mil", "fit", &data])
         .args(SHORT_GIBBS)
-        .args(["--gibbs-start", "dispersed", "--output", "json"])
+        .args(words("--gibbs-start dispersed --output json"))
         .output()
         .unwrap();
     assert_eq!(json(&dispersed)["fit"]["gibbs_start"], "dispersed");
@@ -313,7 +314,7 @@ fn bad_bags_exit_2_naming_file_and_line() {
         let model = dir.join("never.json");
         let out = bin()
             .current_dir(&dir)
-            .args(["mil", "fit", "bad.csv", "--out"])
+            .args(words("mil fit bad.csv --out"))
             .arg(&model)
             .output()
             .unwrap();
@@ -368,12 +369,12 @@ fn bad_bags_exit_2_naming_file_and_line() {
         .unwrap();
     fails(&out, "empty.json:1: bag \"a\" has no instances");
     let out = bin()
-        .args(["mil", "simulate", "--ppi0", "1.5"])
+        .args(words("mil simulate --ppi0 1.5"))
         .output()
         .unwrap();
     fails(&out, "ppi0");
     let out = bin()
-        .args(["mil", "predict", "nope.json", "x.csv"])
+        .args(words("mil predict nope.json x.csv"))
         .output()
         .unwrap();
     fails(&out, "nope.json");
@@ -382,7 +383,7 @@ fn bad_bags_exit_2_naming_file_and_line() {
     std::fs::write(dir.join("notmodel.json"), "{}").unwrap();
     let out = bin()
         .current_dir(&dir)
-        .args(["mil", "predict", "notmodel.json", "one.csv"])
+        .args(words("mil predict notmodel.json one.csv"))
         .output()
         .unwrap();
     fails(
@@ -676,7 +677,7 @@ fn study_runs_a_setting_and_writes_its_figures() {
     // Preprocessing flags shared with fit/cv are refused, not ignored.
     for flags in [&["--standardise"][..], &["--components", "3"][..]] {
         let out = bin()
-            .args(["mil", "study", "--replicates", "1"])
+            .args(words("mil study --replicates 1"))
             .args(flags)
             .output()
             .unwrap();
@@ -686,15 +687,9 @@ fn study_runs_a_setting_and_writes_its_figures() {
     let out_dir = dir.join("study");
     let out = bin()
         .args(common::QUICK_MIL_STUDY)
-        .args([
-            "--test-bags",
-            "60",
-            "--methods",
-            "vmmic,si-mean",
-            "--output",
-            "json",
-            "--out-dir",
-        ])
+        .args(words(
+            "--test-bags 60 --methods vmmic,si-mean --output json --out-dir",
+        ))
         .arg(&out_dir)
         .output()
         .unwrap();

@@ -1,6 +1,7 @@
 //! `plackett fit --components`: finite PL mixtures end to end.
 
 use crate::common;
+use crate::common::then;
 
 use common::{assert_ok, bin, fails, json, tmpdir};
 
@@ -32,16 +33,10 @@ fn run(args: &[&str]) -> std::process::Output {
 fn mixture_json_contract_and_bic_sweep() {
     let d = tmpdir("mixture-json");
     let f = two_populations(&d);
-    let v = json(&run(&[
-        &f,
-        "--format",
-        "orderings",
-        "--top-k",
-        "--components",
-        "1:3",
-        "--output",
-        "json",
-    ]));
+    let v = json(&run(&then(
+        &[&f],
+        "--format orderings --top-k --components 1:3 --output json",
+    )));
     let choice = v["model_choice"].as_array().unwrap();
     assert_eq!(choice.len(), 3);
     let best = choice
@@ -272,13 +267,10 @@ fn mixture_bad_options_fail_cleanly() {
     let bad = d.join("gap.csv");
     std::fs::write(&bad, "Rank_1,Rank_2,Rank_3\n1,2,3\n1,0,3\n").unwrap();
     fails(
-        &run(&[
-            bad.to_str().unwrap(),
-            "--format",
-            "orderings",
-            "--components",
-            "2",
-        ]),
+        &run(&then(
+            &[bad.to_str().unwrap()],
+            "--format orderings --components 2",
+        )),
         "gap.csv:3",
     );
 }
@@ -294,16 +286,10 @@ fn plmix_gaming_through_the_cli() {
         return;
     }
     let f = dir.join("d_gaming.csv");
-    let v = json(&run(&[
-        f.to_str().unwrap(),
-        "--format",
-        "orderings",
-        "--top-k",
-        "--components",
-        "1:3",
-        "--output",
-        "json",
-    ]));
+    let v = json(&run(&then(
+        &[f.to_str().unwrap()],
+        "--format orderings --top-k --components 1:3 --output json",
+    )));
     let ll: Vec<f64> = v["model_choice"]
         .as_array()
         .unwrap()
@@ -458,7 +444,7 @@ fn boundary_components_are_noted() {
     )
     .unwrap();
     let f = f.to_str().unwrap();
-    let v = json(&run(&[f, "--components", "3", "--output", "json"]));
+    let v = json(&run(&then(&[f], "--components 3 --output json")));
     let notes: Vec<String> = v["notes"]
         .as_array()
         .unwrap()
@@ -489,14 +475,9 @@ fn boundary_components_are_noted() {
         })
         .count();
     assert_eq!(flagged, boundary.len(), "{notes:?}");
-    let v = json(&run(&[
-        f,
-        "--components",
-        "3",
-        "--engine",
-        "map",
-        "--output",
-        "json",
-    ]));
+    let v = json(&run(&then(
+        &[f],
+        "--components 3 --engine map --output json",
+    )));
     assert!(!v["notes"].to_string().contains("boundary"));
 }

@@ -2,6 +2,7 @@
 //! flags the chosen engine would ignore, no values no engine can use.
 
 use crate::common;
+use crate::common::words;
 
 use common::{bin, fails, json};
 
@@ -231,7 +232,7 @@ fn outputs_are_all_or_nothing_and_never_the_input() {
             "--engine",
             "gibbs",
         ])
-        .args(["--samples", "100", "--burn-in", "50"])
+        .args(words("--samples 100 --burn-in 50"))
         .args([
             "--draws-out",
             draws.to_str().unwrap(),

@@ -13,6 +13,7 @@
 //!   clean, and no set of targets mixing two runs.
 
 use crate::common;
+use crate::common::words;
 
 use common::{bin, tmpdir};
 use std::path::{Path, PathBuf};
@@ -331,7 +332,7 @@ fn runs_killed_at_random_points_leave_no_mixture() {
         let p = |n: &str| dir.join(n).to_str().unwrap().to_string();
         let mut c = bin();
         c.args(["fit", salad().to_str().unwrap(), "--ranking-col", "judge"])
-            .args(["--engine", "gibbs", "--samples", "10000", "--chains", "2"])
+            .args(words("--engine gibbs --samples 10000 --chains 2"))
             .args(["--seed", &seed.to_string()])
             .args(["--draws-out", &p(names[0]), "--model-out", &p(names[1])])
             .args(["--rank-marginals", &p(names[2]), "--out", &p(names[3])])
@@ -356,16 +357,7 @@ fn runs_killed_at_random_points_leave_no_mixture() {
         let finished = child.wait().unwrap().success();
         // A later run writing into the folder finishes or undoes the commit.
         let o = bin()
-            .args([
-                "simulate",
-                "--items",
-                "2",
-                "--length",
-                "2",
-                "--rankings",
-                "1",
-                "--out",
-            ])
+            .args(words("simulate --items 2 --length 2 --rankings 1 --out"))
             .arg(d.join("other.json"))
             .output()
             .unwrap();
@@ -418,16 +410,9 @@ fn an_output_naming_a_folder_leaves_the_other_outputs_unwritten() {
     std::fs::copy(salad(), d.join("r.csv")).unwrap();
     let out = bin()
         .current_dir(&d)
-        .args([
-            "fit",
-            "r.csv",
-            "--ranking-col",
-            "judge",
-            "--report",
-            "r.html",
-            "--out",
-            "isdir",
-        ])
+        .args(words(
+            "fit r.csv --ranking-col judge --report r.html --out isdir",
+        ))
         .output()
         .unwrap();
     refused(&out, "is a directory", "--out DIR");

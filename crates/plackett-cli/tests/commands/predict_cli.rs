@@ -2,6 +2,7 @@
 //! saved model predicts new rankings, choices and pairs as the fit does.
 
 use crate::common;
+use crate::common::words;
 
 use common::{bin, data, fails, json, stdout, tmpdir};
 
@@ -194,7 +195,7 @@ fn a_saved_model_of_ties_as_events_predicts_under_davidson_luce() {
             .args(["fit", pud])
             .args(flags)
             .args(["--model-out", model.to_str().unwrap(), "--test", pud])
-            .args(["--compare", "1,2", "--compare", "1,2,3", "--output", "json"])
+            .args(words("--compare 1,2 --compare 1,2,3 --output json"))
             .output()
             .unwrap(),
     );
@@ -231,7 +232,7 @@ fn a_saved_model_of_ties_as_events_predicts_under_davidson_luce() {
         &bin()
             .args(["predict", model.to_str().unwrap(), pud])
             .args(flags)
-            .args(["--compare", "1,2", "--output", "json"])
+            .args(words("--compare 1,2 --output json"))
             .output()
             .unwrap(),
     );
@@ -284,7 +285,7 @@ fn a_saved_model_of_ties_as_events_predicts_under_davidson_luce() {
     fails(
         &bin()
             .args(["predict", pl.to_str().unwrap(), salad_tie.to_str().unwrap()])
-            .args(["--ranking-col", "judge", "--ties", "event"])
+            .args(words("--ranking-col judge --ties event"))
             .output()
             .unwrap(),
         "no tie prevalences",
@@ -298,7 +299,7 @@ fn a_saved_model_of_ties_as_events_predicts_under_davidson_luce() {
         .args(["fit", pud])
         .args(flags)
         .args(["--rank-marginals", rm.to_str().unwrap()])
-        .args(["--compare", "1,2,3,4,5,6", "--output", "json"])
+        .args(words("--compare 1,2,3,4,5,6 --output json"))
         .output()
         .unwrap();
     common::assert_ok(&out);
@@ -600,7 +601,7 @@ fn csv_predictions_keep_their_notes_on_standard_error() {
         .arg("predict")
         .arg(&model)
         .arg(&new)
-        .args(["--ranking-col", "judge", "--output", "csv"])
+        .args(words("--ranking-col judge --output csv"))
         .output()
         .unwrap();
     let (out, err) = common::out_and_err(&o);

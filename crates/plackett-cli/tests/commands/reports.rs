@@ -4,6 +4,7 @@
 //! were looked at in headless Chromium when the checks were written.
 
 use crate::common;
+use crate::common::words;
 
 use common::{assert_ok, bin, data, tmpdir};
 
@@ -87,14 +88,7 @@ fn evaluate_report_shows_the_point_estimate_in_every_panel() {
         .args(["evaluate", &s(&derm.join("dermatology_selectors.json"))])
         .args(["--predictions", "annotator:leave-one-out"])
         .args(["--classes", &s(&derm.join("dermatology_conditions.txt"))])
-        .args([
-            "--cases",
-            "0,1,2,3,4",
-            "--samples",
-            "30",
-            "--reliability",
-            "1,3",
-        ])
+        .args(words("--cases 0,1,2,3,4 --samples 30 --reliability 1,3"))
         .args(["--output", "json", "--report", &s(&page)])
         .output()
         .unwrap();

@@ -6,6 +6,7 @@ use super::data::{Preprocess, Table, encode_classes, training_data};
 use super::em::{EmFit, EmOptions, em};
 use super::gibbs::{ClassifierGibbsOptions, GibbsFit, Shape, gibbs};
 use super::vb::{ClassifierVbOptions, VbFit, vb};
+use crate::choice::Choice;
 use crate::error::{Error, Result};
 use crate::numerics::gamma::ln_gamma_draw;
 use crate::numerics::linalg::Cholesky;
@@ -17,39 +18,17 @@ use crate::observer::SharedObserver;
 pub use crate::sampling::linear_response::VbCovariance;
 use serde::{Deserialize, Serialize};
 
-/// Inference engine.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Engine {
-    /// EM for the MAP (eqs 9–10).
-    Em,
-    /// Gibbs sampler (eqs 11–13).
-    Gibbs,
-    /// Variational Bayes (eqs 18–19).
-    Vb,
-}
-
-impl Engine {
-    /// Parse a CLI name.
-    pub fn parse(s: &str) -> Result<Engine> {
-        match s {
-            "em" => Ok(Engine::Em),
-            "gibbs" => Ok(Engine::Gibbs),
-            "vb" => Ok(Engine::Vb),
-            other => Err(Error::param(
-                "engine",
-                format!("expected em, gibbs or vb, got {other:?}"),
-            )),
-        }
-    }
-
-    /// CLI name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Engine::Em => "em",
-            Engine::Gibbs => "gibbs",
-            Engine::Vb => "vb",
-        }
+crate::choices! {
+    /// Inference engine.
+    #[derive(Serialize, Deserialize)]
+    #[serde(rename_all = "lowercase")]
+    pub enum Engine("engine") {
+        /// EM for the MAP, exact zeros (Archambeau & Caron 2012 eqs 9–10).
+        Em = "em",
+        /// Gibbs sampler, posterior mean and median (eqs 11–13).
+        Gibbs = "gibbs",
+        /// Variational Bayes, posterior mean (eqs 18–19).
+        Vb = "vb",
     }
 }
 
@@ -551,7 +530,7 @@ impl FitOutcome {
         };
         crate::document::Envelope {
             family: crate::document::Family::Classifier,
-            engine: self.model.engine.as_str().to_string(),
+            engine: self.model.engine.name().to_string(),
             converged,
             iterations,
             n_observations: n_rows,
@@ -596,7 +575,7 @@ impl FitOutcome {
         let n = t.x.len();
         let intervals = model.weight_intervals(WEIGHT_INTERVAL_LEVEL);
         let mut doc = serde_json::json!({
-            "engine": model.engine.as_str(),
+            "engine": model.engine.name(),
             "classes": model.classes,
             "n": n,
             "features": model.preprocess.features,

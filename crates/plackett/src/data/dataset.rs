@@ -583,9 +583,9 @@ impl Dataset {
     /// A copy with the named items removed from every observation and from
     /// the universe. Observations left without information are dropped (and
     /// counted). Unknown names are an error naming the flag.
-    pub fn exclude(&self, names: &[String]) -> Result<Dataset> {
+    pub fn exclude<S: AsRef<str>>(&self, names: &[S]) -> Result<Dataset> {
         let mut drop = vec![false; self.n_items()];
-        for name in names {
+        for name in names.iter().map(AsRef::as_ref) {
             match self.items.get(name) {
                 Some(id) => drop[id as usize] = true,
                 None => {

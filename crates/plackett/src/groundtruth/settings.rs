@@ -13,29 +13,15 @@ use super::run::RunConfig;
 use crate::error::{Error, Result};
 use crate::io::selectors::Selectors;
 
-/// The aggregation model, by name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MethodName {
-    /// Plackett–Luce by Gibbs sampling, reliability = repetitions (§4.4).
-    Pl,
-    /// Probabilistic IRN, reliability = Dirichlet concentration (§4.3).
-    Prirn,
-    /// Deterministic inverse rank normalisation (§4.2).
-    Irn,
-}
-
-impl MethodName {
-    /// Parse `pl`, `prirn` or `irn`.
-    pub fn parse(s: &str) -> Result<MethodName> {
-        match s {
-            "pl" => Ok(MethodName::Pl),
-            "prirn" => Ok(MethodName::Prirn),
-            "irn" => Ok(MethodName::Irn),
-            other => Err(Error::param(
-                "method",
-                format!("expected pl, prirn or irn, got {other:?}"),
-            )),
-        }
+crate::choices! {
+    /// The aggregation model, by name (Stutz et al. 2023).
+    pub enum MethodName("method") {
+        /// Plackett–Luce by Gibbs sampling, reliability = repetitions (§4.4).
+        Pl = "pl",
+        /// Probabilistic IRN, reliability = Dirichlet concentration (§4.3).
+        Prirn = "prirn",
+        /// Deterministic inverse rank normalisation (§4.2).
+        Irn = "irn",
     }
 }
 

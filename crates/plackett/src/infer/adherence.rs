@@ -451,7 +451,15 @@ fn unit_sweep(
     );
     let (mut ll, mut cu) = (0.0, 0.0);
     for &o in obs {
-        let (l, c) = pl::sweep_obs(ds, o, &b.lam, total, &mut b.den, &mut b.scratch);
+        let (l, c) = pl::sweep_obs(
+            ds,
+            o,
+            &b.lam,
+            total,
+            &mut b.den,
+            &mut b.scratch,
+            pl::Weights::of(ds, o),
+        );
         ll += l;
         cu += c;
         let w = ds.obs(o).weight;

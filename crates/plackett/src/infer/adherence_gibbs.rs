@@ -315,7 +315,16 @@ impl Model<'_> {
         let mut scratch = pl::Scratch::default();
         let mut ll = 0.0;
         for &o in obs {
-            ll += pl::sweep_obs(self.ds, o, &lam, total, &mut den, &mut scratch).0;
+            ll += pl::sweep_obs(
+                self.ds,
+                o,
+                &lam,
+                total,
+                &mut den,
+                &mut scratch,
+                pl::Weights::of(self.ds, o),
+            )
+            .0;
             let w = self.ds.obs(o).weight;
             pl::for_each_winner(self.ds, o, |i| ll += w * log_lam[i as usize]);
         }

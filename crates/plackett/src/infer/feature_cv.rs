@@ -213,14 +213,7 @@ fn one_eta(
             (v.mu, v.cov, b)
         }
         ViKind::Guo => {
-            let v = vi(
-                train,
-                feats,
-                &ViOptions {
-                    eta,
-                    ..Default::default()
-                },
-            )?;
+            let v = vi(train, feats, &ViOptions::with_eta(eta))?;
             let b = v.bound_final();
             (v.mu, v.cov, b)
         }

@@ -154,15 +154,7 @@ fn bound_at(ds: &Dataset, feats: &Features, eta: f64, kind: ViKind, seed: u64) -
             let f = vi_exact(ds, feats, &exact_options(eta, seed, None))?;
             *f.bound.last().unwrap_or(&f64::NAN)
         }
-        ViKind::Guo => vi(
-            ds,
-            feats,
-            &ViOptions {
-                eta,
-                ..Default::default()
-            },
-        )?
-        .bound_final(),
+        ViKind::Guo => vi(ds, feats, &ViOptions::with_eta(eta))?.bound_final(),
     })
 }
 
@@ -259,21 +251,14 @@ pub fn fit_features(
             })
         }
         FeatureEngine::Vb(kind) => {
-            let (mu, cov, trace, converged, iterations, algorithm) = match kind {
-                ViKind::Exact => {
-                    let f = vi_exact(ds, feats, &exact_options(eta, opts.seed, opts.max_iter))?;
-                    (
-                        f.mu,
-                        f.cov,
-                        f.bound,
-                        f.converged,
-                        f.iterations,
-                        format!(
-                            "Gaussian VI on the exact bound, prior N(0, I/{})",
-                            sig(eta, 4)
-                        ),
-                    )
-                }
+            let (f, algorithm) = match kind {
+                ViKind::Exact => (
+                    vi_exact(ds, feats, &exact_options(eta, opts.seed, opts.max_iter))?,
+                    format!(
+                        "Gaussian VI on the exact bound, prior N(0, I/{})",
+                        sig(eta, 4)
+                    ),
+                ),
                 ViKind::Guo => {
                     let f = vi(
                         ds,
@@ -295,11 +280,7 @@ pub fn fit_features(
                         );
                     }
                     (
-                        f.mu,
-                        f.cov,
-                        f.bound,
-                        f.converged,
-                        f.iterations,
+                        f,
                         format!(
                             "Gaussian VI, Guo et al. 2019 Alg. 1, prior N(0, I/{})",
                             sig(eta, 4)
@@ -307,6 +288,8 @@ pub fn fit_features(
                     )
                 }
             };
+            let (mu, cov, trace, converged, iterations) =
+                (f.mu, f.cov, f.bound, f.converged, f.iterations);
             if !converged {
                 notes.push(format!(
                     "the variational fit did not converge in {iterations} iterations"

@@ -59,6 +59,16 @@ pub struct ViOptions {
     pub accelerate: bool,
 }
 
+impl ViOptions {
+    /// The defaults with prior precision `eta` (`β ~ N(0, I/η)`).
+    pub fn with_eta(eta: f64) -> ViOptions {
+        ViOptions {
+            eta,
+            ..Default::default()
+        }
+    }
+}
+
 impl Default for ViOptions {
     fn default() -> Self {
         ViOptions {

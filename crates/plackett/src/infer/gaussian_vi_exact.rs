@@ -45,6 +45,16 @@ pub struct ExactViOptions {
     pub max_iter: usize,
 }
 
+impl ExactViOptions {
+    /// The defaults with prior precision `eta` (`β ~ N(0, I/η)`).
+    pub fn with_eta(eta: f64) -> ExactViOptions {
+        ExactViOptions {
+            eta,
+            ..Default::default()
+        }
+    }
+}
+
 impl Default for ExactViOptions {
     fn default() -> Self {
         ExactViOptions {

@@ -63,14 +63,9 @@ impl std::fmt::Debug for GibbsOptions {
 /// an observation (they were in play at every stage); with a universe tail
 /// the total goes to every item outside the observation instead, which is
 /// kept as one running sum (returned) minus the observation's own members.
-fn credit_unranked(
-    zden: &mut [f64],
-    rest: &[u32],
-    mem: &[u32],
-    cum: f64,
-    tail: Tail,
-    universe: usize,
-) -> f64 {
+fn credit_unranked(zden: &mut [f64], rest: &[u32], cum: f64, ds: &Dataset, o: usize) -> f64 {
+    let obs = ds.obs(o);
+    let (mem, tail, universe) = (obs.members, obs.tail, ds.universe());
     for &i in rest {
         zden[i as usize] += cum;
     }
@@ -230,14 +225,7 @@ pub(crate) fn sweep_observation(
                 cum += w.suffix[k];
                 w.zden[mem[k] as usize] += cum;
             }
-            cu += credit_unranked(
-                &mut w.zden,
-                &mem[stages..],
-                mem,
-                cum,
-                obs.tail,
-                ds.universe(),
-            );
+            cu += credit_unranked(&mut w.zden, &mem[stages..], cum, ds, o);
             return cu;
         }
         // An integer weight on an observation with ties is that many
@@ -297,14 +285,7 @@ pub(crate) fn sweep_observation(
                 cum += e / w.suffix[k];
                 w.zden[w.order[k] as usize] += cum;
             }
-            cu += credit_unranked(
-                &mut w.zden,
-                &w.order[stages..],
-                mem,
-                cum,
-                obs.tail,
-                ds.universe(),
-            );
+            cu += credit_unranked(&mut w.zden, &w.order[stages..], cum, ds, o);
         }
     }
     cu
@@ -427,14 +408,7 @@ fn counted_copies(
             std::mem::swap(&mut level, &mut next);
         }
     }
-    credit_unranked(
-        &mut w.zden,
-        &mem[stages..],
-        mem,
-        cum,
-        obs.tail,
-        ds.universe(),
-    )
+    credit_unranked(&mut w.zden, &mem[stages..], cum, ds, o)
 }
 
 /// The largest spread of the starting log-worths (a chain starts at a

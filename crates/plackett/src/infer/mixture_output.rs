@@ -252,22 +252,18 @@ impl MixtureReport {
 
     /// CSV: one row per (component, item).
     pub fn to_csv(&self) -> String {
-        let mut w = csv::Writer::from_writer(Vec::new());
-        w.write_record(["component", "weight", "item", "worth", "log_worth"])
-            .expect("write");
-        for (g, c) in self.components.iter().enumerate() {
-            for it in &c.items {
-                w.write_record([
+        let rows = self.components.iter().enumerate().flat_map(|(g, c)| {
+            c.items.iter().map(move |it| {
+                [
                     (g + 1).to_string(),
                     c.weight.to_string(),
                     it.name.clone(),
                     it.worth.to_string(),
                     it.log_worth.to_string(),
-                ])
-                .expect("write");
-            }
-        }
-        String::from_utf8(w.into_inner().expect("flush")).expect("utf-8")
+                ]
+            })
+        });
+        crate::io::output::csv_text(["component", "weight", "item", "worth", "log_worth"], rows)
     }
 
     /// A table for the terminal.
@@ -275,17 +271,15 @@ impl MixtureReport {
         let mut s = String::new();
         let _ = writeln!(
             s,
-            "engine {} ({}), {} items, {} observations{}, ties: {}",
-            self.engine,
-            self.algorithm,
-            self.n_items,
-            self.n_observations,
-            if self.dropped_observations > 0 {
-                format!(" ({} uninformative dropped)", self.dropped_observations)
-            } else {
-                String::new()
-            },
-            self.ties
+            "{}",
+            crate::io::output::fit_heading(
+                (&self.engine, &self.algorithm),
+                self.n_items,
+                self.n_observations,
+                None,
+                self.dropped_observations,
+                &self.ties
+            )
         );
         let _ = writeln!(
             s,

@@ -21,40 +21,25 @@ use crate::data::{Dataset, Items, TieSemantics};
 use crate::error::{Error, Result};
 use std::path::Path;
 
-/// Input format.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
-    /// Long CSV: one row per (ranking, item).
-    Csv,
-    /// PrefLib SOC/SOI/TOC/TOI.
-    Preflib,
-    /// choix-style JSON lists or the object form.
-    Json,
-    /// Nested case → annotator → group → id lists (Stutz et al. selectors).
-    Selectors,
-    /// Pairwise counts: item, item, i_wins, j_wins[, ties].
-    Pairs,
-    /// Wide orderings: column k = the item at rank k (PLMIX's layout).
-    Orderings,
+crate::choices! {
+    /// Input format.
+    pub enum Format("format") {
+        /// Long CSV: one row per (ranking, item).
+        Csv = "csv",
+        /// PrefLib .soc/.soi/.toc/.toi.
+        Preflib = "preflib",
+        /// choix-style JSON lists or the object form.
+        Json = "json",
+        /// Differential diagnoses: case → annotator → groups of ids (Stutz et al. 2023).
+        Selectors = "selectors",
+        /// Pairwise counts: item, item, i_wins, j_wins[, ties].
+        Pairs = "pairs",
+        /// Wide orderings: column k = the item at rank k; 0 or empty = unranked (PLMIX's layout).
+        Orderings = "orderings",
+    }
 }
 
 impl Format {
-    /// Format from a flag value.
-    pub fn parse(s: &str) -> Result<Format> {
-        match s {
-            "csv" => Ok(Format::Csv),
-            "preflib" => Ok(Format::Preflib),
-            "json" => Ok(Format::Json),
-            "selectors" => Ok(Format::Selectors),
-            "pairs" => Ok(Format::Pairs),
-            "orderings" => Ok(Format::Orderings),
-            _ => Err(Error::param(
-                "format",
-                format!("unknown format {s:?} (csv, preflib, json, selectors, pairs, orderings)"),
-            )),
-        }
-    }
-
     /// Format from a file extension.
     pub fn from_path(path: &str) -> Result<Format> {
         let ext = Path::new(path)

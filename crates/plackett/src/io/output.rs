@@ -72,6 +72,51 @@ pub fn column_width<'a>(names: impl Iterator<Item = &'a str>, min: usize) -> usi
         .max(min)
 }
 
+/// A CSV document: the header, then one record per row. Writing into
+/// memory cannot fail, so neither can this.
+pub fn csv_text<H, R>(
+    header: impl IntoIterator<Item = H>,
+    rows: impl IntoIterator<Item = R>,
+) -> String
+where
+    H: AsRef<[u8]>,
+    R: IntoIterator,
+    R::Item: AsRef<[u8]>,
+{
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record(header).expect("writing to memory");
+    for row in rows {
+        w.write_record(row).expect("writing to memory");
+    }
+    String::from_utf8(w.into_inner().expect("writing to memory")).expect("CSV of UTF-8 fields")
+}
+
+/// The first line of a fit's table, the same for every family that fits
+/// items: `engine E (algorithm), N items, M observations[ (weighted: total
+/// weight W)][ (D uninformative dropped)], ties: T`.
+pub fn fit_heading(
+    (engine, algorithm): (&str, &str),
+    n_items: usize,
+    n_observations: usize,
+    total_weight: Option<f64>,
+    dropped: usize,
+    ties: impl std::fmt::Display,
+) -> String {
+    let weighted = total_weight.map_or(String::new(), |w| {
+        format!(" (weighted: total weight {})", crate::numerics::sig(w, 6))
+    });
+    let dropped = if dropped > 0 {
+        format!(" ({dropped} uninformative dropped)")
+    } else {
+        String::new()
+    };
+    format!(
+        "engine {engine} ({algorithm}), {}, {}{weighted}{dropped}, ties: {ties}",
+        count(n_items, "item", "items"),
+        count(n_observations, "observation", "observations"),
+    )
+}
+
 /// Write `content` to `path` atomically (temporary file + rename), so that
 /// a failure never leaves a partial output file.
 pub fn write_atomic(path: &str, content: &[u8]) -> crate::Result<()> {

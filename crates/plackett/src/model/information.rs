@@ -21,7 +21,7 @@
 //! `α λ_Uλ_Uᵀ + β λ_Uᵀ + λ_U βᵀ` plus corrections on listed items; the cost is
 //! O(n²) once plus O(m²) per observation of m listed items.
 
-use super::pl::{Scope, Scratch, sweep_obs, unlisted_sum};
+use super::pl::{Scope, Scratch, Weights, sweep_obs, unlisted_sum};
 use super::subsets::SubsetTables;
 use crate::data::{Dataset, Tail};
 use crate::error::{Error, Result};
@@ -175,7 +175,7 @@ fn accumulate(
     let mut suffix: Vec<f64> = Vec::new();
     let mut cum2: Vec<f64> = Vec::new();
     for o in range {
-        let (_, cu) = sweep_obs(ds, o, lam, total, &mut part.den, &mut s);
+        let (_, cu) = sweep_obs(ds, o, lam, total, &mut part.den, &mut s, Weights::of(ds, o));
         part.cu_total += cu;
         let obs = ds.obs(o);
         let mem = obs.members;

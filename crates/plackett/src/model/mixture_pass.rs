@@ -7,7 +7,7 @@
 //! number of threads.
 
 use super::pl::{
-    LogProduct, Scratch, chunks_for_work, for_each_winner, sweep_obs_weighted, universe_sum,
+    LogProduct, Scratch, Weights, chunks_for_work, for_each_winner, sweep_obs, universe_sum,
     unlisted_sum,
 };
 use crate::data::{Dataset, Tail};
@@ -106,15 +106,14 @@ impl EScratch {
                 for_each_winner(ds, o, |m| wt += log_lams[k][m as usize]);
                 self.z[k] = log_w[k]
                     + wt
-                    + sweep_obs_weighted(
+                    + sweep_obs(
                         ds,
                         o,
                         &lams[k],
                         totals[k],
                         &mut self.sink,
                         &mut self.s,
-                        1.0,
-                        0.0,
+                        Weights::LOG_LIKELIHOOD,
                     )
                     .0;
             }
@@ -383,15 +382,14 @@ fn pass_chunk<const G: usize>(inp: &PassInputs, a: usize, b: usize) -> PassPart 
                     }
                 }
                 None => {
-                    let (_, c) = sweep_obs_weighted(
+                    let (_, c) = sweep_obs(
                         ds,
                         o,
                         &lams[k],
                         totals[k],
                         &mut p.den[k],
                         &mut s,
-                        0.0,
-                        v,
+                        Weights::coefficients(v),
                     );
                     p.cu[k] += c;
                 }

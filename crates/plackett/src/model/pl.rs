@@ -213,12 +213,40 @@ impl LogProduct {
     }
 }
 
-/// One observation: add its in-play coefficients to `den` and return
-/// `(−Σ_stages w·ln D_s + Σ_groups w·ln R(G), c_universe)`. The winners'
-/// `Σ W_i θ_i` part of the log-likelihood is added by the caller once per
-/// sweep. `c_universe` is the coefficient every unlisted universe item
-/// receives (already subtracted from listed items, so the caller adds it to
-/// all universe items).
+/// The two weights one observation's sweep applies: `ll` to its
+/// log-likelihood, `den` to its in-play coefficients. A plain fit uses the
+/// observation's own weight for both ([`Weights::of`]); a mixture's E-step
+/// wants the unit-weight log-likelihood alone ([`Weights::LOG_LIKELIHOOD`])
+/// while its M-step wants coefficients weighted by responsibility × weight
+/// ([`Weights::coefficients`]); both parts are linear in their weight.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Weights {
+    pub ll: f64,
+    pub den: f64,
+}
+
+impl Weights {
+    /// Unit-weight log-likelihood, no coefficients.
+    pub const LOG_LIKELIHOOD: Weights = Weights { ll: 1.0, den: 0.0 };
+
+    /// The observation's own weight on both parts.
+    pub fn of(ds: &Dataset, o: usize) -> Weights {
+        let w = ds.obs(o).weight;
+        Weights { ll: w, den: w }
+    }
+
+    /// Coefficients weighted by `v`, no log-likelihood.
+    pub fn coefficients(v: f64) -> Weights {
+        Weights { ll: 0.0, den: v }
+    }
+}
+
+/// One observation: add its in-play coefficients (× `w.den`) to `den` and
+/// return `(w.ll · (−Σ_stages ln D_s + Σ_groups ln R(G)), c_universe)`. The
+/// winners' `Σ W_i θ_i` part of the log-likelihood is added by the caller
+/// once per sweep. `c_universe` is the coefficient every unlisted universe
+/// item receives (already subtracted from listed items, so the caller adds
+/// it to all universe items).
 pub(crate) fn sweep_obs(
     ds: &Dataset,
     o: usize,
@@ -226,26 +254,9 @@ pub(crate) fn sweep_obs(
     total: f64,
     den: &mut [f64],
     s: &mut Scratch,
+    w: Weights,
 ) -> (f64, f64) {
-    let w = ds.obs(o).weight;
-    sweep_obs_weighted(ds, o, lam, total, den, s, w, w)
-}
-
-/// [`sweep_obs`] with separate weights for the log-likelihood (`w_ll`) and
-/// for the in-play coefficients (`w_den`): a mixture's E-step wants the
-/// unit-weight log-likelihood while its M-step wants coefficients weighted
-/// by responsibility × weight, both linear in their weight.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn sweep_obs_weighted(
-    ds: &Dataset,
-    o: usize,
-    lam: &[f64],
-    total: f64,
-    den: &mut [f64],
-    s: &mut Scratch,
-    w_ll: f64,
-    w_den: f64,
-) -> (f64, f64) {
+    let (w_ll, w_den) = (w.ll, w.den);
     let obs = ds.obs(o);
     let mem = obs.members;
     let m = mem.len();
@@ -383,7 +394,7 @@ pub fn sweep(ds: &Dataset, lam: &[f64], log_lam: &[f64], wins: &[f64], scope: Sc
             let mut ll = 0.0;
             let mut cu = 0.0;
             for o in a..b {
-                let (l, c) = sweep_obs(ds, o, lam, total, &mut den, &mut s);
+                let (l, c) = sweep_obs(ds, o, lam, total, &mut den, &mut s, Weights::of(ds, o));
                 ll += l;
                 cu += c;
             }
@@ -482,7 +493,7 @@ pub fn log_likelihood_per_obs(ds: &Dataset, theta: &[f64]) -> Vec<f64> {
     let mut s = Scratch::default();
     (0..ds.n_obs())
         .map(|o| {
-            let (l, _) = sweep_obs(ds, o, &lam, total, &mut den, &mut s);
+            let (l, _) = sweep_obs(ds, o, &lam, total, &mut den, &mut s, Weights::of(ds, o));
             // Winners' Σ w·θ for this observation.
             let obs = ds.obs(o);
             let groups: Vec<_> = obs.groups().filter(|g| !g.is_tail).collect();
@@ -544,7 +555,7 @@ pub fn log_likelihood_per_obs_wide(ds: &Dataset, theta: &[f64]) -> Vec<f64> {
                 *l = (t - top).exp();
             }
             let total = universe_sum(ds, &lam);
-            let (l, _) = sweep_obs(ds, o, &lam, total, &mut den, &mut s);
+            let (l, _) = sweep_obs(ds, o, &lam, total, &mut den, &mut s, Weights::of(ds, o));
             let mut wt = 0.0;
             for_each_winner(ds, o, |m| wt += obs.weight * (theta[m as usize] - top));
             l + wt
@@ -583,7 +594,8 @@ pub fn unit_log_likelihoods(ds: &Dataset, lam: &[f64], log_lam: &[f64]) -> Vec<f
             let mut s = Scratch::default();
             (a..b)
                 .map(|o| {
-                    let (l, _) = sweep_obs_weighted(ds, o, lam, total, &mut den, &mut s, 1.0, 0.0);
+                    let (l, _) =
+                        sweep_obs(ds, o, lam, total, &mut den, &mut s, Weights::LOG_LIKELIHOOD);
                     let mut wt = 0.0;
                     for_each_winner(ds, o, |m| wt += log_lam[m as usize]);
                     l + wt
@@ -610,7 +622,15 @@ pub fn reweighted_sweep(ds: &Dataset, lam: &[f64], v: &[f64]) -> (Vec<f64>, Vec<
             let mut s = Scratch::default();
             let mut cu = 0.0;
             for o in a..b {
-                let (_, c) = sweep_obs_weighted(ds, o, lam, total, &mut den, &mut s, 0.0, v[o]);
+                let (_, c) = sweep_obs(
+                    ds,
+                    o,
+                    lam,
+                    total,
+                    &mut den,
+                    &mut s,
+                    Weights::coefficients(v[o]),
+                );
                 cu += c;
                 for_each_winner(ds, o, |m| wins[m as usize] += v[o]);
             }

@@ -385,19 +385,20 @@ impl Draws {
 
     /// CSV export: `chain,draw,<item names…>` of normalised log-worths.
     pub fn to_csv(&self, names: &[String]) -> String {
-        let mut w = csv::Writer::from_writer(Vec::new());
         let mut header = vec!["chain".to_string(), "draw".to_string()];
         header.extend(names.iter().cloned());
-        w.write_record(&header).expect("write");
-        for c in 0..self.n_chains {
-            for t in 0..self.per_chain {
-                let d = self.draw(c * self.per_chain + t);
+        let rows = (0..self.n_chains).flat_map(|c| {
+            (0..self.per_chain).map(move |t| {
                 let mut row = vec![c.to_string(), t.to_string()];
-                row.extend(d.iter().map(|x| format!("{x}")));
-                w.write_record(&row).expect("write");
-            }
-        }
-        String::from_utf8(w.into_inner().expect("flush")).expect("utf8")
+                row.extend(
+                    self.draw(c * self.per_chain + t)
+                        .iter()
+                        .map(|x| format!("{x}")),
+                );
+                row
+            })
+        });
+        crate::io::output::csv_text(header, rows)
     }
 
     /// JSON export: `{"items": [...], "chains": [[[…per item…], …], …]}`.

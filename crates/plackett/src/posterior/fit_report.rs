@@ -374,6 +374,18 @@ pub fn gauge_label(g: &Gauge, names: &[String]) -> String {
     }
 }
 
+/// The columns of the per-item CSV (`--output csv`), a documented interface.
+pub const ITEM_COLUMNS: [&str; 8] = [
+    "item",
+    "worth",
+    "worth_sd",
+    "log_worth",
+    "log_worth_se",
+    "log_worth_sd",
+    "ci_low",
+    "ci_high",
+];
+
 impl FitReport {
     /// The report of any engine, from the [`Posterior`](crate::posterior::Posterior)
     /// interface alone: what `plackett fit` prints and what the Python
@@ -425,21 +437,9 @@ impl FitReport {
 
     /// CSV: one row per item.
     pub fn to_csv(&self) -> String {
-        let mut w = csv::Writer::from_writer(Vec::new());
-        w.write_record([
-            "item",
-            "worth",
-            "worth_sd",
-            "log_worth",
-            "log_worth_se",
-            "log_worth_sd",
-            "ci_low",
-            "ci_high",
-        ])
-        .expect("write");
         let f = |x: Option<f64>| x.map_or(String::new(), |v| format!("{v}"));
-        for it in &self.items {
-            w.write_record([
+        let rows = self.items.iter().map(|it| {
+            [
                 it.name.clone(),
                 format!("{}", it.worth),
                 f(it.worth_sd),
@@ -448,10 +448,9 @@ impl FitReport {
                 f(it.log_worth_sd),
                 f(it.ci_low),
                 f(it.ci_high),
-            ])
-            .expect("write");
-        }
-        String::from_utf8(w.into_inner().expect("flush")).expect("utf8")
+            ]
+        });
+        crate::io::output::csv_text(ITEM_COLUMNS, rows)
     }
 
     /// Human-readable table, items ranked by worth.
@@ -459,21 +458,15 @@ impl FitReport {
         let mut s = String::new();
         let _ = writeln!(
             s,
-            "engine {} ({}), {} items, {} observations{}{}, ties: {}",
-            self.engine,
-            self.algorithm,
-            self.n_items,
-            self.n_observations,
-            self.total_weight.map_or(String::new(), |w| format!(
-                " (weighted: total weight {})",
-                crate::numerics::sig(w, 6)
-            )),
-            if self.dropped_observations > 0 {
-                format!(" ({} uninformative dropped)", self.dropped_observations)
-            } else {
-                String::new()
-            },
-            self.ties
+            "{}",
+            crate::io::output::fit_heading(
+                (&self.engine, &self.algorithm),
+                self.n_items,
+                self.n_observations,
+                self.total_weight,
+                self.dropped_observations,
+                &self.ties
+            )
         );
         let _ = writeln!(
             s,

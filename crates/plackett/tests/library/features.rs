@@ -192,15 +192,7 @@ fn bound_never_decreases_and_exact_vi_near_map() {
     for (k, (name, design, n, d, m)) in problems.into_iter().enumerate() {
         let p = regression_problem(n, d, m, design, 1.0, None, 1 + k as u64);
         let (ds, f) = (&p.data, &p.features);
-        let fit = vi(
-            ds,
-            f,
-            &ViOptions {
-                eta: 1.0,
-                ..Default::default()
-            },
-        )
-        .unwrap();
+        let fit = vi(ds, f, &ViOptions::with_eta(1.0)).unwrap();
         assert!(fit.converged, "{name}");
         assert!(monotone(&fit.bound), "{name}: bound decreased");
         let ex = vi_exact(ds, f, &ExactViOptions::default()).unwrap();
@@ -355,24 +347,8 @@ fn variational_posteriors_against_random_walk_metropolis() {
                     .sqrt()
             })
             .collect();
-        let ex = vi_exact(
-            ds,
-            f,
-            &ExactViOptions {
-                eta,
-                ..Default::default()
-            },
-        )
-        .unwrap();
-        let guo = vi(
-            ds,
-            f,
-            &ViOptions {
-                eta,
-                ..Default::default()
-            },
-        )
-        .unwrap();
+        let ex = vi_exact(ds, f, &ExactViOptions::with_eta(eta)).unwrap();
+        let guo = vi(ds, f, &ViOptions::with_eta(eta)).unwrap();
         eprintln!(
             "{name} (d={d}): RWM acceptance {:.2}",
             accepted as f64 / (burn + keep) as f64

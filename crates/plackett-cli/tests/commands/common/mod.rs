@@ -173,3 +173,15 @@ pub const QUICK_MIL_STUDY: [&str; 8] = [
     "--replicates",
     "1",
 ];
+
+/// A command line's arguments written as one string, split at whitespace:
+/// `words("--samples 500 --burn-in 500")`. For literal flags and values
+/// only (nothing with a space in it).
+pub fn words(s: &str) -> Vec<&str> {
+    s.split_whitespace().collect()
+}
+
+/// `head` followed by [`words`]`(rest)`: `then(&[&file], "--engine gibbs --chains 2")`.
+pub fn then<'a>(head: &[&'a str], rest: &'a str) -> Vec<&'a str> {
+    head.iter().copied().chain(words(rest)).collect()
+}
