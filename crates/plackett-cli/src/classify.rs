@@ -36,13 +36,16 @@ pub struct Design {
         long = "prior-rate",
         alias = "b",
         value_name = "B",
-        default_value_t = 1.0
+        default_value_t = DEFAULTS.b
     )]
     pub b: f64,
     /// Add the pairwise transforms exp(±(x_a + x_b)) (Archambeau & Caron 2012 §5).
     #[arg(long)]
     pub pairwise: bool,
 }
+
+/// The classifier's defaults, defined once in the library.
+static DEFAULTS: std::sync::LazyLock<FitOptions> = std::sync::LazyLock::new(FitOptions::default);
 
 /// Model options shared by fit and cv.
 #[derive(Args, Debug, Clone)]
@@ -52,8 +55,9 @@ pub struct ModelArgs {
     /// Name of the class column.
     #[arg(long, default_value = "class")]
     pub class_col: String,
-    /// Inference engine.
-    #[arg(long, default_value = "gibbs", value_parser = crate::args::choice::<Engine>())]
+    /// Inference engine (the default, vb, gives weight intervals as wide as gibbs' in a
+    /// fraction of the time; docs/classify.md).
+    #[arg(long, default_value_t = DEFAULTS.engine, value_parser = crate::args::choice::<Engine>())]
     pub engine: Engine,
     /// Gamma prior shape a (the same flag as `fit`'s; `--a` still works), or `learn`: sampled
     /// under p(a) ∝ 1/a by gibbs (Archambeau & Caron 2012 §3.3), type-II ML by vb. The default
@@ -63,29 +67,29 @@ pub struct ModelArgs {
         long = "prior-shape",
         alias = "a",
         value_name = "A|learn",
-        default_value = "1"
+        default_value_t = DEFAULTS.a.map_or("learn".into(), |a| a.to_string())
     )]
     pub a: String,
     #[command(flatten)]
     pub design: Design,
     /// Gibbs: kept draws per chain.
-    #[arg(long, default_value_t = 5000)]
+    #[arg(long, default_value_t = DEFAULTS.samples)]
     pub samples: usize,
     /// Gibbs: burn-in sweeps per chain.
-    #[arg(long, default_value_t = 5000)]
+    #[arg(long, default_value_t = DEFAULTS.burn_in)]
     pub burn_in: usize,
     /// Gibbs: chains.
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = DEFAULTS.chains)]
     pub chains: usize,
     /// Gibbs: keep every N-th sweep after burn-in (the default 2 passes R̂ ≤ 1.01 and ESS ≥ 400
     /// on the Iris, Wine and breast-cancer examples).
-    #[arg(long, default_value_t = 2)]
+    #[arg(long, default_value_t = DEFAULTS.thin)]
     pub thin: usize,
     /// Gibbs: turn off the total-mass move.
     #[arg(long)]
     pub no_rescale: bool,
     /// Random seed.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = DEFAULTS.seed)]
     pub seed: u64,
     /// vb: the covariance of the log-weights behind its weight intervals (the report's, the model
     /// file's q_log_cov). linear-response (the default): Giordano, Broderick & Jordan 2015's
@@ -155,8 +159,7 @@ impl ModelArgs {
             thin: self.thin,
             rescale: !self.no_rescale,
             seed: self.seed,
-            keep_draws: 1000,
-            observer: None,
+            ..FitOptions::default()
         })
     }
 }

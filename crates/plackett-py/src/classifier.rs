@@ -11,6 +11,7 @@ use plackett::classify::model::{Engine, FitOptions, FitOutcome, fit};
 use plackett::classify::path::ClassifierPath;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
 use serde::{Deserialize, Serialize};
 
 /// A library error in the estimator's words: the Gamma prior's shape and
@@ -114,11 +115,40 @@ pub struct ClassifierModel {
     n_rows: usize,
 }
 
-/// Fit on rows `x` with class codes `y` in `0..n_classes` (every code
-/// present). Keyword arguments as `plackett classify fit`.
+/// The classifier's defaults (`FitOptions::default()`, which the CLI's
+/// flags read too) under the Python names: `PLClassifier`'s signature.
 #[pyfunction]
-#[pyo3(signature = (x, y, *, n_classes, method = "em", a = None, b = 1.0, pairwise = false,
-    samples = 1000, burn_in = 1000, chains = 2, seed = 1, keep_draws = 1000, feature_names = None,
+pub fn classifier_defaults(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+    let d = FitOptions::default();
+    let out = PyDict::new(py);
+    out.set_item("engine", d.engine.name())?;
+    match d.a {
+        Some(a) => out.set_item("prior_shape", a)?,
+        None => out.set_item("prior_shape", "learn")?,
+    }
+    out.set_item("prior_rate", d.b)?;
+    out.set_item("pairwise", d.pairwise)?;
+    out.set_item("samples", d.samples)?;
+    out.set_item("burn_in", d.burn_in)?;
+    out.set_item("chains", d.chains)?;
+    out.set_item("thin", d.thin)?;
+    out.set_item("seed", d.seed)?;
+    out.set_item("keep_draws", d.keep_draws)?;
+    Ok(out)
+}
+
+/// The engines' spellings, in the library's order.
+#[pyfunction]
+pub fn classifier_engines() -> Vec<&'static str> {
+    Engine::ALL.iter().map(|e| e.name()).collect()
+}
+
+/// Fit on rows `x` with class codes `y` in `0..n_classes` (every code
+/// present). Keyword arguments as `plackett classify fit`; `prior_shape`
+/// None learns it. `PLClassifier` passes every setting.
+#[pyfunction]
+#[pyo3(signature = (x, y, *, n_classes, engine, prior_shape, prior_rate, pairwise,
+    samples, burn_in, chains, thin, seed, keep_draws = None, feature_names = None,
     covariance = None))]
 #[allow(clippy::too_many_arguments)]
 pub fn classifier_fit(
@@ -126,28 +156,25 @@ pub fn classifier_fit(
     x: PyReadonlyArray2<'_, f64>,
     y: PyReadonlyArray1<'_, i64>,
     n_classes: usize,
-    method: &str,
-    a: Option<f64>,
-    b: f64,
+    engine: &str,
+    prior_shape: Option<f64>,
+    prior_rate: f64,
     pairwise: bool,
     samples: usize,
     burn_in: usize,
     chains: usize,
+    thin: usize,
     seed: u64,
-    keep_draws: usize,
+    keep_draws: Option<usize>,
     feature_names: Option<Vec<String>>,
     covariance: Option<&str>,
 ) -> PyResult<ClassifierModel> {
-    let engine = Engine::parse(method).map_err(|_| {
-        PyValueError::new_err(format!(
-            "invalid option method: expected em, gibbs or vb, got {method:?}"
-        ))
-    })?;
+    let engine = Engine::parse(engine).map_err(err)?;
     let vb_covariance = match covariance {
         None => Default::default(),
         Some(_) if engine != Engine::Vb => {
             return Err(PyValueError::new_err(
-                "invalid option covariance: only method='vb' has a choice of covariance",
+                "invalid option covariance: only engine='vb' has a choice of covariance",
             ));
         }
         Some(c) => plackett::classify::model::VbCovariance::parse(c).map_err(err)?,
@@ -155,20 +182,20 @@ pub fn classifier_fit(
     let mut t = coded_table(&x, &y, n_classes)?;
     name_features(&mut t, feature_names)?;
     let rows: Vec<usize> = (0..t.x.len()).collect();
+    let defaults = FitOptions::default();
     let opts = FitOptions {
         engine,
-        a,
-        b,
+        a: prior_shape,
+        b: prior_rate,
         pairwise,
         samples,
         burn_in,
         chains,
-        thin: FitOptions::default().thin,
-        rescale: true,
+        thin: thin.max(1),
         seed,
-        keep_draws,
-        observer: None,
+        keep_draws: keep_draws.unwrap_or(defaults.keep_draws),
         vb_covariance,
+        ..defaults
     };
     let outcome = crate::interrupt::run(py, |obs| {
         let mut opts = opts;
@@ -406,25 +433,21 @@ pub struct PyClassifierPath {
 /// `a_grid` ("LO:HI:N" log-spaced or a comma list), fitted from the
 /// largest `a` down.
 #[pyfunction]
-#[pyo3(signature = (x, labels, *, a_grid = "0.01:10:25", method = "em", b = 1.0,
-    pairwise = false, seed = 1, feature_names = None))]
+#[pyo3(signature = (x, labels, *, a_grid, engine, prior_rate, pairwise, seed,
+    feature_names = None))]
 #[allow(clippy::too_many_arguments)]
 pub fn classify_path(
     py: Python<'_>,
     x: PyReadonlyArray2<'_, f64>,
     labels: Vec<String>,
     a_grid: &str,
-    method: &str,
-    b: f64,
+    engine: &str,
+    prior_rate: f64,
     pairwise: bool,
     seed: u64,
     feature_names: Option<Vec<String>>,
 ) -> PyResult<PyClassifierPath> {
-    let engine = Engine::parse(method).map_err(|_| {
-        PyValueError::new_err(format!(
-            "invalid option method: expected em, gibbs or vb, got {method:?}"
-        ))
-    })?;
+    let engine = Engine::parse(engine).map_err(err)?;
     let grid = plackett::infer::feature_run::parse_eta_grid(Some(a_grid))
         .map_err(|e| PyValueError::new_err(e.to_string().replace("`eta_grid`", "a_grid")))?;
     if labels.len() != x.as_array().nrows() {
@@ -437,7 +460,7 @@ pub fn classify_path(
     let mut t = table(&x, Some(labels))?;
     name_features(&mut t, feature_names)?;
     let path = py
-        .detach(|| ClassifierPath::fit(X_NAME, &t, engine, &grid, b, pairwise, seed))
+        .detach(|| ClassifierPath::fit(X_NAME, &t, engine, &grid, prior_rate, pairwise, seed))
         .map_err(err)?;
     Ok(PyClassifierPath { path })
 }

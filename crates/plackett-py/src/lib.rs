@@ -1323,6 +1323,8 @@ fn _plackett(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(cv::_restore_feature_cv, m)?)?;
     m.add_class::<classifier::ClassifierModel>()?;
     m.add_function(wrap_pyfunction!(classifier::classifier_fit, m)?)?;
+    m.add_function(wrap_pyfunction!(classifier::classifier_defaults, m)?)?;
+    m.add_function(wrap_pyfunction!(classifier::classifier_engines, m)?)?;
     m.add_function(wrap_pyfunction!(classifier::_restore_classifier, m)?)?;
     m.add_class::<classifier::PyClassifierPath>()?;
     m.add_function(wrap_pyfunction!(classifier::classify_path, m)?)?;

@@ -321,7 +321,7 @@ def test_vb_linear_response_covariance_and_intervals(tmp_path):
     assert any("mean-field" in n for n in mf.model_.notes)
     np.testing.assert_array_equal(lr.predict_proba(X), mf.predict_proba(X))
     np.testing.assert_array_equal(lr.weights_, mf.weights_)
-    gibbs = PLClassifier(method="gibbs", samples=3000, burn_in=1000).fit(X, y)
+    gibbs = PLClassifier(method="gibbs", samples=3000, burn_in=1000, chains=2, thin=1).fit(X, y)
     keep = gibbs.weights_ > 0.01
     width = {n: np.subtract(*reversed(c.weight_interval()))[keep]
              for n, c in (("lr", lr), ("mf", mf), ("gibbs", gibbs))}

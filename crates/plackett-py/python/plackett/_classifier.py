@@ -21,19 +21,43 @@ from ._sklearn import (
 )
 
 
-def _shape(a: Any, method: str) -> Optional[float]:
+#: The classifier's defaults, defined once in the Rust library
+#: (``classify::FitOptions::default``) and read by the CLI as well.
+DEFAULTS = _plackett.classifier_defaults()
+ENGINES = tuple(_plackett.classifier_engines())
+
+
+def _engine(name: str, value: Any) -> str:
+    """A valid engine, or ValueError naming the parameter the user passed."""
+    if not isinstance(value, str) or value not in ENGINES:
+        raise ValueError(f"{name}: expected {', '.join(ENGINES[:-1])} or {ENGINES[-1]}, got {show(value)}")
+    return value
+
+
+def _renamed(new_name: str, new: Any, default: Any, old_name: str, old: Any) -> Any:
+    """``new``, or the value given under the parameter's old name (accepted
+    as ``--a``/``--b`` are in the CLI); both given (``new`` not at its
+    ``default``) and different is an error."""
+    if old is None:
+        return new
+    if new != default and new != old:
+        raise ValueError(f"{old_name}={show(old)} and {new_name}={show(new)} disagree ({old_name} is the old name of {new_name})")
+    return old
+
+
+def _shape(a: Any, engine: str) -> Optional[float]:
     """The Gamma shape for the extension: a positive number, or None to learn it."""
     if isinstance(a, str):
         if a != "learn":
-            raise ValueError(f"a: expected a positive number or 'learn', got {show(a)}")
-        if method == "em":
-            raise ValueError("a='learn' needs method='gibbs' or 'vb' (em fixes the shape)")
+            raise ValueError(f"prior_shape (a): expected a positive number or 'learn', got {show(a)}")
+        if engine == "em":
+            raise ValueError("prior_shape='learn' needs engine='gibbs' or 'vb' (em fixes the shape)")
         return None
     if a is None:
-        raise TypeError("a: expected a positive number or 'learn', got None")
+        raise TypeError("prior_shape (a): expected a positive number or 'learn', got None")
     a = float(a)
     if not (np.isfinite(a) and a > 0):
-        raise ValueError(f"a: the Gamma shape must be positive, got {a}")
+        raise ValueError(f"prior_shape (a): the Gamma shape must be positive, got {a}")
     return a
 
 
@@ -45,23 +69,29 @@ class PLClassifier(ClassifierMixin, BaseEstimator):
     offset of standardised features (§2); ``pairwise=True`` adds
     ``exp(±(x_a + x_b))`` (§5).
 
+    Parameters and defaults are the CLI's (``plackett classify fit``), both
+    read from the library.
+
     Parameters
     ----------
-    method : "em" | "gibbs" | "vb"
-        EM for the MAP (§3.2; sparse for a < 1), the Gibbs sampler (§3.3;
-        posterior predictive from the kept draws) or variational Bayes
-        (§3.4).
-    a : float or "learn"
-        Gamma shape, 1 by default for every method (as the CLI's
-        ``--prior-shape``); ``"learn"`` samples it under p(a) ∝ 1/a (gibbs)
-        or fits it by type-II maximum likelihood (vb). A learnt shape is
-        small and very sparse, and single weights then mix slowly.
-    b : float
-        Gamma rate.
+    engine : "vb" | "em" | "gibbs"
+        Variational Bayes (§3.4; the default: posterior means and
+        linear-response weight intervals as wide as the sampler's), EM for
+        the MAP (§3.2; sparse for a < 1) or the Gibbs sampler (§3.3;
+        posterior predictive from the kept draws).
+    prior_shape : float or "learn"
+        Gamma shape a, 1 by default for every engine (``--prior-shape``);
+        ``"learn"`` samples it under p(a) ∝ 1/a (gibbs) or fits it by
+        type-II maximum likelihood (vb). A learnt shape is small and very
+        sparse, and single weights then mix slowly.
+    prior_rate : float
+        Gamma rate b (``--prior-rate``).
     pairwise : bool
         Add the pairwise transforms.
-    samples, burn_in, chains : int
-        Gibbs settings (draws kept per chain, burn-in sweeps, chains).
+    samples, burn_in, chains, thin : int
+        Gibbs settings (draws kept per chain, burn-in sweeps, chains, keep
+        every ``thin``-th sweep); the defaults, 4 × 5,000 thinned by 2,
+        pass R̂ ≤ 1.01 and ESS ≥ 400 on Iris, Wine and breast cancer.
     seed : int
         Seed of the Gibbs sampler and of VB's Monte Carlo predictive.
     covariance : "linear-response" | "mean-field"
@@ -74,6 +104,9 @@ class PLClassifier(ClassifierMixin, BaseEstimator):
         (Archambeau & Caron 2012 §3.4 as stated, about half as wide).
         Means and predictions are the same either way. Ignored by em and
         gibbs.
+    method, a, b :
+        The old names of ``engine``, ``prior_shape`` and ``prior_rate``,
+        still accepted.
 
     Attributes
     ----------
@@ -88,25 +121,44 @@ class PLClassifier(ClassifierMixin, BaseEstimator):
 
     def __init__(
         self,
-        method: str = "em",
-        a: Union[float, str] = 1.0,
-        b: float = 1.0,
-        pairwise: bool = False,
-        samples: int = 1000,
-        burn_in: int = 1000,
-        chains: int = 2,
-        seed: int = 1,
+        engine: str = DEFAULTS["engine"],
+        prior_shape: Union[float, str] = DEFAULTS["prior_shape"],
+        prior_rate: float = DEFAULTS["prior_rate"],
+        pairwise: bool = DEFAULTS["pairwise"],
+        samples: int = DEFAULTS["samples"],
+        burn_in: int = DEFAULTS["burn_in"],
+        chains: int = DEFAULTS["chains"],
+        thin: int = DEFAULTS["thin"],
+        seed: int = DEFAULTS["seed"],
         covariance: str = "linear-response",
+        method: Optional[str] = None,
+        a: Union[float, str, None] = None,
+        b: Optional[float] = None,
     ):
-        self.method = method
-        self.a = a
-        self.b = b
+        self.engine = engine
+        self.prior_shape = prior_shape
+        self.prior_rate = prior_rate
         self.pairwise = pairwise
         self.samples = samples
         self.burn_in = burn_in
         self.chains = chains
+        self.thin = thin
         self.seed = seed
         self.covariance = covariance
+        self.method = method
+        self.a = a
+        self.b = b
+
+    def _prior(self):
+        """(engine, shape, rate) with the old names resolved."""
+        return (
+            _engine(
+                "engine" if self.method is None else "method",
+                _renamed("engine", self.engine, DEFAULTS["engine"], "method", self.method),
+            ),
+            _renamed("prior_shape", self.prior_shape, DEFAULTS["prior_shape"], "a", self.a),
+            _renamed("prior_rate", self.prior_rate, DEFAULTS["prior_rate"], "b", self.b),
+        )
 
     def fit(self, X: Any, y: Any) -> "PLClassifier":
         """Fit on features X (n_samples, n_features) and labels y."""
@@ -117,20 +169,22 @@ class PLClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(
                 f"PLClassifier needs samples of at least 2 classes in the data, but the data contain only one class: {show(classes[0])}"
             )
+        engine, shape, rate = self._prior()
         self.model_ = _plackett.classifier_fit(
             np.ascontiguousarray(X, dtype=np.float64),
             np.ascontiguousarray(codes.ravel(), dtype=np.int64),
             n_classes=len(classes),
-            method=self.method,
-            a=_shape(self.a, self.method),
-            b=float(self.b),
+            engine=engine,
+            prior_shape=_shape(shape, engine),
+            prior_rate=float(rate),
             pairwise=bool(self.pairwise),
             samples=count("samples", self.samples, lenient=True),
             burn_in=count("burn_in", self.burn_in, lenient=True),
             chains=count("chains", self.chains, lenient=True),
+            thin=count("thin", self.thin, lenient=True),
             seed=count("seed", self.seed, lenient=True),
             feature_names=[str(c) for c in self.feature_names_in_] if hasattr(self, "feature_names_in_") else None,
-            covariance=self.covariance if self.method == "vb" else None,
+            covariance=self.covariance if engine == "vb" else None,
         )
         self.classes_ = classes
         self.weights_ = self.model_.weights
@@ -140,9 +194,9 @@ class PLClassifier(ClassifierMixin, BaseEstimator):
         # (model_.converged is then False, as the fit document's MCMC note
         # says), while the predictive probabilities a classifier returns mix
         # much faster (docs/classify.md).
-        if self.method != "gibbs" and not self.model_.converged:
+        if engine != "gibbs" and not self.model_.converged:
             warnings.warn(
-                f"PLClassifier: method={self.method!r} stopped at its iteration cap before its tolerance",
+                f"PLClassifier: engine={engine!r} stopped at its iteration cap before its tolerance",
                 ConvergenceWarning,
                 stacklevel=2,
             )
@@ -295,10 +349,12 @@ def classify_path(
     y: Any,
     a_grid: Any = "0.01:10:25",
     *,
-    method: str = "em",
-    b: float = 1.0,
+    engine: str = "em",
+    prior_rate: float = DEFAULTS["prior_rate"],
     pairwise: bool = False,
-    seed: int = 1,
+    seed: int = DEFAULTS["seed"],
+    method: Optional[str] = None,
+    b: Optional[float] = None,
 ) -> ClassifierPath:
     """The regularisation path of the PL regression classifier over the
     Gamma shape ``a`` (Archambeau & Caron 2012 §4.1, Fig. 2), as
@@ -307,13 +363,16 @@ def classify_path(
     each started from the previous one.
 
     ``a_grid``: ``"LO:HI:N"`` (N log-spaced values) or a sequence of
-    positive numbers; ``method``: ``"em"`` (MAP, exact zeros for ``a < 1``),
+    positive numbers; ``engine``: ``"em"`` (MAP, exact zeros for ``a < 1``),
     ``"vb"`` or ``"gibbs"`` (posterior mean, and median for gibbs);
-    ``b``: the Gamma rate; ``pairwise``: add the pairwise transforms;
+    ``prior_rate``: the Gamma rate b (``method`` and ``b`` are the old
+    names of ``engine`` and ``prior_rate``, still accepted); ``pairwise``: add the pairwise transforms;
     ``seed``: the Gibbs sampler's. A pandas ``X`` names the transforms by
     its columns. The numbers equal the CLI's for the same data, class order
     and seed.
     """
+    engine = _engine("engine" if method is None else "method", _renamed("engine", engine, "em", "method", method))
+    prior_rate = _renamed("prior_rate", prior_rate, DEFAULTS["prior_rate"], "b", b)
     X_names = getattr(X, "columns", None)
     X, y = _validate_data(PLClassifier(), X, y, dtype=np.float64, y_numeric=False, multi_output=False)
     check_classification_targets(y)
@@ -335,8 +394,8 @@ def classify_path(
         np.ascontiguousarray(X, dtype=np.float64),
         labels,
         a_grid=a_grid,
-        method=method,
-        b=real("b", b),
+        engine=engine,
+        prior_rate=real("prior_rate" if b is None else "b", prior_rate),
         pairwise=bool(pairwise),
         seed=count("seed", seed),
         feature_names=None if X_names is None else [str(c) for c in X_names],
