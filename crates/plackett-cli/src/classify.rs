@@ -208,7 +208,7 @@ pub struct CvArgs {
     pub model: ModelArgs,
     /// Number of random train/test splits (Archambeau & Caron 2012's protocol). A split
     /// is one train/test partition in every cross-validation command.
-    #[arg(long, default_value_t = 20)]
+    #[arg(long, default_value_t = ClassifierCvOptions::default().splits)]
     pub splits: usize,
     /// Held-out fraction per split: a number in (0, 1) or a fraction such as 1/3.
     #[arg(long, default_value = "1/3", value_parser = parse_fraction)]

@@ -146,26 +146,16 @@ pub fn run(a: &DemoArgs) -> Result<()> {
         let e = ep(
             &ds,
             &EpOptions {
-                prior: prior.clone(),
-                tol: 1e-8,
-                max_passes: 5000,
-                damping: 1.0,
-                min_damping: 1.0 / 64.0,
-                draws: 4000,
                 seed: a.seed,
-                rescale: true,
+                ..EpOptions::new(prior.clone())
             },
         )?;
         cols.push(bayes_column("EP", &e, n));
         let v = vb(
             &ds,
             &VbOptions {
-                prior,
-                iter: plackett::numerics::fixed_point::IterSettings::new(1e-10, 100_000),
-                draws: 4000,
                 seed: a.seed,
-                observer: None,
-                covariance: Default::default(),
+                ..VbOptions::new(prior)
             },
         )?;
         cols.push(bayes_column("VB", &v, n));
@@ -222,6 +212,10 @@ pub fn run(a: &DemoArgs) -> Result<()> {
         page.table(&["item", "truth", "MLE", "Gibbs", "EP", "VB"], &rows);
     }
     crate::outputs::write(&a.report, page.render().as_bytes())?;
-    outln!("wrote {}", a.report);
+    // Where it is, whatever the working directory: the page is the point
+    // of the demo.
+    let shown = std::fs::canonicalize(&a.report)
+        .map_or_else(|_| a.report.clone(), |p| p.display().to_string());
+    outln!("wrote the report {shown} (open it in a browser)");
     Ok(())
 }

@@ -29,6 +29,11 @@ pub enum MilCommand {
     Study(Box<StudyArgs>),
 }
 
+/// The engines' defaults, defined once in the library (Python reads them
+/// too).
+static MIL: std::sync::LazyLock<MilEngineSettings> =
+    std::sync::LazyLock::new(MilEngineSettings::default);
+
 /// Engine options shared by fit and cv.
 #[derive(Args, Debug, Clone)]
 pub struct EngineArgs {
@@ -36,19 +41,19 @@ pub struct EngineArgs {
     #[arg(long, default_value = "vb", value_parser = ["vb", "gibbs"])]
     pub engine: String,
     /// Prior variance of the intercepts α, a, c (Hu 2024 §2.2.1: 16).
-    #[arg(long, default_value_t = 16.0)]
+    #[arg(long, default_value_t = MIL.priors.intercept_var)]
     pub intercept_var: f64,
     /// Prior variance of every slope β, γ, b, d (Hu 2024 §2.2.1: 4).
-    #[arg(long, default_value_t = 4.0)]
+    #[arg(long, default_value_t = MIL.priors.slope_var)]
     pub slope_var: f64,
     /// vb: stop when the mean absolute change of the training bag probabilities is below this (Hu 2024 §2.2.3; docs/mil.md).
-    #[arg(long, default_value_t = 1e-4)]
+    #[arg(long, default_value_t = MIL.tol)]
     pub tol: f64,
     /// vb: most sweeps.
-    #[arg(long, default_value_t = 5000)]
+    #[arg(long, default_value_t = MIL.max_iter)]
     pub max_iter: usize,
     /// vb: random starts (the highest ELBO wins).
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = MIL.starts)]
     pub starts: usize,
     /// vb: fit K optima — the first from --vb-start, the others from starts drawn around it (each coefficient plus N(0, 0.5²)) — and predict from their equal-weight mixture (Yao, Vehtari & Gelman 2022). The posterior is multimodal in which instances are primary and coordinate ascent keeps the configuration it starts in; the mixture averages over several, as a sampler's chains do. About K times the work; on Hu 2024's basic setting 8, 16 and 32 optima raise the held-out bag AUROC from 0.912 to 0.918, 0.919 and 0.919 (the untempered sampler: 0.920; docs/mil.md).
     #[arg(long, value_name = "K", conflicts_with = "starts")]
@@ -63,28 +68,28 @@ pub struct EngineArgs {
     #[arg(long, default_value = "marginal", value_parser = ["marginal", "dispersed"])]
     pub gibbs_start: String,
     /// gibbs: kept draws per chain.
-    #[arg(long, default_value_t = 1000)]
+    #[arg(long, default_value_t = MIL.mcmc.samples)]
     pub samples: usize,
     /// gibbs: burn-in sweeps per chain.
-    #[arg(long, default_value_t = 1000)]
+    #[arg(long, default_value_t = MIL.mcmc.burn_in)]
     pub burn_in: usize,
     /// gibbs: keep every n-th sweep.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = MIL.mcmc.thin)]
     pub thin: usize,
     /// gibbs: chains.
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = MIL.mcmc.chains)]
     pub chains: usize,
     /// gibbs: parallel tempering with K rungs per chain (1: none; each rung costs a sweep), or auto. Rung k samples the posterior with the bag labels' probit noise inflated to variance 1/τ_k, τ from 1 down to --hottest (geometric, or re-spaced by --ladder adaptive); adjacent rungs swap states after every sweep; fit prints the swap acceptance and the communication barrier Λ, and notes when the ladder has clearly fewer than 2Λ rungs. auto starts from 8 rungs on the adaptive ladder and moves to ⌈2Λ⌉ rungs at every adaptation of the burn-in (Syed et al. 2022). On Hu 2024's basic setting 10 rungs down to 0.03 take max split-R̂ from 2.2 to 1.2 for the same sweeps and 1,000 effective draws of α from 24 to 14 minutes; its barrier Λ ≈ 6.5 asks for about 13 rungs, which bring max split-R̂ to 1.13–1.17 (docs/mil.md).
     #[arg(long, value_name = "K|auto", default_value = "1")]
     pub temperatures: plackett::mil::RungCount,
     /// gibbs: τ of the hottest rung, in (0, 1); aim for swap acceptance above 0.2 between every pair (printed by fit).
-    #[arg(long, default_value_t = 0.03)]
+    #[arg(long, default_value_t = MIL.tempering.hottest)]
     pub hottest: f64,
     /// gibbs with tempering: geometric keeps τ geometric from 1 to --hottest; adaptive re-spaces the interior rungs during the burn-in (after 1/32, 1/16, …, 1/2 of it) so that every adjacent pair rejects swaps equally often (Syed et al. 2022), and fit prints the communication barrier Λ (about 2Λ rungs suffice).
     #[arg(long, default_value = "geometric", value_parser = ["geometric", "adaptive"])]
     pub ladder: String,
     /// Random seed.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = MIL.mcmc.seed)]
     pub seed: u64,
     /// Z-score every feature on the training bags first (the model file keeps the scaling and applies it to new bags; coefficients are then per sd). Use it for features on large or mixed scales (e.g. Musk's).
     #[arg(long = "standardize", alias = "standardise")]

@@ -4,6 +4,7 @@
 //! `plackett::groundtruth::summary`).
 
 use crate::err;
+use crate::kwargs::Kwargs;
 use numpy::ndarray::Array2;
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray2};
 use plackett::choice::Choice;
@@ -18,6 +19,7 @@ use plackett::io::selectors::{Selectors, parse_selectors, read_risks};
 use plackett::io::{ItemsSpec, read_text};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
 use serde::{Deserialize, Serialize};
 
 /// Differential diagnoses read and checked: per case, its annotators'
@@ -187,32 +189,44 @@ pub fn _restore_selectors(state: &[u8]) -> PyResult<PySelectors> {
     crate::restore(state)
 }
 
-/// The library's settings from keyword arguments (named like the CLI's
-/// flags).
-#[allow(clippy::too_many_arguments)]
-fn settings(
-    method: &str,
-    preset: Option<&str>,
-    samples: usize,
-    burn_in: usize,
-    seed: u64,
-    prior_shape: Option<f64>,
-    prior_rate: f64,
-    irn_ties: Option<&str>,
-    prirn_zero: Option<&str>,
-) -> plackett::Result<AggregateSettings> {
+/// The aggregation settings `aggregate` and `evaluate` share, read from
+/// their keyword arguments (`method`, `preset`, `samples`, `burn_in`,
+/// `seed`, `prior_shape`, `prior_rate`, `irn_ties`, `prirn_zero`); absent
+/// ones take `AggregateSettings::default()`.
+fn settings(kw: &mut Kwargs<'_, '_>) -> PyResult<AggregateSettings> {
+    let d = AggregateSettings::default();
+    let method: Option<String> = kw.get("method")?;
+    let preset: Option<String> = kw.get("preset")?;
+    let irn_ties: Option<String> = kw.get("irn_ties")?;
+    let prirn_zero: Option<String> = kw.get("prirn_zero")?;
     let s = AggregateSettings {
-        method: MethodName::parse(method)?,
-        samples,
-        burn_in,
-        seed,
-        prior_shape,
-        prior_rate,
-        irn_ties: irn_ties.map(parse_tie_split).transpose()?,
-        prirn_zero: prirn_zero.map(parse_prirn_zero).transpose()?,
-        paper: preset.map(parse_preset).transpose()?.unwrap_or(false),
+        method: method
+            .as_deref()
+            .map_or(Ok(d.method), MethodName::parse)
+            .map_err(err)?,
+        samples: kw.or("samples", d.samples)?,
+        burn_in: kw.or("burn_in", d.burn_in)?,
+        seed: kw.or("seed", d.seed)?,
+        prior_shape: kw.get("prior_shape")?,
+        prior_rate: kw.or("prior_rate", d.prior_rate)?,
+        irn_ties: irn_ties
+            .as_deref()
+            .map(parse_tie_split)
+            .transpose()
+            .map_err(err)?,
+        prirn_zero: prirn_zero
+            .as_deref()
+            .map(parse_prirn_zero)
+            .transpose()
+            .map_err(err)?,
+        paper: preset
+            .as_deref()
+            .map(parse_preset)
+            .transpose()
+            .map_err(err)?
+            .unwrap_or(false),
     };
-    s.check()?;
+    s.check().map_err(err)?;
     Ok(s)
 }
 
@@ -281,39 +295,20 @@ pub struct AggregateResult {
 /// Aggregate differential diagnoses into plausibilities; keyword
 /// arguments as the CLI's `aggregate` flags.
 #[pyfunction]
-#[pyo3(signature = (selectors, *, method = "pl", preset = None, reliability = None,
-    samples = 1000, burn_in = 500, seed = 1, cases = None, risks = None, prior_shape = None,
-    prior_rate = 1.0, irn_ties = None, prirn_zero = None, plot_cases = None))]
-#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (selectors, *, reliability = None, cases = None, risks = None,
+    plot_cases = None, **settings_kw))]
 pub fn aggregate(
     py: Python<'_>,
     selectors: &PySelectors,
-    method: &str,
-    preset: Option<&str>,
     reliability: Option<f64>,
-    samples: usize,
-    burn_in: usize,
-    seed: u64,
     cases: Option<Vec<usize>>,
     risks: Option<&Bound<'_, PyAny>>,
-    prior_shape: Option<f64>,
-    prior_rate: f64,
-    irn_ties: Option<&str>,
-    prirn_zero: Option<&str>,
     plot_cases: Option<Vec<usize>>,
+    settings_kw: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<AggregateResult> {
-    let st = settings(
-        method,
-        preset,
-        samples,
-        burn_in,
-        seed,
-        prior_shape,
-        prior_rate,
-        irn_ties,
-        prirn_zero,
-    )
-    .map_err(err)?;
+    let mut kw = Kwargs::new("aggregate", settings_kw);
+    let st = settings(&mut kw)?;
+    kw.finish()?;
     let k = selectors.sel.n_classes;
     let mut cfg = st.config(reliability, k, &[1, 2, 3]).map_err(err)?;
     cfg.case_offset = selectors.offset;
@@ -337,26 +332,29 @@ pub fn aggregate(
         names: selectors.names.clone(),
         n_classes: k,
         method: cfg.method,
-        seed,
+        seed: st.seed,
         notes: selectors.notes.clone(),
     })
 }
 
 impl AggregateResult {
-    fn per_case<'py>(
+    /// One value per case.
+    fn per_case<'py, T: numpy::Element>(
         &self,
         py: Python<'py>,
-        f: impl Fn(&plackett::groundtruth::run::CaseResult) -> f64,
-    ) -> Bound<'py, PyArray1<f64>> {
+        f: impl Fn(&plackett::groundtruth::run::CaseResult) -> T,
+    ) -> Bound<'py, PyArray1<T>> {
         PyArray1::from_vec(py, self.run.cases.iter().map(f).collect())
     }
 
-    fn top_matrix<'py>(
+    /// One row per case over its most plausible classes, `fill` padding
+    /// the shorter rows.
+    fn top_matrix<'py, T: numpy::Element + Copy>(
         &self,
         py: Python<'py>,
-        fill: f64,
-        f: impl Fn(&(u32, f64, f64)) -> f64,
-    ) -> Bound<'py, PyArray2<f64>> {
+        fill: T,
+        f: impl Fn(&(u32, f64, f64)) -> T,
+    ) -> Bound<'py, PyArray2<T>> {
         let n = self.run.cases.len();
         let t = self
             .run
@@ -391,19 +389,12 @@ impl AggregateResult {
     /// Case ids (indices in the selectors), in result order.
     #[getter]
     fn cases<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<i64>> {
-        PyArray1::from_vec(py, self.run.cases.iter().map(|c| c.case as i64).collect())
+        self.per_case(py, |c| c.case as i64)
     }
     /// Annotators per case.
     #[getter]
     fn n_annotators<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<i64>> {
-        PyArray1::from_vec(
-            py,
-            self.run
-                .cases
-                .iter()
-                .map(|c| c.n_annotators as i64)
-                .collect(),
-        )
+        self.per_case(py, |c| c.n_annotators as i64)
     }
     /// Top-1, top-2 and top-3 annotation certainty, shape (cases, 3).
     #[getter]
@@ -421,21 +412,7 @@ impl AggregateResult {
     /// Class ids of the most plausible classes, shape (cases, top); -1 pads.
     #[getter]
     fn top_ids<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray2<i64>> {
-        let n = self.run.cases.len();
-        let t = self
-            .run
-            .cases
-            .iter()
-            .map(|c| c.top.len())
-            .max()
-            .unwrap_or(0);
-        let mut a = Array2::from_elem((n, t), -1i64);
-        for (i, c) in self.run.cases.iter().enumerate() {
-            for (j, e) in c.top.iter().enumerate() {
-                a[(i, j)] = i64::from(e.0);
-            }
-        }
-        a.into_pyarray(py)
+        self.top_matrix(py, -1i64, |e| i64::from(e.0))
     }
     /// Posterior mean plausibility of those classes (NaN pads).
     #[getter]
@@ -589,41 +566,23 @@ pub fn _restore_aggregate(state: &[u8]) -> PyResult<AggregateResult> {
 /// score array (one row per evaluated case), a score file, or
 /// `"annotator:leave-one-out"`. Returns the CLI's JSON document.
 #[pyfunction]
-#[pyo3(signature = (selectors, predictions, *, k = vec![1, 2, 3], method = "pl", preset = None,
-    reliability = None, samples = 1000, burn_in = 500, seed = 1, cases = None, risks = None,
-    prior_shape = None, prior_rate = 1.0, irn_ties = None, prirn_zero = None, report = None))]
+#[pyo3(signature = (selectors, predictions, *, k = vec![1, 2, 3], reliability = None,
+    cases = None, risks = None, report = None, **settings_kw))]
 #[allow(clippy::too_many_arguments)]
 pub fn evaluate(
     py: Python<'_>,
     selectors: &PySelectors,
     predictions: &Bound<'_, PyAny>,
     k: Vec<usize>,
-    method: &str,
-    preset: Option<&str>,
     reliability: Option<Vec<f64>>,
-    samples: usize,
-    burn_in: usize,
-    seed: u64,
     cases: Option<Vec<usize>>,
     risks: Option<&Bound<'_, PyAny>>,
-    prior_shape: Option<f64>,
-    prior_rate: f64,
-    irn_ties: Option<&str>,
-    prirn_zero: Option<&str>,
     report: Option<std::path::PathBuf>,
+    settings_kw: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<String> {
-    let st = settings(
-        method,
-        preset,
-        samples,
-        burn_in,
-        seed,
-        prior_shape,
-        prior_rate,
-        irn_ties,
-        prirn_zero,
-    )
-    .map_err(err)?;
+    let mut kw = Kwargs::new("evaluate", settings_kw);
+    let st = settings(&mut kw)?;
+    kw.finish()?;
     let kk = selectors.sel.n_classes;
     let rels: Vec<Option<f64>> = match reliability {
         None => vec![None],

@@ -25,6 +25,7 @@ mod envelope;
 mod groundtruth;
 mod interrupt;
 mod keywords;
+mod kwargs;
 mod mil;
 mod mixture;
 mod model;
@@ -1336,6 +1337,7 @@ fn _plackett(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<mil::MilPrediction>()?;
     m.add_class::<mil::MilFit>()?;
     m.add_function(wrap_pyfunction!(mil::mil_fit, m)?)?;
+    m.add_function(wrap_pyfunction!(mil::mil_defaults, m)?)?;
     m.add_function(wrap_pyfunction!(mil::mil_study, m)?)?;
     m.add_function(wrap_pyfunction!(mil::mil_cv, m)?)?;
     m.add_function(wrap_pyfunction!(mil::mil_simulate, m)?)?;

@@ -5,6 +5,7 @@
 //! what `plackett mil fit|predict --output json` print.
 
 use crate::err;
+use crate::kwargs::Kwargs;
 use numpy::{IntoPyArray, PyArray1};
 use plackett::io::model_file::ModelFamily;
 use plackett::mil::bags::{read_bags_csv, read_bags_json};
@@ -15,6 +16,7 @@ use plackett::mil::{
 };
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
 
 /// Bags from a file (`text` None) or from CSV/JSON text named `source`.
 fn bags_of(source: &str, text: Option<&str>) -> plackett::Result<Bags> {
@@ -426,49 +428,87 @@ impl<'a, 'py> FromPyObject<'a, 'py> for Rungs {
     }
 }
 
-/// Both engines' settings from the keyword options (`mcmc`: samples,
-/// burn-in, thinning, chains; tempering: rungs, hottest τ, ladder name).
-#[allow(clippy::too_many_arguments)]
-fn settings(
-    intercept_var: f64,
-    slope_var: f64,
-    tol: f64,
-    max_iter: usize,
-    (starts, mixture): (usize, Option<usize>),
-    (vb_start, covariance): (&str, &str),
-    gibbs_start: &str,
-    [samples, burn_in, thin, chains]: [usize; 4],
-    (rungs, hottest, ladder): (Rungs, f64, &str),
-    seed: u64,
-) -> PyResult<MilEngineSettings> {
-    if mixture.is_some() && starts != 1 {
+/// Both engines' settings from the keyword arguments `mil_fit`, `mil_cv`
+/// and `mil_study` share (`intercept_var`, `slope_var`, `tol`, `max_iter`,
+/// `starts`, `mixture`, `vb_start`, `covariance`, `gibbs_start`,
+/// `samples`, `burn_in`, `thin`, `chains`, `temperatures`, `hottest`,
+/// `ladder`, `seed`); absent ones take `MilEngineSettings::default()`.
+fn settings(kw: &mut Kwargs<'_, '_>) -> PyResult<MilEngineSettings> {
+    let d = MilEngineSettings::default();
+    let starts: Option<usize> = kw.get("starts")?;
+    let mixture: Option<usize> = kw.get("mixture")?;
+    if mixture.is_some() && starts.is_some_and(|s| s != 1) {
         return Err(PyValueError::new_err(
             "mixture: give starts (the highest ELBO wins) or mixture (every optimum kept), not both"
                 .to_string(),
         ));
     }
-    let tempering = Tempering::from_options(rungs.0, hottest, ladder).map_err(err)?;
+    let text = |kw: &mut Kwargs<'_, '_>, name| -> PyResult<Option<String>> { kw.get(name) };
+    let vb_start = text(kw, "vb_start")?;
+    let covariance = text(kw, "covariance")?;
+    let gibbs_start = text(kw, "gibbs_start")?;
+    let rungs: Option<Rungs> = kw.get("temperatures")?;
+    let hottest = kw.or("hottest", d.tempering.hottest)?;
+    let ladder = text(kw, "ladder")?;
+    let tempering = Tempering::from_options(
+        rungs.map_or(RungCount::Fixed(d.tempering.rungs), |r| r.0),
+        hottest,
+        ladder.as_deref().unwrap_or("geometric"),
+    )
+    .map_err(err)?;
     Ok(MilEngineSettings {
         priors: MilPriors {
-            intercept_var,
-            slope_var,
+            intercept_var: kw.or("intercept_var", d.priors.intercept_var)?,
+            slope_var: kw.or("slope_var", d.priors.slope_var)?,
         },
-        tol,
-        max_iter,
-        starts: mixture.unwrap_or(starts),
+        tol: kw.or("tol", d.tol)?,
+        max_iter: kw.or("max_iter", d.max_iter)?,
+        starts: mixture.or(starts).unwrap_or(d.starts),
         mixture: mixture.is_some(),
-        vb_start: VbStart::parse(vb_start).map_err(err)?,
-        covariance: plackett::mil::VbCovariance::parse(covariance).map_err(err)?,
-        gibbs_start: plackett::mil::GibbsStart::parse(gibbs_start).map_err(err)?,
+        vb_start: vb_start
+            .as_deref()
+            .map_or(Ok(d.vb_start), VbStart::parse)
+            .map_err(err)?,
+        covariance: covariance
+            .as_deref()
+            .map_or(Ok(d.covariance), plackett::mil::VbCovariance::parse)
+            .map_err(err)?,
+        gibbs_start: gibbs_start
+            .as_deref()
+            .map_or(Ok(d.gibbs_start), plackett::mil::GibbsStart::parse)
+            .map_err(err)?,
         mcmc: plackett::infer::mcmc::McmcSettings {
-            samples,
-            burn_in,
-            thin,
-            chains,
-            seed,
+            samples: kw.or("samples", d.mcmc.samples)?,
+            burn_in: kw.or("burn_in", d.mcmc.burn_in)?,
+            thin: kw.or("thin", d.mcmc.thin)?,
+            chains: kw.or("chains", d.mcmc.chains)?,
+            seed: kw.or("seed", d.mcmc.seed)?,
         },
         tempering,
     })
+}
+
+/// The engines' defaults (`MilEngineSettings::default()`, which the CLI's
+/// flags read too) under the keyword names `mil_fit` takes.
+#[pyfunction]
+pub fn mil_defaults(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+    let d = MilEngineSettings::default();
+    let out = PyDict::new(py);
+    out.set_item("intercept_var", d.priors.intercept_var)?;
+    out.set_item("slope_var", d.priors.slope_var)?;
+    out.set_item("tol", d.tol)?;
+    out.set_item("max_iter", d.max_iter)?;
+    out.set_item("starts", d.starts)?;
+    out.set_item("vb_start", d.vb_start.name())?;
+    out.set_item("covariance", d.covariance.name())?;
+    out.set_item("gibbs_start", d.gibbs_start.name())?;
+    out.set_item("samples", d.mcmc.samples)?;
+    out.set_item("burn_in", d.mcmc.burn_in)?;
+    out.set_item("thin", d.mcmc.thin)?;
+    out.set_item("chains", d.mcmc.chains)?;
+    out.set_item("hottest", d.tempering.hottest)?;
+    out.set_item("seed", d.mcmc.seed)?;
+    Ok(out)
 }
 
 /// Fit vMMIC (`engine="vb"`) or its Gibbs gold standard (`"gibbs"`) to the
@@ -476,9 +516,7 @@ fn settings(
 /// Keyword arguments as `plackett mil fit`'s flags.
 #[pyfunction]
 #[pyo3(signature = (source, text = None, *, engine = "vb", standardize = false,
-    components = None, intercept_var = 16.0, slope_var = 4.0, tol = 1e-4, max_iter = 5000, starts = 1, mixture = None,
-    vb_start = "marginal", covariance = "linear-response", gibbs_start = "marginal", samples = 1000, burn_in = 1000, thin = 1, chains = 4, temperatures = Rungs(RungCount::Fixed(1)), hottest = 0.03, ladder = "geometric", seed = 1, init = None))]
-#[allow(clippy::too_many_arguments)]
+    components = None, init = None, **settings_kw))]
 pub fn mil_fit(
     py: Python<'_>,
     source: &str,
@@ -486,41 +524,16 @@ pub fn mil_fit(
     engine: &str,
     standardize: bool,
     components: Option<usize>,
-    intercept_var: f64,
-    slope_var: f64,
-    tol: f64,
-    max_iter: usize,
-    starts: usize,
-    mixture: Option<usize>,
-    vb_start: &str,
-    covariance: &str,
-    gibbs_start: &str,
-    samples: usize,
-    burn_in: usize,
-    thin: usize,
-    chains: usize,
-    temperatures: Rungs,
-    hottest: f64,
-    ladder: &str,
-    seed: u64,
     init: Option<PyRef<'_, PyMilModel>>,
+    settings_kw: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<MilFit> {
     // A warm start (`mil fit --init`): the model's coefficient means.
     let warm = init.map(|m| m.model.clone());
-    let engine = settings(
-        intercept_var,
-        slope_var,
-        tol,
-        max_iter,
-        (starts, mixture),
-        (vb_start, covariance),
-        gibbs_start,
-        [samples, burn_in, thin, chains],
-        (temperatures, hottest, ladder),
-        seed,
-    )?
-    .engine(engine)
-    .map_err(err)?;
+    let mut kw = Kwargs::new("mil_fit", settings_kw);
+    let set = settings(&mut kw)?;
+    kw.finish()?;
+    let seed = set.mcmc.seed;
+    let engine = set.engine(engine).map_err(err)?;
     let source = source.to_string();
     // On the helper thread of `interrupt::run`: Ctrl-C stops the engine
     // within a sweep.
@@ -566,9 +579,8 @@ pub fn mil_fit(
 /// `--output json` document.
 #[pyfunction]
 #[pyo3(signature = (source, text = None, *, engine = "vb", baselines = false, folds = 10,
-    repeats = 1, draws = 500, standardize = false, components = None, intercept_var = 16.0,
-    slope_var = 4.0, tol = 1e-4, max_iter = 5000, starts = 1, mixture = None, vb_start = "marginal", covariance = "linear-response",
-    gibbs_start = "marginal", samples = 1000, burn_in = 1000, thin = 1, chains = 4, temperatures = Rungs(RungCount::Fixed(1)), hottest = 0.03, ladder = "geometric", seed = 1, report = None))]
+    repeats = 1, draws = 500, standardize = false, components = None, report = None,
+    **settings_kw))]
 #[allow(clippy::too_many_arguments)]
 pub fn mil_cv(
     py: Python<'_>,
@@ -581,24 +593,8 @@ pub fn mil_cv(
     draws: usize,
     standardize: bool,
     components: Option<usize>,
-    intercept_var: f64,
-    slope_var: f64,
-    tol: f64,
-    max_iter: usize,
-    starts: usize,
-    mixture: Option<usize>,
-    vb_start: &str,
-    covariance: &str,
-    gibbs_start: &str,
-    samples: usize,
-    burn_in: usize,
-    thin: usize,
-    chains: usize,
-    temperatures: Rungs,
-    hottest: f64,
-    ladder: &str,
-    seed: u64,
     report: Option<std::path::PathBuf>,
+    settings_kw: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<String> {
     use plackett::mil::{Baseline, MilMethod, cross_validate_methods, cv_document};
     if draws == 0 || draws > 1_000_000 {
@@ -606,19 +602,10 @@ pub fn mil_cv(
             "draws: between 1 and 1,000,000".to_string(),
         ));
     }
-    let set = settings(
-        intercept_var,
-        slope_var,
-        tol,
-        max_iter,
-        (starts, mixture),
-        (vb_start, covariance),
-        gibbs_start,
-        [samples, burn_in, thin, chains],
-        (temperatures, hottest, ladder),
-        seed,
-    )?;
-    let priors = set.priors;
+    let mut kw = Kwargs::new("mil_cv", settings_kw);
+    let set = settings(&mut kw)?;
+    kw.finish()?;
+    let (priors, seed) = (set.priors, set.mcmc.seed);
     let mut methods = vec![MilMethod::Model(set.engine(engine).map_err(err)?)];
     if baselines {
         methods.extend(Baseline::ALL.map(|b| MilMethod::Baseline(b, priors)));
@@ -658,9 +645,7 @@ pub fn mil_cv(
 /// JSON document, equal to the command line's `--output json`.
 #[pyfunction]
 #[pyo3(signature = (*, factors = "basic", methods = "vmmic,milr,si-mean,si-max",
-    replicates = 20, test_bags = 300, max_bags = 16000, draws = 200,
-    intercept_var = 16.0, slope_var = 4.0, tol = 1e-4, max_iter = 5000, starts = 1, mixture = None,
-    vb_start = "marginal", covariance = "linear-response", gibbs_start = "marginal", samples = 1000, burn_in = 1000, thin = 1, chains = 4, temperatures = Rungs(RungCount::Fixed(1)), hottest = 0.03, ladder = "geometric", seed = 1))]
+    replicates = 20, test_bags = 300, max_bags = 16000, draws = 200, **settings_kw))]
 #[allow(clippy::too_many_arguments)]
 pub fn mil_study(
     py: Python<'_>,
@@ -670,24 +655,12 @@ pub fn mil_study(
     test_bags: usize,
     max_bags: usize,
     draws: usize,
-    intercept_var: f64,
-    slope_var: f64,
-    tol: f64,
-    max_iter: usize,
-    starts: usize,
-    mixture: Option<usize>,
-    vb_start: &str,
-    covariance: &str,
-    gibbs_start: &str,
-    samples: usize,
-    burn_in: usize,
-    thin: usize,
-    chains: usize,
-    temperatures: Rungs,
-    hottest: f64,
-    ladder: &str,
-    seed: u64,
+    settings_kw: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<String> {
+    let mut kw = Kwargs::new("mil_study", settings_kw);
+    let engines = settings(&mut kw)?;
+    kw.finish()?;
+    let seed = engines.mcmc.seed;
     use plackett::mil::study::{
         StudyOptions, parse_factors, parse_methods, run_study, study_document,
     };
@@ -704,18 +677,6 @@ pub fn mil_study(
         predict_draws: draws,
         seed,
     };
-    let engines = settings(
-        intercept_var,
-        slope_var,
-        tol,
-        max_iter,
-        (starts, mixture),
-        (vb_start, covariance),
-        gibbs_start,
-        [samples, burn_in, thin, chains],
-        (temperatures, hottest, ladder),
-        seed,
-    )?;
     let methods = parse_methods(methods, &engines).map_err(err)?;
     let cells = crate::interrupt::run(py, move |obs| {
         let mut methods = methods;

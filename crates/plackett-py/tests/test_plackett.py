@@ -135,6 +135,17 @@ def test_salad_from_a_data_frame():
     assert "sd" in plackett.fit(plackett.rankings(df, ranking_col="judge"), engine="vb").summary().columns
 
 
+def test_a_long_frame_indexed_by_ranking_id_is_read_as_its_columns():
+    # df.set_index("judge") leaves the ranking id as the index: the same data.
+    pd = pytest.importorskip("pandas")
+    df = pd.read_csv(os.path.join(DATA, "salad", "rankings.csv"))
+    plain = plackett.fit(plackett.rankings(df, ranking_col="judge"), reference="A")
+    indexed = plackett.fit(plackett.rankings(df.set_index("judge"), ranking_col="judge"), reference="A")
+    np.testing.assert_array_equal(plain.log_worth, indexed.log_worth)
+    both = plackett.fit(plackett.rankings(df.set_index(["judge", "rank"]), ranking_col="judge"), reference="A")
+    np.testing.assert_array_equal(plain.log_worth, both.log_worth)
+
+
 def test_pudding_ties_as_events_equals_cli():
     path = os.path.join(DATA, "pudding", "pairs.csv")
     js = cli("fit", path, "--format", "pairs", "--ties", "event")

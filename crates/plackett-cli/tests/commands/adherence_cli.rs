@@ -163,20 +163,10 @@ fn bad_adherence_input_is_a_one_line_error() {
 fn adherence_posterior_sampler_end_to_end() {
     let d = tmpdir("adherence-gibbs");
     let f = fake_triples(&d, true);
-    let args = [
-        f.as_str(),
-        "--adherence",
-        "--engine",
-        "gibbs",
-        "--samples",
-        "1500",
-        "--burn-in",
-        "300",
-        "--seed",
-        "3",
-        "--output",
-        "json",
-    ];
+    let args = then(
+        &[f.as_str()],
+        "--adherence --engine gibbs --samples 1500 --burn-in 300 --seed 3 --output json",
+    );
     let out = run(&args);
     assert!(
         out.status.success(),

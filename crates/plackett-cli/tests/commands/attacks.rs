@@ -3,6 +3,7 @@
 //! must get — never a panic, an abort, a silent fallback or a huge line.
 
 use crate::common;
+use crate::common::then;
 
 use common::{bin, fails, tmpdir};
 
@@ -440,15 +441,10 @@ fn tampered_model_files_are_refused_or_predict_finite_numbers() {
                 .args(["mil", "predict", &p("t.json"), &p("bags.csv")])
                 .output(),
             "pl" => bin()
-                .args([
-                    "predict",
-                    &p("t.json"),
-                    &salad,
-                    "--ranking-col",
-                    "judge",
-                    "--output",
-                    "csv",
-                ])
+                .args(then(
+                    &["predict", &p("t.json"), &salad],
+                    "--ranking-col judge --output csv",
+                ))
                 .output(),
             _ => bin()
                 .args(["classify", "predict", "--model", &p("t.json"), wine])

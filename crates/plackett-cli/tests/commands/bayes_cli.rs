@@ -1,6 +1,7 @@
 //! Bayesian engines through the CLI: reproducibility, reports, extras.
 
 use crate::common;
+use crate::common::then;
 use crate::common::words;
 
 use common::{bin, tmpdir};
@@ -73,16 +74,10 @@ fn same_seed_byte_identical_json_any_thread_count() {
     // CSV has no place for notes: they go to standard error, the CSV
     // stays clean.
     let o = bin()
-        .args([
-            "fit",
-            f.to_str().unwrap(),
-            "--engine",
-            "vb",
-            "--covariance",
-            "mean-field",
-            "--output",
-            "csv",
-        ])
+        .args(then(
+            &["fit", f.to_str().unwrap()],
+            "--engine vb --covariance mean-field --output csv",
+        ))
         .output()
         .unwrap();
     let (out, err) = common::out_and_err(&o);
@@ -101,30 +96,20 @@ fn report_draws_and_extras() {
     let draws = dir.join("d.csv");
     let rm = dir.join("rm.csv");
     let o = bin()
-        .args([
-            "fit",
-            f.to_str().unwrap(),
-            "--engine",
-            "gibbs",
-            "--samples",
-            "300",
-            "--burn-in",
-            "100",
-        ])
+        .args(then(
+            &["fit", f.to_str().unwrap()],
+            "--engine gibbs --samples 300 --burn-in 100",
+        ))
         .args([
             "--report",
             html.to_str().unwrap(),
             "--draws-out",
             draws.to_str().unwrap(),
         ])
-        .args([
-            "--rank-marginals",
-            rm.to_str().unwrap(),
-            "--compare",
-            "0,1",
-            "--compare",
-            "1,0",
-        ])
+        .args(then(
+            &["--rank-marginals", rm.to_str().unwrap()],
+            "--compare 0,1 --compare 1,0",
+        ))
         .args(["--test", f.to_str().unwrap(), "--output", "json"])
         .output()
         .unwrap();

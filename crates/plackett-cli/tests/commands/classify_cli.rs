@@ -1,6 +1,7 @@
 //! `plackett classify fit|predict|cv|path` end to end.
 
 use crate::common;
+use crate::common::then;
 use crate::common::words;
 
 use common::{assert_ok, bin, fails, json, stdout, tmpdir};
@@ -242,15 +243,10 @@ fn path_writes_csv_and_svg() {
     let (csv, svg) = (d.join("path.csv"), d.join("path.svg"));
     stdout(
         &bin()
-            .args([
-                "classify",
-                "path",
-                data.to_str().unwrap(),
-                "--class-col",
-                "label",
-                "--a-grid",
-                "2,1,0.5,0.1",
-            ])
+            .args(then(
+                &["classify", "path", data.to_str().unwrap()],
+                "--class-col label --a-grid 2,1,0.5,0.1",
+            ))
             .args([
                 "--out",
                 csv.to_str().unwrap(),
@@ -328,16 +324,10 @@ fn malformed_input_is_one_line_exit_2_and_writes_nothing() {
     let g = good.to_str().unwrap();
     fails(
         &bin()
-            .args([
-                "classify",
-                "fit",
-                g,
-                "--class-col",
-                "label",
-                "--a=-1",
-                "--engine",
-                "em",
-            ])
+            .args(then(
+                &["classify", "fit", g],
+                "--class-col label --a=-1 --engine em",
+            ))
             .output()
             .unwrap(),
         // `--a` is the old spelling of `--prior-shape` (kept as an alias);
@@ -346,17 +336,10 @@ fn malformed_input_is_one_line_exit_2_and_writes_nothing() {
     );
     fails(
         &bin()
-            .args([
-                "classify",
-                "cv",
-                g,
-                "--class-col",
-                "label",
-                "--test-fraction",
-                "1.5",
-                "--engine",
-                "em",
-            ])
+            .args(then(
+                &["classify", "cv", g],
+                "--class-col label --test-fraction 1.5 --engine em",
+            ))
             .output()
             .unwrap(),
         "--test-fraction",
@@ -396,17 +379,10 @@ fn malformed_input_is_one_line_exit_2_and_writes_nothing() {
     );
     stdout(
         &bin()
-            .args([
-                "classify",
-                "fit",
-                g,
-                "--class-col",
-                "label",
-                "--engine",
-                "em",
-                "--model-out",
-                model.to_str().unwrap(),
-            ])
+            .args(["classify", "fit"])
+            .arg(g)
+            .args(words("--class-col label --engine em --model-out"))
+            .arg(model.to_str().unwrap())
             .output()
             .unwrap(),
     );
@@ -441,15 +417,10 @@ fn gibbs_output_does_not_depend_on_thread_count() {
         stdout(
             &bin()
                 .env("RAYON_NUM_THREADS", threads)
-                .args([
-                    "classify",
-                    "fit",
-                    data.to_str().unwrap(),
-                    "--class-col",
-                    "label",
-                    "--engine",
-                    "gibbs",
-                ])
+                .args(then(
+                    &["classify", "fit", data.to_str().unwrap()],
+                    "--class-col label --engine gibbs",
+                ))
                 .args(words("--samples 300 --burn-in 300 --chains 3 --seed 7"))
                 .args(["--model-out", m.to_str().unwrap()])
                 .output()

@@ -70,14 +70,8 @@ fn nascar_without_exclusion_fails_with_connectivity_message() {
     let out = bin()
         .args(["fit", d.join("nascar2002/results.csv").to_str().unwrap()])
         .args(common::NASCAR_COLS)
-        .args([
-            "--engine",
-            "mle",
-            "--output",
-            "json",
-            "--out",
-            outp.to_str().unwrap(),
-        ])
+        .args(words("--engine mle --output json --out"))
+        .arg(outp.to_str().unwrap())
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
@@ -88,14 +82,8 @@ fn nascar_without_exclusion_fails_with_connectivity_message() {
     let out = bin()
         .args(["fit", d.join("nascar2002/results.csv").to_str().unwrap()])
         .args(common::NASCAR_COLS)
-        .args([
-            "--pseudo",
-            "0.5",
-            "--output",
-            "json",
-            "--out",
-            outp.to_str().unwrap(),
-        ])
+        .args(words("--pseudo 0.5 --output json --out"))
+        .arg(outp.to_str().unwrap())
         .output()
         .unwrap();
     assert!(out.status.success());

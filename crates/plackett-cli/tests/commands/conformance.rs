@@ -7,6 +7,7 @@
 //! threads.
 
 use crate::common;
+use crate::common::then;
 use common::*;
 use serde_json::Value;
 use std::collections::BTreeSet;
@@ -48,18 +49,10 @@ fn runs(dir: &std::path::Path) -> Vec<(&'static str, Vec<String>)> {
         ("ranking", v(&["fit", &salad, "--ranking-col", "judge"])),
         (
             "ranking",
-            v(&[
-                "fit",
-                &salad,
-                "--ranking-col",
-                "judge",
-                "--engine",
-                "gibbs",
-                "--samples",
-                "400",
-                "--burn-in",
-                "100",
-            ]),
+            v(&then(
+                &["fit", &salad],
+                "--ranking-col judge --engine gibbs --samples 400 --burn-in 100",
+            )),
         ),
         (
             "features",
@@ -76,28 +69,17 @@ fn runs(dir: &std::path::Path) -> Vec<(&'static str, Vec<String>)> {
         ),
         (
             "mixture",
-            v(&[
-                "fit",
-                &salad,
-                "--ranking-col",
-                "judge",
-                "--components",
-                "2",
-                "--starts",
-                "3",
-            ]),
+            v(&then(
+                &["fit", &salad],
+                "--ranking-col judge --components 2 --starts 3",
+            )),
         ),
         (
             "adherence",
-            v(&[
-                "fit",
-                &salad,
-                "--ranking-col",
-                "judge",
-                "--ranker-col",
-                "judge",
-                "--adherence",
-            ]),
+            v(&then(
+                &["fit", &salad],
+                "--ranking-col judge --ranker-col judge --adherence",
+            )),
         ),
         (
             "classifier",

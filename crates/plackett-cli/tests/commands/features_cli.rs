@@ -1,6 +1,7 @@
 //! `plackett fit --features` and `plackett cv` end to end.
 
 use crate::common;
+use crate::common::then;
 use crate::common::words;
 
 use common::{bin, data, fails, json, log_worth, tmpdir};
@@ -167,58 +168,46 @@ fn feature_errors_are_one_line_and_write_nothing() {
         std::fs::write(&p, text).unwrap();
         p.to_string_lossy().into_owned()
     };
-    fails(
-        &run(
-            &[],
-            &bad("nan.csv", "item,a,g\nA,0.5,0\nB,NaN,10\nC,1,0\nD,0,10\n"),
+    // Feature files that cannot be used, and what the error names.
+    for (name, text, needle) in [
+        (
+            "nan.csv",
+            "item,a,g\nA,0.5,0\nB,NaN,10\nC,1,0\nD,0,10\n",
+            "finite",
         ),
-        "finite",
-    );
-    fails(
-        &run(
-            &[],
-            &bad("const.csv", "item,a,g\nA,0.5,1\nB,0.5,1\nC,1,1\nD,0,1\n"),
+        (
+            "const.csv",
+            "item,a,g\nA,0.5,1\nB,0.5,1\nC,1,1\nD,0,1\n",
+            "constant",
         ),
-        "constant",
-    );
-    fails(
-        &run(
-            &[],
-            &bad("coll.csv", "item,a,b\nA,1,2\nB,2,4\nC,3,6\nD,0,0\n"),
+        (
+            "coll.csv",
+            "item,a,b\nA,1,2\nB,2,4\nC,3,6\nD,0,0\n",
+            "collinear",
         ),
-        "collinear",
-    );
-    fails(
-        &run(
-            &[],
-            &bad("missing.csv", "item,a,g\nA,0.5,0\nB,0.5,10\nC,1,0\n"),
+        (
+            "missing.csv",
+            "item,a,g\nA,0.5,0\nB,0.5,10\nC,1,0\n",
+            "no features",
         ),
-        "no features",
-    );
-    fails(
-        &run(
-            &[],
-            &bad("text.csv", "item,a,g\nA,x,0\nB,0.5,10\nC,1,0\nD,0,10\n"),
+        (
+            "text.csv",
+            "item,a,g\nA,x,0\nB,0.5,10\nC,1,0\nD,0,10\n",
+            "not a number",
         ),
-        "not a number",
-    );
-    fails(
-        &run(
-            &[],
-            &bad(
-                "dup.csv",
-                "item,a,g\nA,0.5,0\nA,0.5,0\nB,0.5,10\nC,1,0\nD,0,10\n",
-            ),
+        (
+            "dup.csv",
+            "item,a,g\nA,0.5,0\nA,0.5,0\nB,0.5,10\nC,1,0\nD,0,10\n",
+            "two feature rows",
         ),
-        "two feature rows",
-    );
-    fails(
-        &run(
-            &[],
-            &bad("huge.csv", "item,a,g\nA,0.5,0\nB,1e300,10\nC,1,0\nD,0,10\n"),
+        (
+            "huge.csv",
+            "item,a,g\nA,0.5,0\nB,1e300,10\nC,1,0\nD,0,10\n",
+            "too large",
         ),
-        "too large",
-    );
+    ] {
+        fails(&run(&[], &bad(name, text)), needle);
+    }
     fails(&run(&[], &bad("empty.csv", "")), "feature column");
     fails(&run(&["--compare", "A,Z"], &f), "Z");
     // Flags that need --features.
@@ -361,14 +350,10 @@ fn features_mle_reports_a_likelihood_ratio_test_against_free_worths() {
     let want = libm::erfc((x / 2.0).sqrt());
     assert!((p - want).abs() < 1e-12, "{p} vs {want}");
     assert!(f["aic"].as_f64().is_some());
-    let m = run(&[
-        "--features",
-        feats.to_str().unwrap(),
-        "--engine",
-        "map",
-        "--eta",
-        "1",
-    ]);
+    let m = run(&then(
+        &["--features", feats.to_str().unwrap()],
+        "--engine map --eta 1",
+    ));
     assert!(m["aic"].is_null(), "{}", m["aic"]);
     assert!(m["regression"].get("lr_test").is_none());
 }

@@ -6,6 +6,7 @@
 //! input) or 3 (stopped at an iteration cap) with a one-line message.
 
 use crate::common;
+use crate::common::then;
 
 use common::{bin, data, tmpdir};
 use std::path::Path;
@@ -225,17 +226,10 @@ fn every_numeric_option_survives_edge_values() {
             &["--prior-shape", "--prior-rate"],
         ),
         (
-            owned(&[
-                "classify",
-                "fit",
-                &iris,
-                "--engine",
-                "gibbs",
-                "--samples",
-                "50",
-                "--burn-in",
-                "20",
-            ]),
+            owned(&then(
+                &["classify", "fit", &iris],
+                "--engine gibbs --samples 50 --burn-in 20",
+            )),
             &["--samples", "--burn-in", "--chains"],
         ),
         (
@@ -243,7 +237,7 @@ fn every_numeric_option_survives_edge_values() {
             &["--splits", "--test-fraction"],
         ),
         (
-            owned(&["classify", "cv", &iris, "--engine", "em", "--folds", "2"]),
+            owned(&then(&["classify", "cv", &iris], "--engine em --folds 2")),
             &["--folds", "--repeats"],
         ),
         (
@@ -263,17 +257,10 @@ fn every_numeric_option_survives_edge_values() {
             ],
         ),
         (
-            owned(&[
-                "mil",
-                "fit",
-                &bags,
-                "--engine",
-                "gibbs",
-                "--samples",
-                "50",
-                "--burn-in",
-                "20",
-            ]),
+            owned(&then(
+                &["mil", "fit", &bags],
+                "--engine gibbs --samples 50 --burn-in 20",
+            )),
             &[
                 "--samples",
                 "--burn-in",

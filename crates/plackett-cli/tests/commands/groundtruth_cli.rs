@@ -1,6 +1,7 @@
 //! `plackett aggregate` and `plackett evaluate` end to end.
 
 use crate::common;
+use crate::common::then;
 use crate::common::words;
 
 use common::{bin, data, stdout};
@@ -95,7 +96,7 @@ fn aggregate_json_contract() {
                 "--classes",
                 &s(&d, "dermatology_conditions.txt"),
             ])
-            .args(["--method", m, "--cases", "1026", "--samples", "200"])
+            .args(then(&["--method", m], "--cases 1026 --samples 200"))
             .output()
             .unwrap();
         assert!(
@@ -146,14 +147,8 @@ fn evaluate_scores_and_leave_one_out() {
         .args(words(
             "--method pl --reliability 3 --k 1,2,3 --samples 400 --seed 2",
         ))
-        .args([
-            "--cases",
-            "1026,1057",
-            "--output",
-            "json",
-            "--report",
-            html.to_str().unwrap(),
-        ])
+        .args(words("--cases 1026,1057 --output json --report"))
+        .arg(html.to_str().unwrap())
         .output()
         .unwrap();
     common::assert_ok(&o);
@@ -187,18 +182,10 @@ fn evaluate_scores_and_leave_one_out() {
             "--predictions",
             "annotator:leave-one-out",
         ])
-        .args([
-            "--classes",
-            &s(&d, "dermatology_conditions.txt"),
-            "--cases",
-            "1026,1057",
-            "--samples",
-            "200",
-            "--k",
-            "1,3",
-            "--output",
-            "json",
-        ])
+        .args(then(
+            &["--classes", &s(&d, "dermatology_conditions.txt")],
+            "--cases 1026,1057 --samples 200 --k 1,3 --output json",
+        ))
         .output()
         .unwrap();
     common::assert_ok(&o);
@@ -334,36 +321,35 @@ fn evaluate_takes_its_annotations_positionally() {
     let d = common::data("dermatology-ddx");
     let sel = s(&d, "dermatology_selectors.json");
     let classes = s(&d, "dermatology_conditions.txt");
-    let rest = [
-        "--predictions",
-        "annotator:leave-one-out",
-        "--classes",
-        &classes,
-        "--cases",
-        "0,1,2",
-        "--samples",
-        "30",
-    ];
+    let rest = then(
+        &[
+            "--predictions",
+            "annotator:leave-one-out",
+            "--classes",
+            &classes,
+        ],
+        "--cases 0,1,2 --samples 30",
+    );
     let positional = common::bin()
         .arg("evaluate")
         .arg(&sel)
-        .args(rest)
+        .args(&rest)
         .output()
         .unwrap();
     let flag = common::bin()
         .args(["evaluate", "--annotations", &sel])
-        .args(rest)
+        .args(&rest)
         .output()
         .unwrap();
     assert_eq!(common::stdout(&positional), common::stdout(&flag));
     common::fails(
-        &common::bin().arg("evaluate").args(rest).output().unwrap(),
+        &common::bin().arg("evaluate").args(&rest).output().unwrap(),
         "<ANNOTATIONS>",
     );
     common::fails(
         &common::bin()
             .args(["evaluate", &sel, "--annotations", &sel])
-            .args(rest)
+            .args(&rest)
             .output()
             .unwrap(),
         "cannot be used with",
@@ -403,7 +389,7 @@ fn aggregate_and_evaluate_default_to_a_table() {
     let ev = |extra: &[&str]| {
         bin()
             .args(["evaluate", &sel, "--predictions", "annotator:leave-one-out"])
-            .args(["--classes", &classes, "--cases", "0,1", "--samples", "20"])
+            .args(then(&["--classes", &classes], "--cases 0,1 --samples 20"))
             .args(extra)
             .output()
             .unwrap()

@@ -376,17 +376,10 @@ fn evaluate_prints_the_dissertation_layout() {
         assert!(text.contains(h), "{h} missing:\n{text}");
     }
     let out = bin()
-        .args([
-            "keywords",
-            "evaluate",
-            &c,
-            "--min-count",
-            "0",
-            "--output",
-            "json",
-            "--known-count",
-            "3",
-        ])
+        .args(then(
+            &["keywords", "evaluate", &c],
+            "--min-count 0 --output json --known-count 3",
+        ))
         .output()
         .unwrap();
     let v = json(&out);
@@ -819,16 +812,10 @@ fn batch_equals_extract_on_each_document() {
         "id,file,known\n1,docs/a.txt,\"ranking model, worth\"\n2,docs/b.txt,\"keyword, document\"\n",
     );
     for engine in ["vb", "gibbs"] {
-        let small = [
-            "--engine",
-            engine,
-            "--samples",
-            "300",
-            "--burn-in",
-            "200",
-            "--chains",
-            "2",
-        ];
+        let small = then(
+            &["--engine", engine],
+            "--samples 300 --burn-in 200 --chains 2",
+        );
         let out = batch(&[&[manifest.as_str(), "--output", "json"][..], &small[..]].concat());
         let v = json(&out);
         assert_eq!(v["n_documents"], 2);
@@ -1156,15 +1143,10 @@ fn graph_files_quote_names_and_nothing_is_written_on_failure() {
 fn selected_words_in_runs_become_keyphrases() {
     let dir = tmpdir("kw_phrases");
     let f = write(&dir, "doc.txt", TEXT);
-    let v = json(&extract(&[
-        &f,
-        "--known",
-        "ranking model, worth",
-        "--fdr",
-        "0.5",
-        "--output",
-        "json",
-    ]));
+    let v = json(&extract(&then(
+        &[&f, "--known", "ranking model, worth"],
+        "--fdr 0.5 --output json",
+    )));
     let phrases = v["phrases"].as_array().unwrap();
     assert!(!phrases.is_empty());
     // Every occurrence of a selected word lies in exactly one run, so the

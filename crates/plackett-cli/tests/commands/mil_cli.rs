@@ -1,6 +1,7 @@
 //! `plackett mil fit|predict|simulate|cv` end to end (Hu 2024, ch. 2).
 
 use crate::common;
+use crate::common::then;
 use crate::common::words;
 
 use common::{assert_ok, bin, fails, json, tmpdir};
@@ -18,17 +19,10 @@ fn fit_then_predict_follows_the_contract() {
     assert!(text.lines().next().unwrap().ends_with(",primary"));
     let model = dir.join("model.json");
     let out = bin()
-        .args([
-            "mil",
-            "fit",
-            &data,
-            "--engine",
-            "vb",
-            "--output",
-            "json",
-            "--allow-nonconvergence",
-            "--out",
-        ])
+        .args(then(
+            &["mil", "fit", &data],
+            "--engine vb --output json --allow-nonconvergence --out",
+        ))
         .arg(&model)
         .output()
         .unwrap();
@@ -397,9 +391,10 @@ fn cross_validation_reports_bag_auroc() {
     let dir = tmpdir("mil_cv");
     let data = simulate(&dir, 80);
     let out = bin()
-        .args([
-            "mil", "cv", &data, "--folds", "4", "--output", "json", "--draws", "100",
-        ])
+        .args(then(
+            &["mil", "cv", &data],
+            "--folds 4 --output json --draws 100",
+        ))
         .output()
         .unwrap();
     let v = json(&out);
@@ -409,7 +404,7 @@ fn cross_validation_reports_bag_auroc() {
     // in the table, not an sd of 0.
     assert!(v["cv"]["sd_auroc"].is_null(), "{v}");
     let out = bin()
-        .args(["mil", "cv", &data, "--folds", "4", "--draws", "100"])
+        .args(then(&["mil", "cv", &data], "--folds 4 --draws 100"))
         .args(["--repeats", "2"])
         .output()
         .unwrap();
@@ -419,7 +414,7 @@ fn cross_validation_reports_bag_auroc() {
     let sd: f64 = row.split_whitespace().nth(2).unwrap().parse().unwrap();
     assert!(sd > 0.0 && sd < 0.2, "{table}");
     let out = bin()
-        .args(["mil", "cv", &data, "--folds", "4", "--draws", "100"])
+        .args(then(&["mil", "cv", &data], "--folds 4 --draws 100"))
         .output()
         .unwrap();
     let table = String::from_utf8(out.stdout).unwrap();
@@ -438,16 +433,10 @@ fn cv_with_baselines_on_the_same_folds() {
     let run = || {
         json(
             &bin()
-                .args([
-                    "mil",
-                    "cv",
-                    &data,
-                    "--folds",
-                    "4",
-                    "--baselines",
-                    "--output",
-                    "json",
-                ])
+                .args(then(
+                    &["mil", "cv", &data],
+                    "--folds 4 --baselines --output json",
+                ))
                 .output()
                 .unwrap(),
         )

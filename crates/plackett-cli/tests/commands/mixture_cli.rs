@@ -94,14 +94,7 @@ fn mixture_json_contract_and_bic_sweep() {
 fn mixture_csv_table_compare_and_test() {
     let d = tmpdir("mixture-out");
     let f = two_populations(&d);
-    let common = [
-        f.as_str(),
-        "--format",
-        "orderings",
-        "--top-k",
-        "--components",
-        "2",
-    ];
+    let common = then(&[f.as_str()], "--format orderings --top-k --components 2");
     let out = run(&[&common[..], &["--output", "csv"]].concat());
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.starts_with("component,weight,item,worth,log_worth\n"));

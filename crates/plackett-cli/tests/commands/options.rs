@@ -2,6 +2,7 @@
 //! flags the chosen engine would ignore, no values no engine can use.
 
 use crate::common;
+use crate::common::then;
 use crate::common::words;
 
 use common::{bin, fails, json};
@@ -224,14 +225,10 @@ fn outputs_are_all_or_nothing_and_never_the_input() {
     let draws = dir.join("d.csv");
     let report = dir.join("r.html");
     let out = bin()
-        .args([
-            "fit",
-            input.to_str().unwrap(),
-            "--ranking-col",
-            "judge",
-            "--engine",
-            "gibbs",
-        ])
+        .args(then(
+            &["fit", input.to_str().unwrap()],
+            "--ranking-col judge --engine gibbs",
+        ))
         .args(words("--samples 100 --burn-in 50"))
         .args([
             "--draws-out",

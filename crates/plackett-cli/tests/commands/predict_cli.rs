@@ -2,6 +2,7 @@
 //! saved model predicts new rankings, choices and pairs as the fit does.
 
 use crate::common;
+use crate::common::then;
 use crate::common::words;
 
 use common::{bin, data, fails, json, stdout, tmpdir};
@@ -353,18 +354,17 @@ fn a_saved_mixture_predicts_and_assigns_new_rankings() {
     let dir = tmpdir("predict_mixture");
     let model = dir.join("mx.json");
     let salad = common::salad();
-    let f = json(&fit(&[
-        "--components",
-        "2",
-        "--model-out",
-        model.to_str().unwrap(),
-        "--test",
-        &salad,
-        "--compare",
-        "A,B",
-        "--output",
-        "json",
-    ]));
+    let f = json(&fit(&then(
+        &[
+            "--components",
+            "2",
+            "--model-out",
+            model.to_str().unwrap(),
+            "--test",
+            &salad,
+        ],
+        "--compare A,B --output json",
+    )));
     let m: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&model).unwrap()).unwrap();
     assert_eq!(m["format"], "plackett-mixture-model");
@@ -471,14 +471,8 @@ fn a_model_file_of_another_kind_says_which_command_reads_it() {
     let bags = dir.join("bags.csv");
     common::assert_ok(
         &bin()
-            .args([
-                "mil",
-                "simulate",
-                "--bags",
-                "20",
-                "--out",
-                bags.to_str().unwrap(),
-            ])
+            .args(words("mil simulate --bags 20 --out"))
+            .arg(bags.to_str().unwrap())
             .output()
             .unwrap(),
     );

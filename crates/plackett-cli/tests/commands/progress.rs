@@ -5,6 +5,7 @@
 //! with `PLACKETT_PROGRESS_AFTER_MS=0`, so every bar appears at once.
 
 use crate::common;
+use crate::common::then;
 
 use common::{bin, data, tmpdir};
 use std::process::Command;
@@ -38,7 +39,7 @@ fn long_commands_draw_progress_on_a_terminal_only() {
     let d = tmpdir("progress");
     let musk = data("uci").join("musk1.csv");
     let musk = musk.to_string_lossy().into_owned();
-    let t = on_a_terminal(&["mil", "cv", &musk, "--folds", "2", "--max-iter", "20"]).unwrap();
+    let t = on_a_terminal(&then(&["mil", "cv", &musk], "--folds 2 --max-iter 20")).unwrap();
     assert!(t.contains("cross-validating (fits)"), "mil cv: {t}");
     let salad = data("salad").join("rankings.csv");
     let report = d.join("r.html");
@@ -71,7 +72,7 @@ fn long_commands_draw_progress_on_a_terminal_only() {
     assert!(t.contains("working"), "ep: {t}");
     // Not a terminal: nothing on standard error.
     let out = bin()
-        .args(["mil", "cv", &musk, "--folds", "2", "--max-iter", "20"])
+        .args(then(&["mil", "cv", &musk], "--folds 2 --max-iter 20"))
         .env("PLACKETT_PROGRESS_AFTER_MS", "0")
         .output()
         .unwrap();

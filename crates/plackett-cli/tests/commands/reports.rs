@@ -4,6 +4,7 @@
 //! were looked at in headless Chromium when the checks were written.
 
 use crate::common;
+use crate::common::then;
 use crate::common::words;
 
 use common::{assert_ok, bin, data, tmpdir};
@@ -18,22 +19,12 @@ fn fit_report_rank_marginals_caption_matches_the_data() {
     let page = d.join("salad.html");
     let salad = data("salad").join("rankings.csv");
     let o = bin()
-        .args([
-            "fit",
-            &s(&salad),
-            "--ranking-col",
-            "judge",
-            "--engine",
-            "gibbs",
-        ])
-        .args([
-            "--samples",
-            "300",
-            "--burn-in",
-            "100",
-            "--report",
-            &s(&page),
-        ])
+        .args(then(
+            &["fit", &s(&salad)],
+            "--ranking-col judge --engine gibbs",
+        ))
+        .args(words("--samples 300 --burn-in 100 --report"))
+        .arg(&s(&page))
         .output()
         .unwrap();
     assert_ok(&o);
@@ -53,7 +44,7 @@ fn fit_report_of_ties_as_events_shows_rank_marginals_with_shared_places() {
     let page = d.join("pudding.html");
     let pud = data("pudding").join("pairs.csv");
     let o = bin()
-        .args(["fit", &s(&pud), "--format", "pairs", "--ties", "event"])
+        .args(then(&["fit", &s(&pud)], "--format pairs --ties event"))
         .args(["--report", &s(&page)])
         .output()
         .unwrap();

@@ -151,7 +151,12 @@ def _ranking(r: Any) -> list:
 
 def _from_frame(df: Any, ranking: str, rank: str, item: str, weight: Optional[str]):
     """Rankings from a long data frame: one row per (ranking, item), lower
-    rank is better, equal ranks form a tied group."""
+    rank is better, equal ranks form a tied group. A column may be an
+    index level instead (a frame indexed by ranking id, as
+    ``df.set_index("ranking")`` leaves it)."""
+    levels = [n for n in getattr(df.index, "names", [None]) if n is not None]
+    if any(c in levels and c not in df.columns for c in (ranking, rank, item, weight)):
+        df = df.reset_index()
     for c in (ranking, rank, item):
         if c not in df.columns:
             raise ValueError(f"data frame has no column {_show(c)} (columns: {list(df.columns)})")

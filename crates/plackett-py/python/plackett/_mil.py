@@ -15,6 +15,10 @@ from ._checks import count, show
 
 from ._sklearn import BaseEstimator, ClassifierMixin, ConvergenceWarning, check_classification_targets, check_is_fitted
 
+#: The engines' defaults, defined once in the Rust library
+#: (``mil::MilEngineSettings::default``) and read by ``plackett mil fit`` too.
+_DEFAULTS = _plackett.mil_defaults()
+
 
 def _modality(a: Any, bag: int, m: int) -> Optional[np.ndarray]:
     """One modality's instances of bag `bag` as a float (rows × features)
@@ -192,21 +196,21 @@ class MILClassifier(ClassifierMixin, BaseEstimator):
         engine: str = "vb",
         standardize: bool = False,
         components: Optional[int] = None,
-        intercept_var: float = 16.0,
-        slope_var: float = 4.0,
-        tol: float = 1e-4,
-        max_iter: int = 5000,
-        starts: int = 1,
+        intercept_var: float = _DEFAULTS["intercept_var"],
+        slope_var: float = _DEFAULTS["slope_var"],
+        tol: float = _DEFAULTS["tol"],
+        max_iter: int = _DEFAULTS["max_iter"],
+        starts: int = _DEFAULTS["starts"],
         mixture: Optional[int] = None,
-        vb_start: str = "marginal",
-        covariance: str = "linear-response",
-        samples: int = 1000,
-        burn_in: int = 1000,
-        thin: int = 1,
-        chains: int = 4,
-        gibbs_start: str = "marginal",
+        vb_start: str = _DEFAULTS["vb_start"],
+        covariance: str = _DEFAULTS["covariance"],
+        samples: int = _DEFAULTS["samples"],
+        burn_in: int = _DEFAULTS["burn_in"],
+        thin: int = _DEFAULTS["thin"],
+        chains: int = _DEFAULTS["chains"],
+        gibbs_start: str = _DEFAULTS["gibbs_start"],
         draws: int = 1000,
-        seed: int = 1,
+        seed: int = _DEFAULTS["seed"],
         standardise: Optional[bool] = None,
     ):
         self.engine = engine

@@ -27,6 +27,21 @@ pub struct ClassifierCvOptions {
     pub kfold: Option<KFold>,
 }
 
+/// The defaults `classify cv` reads: 20 random splits holding out a third
+/// of the rows each (Archambeau & Caron 2012 §4.2), seed 1, the
+/// classifier's default fit.
+impl Default for ClassifierCvOptions {
+    fn default() -> Self {
+        ClassifierCvOptions {
+            splits: 20,
+            test_fraction: 1.0 / 3.0,
+            seed: 1,
+            fit: FitOptions::default(),
+            kfold: None,
+        }
+    }
+}
+
 /// Stratified K-fold cross-validation, repeated.
 #[derive(Debug, Clone, Copy)]
 pub struct KFold {

@@ -39,7 +39,9 @@ pub struct RankerRow {
     /// 90% equal-tailed posterior interval of the adherence (sampler only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub adherence_interval: Option<[f64; 2]>,
-    /// Total weight of the ranker's observations.
+    /// Total weight of the ranker's observations: their number with unit
+    /// weights (written as an integer then).
+    #[serde(with = "crate::io::float_serde::count")]
     pub observations: f64,
 }
 

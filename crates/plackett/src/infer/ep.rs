@@ -55,6 +55,24 @@ pub struct EpOptions {
     pub rescale: bool,
 }
 
+impl EpOptions {
+    /// The defaults `plackett fit --engine ep` uses, with `prior`: tolerance
+    /// 1e-8, at most 5,000 passes, undamped at first (halved on failure down
+    /// to 1/64), 4,000 draws with seed 1, total worth rescaled each pass.
+    pub fn new(prior: GammaPrior) -> EpOptions {
+        EpOptions {
+            prior,
+            tol: 1e-8,
+            max_passes: 5000,
+            damping: 1.0,
+            min_damping: 1.0 / 64.0,
+            draws: 4000,
+            seed: 1,
+            rescale: true,
+        }
+    }
+}
+
 struct Factors {
     /// Items of each factor; the first is the winner.
     items: Vec<u32>,

@@ -79,6 +79,15 @@ impl PointOptions {
             ..Default::default()
         }
     }
+
+    /// The defaults with log-worths reported in `gauge` (e.g.
+    /// `Gauge::Reference(id)`: that item's log-worth is 0).
+    pub fn with_gauge(gauge: Gauge) -> Self {
+        PointOptions {
+            gauge,
+            ..Default::default()
+        }
+    }
 }
 
 /// An estimated tie prevalence (Davidson–Luce).

@@ -264,29 +264,29 @@ impl FitSpec {
                     observer: self.observer.clone(),
                 },
             )?),
-            EngineKind::Ep => Fitted::Bayes(ep(
-                ds,
-                &EpOptions {
-                    prior: gamma()?,
-                    tol,
-                    max_passes: self.max_iter.unwrap_or(5000),
-                    damping: 1.0,
-                    min_damping: 1.0 / 64.0,
-                    draws: self.draws,
-                    seed: self.seed,
-                    rescale: true,
-                },
-            )?),
+            EngineKind::Ep => {
+                let d = EpOptions::new(gamma()?);
+                Fitted::Bayes(ep(
+                    ds,
+                    &EpOptions {
+                        tol,
+                        max_passes: self.max_iter.unwrap_or(d.max_passes),
+                        draws: self.draws,
+                        seed: self.seed,
+                        ..d
+                    },
+                )?)
+            }
             EngineKind::Vb => {
                 let mut f = vb(
                     ds,
                     &VbOptions {
-                        prior: gamma()?,
                         iter: IterSettings::new(tol, self.max_iter.unwrap_or(100_000)),
                         draws: self.draws,
                         seed: self.seed,
                         observer: self.observer.clone(),
                         covariance: self.vb_covariance,
+                        ..VbOptions::new(gamma()?)
                     },
                 )?;
                 // `Posterior::covariance` is in the summary's gauge (`vb`

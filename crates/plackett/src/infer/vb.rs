@@ -96,6 +96,22 @@ pub struct VbOptions {
     pub covariance: VbCovariance,
 }
 
+impl VbOptions {
+    /// The defaults `plackett fit --engine vb` uses, with `prior`:
+    /// tolerance 1e-10, at most 100,000 iterations, 4,000 draws with seed 1,
+    /// the linear-response covariance.
+    pub fn new(prior: GammaPrior) -> VbOptions {
+        VbOptions {
+            prior,
+            iter: IterSettings::new(1e-10, 100_000),
+            draws: 4000,
+            seed: 1,
+            observer: None,
+            covariance: VbCovariance::LinearResponse,
+        }
+    }
+}
+
 /// Most items for which the linear-response covariance is computed (an
 /// `n × n` information matrix and its Cholesky factor: 200 MB and a few
 /// seconds at this size); above it the fit reports mean-field with a note.

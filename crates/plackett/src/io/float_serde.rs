@@ -66,6 +66,27 @@ pub mod f64 {
     }
 }
 
+/// `#[serde(with = "float_serde::count")]`: a weighted count, written as
+/// an integer when it is one (`11`, not `11.0`: unit weights count
+/// observations) and as a number otherwise; read back from either.
+pub mod count {
+    use super::*;
+
+    /// Serialize a whole count as an integer.
+    pub fn serialize<S: Serializer>(x: &f64, s: S) -> Result<S::Ok, S::Error> {
+        if x.fract() == 0.0 && x.abs() < 9.007_199_254_740_992e15 {
+            s.serialize_i64(*x as i64)
+        } else {
+            write(*x, s)
+        }
+    }
+
+    /// Deserialize a number or one of the non-finite spellings.
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+        d.deserialize_any(F64Visitor)
+    }
+}
+
 /// `#[serde(with = "float_serde::vec")]` for `Vec<f64>`.
 pub mod vec {
     use super::*;

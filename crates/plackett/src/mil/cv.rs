@@ -63,6 +63,35 @@ pub struct MilEngineSettings {
     pub tempering: super::gibbs::Tempering,
 }
 
+/// The defaults of `mil fit`, `mil cv`, `mil study` and their Python
+/// functions: vMMIC's own (`VbOptions::default()`: tolerance 1e-4, at most
+/// 5,000 sweeps, one start from the marginal fits, linear-response
+/// covariance) and the sampler's (4 chains × 1,000 draws after 1,000
+/// burn-in, unthinned, untempered), seed 1.
+impl Default for MilEngineSettings {
+    fn default() -> Self {
+        let vb = VbOptions::default();
+        MilEngineSettings {
+            priors: vb.priors,
+            tol: vb.tol,
+            max_iter: vb.max_iter,
+            starts: vb.starts,
+            mixture: vb.mixture,
+            vb_start: vb.start,
+            covariance: vb.covariance,
+            gibbs_start: Default::default(),
+            mcmc: crate::sampling::mcmc::McmcSettings {
+                samples: 1000,
+                burn_in: 1000,
+                thin: 1,
+                chains: 4,
+                seed: vb.seed,
+            },
+            tempering: Default::default(),
+        }
+    }
+}
+
 impl MilEngineSettings {
     /// vMMIC's options.
     pub fn vb(&self) -> Result<VbOptions> {

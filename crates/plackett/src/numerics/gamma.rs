@@ -21,14 +21,27 @@ pub const MIN_GAMMA_SHAPE: f64 = 1e-10;
 pub const MAX_GAMMA_PARAMETER: f64 = 1e10;
 
 /// `Ok` if `v` is a usable Gamma rate (or the positive side of a shape):
-/// finite, positive, at most [`MAX_GAMMA_PARAMETER`]; the error names
-/// `name`.
+/// finite, between `1 /` [`MAX_GAMMA_PARAMETER`] and
+/// [`MAX_GAMMA_PARAMETER`]; the error names `name`.
 pub fn check_parameter(name: &str, v: f64) -> crate::error::Result<()> {
     let shown = crate::error::show_number(v);
     if !(v.is_finite() && v > 0.0) {
         return Err(crate::error::Error::param(
             name,
             format!("expected a positive number, got {shown}"),
+        ));
+    }
+    if v < 1.0 / MAX_GAMMA_PARAMETER {
+        // The mirror of the upper bound: a rate this small puts the prior
+        // mean beyond 10¹⁰ times the shape, and a subnormal one overflows
+        // its reciprocal (a VB update's `a / b`) to infinity.
+        return Err(crate::error::Error::param(
+            name,
+            format!(
+                "expected at least {:e} (a Gamma prior this diffuse puts its mean beyond \
+                 double precision's useful range), got {shown}",
+                1.0 / MAX_GAMMA_PARAMETER
+            ),
         ));
     }
     if v > MAX_GAMMA_PARAMETER {

@@ -35,14 +35,9 @@ fn nascar(dir: &std::path::Path, exclude: bool) -> Dataset {
 
 fn ep_opts(n: usize, a: f64, b: f64) -> EpOptions {
     EpOptions {
-        prior: GammaPrior::iid(n, a, b).unwrap(),
         tol: 1e-10,
-        max_passes: 5000,
-        damping: 1.0,
-        min_damping: 1.0 / 64.0,
         draws: 2000,
-        seed: 1,
-        rescale: true,
+        ..EpOptions::new(GammaPrior::iid(n, a, b).unwrap())
     }
 }
 
@@ -65,13 +60,11 @@ fn gibbs_opts(
 
 fn vb_opts(n: usize, a: f64, b: f64) -> VbOptions {
     VbOptions {
-        prior: GammaPrior::iid(n, a, b).unwrap(),
         iter: plackett::numerics::fixed_point::IterSettings::new(1e-12, 100_000),
         draws: 2000,
-        seed: 1,
-        observer: None,
         // The papers' mean-field VB; the linear-response tests set it.
         covariance: plackett::infer::vb::VbCovariance::MeanField,
+        ..VbOptions::new(GammaPrior::iid(n, a, b).unwrap())
     }
 }
 

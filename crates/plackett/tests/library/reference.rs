@@ -162,14 +162,7 @@ fn nascar_all_drivers_needs_a_remedy() {
 fn salad_plain_pl() {
     let ds = salad_rankings();
     let a = ds.items().get("A").unwrap();
-    let f = fit_point(
-        &ds,
-        &PointOptions {
-            gauge: Gauge::Reference(a),
-            ..Default::default()
-        },
-    )
-    .unwrap();
+    let f = fit_point(&ds, &PointOptions::with_gauge(Gauge::Reference(a))).unwrap();
     for (name, want) in [("B", 2.72991), ("C", 1.56154), ("D", 1.02684)] {
         let (v, _) = lw(&f, name);
         assert!((v - want).abs() < 1e-4, "{name}: {v}");

@@ -4,6 +4,7 @@
 use crate::common;
 use common::{assert_table, data_dir, path};
 use plackett::data::{Dataset, DatasetBuilder, Items, Tail, TieSemantics};
+use plackett::infer::bayes::GammaPrior;
 use plackett::infer::{Algorithm, PointOptions, Prior, fit_point};
 use plackett::io::{Format, ReadOptions, read_path, read_str};
 use plackett::model::pl::{Scope, log_likelihood};
@@ -77,14 +78,7 @@ fn pudding_standard_errors_against_direct_formula() {
     };
     let d = pudding(&dir);
     let reference = d.items().get("1").unwrap();
-    let f = fit_point(
-        &d,
-        &PointOptions {
-            gauge: Gauge::Reference(reference),
-            ..Default::default()
-        },
-    )
-    .unwrap();
+    let f = fit_point(&d, &PointOptions::with_gauge(Gauge::Reference(reference))).unwrap();
     let mut p: Vec<f64> = (2..=6)
         .map(|k| f.summary.items[d.items().get(&k.to_string()).unwrap() as usize].log_worth)
         .collect();
@@ -294,44 +288,43 @@ fn unobserved_tie_orders_are_excluded() {
     assert!(m.unwrap_err().to_string().contains("delta_2"));
 }
 
+/// `n` numbered items and one unit-weight observation per entry of
+/// `rankings` (each a list of groups, best first).
+fn ranked(n: usize, ties: TieSemantics, rankings: &[Vec<Vec<u32>>]) -> Dataset {
+    let mut b = DatasetBuilder::new(Items::numbered(n), ties);
+    for groups in rankings {
+        b.push(groups, Tail::None, &[], 1.0).unwrap();
+    }
+    b.finish()
+}
+
 #[test]
 fn oversized_unknown_group_refused_naming_the_observation() {
-    let mut b = DatasetBuilder::new(Items::numbered(30), TieSemantics::UnknownOrder);
-    b.push(&[vec![0], vec![1]], Tail::None, &[], 1.0).unwrap();
-    b.push(
-        &[(0..22).collect::<Vec<u32>>(), vec![25]],
-        Tail::None,
-        &[],
-        1.0,
-    )
-    .unwrap();
-    let e = fit_point(
-        &b.finish(),
-        &PointOptions::with_prior(Prior::gamma(2.0, 1.0)),
-    )
-    .unwrap_err()
-    .to_string();
+    let d = ranked(
+        30,
+        TieSemantics::UnknownOrder,
+        &[vec![vec![0], vec![1]], vec![(0..22).collect(), vec![25]]],
+    );
+    let e = fit_point(&d, &PointOptions::with_prior(Prior::gamma(2.0, 1.0)))
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("observation 2") && e.contains("22 items"), "{e}");
 }
 
 #[test]
 fn bayesian_engines_refuse_tie_events() {
-    use plackett::infer::bayes::GammaPrior;
-    let mut b = DatasetBuilder::new(Items::numbered(3), TieSemantics::Event);
-    b.push(&[vec![0, 1], vec![2]], Tail::None, &[], 1.0)
-        .unwrap();
-    b.push(&[vec![2], vec![0]], Tail::None, &[], 1.0).unwrap();
-    let d = b.finish();
+    let d = ranked(
+        3,
+        TieSemantics::Event,
+        &[vec![vec![0, 1], vec![2]], vec![vec![2], vec![0]]],
+    );
     let prior = GammaPrior::iid(3, 2.0, 1.0).unwrap();
     let e = plackett::infer::vb::vb(
         &d,
         &plackett::infer::vb::VbOptions {
-            prior: prior.clone(),
             iter: plackett::numerics::fixed_point::IterSettings::new(1e-9, 100),
             draws: 10,
-            seed: 1,
-            observer: None,
-            covariance: Default::default(),
+            ..plackett::infer::vb::VbOptions::new(prior.clone())
         },
     )
     .unwrap_err()
@@ -340,14 +333,11 @@ fn bayesian_engines_refuse_tie_events() {
     let e = plackett::infer::ep::ep(
         &d,
         &plackett::infer::ep::EpOptions {
-            prior,
             tol: 1e-9,
             max_passes: 10,
-            damping: 1.0,
             min_damping: 0.5,
             draws: 10,
-            seed: 1,
-            rescale: true,
+            ..plackett::infer::ep::EpOptions::new(prior)
         },
     )
     .unwrap_err()
@@ -360,26 +350,20 @@ fn bayesian_engines_refuse_tie_events() {
 /// information: the fit says so and reports the mean-field intervals.
 #[test]
 fn vb_linear_response_falls_back_to_mean_field_on_large_groups() {
-    use plackett::infer::bayes::GammaPrior;
-    let mut b = DatasetBuilder::new(Items::numbered(16), TieSemantics::UnknownOrder);
-    b.push(
-        &[(0..14).collect::<Vec<u32>>(), vec![14], vec![15]],
-        Tail::None,
-        &[],
-        1.0,
-    )
-    .unwrap();
-    b.push(&[vec![15], vec![0], vec![3]], Tail::None, &[], 1.0)
-        .unwrap();
+    let d = ranked(
+        16,
+        TieSemantics::UnknownOrder,
+        &[
+            vec![(0..14).collect(), vec![14], vec![15]],
+            vec![vec![15], vec![0], vec![3]],
+        ],
+    );
     let f = plackett::infer::vb::vb(
-        &b.finish(),
+        &d,
         &plackett::infer::vb::VbOptions {
-            prior: GammaPrior::iid(16, 2.0, 1.0).unwrap(),
             iter: plackett::numerics::fixed_point::IterSettings::new(1e-9, 10_000),
             draws: 10,
-            seed: 1,
-            observer: None,
-            covariance: plackett::infer::vb::VbCovariance::LinearResponse,
+            ..plackett::infer::vb::VbOptions::new(GammaPrior::iid(16, 2.0, 1.0).unwrap())
         },
     )
     .unwrap();
@@ -414,14 +398,7 @@ fn ties_as_events_match_plackettluce() {
     )
     .unwrap();
     let reference = ds.items().get("i0").unwrap();
-    let f = fit_point(
-        &ds,
-        &PointOptions {
-            gauge: Gauge::Reference(reference),
-            ..Default::default()
-        },
-    )
-    .unwrap();
+    let f = fit_point(&ds, &PointOptions::with_gauge(Gauge::Reference(reference))).unwrap();
     assert!(f.converged);
     assert!(
         (f.log_likelihood - -2357.97567102391).abs() < 1e-8,

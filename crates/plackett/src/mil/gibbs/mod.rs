@@ -101,6 +101,14 @@ pub enum GibbsStart {
 }
 
 impl GibbsStart {
+    /// The spelling [`GibbsStart::parse`] reads.
+    pub fn name(self) -> &'static str {
+        match self {
+            GibbsStart::Marginal => "marginal",
+            GibbsStart::Dispersed => "dispersed",
+        }
+    }
+
     /// `marginal` or `dispersed` (the command line's `--gibbs-start`).
     pub fn parse(name: &str) -> Result<GibbsStart> {
         match name {

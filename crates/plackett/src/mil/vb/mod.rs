@@ -161,7 +161,16 @@ pub enum VbStart {
 }
 
 impl VbStart {
-    /// `prior` or `moments` (the command line's `--vb-start`).
+    /// The spelling [`VbStart::parse`] reads.
+    pub fn name(self) -> &'static str {
+        match self {
+            VbStart::Prior => "prior",
+            VbStart::Moments => "moments",
+            VbStart::Marginal => "marginal",
+        }
+    }
+
+    /// `marginal`, `prior` or `moments` (the command line's `--vb-start`).
     pub fn parse(name: &str) -> Result<VbStart> {
         match name {
             "prior" => Ok(VbStart::Prior),
