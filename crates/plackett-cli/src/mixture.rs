@@ -179,7 +179,10 @@ pub fn run(a: &FitArgs, explicit: &[String]) -> Result<()> {
     };
     let mut pending = Vec::new();
     if let Some(p) = &a.report {
-        pending.push((p.clone(), plackett::report::mixture::mixture_html(&report)));
+        pending.push((
+            p.clone(),
+            plackett::report::mixture::mixture_html(&report, Some(&a.data.file)),
+        ));
     }
     // The selected G's estimate, as `--test` scores held-out data.
     let f = &fits[selected];

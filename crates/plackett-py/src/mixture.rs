@@ -316,7 +316,7 @@ impl MixtureResult {
     /// observations are assigned, the posterior predictive checks) to
     /// ``path`` (a str or path-like); nothing is written if it fails.
     fn report(&self, path: std::path::PathBuf) -> PyResult<()> {
-        let page = plackett::report::mixture::mixture_html(&self.report);
+        let page = plackett::report::mixture::mixture_html(&self.report, None);
         crate::write_page(&path, &page)
     }
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<crate::Reduced<'py>> {

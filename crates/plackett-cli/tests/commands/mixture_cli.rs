@@ -332,11 +332,19 @@ fn mixture_html_report() {
     let html = std::fs::read_to_string(&page).unwrap();
     assert!(html.starts_with("<!DOCTYPE html>"));
     assert!(!html.contains("<script"), "self-contained, no scripts");
-    assert!(html.contains("Component 1 — weight") && html.contains("Component 2 — weight"));
-    assert!(html.contains("Membership") && html.contains("Posterior predictive checks"));
-    // Two component charts, the membership histogram, the top-1 check.
+    // One chart of both components over a shared item axis, each named
+    // with its weight in the legend (issue 91 item 35: it was one chart
+    // per component, on different ranges and item orders), and the data
+    // file in the title.
+    assert!(html.contains("component 1 (weight") && html.contains("component 2 (weight"));
     assert!(
-        html.matches("<svg").count() >= 4,
+        html.contains("<title>Plackett–Luce mixture of "),
+        "the file in the title"
+    );
+    assert!(html.contains("Membership") && html.contains("Posterior predictive checks"));
+    // The components' chart, the membership histogram, the top-1 check.
+    assert!(
+        html.matches("<svg").count() >= 3,
         "{}",
         html.matches("<svg").count()
     );

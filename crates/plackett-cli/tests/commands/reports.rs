@@ -70,6 +70,37 @@ fn demo_report_labels_its_axis_and_does_not_promise_coverage() {
     assert!(html.contains("misses the truth about one time in twenty"));
 }
 
+/// One case (or a few) is a table of its numbers, not a chart of a dot on
+/// a bare axis (issue 91 item 29); enough cases are charted.
+#[test]
+fn evaluate_report_of_one_case_is_a_table() {
+    let d = tmpdir("report-eval-one");
+    let derm = data("dermatology-ddx");
+    let page = |cases: &str| {
+        let p = d.join(format!("eval-{}.html", cases.len()));
+        let o = bin()
+            .args(["evaluate", &s(&derm.join("dermatology_selectors.json"))])
+            .args(["--predictions", "annotator:leave-one-out"])
+            .args(["--classes", &s(&derm.join("dermatology_conditions.txt"))])
+            .args(["--cases", cases])
+            .args(words("--samples 30 --output json"))
+            .args(["--report", &s(&p)])
+            .output()
+            .unwrap();
+        assert_ok(&o);
+        std::fs::read_to_string(&p).unwrap()
+    };
+    let one = page("7");
+    assert!(one.contains("Annotation certainty and agreement per case"));
+    assert!(
+        one.contains("<th>top-1 certainty</th>"),
+        "a table of the case"
+    );
+    assert!(!one.contains("Annotation certainty per case (as Stutz"));
+    let many = page("0,1,2,3,4,5");
+    assert!(many.contains("Annotation certainty per case (as Stutz"));
+}
+
 #[test]
 fn evaluate_report_shows_the_point_estimate_in_every_panel() {
     let d = tmpdir("report-eval");

@@ -55,7 +55,18 @@ pub fn adherence_html(r: &AdherenceReport, title: &str, data: Option<&str>) -> S
         ("log-posterior", sig(r.log_posterior, 10)),
         (
             "converged",
-            format!("{} after {} iterations", r.converged, r.iterations),
+            // A sampler converges by its mixing checks, not by a count of
+            // iterations (issue 91 item 6).
+            match &r.diagnostics {
+                Some(d) if crate::document::mixing_passes(d.rhat_max, d.ess_min) => {
+                    "yes: max split-R̂ ≤ 1.01 and min ESS ≥ 400".to_string()
+                }
+                Some(_) => {
+                    "no: max split-R̂ > 1.01 or min ESS < 400 (run longer chains)".to_string()
+                }
+                None if r.converged => format!("yes, after {} iterations", r.iterations),
+                None => format!("no: stopped at {} iterations", r.iterations),
+            },
         ),
     ];
     if let Some(d) = &r.diagnostics {
@@ -169,10 +180,9 @@ pub fn adherence_html(r: &AdherenceReport, title: &str, data: Option<&str>) -> S
             let row = &r.rankers[k];
             vec![
                 row.name.clone(),
-                sig(row.adherence, 4),
-                row.adherence_interval.map_or("–".to_string(), |[a, b]| {
-                    format!("[{}, {}]", sig(a, 4), sig(b, 4))
-                }),
+                format!("{:.3}", row.adherence),
+                row.adherence_interval
+                    .map_or("–".to_string(), |[a, b]| format!("[{a:.3}, {b:.3}]")),
                 sig(row.observations, 6),
             ]
         })

@@ -242,11 +242,14 @@ pub fn heatmap(row_names: &[String], values: &[Vec<f64>], x_label: &str) -> Stri
         }
         // Colour bar: 0 at the bottom, the largest value at the top, on the
         // same square-root scale (labels are probabilities).
+        // Room for the labels and a gap between them and the bar; fewer
+        // labels on a short bar (a few items), so that they do not collide.
+        let bar_height = bar.dim_in_pixel().1;
         let mut cb = ChartBuilder::on(&bar)
             .margin_top(10)
             .margin_bottom(45)
-            .margin_right(35)
-            .y_label_area_size(50)
+            .margin_right(30)
+            .y_label_area_size(62)
             .build_cartesian_2d(0f64..1.0, 0f64..1.0)
             .map_err(err)?;
         cb.configure_mesh()
@@ -256,9 +259,8 @@ pub fn heatmap(row_names: &[String], values: &[Vec<f64>], x_label: &str) -> Stri
             .axis_desc_style(("sans-serif", super::style::AXIS_FONT))
             .disable_mesh()
             .disable_x_axis()
-            .y_labels(5)
-            // A fixed size: the default is a share of this narrow area.
-            .label_style(("sans-serif", 12))
+            .set_all_tick_mark_size(6)
+            .y_labels(if bar_height < 220 { 3 } else { 5 })
             .y_label_formatter(&|u| format!("{:.2}", u * u * vmax))
             .draw()
             .map_err(err)?;
@@ -469,6 +471,21 @@ pub fn histogram(series: &[(String, Vec<f64>)], bins: usize, x_label: &str) -> S
     })
 }
 
+/// An axis range for data spanning `lo..hi`: a 5% margin so that points at
+/// the extremes are not cut by the axes, a unit width around a single
+/// value; data within [0, 1] (probabilities, certainties) keep their axis
+/// within it, margins aside.
+fn axis_span(lo: f64, hi: f64) -> (f64, f64) {
+    let unit = lo >= 0.0 && hi <= 1.0;
+    let (lo, hi) = match (lo < hi, unit) {
+        (true, _) => (lo, hi),
+        (false, true) => ((lo - 0.5).max(0.0), (lo + 0.5).min(1.0)),
+        (false, false) => (lo - 0.5, lo + 0.5),
+    };
+    let pad = (hi - lo) * 0.05;
+    (lo - pad, hi + pad)
+}
+
 /// Scatter plot with an optional y = x reference line.
 pub fn scatter(points: &[(f64, f64)], x_label: &str, y_label: &str, diagonal: bool) -> String {
     let xs = points.iter().map(|p| p.0).filter(|v| v.is_finite());
@@ -479,19 +496,9 @@ pub fn scatter(points: &[(f64, f64)], x_label: &str, y_label: &str, diagonal: bo
     let (y0, y1) = ys.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
         (a.min(v), b.max(v))
     });
-    let (x0, x1) = if x0 < x1 {
-        (x0, x1)
-    } else {
-        (x0 - 0.5, x0 + 0.5)
-    };
-    let (y0, y1) = if y0 < y1 {
-        (y0, y1)
-    } else {
-        (y0 - 0.5, y0 + 0.5)
-    };
-    // A margin so that points at the extremes are not cut by the axes.
-    let (px, py) = ((x1 - x0) * 0.05, (y1 - y0) * 0.05);
-    let (x0, x1, y0, y1) = (x0 - px, x1 + px, y0 - py, y1 + py);
+    let ((x0, x1), (y0, y1)) = (axis_span(x0, x1), axis_span(y0, y1));
+    // Counts on x (rankings per ranker) get integer ticks only.
+    let counts = points.iter().all(|p| p.0.fract() == 0.0);
     svg_string(520, 420, |root| {
         let mut c = ChartBuilder::on(&root)
             .margin(10)
@@ -499,15 +506,17 @@ pub fn scatter(points: &[(f64, f64)], x_label: &str, y_label: &str, diagonal: bo
             .y_label_area_size(60)
             .build_cartesian_2d(x0..x1, y0..y1)
             .map_err(err)?;
-        c.configure_mesh()
-            // One style (report::style): no minor grid, readable fonts.
+        let mut mesh = c.configure_mesh();
+        mesh // One style (report::style): no minor grid, readable fonts.
             .light_line_style(TRANSPARENT)
             .label_style(("sans-serif", super::style::TICK_FONT))
             .axis_desc_style(("sans-serif", super::style::AXIS_FONT))
             .x_desc(x_label)
-            .y_desc(y_label)
-            .draw()
-            .map_err(err)?;
+            .y_desc(y_label);
+        if counts {
+            mesh.x_label_formatter(&|x| integer_tick(*x));
+        }
+        mesh.draw().map_err(err)?;
         if diagonal {
             let a = x0.max(y0);
             let b = x1.min(y1);
@@ -520,7 +529,7 @@ pub fn scatter(points: &[(f64, f64)], x_label: &str, y_label: &str, diagonal: bo
         c.draw_series(
             points
                 .iter()
-                .map(|&(x, y)| Circle::new((x, y), 2, super::style::PALETTE[0].mix(0.5).filled())),
+                .map(|&(x, y)| Circle::new((x, y), 3, super::style::PALETTE[0].mix(0.7).filled())),
         )
         .map_err(err)?;
         Ok(())
@@ -549,6 +558,18 @@ pub fn compare_methods(
         y_label,
         360,
     )
+}
+
+/// Several series' estimates with intervals over one shared categorical
+/// axis, a colour per series (dodged sideways at each position): a
+/// mixture's components over its items.
+pub fn grouped_intervals(
+    labels: &[String],
+    series: &[MethodSeries],
+    x_label: &str,
+    y_label: &str,
+) -> String {
+    interval_chart(labels, series, None, false, None, x_label, y_label, 360)
 }
 
 /// Means with ±sd bars for several series over categorical x positions;

@@ -317,6 +317,7 @@ pub fn cv_page(
         format!("{:.3}", crate::stats::mean(&secs)),
     ));
     r.facts(&facts);
+    r.heading("Held-out misclassification per split");
     r.figure(
         &charts::histogram(
             &[("splits".to_string(), mis)],

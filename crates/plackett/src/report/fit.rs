@@ -45,19 +45,23 @@ pub fn render(v: &FitView<'_>) -> String {
     order.sort_by(|&a, &b| items[b].worth.total_cmp(&items[a].worth));
 
     r.heading("Log-worths with 95% intervals");
-    let names: Vec<String> = order.iter().map(|&i| items[i].name.clone()).collect();
-    let mid: Vec<f64> = order.iter().map(|&i| items[i].log_worth).collect();
-    let lo: Vec<f64> = order
+    // Ordered by the plotted value: a posterior's mean worth and mean
+    // log-worth can order two close items differently.
+    let mut by_log: Vec<usize> = (0..n).collect();
+    by_log.sort_by(|&a, &b| items[b].log_worth.total_cmp(&items[a].log_worth));
+    let names: Vec<String> = by_log.iter().map(|&i| items[i].name.clone()).collect();
+    let mid: Vec<f64> = by_log.iter().map(|&i| items[i].log_worth).collect();
+    let lo: Vec<f64> = by_log
         .iter()
         .map(|&i| items[i].ci_low.unwrap_or(f64::NAN))
         .collect();
-    let hi: Vec<f64> = order
+    let hi: Vec<f64> = by_log
         .iter()
         .map(|&i| items[i].ci_high.unwrap_or(f64::NAN))
         .collect();
     r.figure(
         &charts::forest(&names, &mid, &lo, &hi, "log-worth"),
-        "Items ordered by worth; dots are point estimates or posterior means, bars 95% intervals.",
+        "Items ordered by log-worth; dots are point estimates or posterior means, bars 95% intervals.",
     );
 
     for (heading, svg, caption) in &v.extra {
@@ -145,10 +149,15 @@ pub fn render(v: &FitView<'_>) -> String {
                 &charts::lines(
                     &series,
                     "kept draw (thinned for display)",
-                    "normalised log-worth",
+                    "ln(worth / total worth)",
                     false,
                 ),
-                &format!("Trace of {} (one line per chain).", items[i].name),
+                &format!(
+                    "Trace of {} (one line per chain), as the sampler draws it: the log of its \
+                     share of the total worth, ln(λ_i / Σ_j λ_j). The log-worths above are \
+                     centred on their mean instead, so the two scales differ by a constant.",
+                    items[i].name
+                ),
             );
         }
         r.heading("Convergence diagnostics");
@@ -172,10 +181,23 @@ pub fn render(v: &FitView<'_>) -> String {
 
     if let Some((label, ys, log)) = v.trace {
         r.heading("Convergence");
-        r.figure(
-            &charts::lines(&[(label.to_string(), ys.to_vec())], "iteration", label, log),
-            label,
-        );
+        if ys.len() < MIN_TRACE_PLOTTED {
+            // Two points drawn as a line look like a steep descent.
+            r.para(&format!(
+                "{} iteration{}: {label} {}.",
+                ys.len(),
+                if ys.len() == 1 { "" } else { "s" },
+                ys.iter()
+                    .map(|y| crate::numerics::sig(*y, 8))
+                    .collect::<Vec<_>>()
+                    .join(", then ")
+            ));
+        } else {
+            r.figure(
+                &charts::lines(&[(label.to_string(), ys.to_vec())], "iteration", label, log),
+                label,
+            );
+        }
     }
 
     r.heading("Estimates");
@@ -257,6 +279,9 @@ pub fn facts(report: &FitReport, data: Option<&str>) -> Vec<(&'static str, Strin
     }
     facts
 }
+
+/// Fewer iterations than this are listed, not drawn.
+const MIN_TRACE_PLOTTED: usize = 5;
 
 /// The page of any engine's fit (`plackett fit --report`,
 /// `FitResult.report` in Python): the facts and estimates of `report`

@@ -12,10 +12,48 @@ fn sorted(mut v: Vec<f64>) -> Vec<f64> {
     v
 }
 
-/// The sections both pages share: certainty per case, certainty against
-/// agreement, risk (when the run had risk levels) and the plausibility
-/// samples of every case whose samples were kept.
-fn common(page: &mut HtmlReport, res: &RunResult, names: &[String]) {
+/// Below this many cases the certainty and agreement charts would be a
+/// dot or two on a bare axis: the page shows their numbers in a table.
+const MIN_CASES_PLOTTED: usize = 5;
+
+/// Certainty and agreement of a few cases, as a table.
+fn few_cases(page: &mut HtmlReport, res: &RunResult) {
+    page.heading("Annotation certainty and agreement per case");
+    let f = |x: f64| format!("{x:.3}");
+    let rows: Vec<Vec<String>> = res
+        .cases
+        .iter()
+        .map(|r| {
+            vec![
+                r.case.to_string(),
+                r.n_annotators.to_string(),
+                f(r.certainty[0]),
+                f(r.certainty[1]),
+                f(r.certainty[2]),
+                r.agreement.map_or("—".into(), f),
+            ]
+        })
+        .collect();
+    page.table(
+        &[
+            "case",
+            "annotators",
+            "top-1 certainty",
+            "top-2 (set)",
+            "top-3 (set)",
+            "leave-one-out agreement",
+        ],
+        &rows,
+    );
+    page.para(&format!(
+        "{} cases: too few to chart (Stutz et al. 2023, Figs. 7 and 14, sort and scatter hundreds). \
+         Agreement needs at least two annotators.",
+        res.cases.len()
+    ));
+}
+
+/// Certainty per case (sorted curves) and against agreement (a scatter).
+fn certainty_charts(page: &mut HtmlReport, res: &RunResult) {
     let cert1: Vec<f64> = res.cases.iter().map(|r| r.certainty[0]).collect();
     let cert2: Vec<f64> = res.cases.iter().map(|r| r.certainty[1]).collect();
     let cert3: Vec<f64> = res.cases.iter().map(|r| r.certainty[2]).collect();
@@ -42,6 +80,17 @@ fn common(page: &mut HtmlReport, res: &RunResult, names: &[String]) {
             &charts::scatter(&pts, "annotator agreement", "top-1 certainty", false),
             "One dot per case with at least two annotators.",
         );
+    }
+}
+
+/// The sections both pages share: certainty per case, certainty against
+/// agreement, risk (when the run had risk levels) and the plausibility
+/// samples of every case whose samples were kept.
+fn common(page: &mut HtmlReport, res: &RunResult, names: &[String]) {
+    if res.cases.len() < MIN_CASES_PLOTTED {
+        few_cases(page, res);
+    } else {
+        certainty_charts(page, res);
     }
     if res.cases.iter().any(|r| r.risk.is_some()) {
         let pts: Vec<(f64, f64)> = res

@@ -8,6 +8,9 @@ use crate::error::{Error, Result};
 use crate::eval::metrics::roc_curve;
 use crate::mil::{BagPrediction, Bags, MilFitInfo, MilModel};
 
+/// Fewer repeats than this are a table, not a chart.
+const MIN_REPEATS_PLOTTED: usize = 6;
+
 /// What a multiple-instance report shows.
 pub struct MilView<'a> {
     /// Page title.
@@ -286,18 +289,32 @@ pub fn cv_page(title: &str, bags: &Bags, cvs: &[crate::mil::MilCv]) -> Result<St
         .collect();
     r.figure(
         &charts::roc(&series),
-        "The first repeat: every bag scored by the fit that did not see it.",
+        "The first repeat: every bag scored by the fit that did not see it. The legend's AUROC \
+         is that repeat's; the table above gives the mean over repeats, so the two differ \
+         when there are several.",
     );
 
     r.heading("Calibration of the held-out probabilities");
-    let mut cal: Vec<(String, Vec<(f64, f64)>)> = cvs
+    let bins: Vec<(String, Vec<crate::eval::calibration::ReliabilityBin>)> = cvs
         .iter()
         .map(|c| {
             let pairs = c
                 .scores
                 .iter()
                 .flat_map(|s| s.iter().zip(&y).map(|(&p, &t)| (p, t)));
-            (c.method.clone(), super::reliability(pairs))
+            (
+                c.method.clone(),
+                crate::eval::calibration::reliability_bins(pairs),
+            )
+        })
+        .collect();
+    let mut cal: Vec<(String, Vec<(f64, f64)>)> = bins
+        .iter()
+        .map(|(m, b)| {
+            (
+                m.clone(),
+                b.iter().map(|b| (b.mean_score, b.share_true)).collect(),
+            )
         })
         .collect();
     cal.push((
@@ -314,18 +331,50 @@ pub fn cv_page(title: &str, bags: &Bags, cvs: &[crate::mil::MilCv]) -> Result<St
         ),
         "Held-out bags of every repeat in ten bins of their predicted probability: the bin's \
          mean prediction against the share of positives in it. Points on the diagonal are \
-         calibrated.",
+         calibrated; a bin of few bags (counts below) is noisy, which makes the lines zigzag.",
     );
+    let rows: Vec<Vec<String>> = bins
+        .iter()
+        .map(|(m, b)| {
+            let mut row = vec![m.clone()];
+            row.extend((0..10).map(|k| {
+                b.iter()
+                    .find(|b| ((b.mean_score * 10.0) as usize).min(9) == k)
+                    .map_or("0".into(), |b| b.count.to_string())
+            }));
+            row
+        })
+        .collect();
+    let heads: Vec<String> = (0..10)
+        .map(|k| format!("{:.1}–{:.1}", k as f64 / 10.0, (k + 1) as f64 / 10.0))
+        .collect();
+    let mut header = vec!["bags per bin of predicted P"];
+    header.extend(heads.iter().map(String::as_str));
+    r.table(&header, &rows);
     if repeats > 1 {
         r.heading("Bag AUROC per repeat");
-        let per: Vec<(String, Vec<f64>)> = cvs
-            .iter()
-            .map(|c| (c.method.clone(), c.auroc.clone()))
-            .collect();
-        r.figure(
-            &charts::lines(&per, "repeat", "bag AUROC", false),
-            "Each repeat reshuffles the folds; the spread is the protocol's own noise.",
-        );
+        r.para("Each repeat reshuffles the folds; the spread is the protocol's own noise.");
+        if repeats < MIN_REPEATS_PLOTTED {
+            // A line through a few points says less than the numbers.
+            let rows: Vec<Vec<String>> = cvs
+                .iter()
+                .map(|c| {
+                    let mut row = vec![c.method.clone()];
+                    row.extend(c.auroc.iter().map(|a| format!("{a:.4}")));
+                    row
+                })
+                .collect();
+            let heads: Vec<String> = (1..=repeats).map(|k| format!("repeat {k}")).collect();
+            let mut header = vec!["method"];
+            header.extend(heads.iter().map(String::as_str));
+            r.table(&header, &rows);
+        } else {
+            let per: Vec<(String, Vec<f64>)> = cvs
+                .iter()
+                .map(|c| (c.method.clone(), c.auroc.clone()))
+                .collect();
+            r.figure(&charts::lines(&per, "repeat", "bag AUROC", false), "");
+        }
     }
     Ok(r.render())
 }

@@ -6,10 +6,12 @@ use super::{HtmlReport, charts};
 use crate::infer::mixture_output::MixtureReport;
 use crate::numerics::sig;
 
-/// The self-contained page for `r`.
-pub fn mixture_html(r: &MixtureReport) -> String {
+/// The self-contained page for `r`, fitted to `data` (a file name, named
+/// in the title).
+pub fn mixture_html(r: &MixtureReport, data: Option<&str>) -> String {
     let mut h = HtmlReport::new(&format!(
-        "Plackett–Luce mixture: {} component{}",
+        "Plackett–Luce mixture{}: {} component{}",
+        data.map_or(String::new(), |d| format!(" of {d}")),
         r.selected_components,
         if r.selected_components == 1 { "" } else { "s" }
     ));
@@ -64,31 +66,48 @@ pub fn mixture_html(r: &MixtureReport) -> String {
     }
     h.heading("Worths per component");
     h.para(
-        "Each component's log-worths (mean-centred within the component), best first; bars \
+        "Each component's log-worths (mean-centred within the component) on one item axis, a \
+         colour per component; items in the order of the heaviest component, best first. Bars \
          are ±1.96 posterior sd where the engine gives them (Gibbs).",
     );
-    for (g, c) in r.components.iter().enumerate() {
-        let mut items = c.items.clone();
-        items.sort_by(|a, b| b.log_worth.total_cmp(&a.log_worth));
-        let names: Vec<String> = items.iter().map(|i| i.name.clone()).collect();
-        let mid: Vec<f64> = items.iter().map(|i| i.log_worth).collect();
-        let sd: Vec<f64> = items
-            .iter()
-            .map(|i| i.log_worth_sd.unwrap_or(0.0))
-            .collect();
-        let lo: Vec<f64> = mid.iter().zip(&sd).map(|(m, s)| m - 1.96 * s).collect();
-        let hi: Vec<f64> = mid.iter().zip(&sd).map(|(m, s)| m + 1.96 * s).collect();
-        h.figure(
-            &charts::forest(&names, &mid, &lo, &hi, "log-worth"),
-            &format!(
-                "Component {} — weight {}{}",
-                g + 1,
-                sig(c.weight, 4),
-                c.weight_sd
-                    .map_or(String::new(), |s| format!(" (sd {})", sig(s, 3)))
-            ),
-        );
+    // The shared item order: the heaviest component's, best first.
+    let heaviest = (0..r.components.len())
+        .max_by(|&a, &b| r.components[a].weight.total_cmp(&r.components[b].weight))
+        .unwrap_or(0);
+    let mut order: Vec<usize> = (0..r.n_items).collect();
+    if let Some(c) = r.components.get(heaviest) {
+        order.sort_by(|&a, &b| c.items[b].log_worth.total_cmp(&c.items[a].log_worth));
     }
+    let names: Vec<String> = order
+        .iter()
+        .filter_map(|&i| r.components.first().map(|c| c.items[i].name.clone()))
+        .collect();
+    let series: Vec<charts::MethodSeries> = r
+        .components
+        .iter()
+        .enumerate()
+        .map(|(g, c)| {
+            let mid: Vec<f64> = order.iter().map(|&i| c.items[i].log_worth).collect();
+            let sd: Vec<f64> = order
+                .iter()
+                .map(|&i| c.items[i].log_worth_sd.unwrap_or(0.0))
+                .collect();
+            let lo = mid.iter().zip(&sd).map(|(m, s)| m - 1.96 * s).collect();
+            let hi = mid.iter().zip(&sd).map(|(m, s)| m + 1.96 * s).collect();
+            let weight = format!(
+                "component {} (weight {}{})",
+                g + 1,
+                sig(c.weight, 3),
+                c.weight_sd
+                    .map_or(String::new(), |s| format!(", sd {}", sig(s, 2)))
+            );
+            (weight, mid, lo, hi)
+        })
+        .collect();
+    h.figure(
+        &charts::grouped_intervals(&names, &series, "item", "log-worth"),
+        "One dot per component and item; the legend gives each component's weight.",
+    );
     if !r.membership.is_empty() && r.selected_components > 1 {
         h.heading("Membership");
         let best: Vec<f64> = r
