@@ -224,11 +224,13 @@ def test_cv_equals_the_cli_and_refuses_bad_input(bags, tmp_path):
                          report=page)
     assert json.loads(cv.to_json()) == json.loads(out)
     # The report (mil cv --report): the same page but for its title; its
-    # table is the document's, and it draws ROC, calibration and the
-    # per-repeat AUROCs.
+    # table is the document's, and it draws ROC and calibration; two
+    # repeats' AUROCs are a table, not a line through two points (issue 91
+    # item 34).
     text = page.read_text()
     assert text.split("</h1>", 1)[1] == cli_page.read_text().split("</h1>", 1)[1]
-    assert "<h1>plackett.mil_cv</h1>" in text and text.count("<svg") == 3
+    assert "<h1>plackett.mil_cv</h1>" in text and text.count("<svg") == 2
+    assert "<th>repeat 1</th><th>repeat 2</th>" in text
     for m in cv.methods:
         row = re.search(rf"<tr><td>{m['method']}</td><td>([0-9.]+)</td><td>([0-9.]+)</td>", text)
         assert abs(float(row.group(1)) - m["mean_auroc"]) < 5e-5
