@@ -180,6 +180,10 @@ fn the_fdr_rule_controls_the_realised_fdr_when_the_model_is_true() {
     }
 }
 
+/// Documents on which the exact sampler is run twice, to print how well it
+/// agrees with itself.
+const SELF_CHECKS: u64 = 4;
+
 /// A document as `keywords extract` sees one: a random graph, five known
 /// keywords among its 30 most frequent words, and the SS prior of those
 /// labels (θ₀ = B⁻¹y, the default).
@@ -222,7 +226,9 @@ fn exact(prior: &ThetaPrior, y: &[bool], h: Hyper, seed: u64) -> plackett::keywo
 /// probability the FDR rule reads, `P(y*_i = 1 | y)`. The latter's ranks
 /// among words whose probabilities differ by less than the sampler's Monte
 /// Carlo error are noise: a second run of the sampler ranks them with
-/// Spearman 0.86–0.92 against the first, which is printed alongside.
+/// Spearman 0.86–0.92 against the first, which is printed alongside for
+/// the first [`SELF_CHECKS`] documents (a second exact run per document
+/// costs as much as the first; four documents show the noise's size).
 #[test]
 fn vb_ranks_words_as_the_exact_posterior_does() {
     let rows: Vec<[f64; 8]> = (0..12u64)
@@ -242,7 +248,9 @@ fn vb_ranks_words_as_the_exact_posterior_does() {
             assert_eq!(vb.covariance, VbCovariance::LinearResponse);
             assert_eq!(vb.p_latent, mf.p_latent);
             let g = exact(&prior, &y, DISSERTATION, 7 + d);
-            let g2 = exact(&prior, &y, DISSERTATION, 107 + d);
+            // The sampler against itself on the first SELF_CHECKS documents
+            // only: printed, not asserted (it sizes the noise in the ranks).
+            let g2 = (d < SELF_CHECKS).then(|| exact(&prior, &y, DISSERTATION, 107 + d));
             let unl: Vec<usize> = (0..y.len()).filter(|&i| !y[i]).collect();
             let pick = |v: &[f64]| unl.iter().map(|&i| v[i]).collect::<Vec<f64>>();
             let diffs: Vec<f64> = unl
@@ -261,7 +269,9 @@ fn vb_ranks_words_as_the_exact_posterior_does() {
             [
                 spearman(&pick(&vb.p_plugin), &pick(&g.p_mean)),
                 spearman(&pick(&vb.p_latent), &pick(&g.p_latent)),
-                spearman(&pick(&g.p_latent), &pick(&g2.p_latent)),
+                g2.map_or(f64::NAN, |g2| {
+                    spearman(&pick(&g.p_latent), &pick(&g2.p_latent))
+                }),
                 diffs.iter().sum::<f64>() / diffs.len() as f64,
                 diffs.iter().copied().fold(0.0, f64::max),
                 median_ratio(&vb),
@@ -285,7 +295,11 @@ fn vb_ranks_words_as_the_exact_posterior_does() {
         mean(0),
         min(0),
         mean(1),
-        mean(2),
+        rows[..SELF_CHECKS as usize]
+            .iter()
+            .map(|r| r[2])
+            .sum::<f64>()
+            / SELF_CHECKS as f64,
         mean(3),
         rows.iter().map(|r| r[4]).fold(0.0, f64::max),
         mean(5),
