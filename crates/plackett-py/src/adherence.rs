@@ -18,6 +18,9 @@ use pyo3::prelude::*;
 pub struct AdherenceResult {
     fit: AdherenceFit,
     report: AdherenceReport,
+    /// Items given as integer ids (`crate::labels`).
+    #[serde(default)]
+    ids: bool,
 }
 
 impl AdherenceResult {
@@ -40,10 +43,11 @@ impl AdherenceResult {
         crate::envelope::dict(py, &self.report.envelope())
     }
 
-    /// Item names, in the order of `log_worth` and `worth`.
+    /// Item names, in the order of `log_worth` and `worth` (`int`s when
+    /// the data gave integer ids).
     #[getter]
-    fn items(&self) -> Vec<String> {
-        self.fit.items.clone()
+    fn items<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, pyo3::types::PyList>> {
+        crate::labels(py, &self.fit.items, self.ids)
     }
     /// Log-worths (mean-centred; under a worth prior on its scale): the
     /// estimate, or the posterior mean for engine="gibbs".
@@ -297,5 +301,9 @@ pub fn fit_adherence(
     for n in &mut report.notes {
         *n = plackett::error::render_params(n, plackett::error::ParamStyle::Python);
     }
-    Ok(AdherenceResult { fit, report })
+    Ok(AdherenceResult {
+        fit,
+        report,
+        ids: data.ids,
+    })
 }

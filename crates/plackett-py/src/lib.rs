@@ -215,14 +215,40 @@ pub(crate) fn restore<T: serde::de::DeserializeOwned>(state: &[u8]) -> PyResult<
 #[derive(serde::Serialize, serde::Deserialize)]
 pub(crate) struct PyDataset {
     pub(crate) ds: Dataset,
+    /// The items were named by integer id (lists of ids, a numpy array, a
+    /// frame whose item column holds integers): results give them back as
+    /// `int`s ([`labels`]).
+    #[serde(default)]
+    pub(crate) ids: bool,
+}
+
+/// Item names as Python shows them: `int`s when the data named its items by
+/// integer id (`ids`, choix's convention), else `str`s — items keep their
+/// input type. The library names every item by a string; an id's name is
+/// its decimal spelling.
+pub(crate) fn labels<'py>(
+    py: Python<'py>,
+    names: &[String],
+    ids: bool,
+) -> PyResult<Bound<'py, pyo3::types::PyList>> {
+    if ids
+        && let Some(v) = names
+            .iter()
+            .map(|n| n.parse::<i64>().ok())
+            .collect::<Option<Vec<i64>>>()
+    {
+        return pyo3::types::PyList::new(py, v);
+    }
+    pyo3::types::PyList::new(py, names)
 }
 
 #[pymethods]
 impl PyDataset {
-    /// Item names, in the order of every array.
+    /// Item names, in the order of every array (`int`s when the items
+    /// were given as integer ids).
     #[getter]
-    fn items(&self) -> Vec<String> {
-        self.ds.items().names().to_vec()
+    fn items<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, pyo3::types::PyList>> {
+        labels(py, self.ds.items().names(), self.ids)
     }
 
     /// Number of informative observations.
@@ -251,6 +277,7 @@ impl PyDataset {
         let ds = &self.ds;
         PyDataset {
             ds: py.detach(|| ds.collapse()),
+            ids: self.ids,
         }
     }
 
@@ -285,7 +312,7 @@ fn format_of(f: Option<&str>) -> PyResult<Option<Format>> {
 /// "items", "rankings", "weights") — what the Python layer serialises
 /// rankings given as lists into.
 #[pyfunction]
-#[pyo3(signature = (text, *, name = "rankings", top_k = false, ties = "unknown", universe_of = None))]
+#[pyo3(signature = (text, *, name = "rankings", top_k = false, ties = "unknown", universe_of = None, ids = false))]
 fn read_json_text(
     py: Python<'_>,
     text: &str,
@@ -293,6 +320,7 @@ fn read_json_text(
     top_k: bool,
     ties: &str,
     universe_of: Option<String>,
+    ids: bool,
 ) -> PyResult<PyDataset> {
     let opts = ReadOptions {
         format: Some(Format::Json),
@@ -305,7 +333,7 @@ fn read_json_text(
     let ds = py
         .detach(move || read_str(&owned, &text, &opts))
         .map_err(|e| python_position(name, e))?;
-    Ok(PyDataset { ds })
+    Ok(PyDataset { ds, ids })
 }
 
 /// The text `read_json_text` reads is Python data serialised on one line,
@@ -382,7 +410,14 @@ fn simulate<'py>(
             beta.clone().into_pyarray(py),
         )
     });
-    Ok((PyDataset { ds: sim.data }, log_worths, regression))
+    Ok((
+        PyDataset {
+            ds: sim.data,
+            ids: false,
+        },
+        log_worths,
+        regression,
+    ))
 }
 
 /// Rankings from an (n, k) integer array (each row best first: full or
@@ -390,7 +425,8 @@ fn simulate<'py>(
 /// universe with `top_k`), the numpy fast path of `plackett.rankings`.
 /// Ids are looked up as names in `items` (default: `0..=max id`).
 #[pyfunction]
-#[pyo3(signature = (array, *, items = None, weights = None, top_k = false, ties = "unknown", universe_of = None))]
+#[pyo3(signature = (array, *, items = None, weights = None, top_k = false, ties = "unknown", universe_of = None, ids = None))]
+#[allow(clippy::too_many_arguments)]
 fn read_array(
     py: Python<'_>,
     array: numpy::PyReadonlyArray2<'_, i64>,
@@ -399,8 +435,11 @@ fn read_array(
     top_k: bool,
     ties: &str,
     universe_of: Option<String>,
+    ids: Option<bool>,
 ) -> PyResult<PyDataset> {
     use plackett::data::{DatasetBuilder, Items, Tail};
+    // Whether the items come back as ints (default: when no names are given).
+    let ids = ids.unwrap_or(items.is_none());
     let a = array.as_array();
     let (n, k) = (a.nrows(), a.ncols());
     if k < 2 && !top_k {
@@ -471,7 +510,7 @@ fn read_array(
             Ok(b.finish())
         })
         .map_err(|m| PyValueError::new_err(format!("<array>: {m}")))?;
-    Ok(PyDataset { ds })
+    Ok(PyDataset { ds, ids })
 }
 
 /// Read a file with the CLI's readers (CSV, PrefLib, JSON, selectors,
@@ -512,7 +551,7 @@ fn read_file(
     };
     let path = path.to_string();
     let ds = py.detach(move || read_path(&path, &opts)).map_err(err)?;
-    Ok(PyDataset { ds })
+    Ok(PyDataset { ds, ids: false })
 }
 
 /// A bool as Python writes it, for reprs.
@@ -527,6 +566,9 @@ struct FitResult {
     post: Fitted,
     names: Vec<String>,
     report: FitReport,
+    /// Items given as integer ids ([`labels`]).
+    #[serde(default)]
+    ids: bool,
 }
 
 impl FitResult {
@@ -576,10 +618,11 @@ impl FitResult {
         crate::envelope::dict(py, &self.report.envelope())
     }
 
-    /// Item names, in the order of every array.
+    /// Item names, in the order of every array (`int`s when the data gave
+    /// integer ids).
     #[getter]
-    fn items(&self) -> Vec<String> {
-        self.names.clone()
+    fn items<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, pyo3::types::PyList>> {
+        labels(py, &self.names, self.ids)
     }
     /// Engine (`mle`, `map`, `gibbs`, `ep`, `vb`).
     #[getter]
@@ -874,7 +917,7 @@ impl FitResult {
     /// for gibbs, ep and vb) and the 95% interval (ci_low, ci_high).
     fn summary<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let d = pyo3::types::PyDict::new(py);
-        d.set_item("item", self.names.clone())?;
+        d.set_item("item", labels(py, &self.names, self.ids)?)?;
         d.set_item("worth", self.worth(py))?;
         d.set_item("log_worth", self.log_worth(py))?;
         // One uncertainty column: standard errors of a point estimate,
@@ -1196,6 +1239,7 @@ fn fit(
             post: Fitted::Features(Box::new(outcome)),
             names: ds.items().names().to_vec(),
             report,
+            ids: data.ids,
         });
     }
     if eta.is_some() || eta_grid.is_some() || vi.is_some() || !standardize {
@@ -1264,6 +1308,7 @@ fn fit(
         post,
         names: ds.items().names().to_vec(),
         report,
+        ids: data.ids,
     })
 }
 

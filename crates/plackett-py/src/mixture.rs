@@ -17,6 +17,9 @@ use pyo3::prelude::*;
 #[derive(serde::Serialize, serde::Deserialize)]
 pub struct MixtureResult {
     names: Vec<String>,
+    /// Items given as integer ids (`crate::labels`).
+    #[serde(default)]
+    ids: bool,
     fits: Vec<MixtureFit>,
     selected: usize,
     report: MixtureReport,
@@ -49,10 +52,11 @@ impl MixtureResult {
         crate::envelope::dict(py, &self.report.envelope())
     }
 
-    /// Item names, in the order of every item axis.
+    /// Item names, in the order of every item axis (`int`s when the data
+    /// gave integer ids).
     #[getter]
-    fn items(&self) -> Vec<String> {
-        self.names.clone()
+    fn items<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, pyo3::types::PyList>> {
+        crate::labels(py, &self.names, self.ids)
     }
     /// `mle` or `map`.
     #[getter]
@@ -263,7 +267,7 @@ impl MixtureResult {
         }
         d.set_item("component", comp)?;
         d.set_item("weight", PyArray1::from_vec(py, weight))?;
-        d.set_item("item", item)?;
+        d.set_item("item", crate::labels(py, &item, self.ids)?)?;
         d.set_item("worth", PyArray1::from_vec(py, worth))?;
         d.set_item("log_worth", PyArray1::from_vec(py, lw))?;
         crate::frame(py, d)
@@ -455,6 +459,7 @@ pub fn fit_mixture(
     }
     Ok(MixtureResult {
         names: ds.items().names().to_vec(),
+        ids: data.ids,
         fits,
         selected,
         report,

@@ -22,7 +22,10 @@ use pyo3::prelude::*;
 pub fn collapse(py: Python<'_>, shards: Vec<PyRef<'_, PyDataset>>) -> PyResult<PyDataset> {
     let parts: Vec<&Dataset> = shards.iter().map(|s| &s.ds).collect();
     let ds = py.detach(|| Dataset::collapse_all(&parts)).map_err(err)?;
-    Ok(PyDataset { ds })
+    Ok(PyDataset {
+        ds,
+        ids: shards.iter().all(|s| s.ids),
+    })
 }
 
 /// Per-item stage wins of a shard (the MM numerator; additive over shards).
@@ -482,5 +485,6 @@ pub fn fit_sharded_vb(
         post,
         names,
         report,
+        ids: false,
     })
 }

@@ -235,6 +235,8 @@ def test_salad_with_features_equals_cli(engine, flags, kw, tmp_path):
 def test_features_results_pickle():
     import pickle
 
+    import pandas as pd
+
     d = plackett.read_csv(SALAD, ranking_col="judge")
     r = plackett.fit(d, "vb", features=SALAD_FEATURES)
     r2 = pickle.loads(pickle.dumps(r))
@@ -342,6 +344,8 @@ def test_rank_marginals_and_compare():
 @pytest.mark.parametrize("engine", ["mle", "map", "gibbs", "ep", "vb"])
 def test_results_pickle_bit_for_bit(engine):
     import pickle
+
+    import pandas as pd
 
     d = nascar_without_always_last()
     kw = {"samples": 200, "burn_in": 100, "chains": 2} if engine == "gibbs" else {}
@@ -950,3 +954,32 @@ def test_readers_show_their_options():
     assert {"ranking_col", "rank_col", "item_col"} <= set(inspect.signature(plackett.read_csv).parameters)
     with pytest.raises(TypeError, match="read_csv"):
         plackett.read_csv(os.path.join(DATA, "salad", "rankings.csv"), rankin_col="judge")
+
+
+def test_integer_items_stay_integers():
+    """Items given as integer ids (choix's lists of ids, a numpy array, a
+    frame's integer item column, items=range(n)) come back as ints from
+    every result; named items stay strings (issue 91, item 23)."""
+    import pickle
+
+    import pandas as pd
+
+    ids = [[0, 1, 2], [2, 1, 0], [1, 0, 2], [0, 2, 1]]
+    for data in (ids, np.array(ids), plackett.rankings(ids, items=range(3))):
+        r = plackett.fit(data)
+        assert r.items == [0, 1, 2] and all(type(i) is int for i in r.items)
+        assert list(r.summary().index) == [0, 1, 2]
+        assert r.summary().index.dtype.kind == "i"
+        assert pickle.loads(pickle.dumps(r)).items == [0, 1, 2]
+    frame = pd.DataFrame({"ranking": [1, 1, 2, 2], "rank": [1, 2, 1, 2], "item": [0, 1, 1, 0]})
+    assert plackett.rankings(frame).items == [0, 1]
+    assert plackett.fit(frame).items == [0, 1]
+    assert plackett.fit_mixture(ids * 5, components=1).items == [0, 1, 2]
+    assert plackett.fit_mixture(ids * 5, components=1).summary()["item"].tolist()[:3] == [0, 1, 2]
+    assert plackett.fit_adherence(ids * 5, rankers=["a", "b", "c", "d"] * 5).items == [0, 1, 2]
+    # Names stay names, digits included.
+    assert plackett.fit([["a", "b"], ["b", "a"]]).items == ["a", "b"]
+    assert plackett.fit([["1", "2"], ["2", "1"]]).items == ["1", "2"]
+    # An int looks an item up by position, as before.
+    r = plackett.fit(ids)
+    assert r.compare(0, 1) == r.compare("0", "1")

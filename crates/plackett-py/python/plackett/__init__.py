@@ -248,6 +248,15 @@ def _held_out(data: Any, items: Sequence[str], whose: str) -> Dataset:
     return _rankings(data, items, d["weights"], d["top_k"], d["ties"], columns, whose)
 
 
+def _int_labels(items: Optional[Sequence[Any]]) -> bool:
+    """Whether rankings given by integer id name their items by ints: with
+    no ``items=``, or with integer ones (``items=range(n)``). Results then
+    give items back as ints, as they came in."""
+    if items is None:
+        return True
+    return all(isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_)) for x in items)
+
+
 def _rankings(data: Any, items: Optional[Sequence[Any]], weights: Optional[Sequence[float]], top_k: bool, ties: str,
               columns: tuple, universe_of: Optional[str]) -> Dataset:
     """``rankings``; with ``universe_of`` ("this fit", "this model") an item
@@ -278,6 +287,7 @@ def _rankings(data: Any, items: Optional[Sequence[Any]], weights: Optional[Seque
             top_k=top_k,
             ties=ties,
             universe_of=universe_of,
+            ids=_int_labels(items),
         )
     elif isinstance(data, (str, bytes)) or not isinstance(data, Iterable):
         raise TypeError(f"rankings: expected a list of rankings, a numpy array or a data frame, got {type(data).__name__}")
@@ -316,7 +326,8 @@ def _rankings(data: Any, items: Optional[Sequence[Any]], weights: Optional[Seque
                 raise ValueError(f"weights[{i}]: must be a positive number")
     # Plain lists are choix-style ids.
     text = json.dumps(doc) if named or weights is not None else json.dumps(rk)
-    return _plackett.read_json_text(text, top_k=top_k, ties=ties, universe_of=universe_of)
+    ids = not any(isinstance(x, str) for x in flat) and _int_labels(items)
+    return _plackett.read_json_text(text, top_k=top_k, ties=ties, universe_of=universe_of, ids=ids)
 
 
 def _path(path: Any, what: str = "path") -> str:
