@@ -26,7 +26,40 @@ def bags():
     return pd.DataFrame(rows)
 
 
+def rankings():
+    rng = np.random.default_rng(2)
+    return [list(rng.permutation(8)[:5]) for _ in range(300)]
+
+
+def iris_like():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(150, 4))
+    y = (X[:, 0] + rng.normal(size=150) > 0).astype(int) + (X[:, 1] > 1).astype(int)
+    return X, y
+
+
+def derm():
+    import os
+    d = os.path.join(os.path.dirname(__file__), "..", "..", "..", "data", "dermatology-ddx")
+    return pk.selectors(os.path.join(d, "dermatology_selectors.json"),
+                        classes=os.path.join(d, "dermatology_conditions.txt"))
+
+
+def classifier_gibbs():
+    from plackett import PLClassifier
+    X, y = iris_like()
+    PLClassifier(engine="gibbs", samples=10, burn_in=10**8, chains=1).fit(X, y)
+
+
 CALLS = {
+    "fit gibbs": lambda: pk.fit(rankings(), "gibbs", samples=10, burn_in=10**8),
+    "fit_mixture gibbs": lambda: pk.fit_mixture(rankings(), 2, "gibbs", samples=10, burn_in=10**8),
+    "fit_mixture em": lambda: pk.fit_mixture(rankings(), "1:5", starts=10**4),
+    "fit_adherence gibbs": lambda: pk.fit_adherence(rankings(), "gibbs", rankers=[i % 20 for i in range(300)],
+                                                    samples=10, burn_in=10**8),
+    "evaluate": lambda: pk.evaluate(derm(), "annotator:leave-one-out", samples=10**5),
+    "mil_study": lambda: pk.mil_study(replicates=10**4),
+    "PLClassifier gibbs": classifier_gibbs,
     "mil_fit gibbs": lambda: pk.mil_fit(bags(), engine="gibbs", samples=10, burn_in=10**8),
     "mil_cv gibbs": lambda: pk.mil_cv(bags(), engine="gibbs", folds=4, samples=10, burn_in=10**8),
     "extract_keywords gibbs": lambda: pk.extract_keywords(
