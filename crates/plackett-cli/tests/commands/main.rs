@@ -13,6 +13,7 @@ mod classify_cli;
 mod cli;
 mod cli_reference;
 mod conformance;
+mod docs_commands;
 mod features_cli;
 mod fuzz_options;
 mod groundtruth_cli;
