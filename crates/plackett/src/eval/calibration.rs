@@ -18,6 +18,9 @@ pub const LOG_LOSS_FLOOR: f64 = f64::EPSILON;
 /// One non-empty bin of a reliability diagram.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ReliabilityBin {
+    /// Its index: scores in `[bin/BINS, (bin+1)/BINS)` (the last bin
+    /// closed at 1).
+    pub bin: usize,
     /// Pairs in the bin.
     pub count: usize,
     /// Their mean score.
@@ -40,6 +43,7 @@ pub fn reliability_bins(pairs: impl IntoIterator<Item = (f64, bool)>) -> Vec<Rel
     (0..BINS)
         .filter(|&b| n[b] > 0)
         .map(|b| ReliabilityBin {
+            bin: b,
             count: n[b],
             mean_score: sum[b] / n[b] as f64,
             share_true: hit[b] as f64 / n[b] as f64,
@@ -152,6 +156,16 @@ impl Calibration {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A bin knows its index: a bin's mean score need not say which bin it
+    /// is (the MIL report's bags-per-bin table reads the index).
+    #[test]
+    fn bins_carry_their_index() {
+        let b = reliability_bins([(0.05, true), (0.95, false), (1.0, true), (0.1, false)]);
+        let got: Vec<(usize, usize)> = b.iter().map(|b| (b.bin, b.count)).collect();
+        assert_eq!(got, vec![(0, 1), (1, 1), (9, 2)]);
+        assert_eq!(b[2].share_true, 0.5);
+    }
 
     /// Two rows, three classes, by hand.
     #[test]

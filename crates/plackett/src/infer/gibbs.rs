@@ -60,19 +60,25 @@ impl std::fmt::Debug for GibbsOptions {
 }
 
 /// Credit the arrival-time total `cum` to the unranked members `rest` of
-/// an observation (they were in play at every stage); with a universe tail
-/// the total goes to every item outside the observation instead, which is
-/// kept as one running sum (returned) minus the observation's own members.
-fn credit_unranked(zden: &mut [f64], rest: &[u32], cum: f64, ds: &Dataset, o: usize) -> f64 {
-    let obs = ds.obs(o);
-    let (mem, tail, universe) = (obs.members, obs.tail, ds.universe());
+/// an observation `obs` (they were in play at every stage); with a universe
+/// tail the total goes to every item outside the observation instead, which
+/// is kept as one running sum (returned) minus the observation's own
+/// members. The caller passes the observation it already holds: this runs
+/// once per observation per sweep.
+fn credit_unranked(
+    zden: &mut [f64],
+    rest: &[u32],
+    cum: f64,
+    obs: &crate::data::Observation<'_>,
+    universe: usize,
+) -> f64 {
     for &i in rest {
         zden[i as usize] += cum;
     }
-    if tail != Tail::Universe {
+    if obs.tail != Tail::Universe {
         return 0.0;
     }
-    for &i in mem {
+    for &i in obs.members {
         if (i as usize) < universe {
             zden[i as usize] -= cum;
         }
@@ -225,7 +231,7 @@ pub(crate) fn sweep_observation(
                 cum += w.suffix[k];
                 w.zden[mem[k] as usize] += cum;
             }
-            cu += credit_unranked(&mut w.zden, &mem[stages..], cum, ds, o);
+            cu += credit_unranked(&mut w.zden, &mem[stages..], cum, &obs, ds.universe());
             return cu;
         }
         // An integer weight on an observation with ties is that many
@@ -285,7 +291,7 @@ pub(crate) fn sweep_observation(
                 cum += e / w.suffix[k];
                 w.zden[w.order[k] as usize] += cum;
             }
-            cu += credit_unranked(&mut w.zden, &w.order[stages..], cum, ds, o);
+            cu += credit_unranked(&mut w.zden, &w.order[stages..], cum, &obs, ds.universe());
         }
     }
     cu
@@ -408,7 +414,7 @@ fn counted_copies(
             std::mem::swap(&mut level, &mut next);
         }
     }
-    credit_unranked(&mut w.zden, &mem[stages..], cum, ds, o)
+    credit_unranked(&mut w.zden, &mem[stages..], cum, &obs, ds.universe())
 }
 
 /// The largest spread of the starting log-worths (a chain starts at a

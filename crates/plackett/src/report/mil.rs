@@ -55,6 +55,8 @@ pub enum InstanceRows {
 /// Instances listed for the chosen bag.
 const TOP_INSTANCES: usize = 10;
 
+use crate::eval::calibration::BINS;
+
 /// Render the report; a named bag that the data do not hold is an error.
 pub fn render(v: &MilView<'_>) -> Result<String> {
     let bags = v.bags;
@@ -337,16 +339,19 @@ pub fn cv_page(title: &str, bags: &Bags, cvs: &[crate::mil::MilCv]) -> Result<St
         .iter()
         .map(|(m, b)| {
             let mut row = vec![m.clone()];
-            row.extend((0..10).map(|k| {
+            row.extend((0..BINS).map(|k| {
                 b.iter()
-                    .find(|b| ((b.mean_score * 10.0) as usize).min(9) == k)
+                    .find(|b| b.bin == k)
                     .map_or("0".into(), |b| b.count.to_string())
             }));
             row
         })
         .collect();
-    let heads: Vec<String> = (0..10)
-        .map(|k| format!("{:.1}–{:.1}", k as f64 / 10.0, (k + 1) as f64 / 10.0))
+    let heads: Vec<String> = (0..BINS)
+        .map(|k| {
+            let w = 1.0 / BINS as f64;
+            format!("{:.1}–{:.1}", k as f64 * w, (k + 1) as f64 * w)
+        })
         .collect();
     let mut header = vec!["bags per bin of predicted P"];
     header.extend(heads.iter().map(String::as_str));
