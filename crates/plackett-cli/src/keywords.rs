@@ -74,9 +74,9 @@ pub struct ModelArgs {
     /// One probability α of a keyword going unobserved (the dissertation's experiments) or one per word.
     #[arg(long, default_value = "shared", value_parser = ["shared", "per-word"])]
     pub alpha: String,
-    /// Initial E[α], the share of keywords expected to be unobserved (Hu 2024: "typically between 0.5 and 0.7").
-    #[arg(long, default_value_t = 0.6)]
-    pub alpha_init: f64,
+    /// Initial E[α], the share of keywords expected to be unobserved (Hu 2024: "typically between 0.5 and 0.7"); keywords evaluate also takes `article`: 1 − k/|K| per document from its ground truth (Hu 2024 §1.3.4's "roughly estimated proportion for unobserved keywords in the article").
+    #[arg(long, default_value = "0.6", value_parser = alpha_init_arg, value_name = "P|article")]
+    pub alpha_init: AlphaInitArg,
     /// θ update: block (exact, full-covariance q(θ); ELBO never falls), coordinate (exact mean-field), published (Hu 2024 §1.3.3, marginal prior variances).
     #[arg(long, default_value = "block", value_parser = ["block", "coordinate", "published"])]
     pub theta_update: String,
@@ -94,6 +94,22 @@ pub struct ModelArgs {
     pub probability: String,
 }
 
+/// `--alpha-init`: a starting E[α], or `article` (evaluations only).
+#[derive(Debug, Clone, Copy)]
+pub enum AlphaInitArg {
+    Value(f64),
+    Article,
+}
+
+fn alpha_init_arg(s: &str) -> std::result::Result<AlphaInitArg, String> {
+    if s == "article" {
+        return Ok(AlphaInitArg::Article);
+    }
+    s.parse::<f64>()
+        .map(AlphaInitArg::Value)
+        .map_err(|_| format!("expected a probability in (0, 1) or `article`, got {s:?}"))
+}
+
 impl ModelArgs {
     fn vbss(&self) -> VbssOptions {
         VbssOptions {
@@ -101,7 +117,11 @@ impl ModelArgs {
             sigma_a2: self.sigma_a2,
             sigma_b2: self.sigma_b2,
             alpha: self.alpha_model(),
-            alpha_init: self.alpha_init,
+            alpha_init: match self.alpha_init {
+                AlphaInitArg::Value(v) => v,
+                // Per article in an evaluation (EvalOptions::alpha_init).
+                AlphaInitArg::Article => VbssOptions::default().alpha_init,
+            },
             theta_update: match self.theta_update.as_str() {
                 "coordinate" => ThetaUpdate::Coordinate,
                 "published" => ThetaUpdate::Published,
@@ -230,6 +250,11 @@ pub struct DocArgs {
 impl DocArgs {
     /// The front-end's and the engine's settings for document `source`.
     fn options(&self, source: &str) -> Result<ExtractOptions> {
+        if let AlphaInitArg::Article = self.model.alpha_init {
+            bail!(
+                "invalid option `--alpha-init`: `article` (1 − k/|K|) needs the article's ground truth, which only `keywords evaluate` has; give a probability"
+            );
+        }
         let vb = self.model.vbss();
         let engine = if self.engine == "gibbs" {
             Engine::Gibbs(VbssGibbsOptions {
@@ -336,6 +361,9 @@ pub struct EvaluateArgs {
     /// Front-end: which words can be candidates: pos (nouns, verbs and adjectives by the built-in part-of-speech tagger, as Hu 2024's udpipe step), stopwords (all but function words), none.
     #[arg(long, default_value = "pos", value_parser = ["pos", "stopwords", "none"])]
     pub word_filter: String,
+    /// How a ground-truth keyphrase becomes keywords: whole (its words as the documents' are read; a hyphenated word is one keyword) or split-dashes (split at dashes first, as the Hu 2024 authors' Preprocessing.R does by running udpipe over the keyphrases; docs/keywords.md).
+    #[arg(long, default_value = "whole", value_parser = ["whole", "split-dashes"])]
+    pub keys: String,
 
     /// Known keywords drawn at random per document (Hu 2024: 5; 3 and 7 in its sensitivity
     /// study). `--k` still works (elsewhere --k is a prediction-set size).
@@ -766,6 +794,14 @@ fn run_evaluate(a: &EvaluateArgs) -> Result<()> {
             ..plackett::keywords::BssOptions::default()
         },
         external: Vec::new(),
+        alpha_init: match a.model.alpha_init {
+            AlphaInitArg::Article => plackett::keywords::AlphaInit::Article,
+            AlphaInitArg::Value(_) => plackett::keywords::AlphaInit::Global,
+        },
+    };
+    let keys = match a.keys.as_str() {
+        "split-dashes" => plackett_text::KeyRule::SplitDashes,
+        _ => plackett_text::KeyRule::Whole,
     };
     let pipe = Pipeline {
         min_count_exclusive: a.min_count,
@@ -783,8 +819,8 @@ fn run_evaluate(a: &EvaluateArgs) -> Result<()> {
     let dir = Path::new(&a.corpus);
     let start = std::time::Instant::now();
     let corpus = match &a.candidates {
-        Some(c) => read_candidate_corpus(dir, Path::new(c), &pipe)?,
-        None => read_corpus(dir, &pipe)?,
+        Some(c) => read_candidate_corpus(dir, Path::new(c), &pipe, keys)?,
+        None => read_corpus(dir, &pipe, keys)?,
     };
     let read_s = start.elapsed().as_secs_f64();
     let t = std::time::Instant::now();

@@ -294,7 +294,7 @@ fn probability_of(p: &str) -> PyResult<Probability> {
     word_filter = "pos", min_keywords = 11, window = 2, self_loops = false, damping = 0.85,
     prior_scale = "code", probability = "latent", theta_update = "block", alpha = "shared",
     tau = 0.1, sigma_a2 = 10.0, sigma_b2 = 10.0, tol = 1e-10, max_iter = 2000,
-    bss_iterations = 50_000, bss_burn_in = 2_000, seed = 1, draws = 1, rates_from = "vbss", alpha_init = 0.6, no_vbss = false, external = Vec::new(), report = None))]
+    bss_iterations = 50_000, bss_burn_in = 2_000, seed = 1, draws = 1, rates_from = "vbss", alpha_init = None, no_vbss = false, external = Vec::new(), report = None, keys = "whole"))]
 #[allow(clippy::too_many_arguments)]
 pub fn evaluate_keywords(
     py: Python<'_>,
@@ -324,11 +324,37 @@ pub fn evaluate_keywords(
     seed: u64,
     draws: usize,
     rates_from: &str,
-    alpha_init: f64,
+    alpha_init: Option<Bound<'_, PyAny>>,
     no_vbss: bool,
     external: Vec<(String, String)>,
     report: Option<std::path::PathBuf>,
+    keys: &str,
 ) -> PyResult<String> {
+    // A probability, or "article": 1 − k/|K| per document (the CLI's
+    // `--alpha-init article`).
+    let (alpha_init, alpha_mode) = match &alpha_init {
+        None => (0.6, plackett::keywords::AlphaInit::Global),
+        Some(v) if v.extract::<String>().is_ok_and(|s| s == "article") => {
+            (0.6, plackett::keywords::AlphaInit::Article)
+        }
+        Some(v) => (
+            v.extract::<f64>().map_err(|_| {
+                pyo3::exceptions::PyTypeError::new_err(
+                    "alpha_init: expected a probability in (0, 1) or \"article\"",
+                )
+            })?,
+            plackett::keywords::AlphaInit::Global,
+        ),
+    };
+    let keys = match keys {
+        "whole" => plackett_text::KeyRule::Whole,
+        "split-dashes" => plackett_text::KeyRule::SplitDashes,
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "invalid option keys: expected \"whole\" or \"split-dashes\", got {other:?}"
+            )));
+        }
+    };
     let methods = methods
         .split(',')
         .map(str::trim)
@@ -381,6 +407,7 @@ pub fn evaluate_keywords(
             ..BssOptions::default()
         },
         external: Vec::new(),
+        alpha_init: alpha_mode,
     };
     let pipe = Pipeline {
         min_count_exclusive: min_count,
@@ -394,8 +421,8 @@ pub fn evaluate_keywords(
     let dir = std::path::PathBuf::from(corpus);
     let table = crate::interrupt::run(py, move |obs| {
         let c = match &candidates {
-            Some(c) => read_candidate_corpus(&dir, std::path::Path::new(c), &pipe)?,
-            None => read_corpus(&dir, &pipe)?,
+            Some(c) => read_candidate_corpus(&dir, std::path::Path::new(c), &pipe, keys)?,
+            None => read_corpus(&dir, &pipe, keys)?,
         };
         evaluate_observed(&c, &opts, obs.as_ref())
     })?;

@@ -26,6 +26,7 @@ fn main() {
         Path::new(&args[1]),
         Path::new(&args[2]),
         &Pipeline::default(),
+        plackett_text::KeyRule::Whole,
     )
     .expect("corpus");
     println!(

@@ -16,12 +16,32 @@ fn read(path: &Path) -> Result<String> {
     crate::extract::read_document(path, &path.display().to_string())
 }
 
-fn truth_of(dir: &Path, id: &str, pipe: &Pipeline) -> Result<Vec<String>> {
+/// How a ground-truth keyphrase becomes keyword stems.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum KeyRule {
+    /// Its words as the front-end reads text: a dash between letters stays
+    /// inside its word ("model-based" is one keyword, as in the documents).
+    #[default]
+    Whole,
+    /// Split at dashes first ("model-based" is "model" and "base"): the
+    /// rule of the Hu 2024 authors' `Preprocessing.R`, which runs udpipe
+    /// over the keyphrases and so splits hyphenated words (docs/keywords.md).
+    SplitDashes,
+}
+
+fn truth_of(dir: &Path, id: &str, pipe: &Pipeline, keys: KeyRule) -> Result<Vec<String>> {
     let key = dir.join("keys").join(format!("{id}.key"));
     let text = read(&key)?;
     let mut out = Vec::new();
     for line in text.lines() {
-        out.extend(pipe.phrase_stems(line));
+        match keys {
+            KeyRule::Whole => out.extend(pipe.phrase_stems(line)),
+            KeyRule::SplitDashes => {
+                for part in line.split('-') {
+                    out.extend(pipe.phrase_stems(part));
+                }
+            }
+        }
     }
     out.sort();
     out.dedup();
@@ -54,7 +74,7 @@ fn ids(dir: &Path) -> Result<Vec<String>> {
 }
 
 /// Read a corpus and run the front-end on every document.
-pub fn read_corpus(dir: &Path, pipe: &Pipeline) -> Result<Corpus> {
+pub fn read_corpus(dir: &Path, pipe: &Pipeline, keys: KeyRule) -> Result<Corpus> {
     // Documents in parallel; the order is the sorted ids' whatever the
     // thread count.
     let documents = ids(dir)?
@@ -63,7 +83,7 @@ pub fn read_corpus(dir: &Path, pipe: &Pipeline) -> Result<Corpus> {
             let text = read(&dir.join("docsutf8").join(format!("{id}.txt")))?;
             Ok(Document {
                 tokens: pipe.candidates(&text),
-                truth: truth_of(dir, &id, pipe)?,
+                truth: truth_of(dir, &id, pipe, keys)?,
                 id,
             })
         })
@@ -76,7 +96,12 @@ pub fn read_corpus(dir: &Path, pipe: &Pipeline) -> Result<Corpus> {
 /// authors distribute theirs), mapped to corpus ids by a `map.tsv`
 /// (`file<TAB>id` per line) in `candidates`, with the ground truth from
 /// `dir/keys/<id>.key`.
-pub fn read_candidate_corpus(dir: &Path, candidates: &Path, pipe: &Pipeline) -> Result<Corpus> {
+pub fn read_candidate_corpus(
+    dir: &Path,
+    candidates: &Path,
+    pipe: &Pipeline,
+    keys: KeyRule,
+) -> Result<Corpus> {
     let map_path = candidates.join("map.tsv");
     let map = read(&map_path)?;
     let mut documents = Vec::new();
@@ -100,7 +125,7 @@ pub fn read_candidate_corpus(dir: &Path, candidates: &Path, pipe: &Pipeline) -> 
             .collect();
         documents.push(Document {
             tokens,
-            truth: truth_of(dir, id.trim(), pipe)?,
+            truth: truth_of(dir, id.trim(), pipe, keys)?,
             id: id.trim().to_string(),
         });
     }
@@ -147,4 +172,42 @@ pub fn read_external(path: &Path, name: &str, pipe: &Pipeline) -> Result<Externa
         name: name.to_string(),
         scores,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `whole` keeps a hyphenated keyphrase word as one keyword, as the
+    /// documents' words are read; `split-dashes` splits it first (the
+    /// Hu 2024 authors' rule).
+    #[test]
+    fn key_rules() {
+        let dir = std::env::temp_dir().join(format!("plackett-keys-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("docsutf8")).unwrap();
+        std::fs::create_dir_all(dir.join("keys")).unwrap();
+        std::fs::write(
+            dir.join("docsutf8/a.txt"),
+            "Model-based ranking of items ranks items.",
+        )
+        .unwrap();
+        std::fs::write(dir.join("keys/a.key"), "model-based ranking\nitem\n").unwrap();
+        let pipe = Pipeline::default();
+        let whole = read_corpus(&dir, &pipe, KeyRule::Whole).unwrap();
+        let split = read_corpus(&dir, &pipe, KeyRule::SplitDashes).unwrap();
+        let stems = |w: &[&str]| {
+            let mut v: Vec<String> = w.iter().map(|x| crate::stem(x)).collect();
+            v.sort();
+            v
+        };
+        assert_eq!(
+            whole.documents[0].truth,
+            stems(&["item", "model-based", "ranking"])
+        );
+        assert_eq!(
+            split.documents[0].truth,
+            stems(&["base", "item", "model", "ranking"])
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

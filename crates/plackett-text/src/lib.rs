@@ -28,7 +28,7 @@ pub mod report;
 pub mod stopwords;
 
 pub use batch::{BatchDocument, extract_many, extract_many_observed, read_manifest};
-pub use corpus::{read_candidate_corpus, read_corpus, read_external};
+pub use corpus::{KeyRule, read_candidate_corpus, read_corpus, read_external};
 pub use extract::{
     Candidate, Edge, Engine, ExtractOptions, Extraction, Input, VB_SD_NOTE, VB_SD_NOTE_MEAN_FIELD,
     baseline_ranks, edges_csv, extract, extract_observed, graph_edges, is_vb_sd_note,

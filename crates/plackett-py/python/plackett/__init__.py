@@ -1425,7 +1425,11 @@ def evaluate_keywords(corpus: Any, *, candidates: Any = None, **options: Any) ->
     ``min_keywords``, ``seed``, ``draws`` (independent draws of the known
     keywords per document, pooled; 1), ``rates_from`` (``"vbss"``,
     ``"vbss-code"`` or ``"bss"``: whose selections set the cut methods'
-    rates), ``no_vbss`` (leave VBSS out), ``external`` (outside methods'
+    rates; with VBSS left out, the one other method that has them),
+    ``no_vbss`` (leave VBSS out), ``keys`` (``"whole"`` or
+    ``"split-dashes"``: how a keyphrase becomes keywords, the latter the
+    Hu 2024 authors' rule), ``alpha_init`` (a probability, or
+    ``"article"``: 1 − k/|K| per document), ``external`` (outside methods'
     scores as more columns: a mapping of names to JSON files
     ``{"<doc id>": [["phrase", score], …]}``, as ``--external NAME=FILE``;
     e.g. from ``bench/keywords_yake.py``), ``report`` (a path: the page of

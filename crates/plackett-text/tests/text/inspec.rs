@@ -24,7 +24,7 @@ fn inspec_against_table_a_1_2() {
         );
         return;
     }
-    let c = read_corpus(&d, &Pipeline::default()).unwrap();
+    let c = read_corpus(&d, &Pipeline::default(), plackett_text::KeyRule::Whole).unwrap();
     let code = evaluate(
         &c,
         &EvalOptions {

@@ -160,6 +160,36 @@ pub struct EvalOptions {
     /// Methods run elsewhere (e.g. YAKE from Python), evaluated as cut
     /// methods on the same candidates.
     pub external: Vec<ExternalScores>,
+    /// The start of VBSS's (and `vbss-code`'s) `E[α]`: one value for every
+    /// document (`vbss.alpha_init`), or per article.
+    pub alpha_init: AlphaInit,
+}
+
+/// Where the iteration's first `E[α]` comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum AlphaInit {
+    /// `vbss.alpha_init` for every document (0.6 by default: Hu 2024
+    /// §1.3.4's "typically between 0.5 and 0.7").
+    #[default]
+    Global,
+    /// Per document `1 − k/|K|`, `k` the known keywords and `|K|` the
+    /// ground-truth keywords among its candidates: §1.3.4's "a roughly
+    /// estimated proportion for unobserved keywords in the article", which
+    /// an evaluation, knowing the ground truth, can compute (floored at
+    /// 0.001 when every keyword is known).
+    Article,
+}
+
+impl AlphaInit {
+    /// The starting `E[α]` of a document with `truth` ground-truth
+    /// keywords among its candidates, `k` of them known.
+    pub fn start(self, global: f64, k: usize, truth: usize) -> f64 {
+        match self {
+            AlphaInit::Global => global,
+            AlphaInit::Article if truth == 0 => global,
+            AlphaInit::Article => (1.0 - k as f64 / truth as f64).max(1e-3),
+        }
+    }
 }
 
 /// Word scores of an outside method: per document id, scored phrases
@@ -194,6 +224,7 @@ impl Default for EvalOptions {
             rates_from: Method::Vbss,
             bss: BssOptions::default(),
             external: Vec::new(),
+            alpha_init: AlphaInit::Global,
         }
     }
 }
@@ -244,6 +275,9 @@ pub struct ResultRow {
     pub realised_fdr: f64,
     /// Words selected over the corpus.
     pub selected: usize,
+    /// Words selected per document (known ones included), averaged over
+    /// documents and draws: `selected / (documents × draws)`.
+    pub selected_per_document: f64,
 }
 
 /// The comparison table.
@@ -483,6 +517,26 @@ pub fn evaluate_observed(
 /// Check the evaluation's options; the methods in table order (VBSS first
 /// unless left out, then the listed ones, then the external columns) and
 /// the index of the one whose selections set the cut methods' rates.
+/// The method whose own selections set the rates: `rates_from`, except
+/// that with VBSS left out and the rates left at VBSS (the default), the
+/// one other method with an FDR selection of its own (`vbss-code` or
+/// `bss`) sets them — the reproduction of Hu 2024's tables from the
+/// authors' code alone needs no further option.
+fn rates_source(opts: &EvalOptions, methods: &[Method]) -> Method {
+    if !(opts.no_vbss && opts.rates_from == Method::Vbss) {
+        return opts.rates_from;
+    }
+    let own: Vec<Method> = methods
+        .iter()
+        .copied()
+        .filter(|m| matches!(m, Method::VbssCode | Method::Bss))
+        .collect();
+    match own[..] {
+        [m] => m,
+        _ => opts.rates_from,
+    }
+}
+
 fn methods_of(opts: &EvalOptions) -> Result<(Vec<Method>, usize)> {
     opts.vbss.check()?;
     if opts.k == 0 {
@@ -541,16 +595,17 @@ fn methods_of(opts: &EvalOptions) -> Result<(Vec<Method>, usize)> {
             "nothing to evaluate: VBSS is left out and no other method is given",
         ));
     }
-    let rate_index = match opts.rates_from {
+    let rates_from = rates_source(opts, &methods);
+    let rate_index = match rates_from {
         Method::Vbss | Method::VbssCode | Method::Bss => methods
             .iter()
-            .position(|m| *m == opts.rates_from)
+            .position(|m| *m == rates_from)
             .ok_or_else(|| {
                 Error::param(
                     "rates_from",
                     format!(
                         "the selection rates come from {}, which is not among the methods",
-                        opts.rates_from.key()
+                        rates_from.key()
                     ),
                 )
             })?,
@@ -640,7 +695,9 @@ impl Scoring<'_> {
             let mut vbss_run = None;
             for (mi, m) in self.methods.iter().enumerate() {
                 let t = Instant::now();
-                let run = self.method(*m, di, doc, &g, &prior, &y).map_err(in_doc)?;
+                let run = self
+                    .method(*m, di, doc, &g, &prior, &y, truth.len())
+                    .map_err(in_doc)?;
                 vbss_run = vbss_run.or(run.vbss_run);
                 code_converged &= run.code_converged.unwrap_or(true);
                 // Methods with their own FDR selection are not cut by rank.
@@ -675,6 +732,7 @@ impl Scoring<'_> {
 
     /// Method `m`'s scores of the candidates of `g` given the known
     /// keywords `y`, and its own selections if it has an FDR rule.
+    #[allow(clippy::too_many_arguments)]
     fn method(
         &self,
         m: Method,
@@ -683,8 +741,13 @@ impl Scoring<'_> {
         g: &WordGraph,
         prior: &ThetaPrior,
         y: &[bool],
+        truth: usize,
     ) -> Result<MethodRun> {
         let opts = self.opts;
+        let vbss_opts = VbssOptions {
+            alpha_init: opts.alpha_init.start(opts.vbss.alpha_init, opts.k, truth),
+            ..opts.vbss
+        };
         let select = |p: &[f64]| -> Vec<Vec<usize>> {
             opts.gammas
                 .iter()
@@ -702,7 +765,7 @@ impl Scoring<'_> {
                 // The evaluation reads probabilities only, and only the
                 // predictive one depends on the covariance: spare every
                 // other run the linear-response solve.
-                let mut vbss = opts.vbss;
+                let mut vbss = vbss_opts;
                 if opts.probability != Probability::Predictive {
                     vbss.covariance = super::vbss::VbCovariance::MeanField;
                 }
@@ -744,7 +807,7 @@ impl Scoring<'_> {
                 }
             }
             Method::VbssCode => {
-                let f = fit_vbss_code(prior, y, &opts.vbss)?;
+                let f = fit_vbss_code(prior, y, &vbss_opts)?;
                 MethodRun {
                     own: Some(select(&f.p_forced)),
                     code_converged: Some(f.converged),
@@ -840,7 +903,7 @@ fn pool(
         keywords,
         k: opts.k,
         draws: opts.draws,
-        rates_from: opts.rates_from,
+        rates_from: methods[rate_index],
         gammas: opts.gammas.clone(),
         rates,
         labels: methods
@@ -905,6 +968,8 @@ impl EvalTable {
                         forced: self.forced,
                         realised_fdr: c.realised_fdr,
                         selected: c.selected,
+                        selected_per_document: c.selected as f64
+                            / (self.documents * self.draws).max(1) as f64,
                     })
             })
             .collect()
@@ -1036,6 +1101,41 @@ impl EvalTable {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `1 − k/|K|` per article; the global value otherwise, and for an
+    /// article without ground truth; floored when every keyword is known.
+    #[test]
+    fn alpha_init_per_article() {
+        assert_eq!(AlphaInit::Global.start(0.6, 5, 20), 0.6);
+        assert_eq!(AlphaInit::Article.start(0.6, 5, 20), 0.75);
+        assert_eq!(AlphaInit::Article.start(0.6, 5, 0), 0.6);
+        assert_eq!(AlphaInit::Article.start(0.6, 5, 5), 1e-3);
+    }
+
+    /// With VBSS left out and the rates at their default, the one method
+    /// with selections of its own sets them; two such methods leave the
+    /// choice to the caller (an error names `rates_from`).
+    #[test]
+    fn rates_default_to_the_one_selecting_method_when_vbss_is_left_out() {
+        let mut o = EvalOptions {
+            methods: vec![Method::Ss, Method::VbssCode],
+            no_vbss: true,
+            ..Default::default()
+        };
+        let (methods, i) = methods_of(&o).unwrap();
+        assert_eq!(methods[i], Method::VbssCode);
+        o.methods.push(Method::Bss);
+        assert!(
+            methods_of(&o)
+                .unwrap_err()
+                .to_string()
+                .contains("rates_from")
+        );
+        o.no_vbss = false;
+        o.methods = vec![Method::VbssCode];
+        let (methods, i) = methods_of(&o).unwrap();
+        assert_eq!(methods[i], Method::Vbss);
+    }
 
     fn table(times: &[(usize, f64)]) -> EvalTable {
         EvalTable {

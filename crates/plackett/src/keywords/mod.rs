@@ -22,8 +22,8 @@ pub mod vbss_code;
 
 pub use bss::{BssFit, BssOptions, fit_bss};
 pub use evaluate::{
-    Corpus, DocTiming, Document, EvalOptions, EvalTable, ExternalScores, Method, draw_known,
-    evaluate, evaluate_observed, truth_indices,
+    AlphaInit, Corpus, DocTiming, Document, EvalOptions, EvalTable, ExternalScores, Method,
+    draw_known, evaluate, evaluate_observed, truth_indices,
 };
 pub use fdr::{bayesian_fdr_select, fdr_select_unlabelled, forced, top_by_score};
 pub use gibbs::{VbssGibbsFit, VbssGibbsOptions, fit_gibbs, fit_gibbs_observed};
