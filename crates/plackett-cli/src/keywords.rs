@@ -362,8 +362,8 @@ pub struct EvaluateArgs {
     #[arg(long, default_value = "pos", value_parser = ["pos", "stopwords", "none"])]
     pub word_filter: String,
     /// How a ground-truth keyphrase becomes keywords: whole (its words as the documents' are read; a hyphenated word is one keyword) or split-dashes (split at dashes first, as the Hu 2024 authors' Preprocessing.R does by running udpipe over the keyphrases; docs/keywords.md).
-    #[arg(long, default_value = "whole", value_parser = ["whole", "split-dashes"])]
-    pub keys: String,
+    #[arg(long, default_value = "whole", value_parser = clap::builder::ValueParser::new(str::parse::<plackett_text::KeyRule>))]
+    pub keys: plackett_text::KeyRule,
 
     /// Known keywords drawn at random per document (Hu 2024: 5; 3 and 7 in its sensitivity
     /// study). `--k` still works (elsewhere --k is a prediction-set size).
@@ -799,10 +799,7 @@ fn run_evaluate(a: &EvaluateArgs) -> Result<()> {
             AlphaInitArg::Value(_) => plackett::keywords::AlphaInit::Global,
         },
     };
-    let keys = match a.keys.as_str() {
-        "split-dashes" => plackett_text::KeyRule::SplitDashes,
-        _ => plackett_text::KeyRule::Whole,
-    };
+    let keys = a.keys;
     let pipe = Pipeline {
         min_count_exclusive: a.min_count,
         filter: a.word_filter.parse().map_err(anyhow::Error::msg)?,

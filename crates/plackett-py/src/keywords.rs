@@ -346,15 +346,9 @@ pub fn evaluate_keywords(
             plackett::keywords::AlphaInit::Global,
         ),
     };
-    let keys = match keys {
-        "whole" => plackett_text::KeyRule::Whole,
-        "split-dashes" => plackett_text::KeyRule::SplitDashes,
-        other => {
-            return Err(PyValueError::new_err(format!(
-                "invalid option keys: expected \"whole\" or \"split-dashes\", got {other:?}"
-            )));
-        }
-    };
+    let keys: plackett_text::KeyRule = keys
+        .parse()
+        .map_err(|m| PyValueError::new_err(format!("invalid option keys: {m}")))?;
     let methods = methods
         .split(',')
         .map(str::trim)

@@ -29,6 +29,19 @@ pub enum KeyRule {
     SplitDashes,
 }
 
+impl std::str::FromStr for KeyRule {
+    type Err = String;
+    /// `whole` or `split-dashes`: the one spelling the CLI's `--keys` and
+    /// Python's `keys=` read.
+    fn from_str(s: &str) -> std::result::Result<KeyRule, String> {
+        match s {
+            "whole" => Ok(KeyRule::Whole),
+            "split-dashes" => Ok(KeyRule::SplitDashes),
+            other => Err(format!("expected whole or split-dashes, got {other:?}")),
+        }
+    }
+}
+
 fn truth_of(dir: &Path, id: &str, pipe: &Pipeline, keys: KeyRule) -> Result<Vec<String>> {
     let key = dir.join("keys").join(format!("{id}.key"));
     let text = read(&key)?;
