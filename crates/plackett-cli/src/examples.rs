@@ -19,6 +19,14 @@ pub const EXAMPLES: &[(&str, &[&str], &str)] = &[
         "docs/cli.md, docs/engines.md (which engine when), docs/ties.md",
     ),
     (
+        "tree",
+        &[
+            "plackett tree data/tricot-sim/rankings.csv --ranking-col trial --item-col variety --ranker-col farmer --covariates data/tricot-sim/covariates.csv --covariate-key farmer",
+            "plackett tree data/tricot-sim/rankings.csv --ranking-col trial --item-col variety --ranker-col farmer --covariates data/tricot-sim/covariates.csv --covariate-key farmer --minsize 30 --maxdepth 2 --output json --model-out out/tree.json",
+        ],
+        "docs/trees.md",
+    ),
+    (
         "predict",
         &[
             "plackett predict out/pudding.json data/pudding/pairs.csv --format pairs --ties event",

@@ -23,6 +23,7 @@ mod outputs;
 mod predict;
 mod progress;
 mod simulate;
+mod tree;
 
 use clap::parser::ValueSource;
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
@@ -61,6 +62,8 @@ enum Command {
     /// Keyword extraction with a few known keywords (VBSS, Hu 2024 ch. 1): extract (one document), batch (many), evaluate, tag.
     #[command(subcommand)]
     Keywords(keywords::KeywordsCommand),
+    /// Plackett–Luce trees: which rankers rank differently, found from their covariates.
+    Tree(Box<tree::TreeArgs>),
 }
 
 /// A command's printed result: to `--out FILE` when given (as one of the
@@ -229,6 +232,7 @@ pub fn main() {
         Command::Classify(c) => classify::run(&c),
         Command::Mil(c) => mil::run(&c),
         Command::Keywords(c) => keywords::run(&c),
+        Command::Tree(a) => tree::run(&a),
         Command::Aggregate(a) => groundtruth::run_aggregate(&a),
         Command::Evaluate(a) => groundtruth::run_evaluate(&a),
     });

@@ -50,6 +50,9 @@ pub enum Family {
     Keywords,
     /// Multiple-instance classification by vMMIC (`plackett mil fit`).
     Mil,
+    /// Plackett–Luce trees: rankers partitioned by covariates (`plackett
+    /// tree`).
+    Tree,
 }
 
 impl Family {
@@ -64,11 +67,12 @@ impl Family {
             Family::GroundTruth => "ground_truth",
             Family::Keywords => "keywords",
             Family::Mil => "mil",
+            Family::Tree => "tree",
         }
     }
 
     /// Every family, in the order of the table in `docs/architecture.md`.
-    pub const ALL: [Family; 8] = [
+    pub const ALL: [Family; 9] = [
         Family::Ranking,
         Family::Features,
         Family::Mixture,
@@ -77,6 +81,7 @@ impl Family {
         Family::GroundTruth,
         Family::Keywords,
         Family::Mil,
+        Family::Tree,
     ];
 }
 

@@ -46,6 +46,7 @@ pub mod posterior;
 pub mod report;
 pub mod sampling;
 pub mod stats;
+pub mod tree;
 
 pub use error::{Error, Result};
 /// The matrix type of the public API (covariances, information matrices),

@@ -28,3 +28,4 @@ mod predict_cli;
 mod progress;
 mod readme;
 mod reports;
+mod tree_cli;

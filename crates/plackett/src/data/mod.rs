@@ -1,6 +1,7 @@
 //! Items, observations, the flat dataset, validation and connectivity.
 
 pub mod collapse;
+pub mod covariates;
 pub mod dataset;
 pub mod features;
 pub mod graph;

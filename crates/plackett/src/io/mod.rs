@@ -4,6 +4,7 @@
 //! panics on arbitrary bytes, and produces the one flat
 //! [`crate::data::Dataset`].
 
+pub mod covariates;
 pub mod csv_long;
 pub mod features;
 pub mod float_serde;

@@ -606,6 +606,46 @@ pub fn unit_log_likelihoods(ds: &Dataset, lam: &[f64], log_lam: &[f64]) -> Vec<f
     parts.concat()
 }
 
+/// Score contributions summed by unit: row `u` of the returned
+/// `n_units × n_items` matrix (row-major) is `Σ_{o : unit(o) = u} ∂ℓ_o/∂θ`
+/// at log-worths `theta`, over the real observations (pseudo-observations
+/// are left out). With one unit per ranker these are the per-ranker
+/// estimating functions whose ordering by a covariate the parameter
+/// instability tests of model-based recursive partitioning read (Zeileis,
+/// Hothorn & Hornik 2008; `PlackettLuce`'s `estfun` summed by ranker, as
+/// `pltree` does). Observations with `unit(o) = None` are skipped.
+pub fn unit_scores(
+    ds: &Dataset,
+    theta: &[f64],
+    n_units: usize,
+    unit: impl Fn(usize) -> Option<usize>,
+) -> Vec<f64> {
+    let n = ds.n_items();
+    let (lam, _) = scaled(theta);
+    let total = universe_sum(ds, &lam);
+    let mut out = vec![0.0; n_units * n];
+    let mut den = vec![0.0; n];
+    let mut s = Scratch::default();
+    for o in 0..ds.n_real_obs() {
+        let Some(u) = unit(o) else { continue };
+        let row = &mut out[u * n..(u + 1) * n];
+        let w = ds.obs(o).weight;
+        let (_, c) = sweep_obs(ds, o, &lam, total, &mut den, &mut s, Weights::of(ds, o));
+        for_each_winner(ds, o, |m| row[m as usize] += w);
+        for &m in ds.obs(o).members {
+            let m = m as usize;
+            row[m] -= lam[m] * den[m];
+            den[m] = 0.0;
+        }
+        if c != 0.0 {
+            for (r, l) in row[..ds.universe()].iter_mut().zip(&lam) {
+                *r -= l * c;
+            }
+        }
+    }
+    out
+}
+
 /// Stage wins and expected in-play coefficients with per-observation
 /// weights `v` in place of the dataset's (a mixture component's M-step:
 /// `v_o = w_o · P(component | o)`). The MM update of that component is

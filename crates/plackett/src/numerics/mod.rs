@@ -10,6 +10,7 @@ pub mod quadrature;
 pub mod slice;
 pub mod special;
 pub mod squarem;
+pub mod sup_lm;
 
 /// `Σ_k f(range_k)` over `0..n` cut into ranges of `chunk`, the ranges
 /// evaluated in parallel and their results added in order: the same bits

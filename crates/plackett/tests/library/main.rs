@@ -23,3 +23,4 @@ mod readers;
 mod reference;
 mod serde_roundtrip;
 mod ties;
+mod tree;
