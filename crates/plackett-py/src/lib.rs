@@ -30,6 +30,7 @@ mod mil;
 mod mixture;
 mod model;
 mod sharded;
+mod tree;
 
 /// A library error as a Python exception: bad input or options are
 /// `ValueError` (the CLI's exit status 2) with the CLI's one-line message,
@@ -1358,6 +1359,8 @@ fn _plackett(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sharded::fit_sharded_vb, m)?)?;
     m.add_function(wrap_pyfunction!(sharded::shard_information, m)?)?;
     m.add_function(wrap_pyfunction!(sharded::_restore_sharded, m)?)?;
+    m.add_class::<tree::TreeResult>()?;
+    m.add_function(wrap_pyfunction!(tree::fit_tree, m)?)?;
     m.add_class::<adherence::AdherenceResult>()?;
     m.add_function(wrap_pyfunction!(adherence::fit_adherence, m)?)?;
     m.add_function(wrap_pyfunction!(adherence::_restore_adherence, m)?)?;

@@ -83,6 +83,8 @@ __all__ = [
     "fit",
     "fit_adherence",
     "fit_mixture",
+    "tree",
+    "Tree",
     "MilCv",
     "load_mil_model",
     "load_model",
@@ -699,6 +701,164 @@ def fit_adherence(
         data, engine=engine, pseudo=pseudo, tol=tol, max_iter=_count_or_none("max_iter", max_iter),
         samples=samples, burn_in=burn_in, chains=chains, seed=seed, **kw
     )
+
+
+class Tree:
+    """A Plackett-Luce tree (``plackett tree``; docs/trees.md): rankers
+    partitioned by their covariates (model-based recursive partitioning,
+    Zeileis, Hothorn & Hornik 2008; R's ``pltree``, Turner et al. 2020).
+
+    ``nodes`` is the JSON's node list (``id``, ``parent``, ``n``,
+    ``terminal``, ``split``, ``tests``, leaves' ``items``);
+    ``log_likelihood``, ``aic``, ``notes``; ``summary()`` the leaves'
+    log-worths (items × leaves), ``tests()`` the instability tests of the
+    inner nodes, ``predict(new_covariates)`` each new ranker's leaf and
+    log-worths, ``to_json()`` the document, ``save(path)`` the model file.
+    """
+
+    def __init__(self, native: Any):
+        self._native = native
+        self._doc = json.loads(native.to_json())
+        self.nodes: list = self._doc["nodes"]
+        self.log_likelihood: float = self._doc["log_likelihood"]
+        self.aic: float = self._doc["aic"]
+        self.notes: list = self._doc["notes"]
+        self._kinds = dict(native.covariate_kinds())
+
+    @property
+    def leaves(self) -> list:
+        """The terminal nodes."""
+        return [n for n in self.nodes if n["terminal"]]
+
+    def to_json(self) -> str:
+        """The document ``plackett tree --output json`` prints."""
+        return self._native.to_json()
+
+    def save(self, path: str) -> None:
+        """Write the model file ``plackett tree --model-out`` writes."""
+        with open(_path(path), "w", encoding="utf-8") as fh:
+            fh.write(self._native.model_json())
+
+    def summary(self) -> Any:
+        """Log-worths per leaf: a pandas DataFrame, one row per item, one
+        column per leaf (``node 2``, …), in the tree's gauge."""
+        import pandas as pd
+        cols = {}
+        for leaf in self.leaves:
+            cols[f"node {leaf['id']}"] = {i["name"]: i["log_worth"] for i in leaf["items"]}
+        return pd.DataFrame(cols)
+
+    def tests(self) -> Any:
+        """The instability tests of every inner node as a DataFrame
+        (``node``, ``variable``, ``statistic``, ``df``, ``p_value_raw``,
+        ``p_value`` adjusted)."""
+        import pandas as pd
+        rows = [dict(node=n["id"], **t) for n in self.nodes if not n["terminal"] for t in n["tests"]]
+        return pd.DataFrame(rows, columns=["node", "variable", "statistic", "df", "p_value_raw", "p_value"])
+
+    def predict(self, covariates: Any) -> Any:
+        """Each new ranker's leaf and log-worths from its covariates (a
+        DataFrame, or a list of dicts, with the columns the tree splits
+        on): a DataFrame with ``node`` and one log-worth column per item,
+        in the rows' order; a ranker whose path needs a missing value or a
+        level unseen at that node gets ``node`` None, NaN log-worths and
+        the reason in ``reason``."""
+        import pandas as pd
+        if hasattr(covariates, "to_dict"):
+            records = covariates.to_dict("records")
+            index = covariates.index
+        elif isinstance(covariates, (list, tuple)) and all(isinstance(r, dict) for r in covariates):
+            records, index = list(covariates), None
+        else:
+            raise TypeError("covariates: expected a pandas DataFrame or a list of dicts")
+        rows = []
+        for r in records:
+            row = {}
+            for name, kind in self._kinds.items():
+                v = r.get(name)
+                if v is None or (isinstance(v, float) and v != v):
+                    row[name] = None
+                elif kind == "numeric":
+                    if isinstance(v, str):
+                        raise TypeError(f"covariate {_show(name)} is numeric, got {_show(v)}")
+                    row[name] = float(v)
+                else:
+                    row[name] = str(_plain(v))
+            rows.append(row)
+        leaves, reasons = self._native.route(rows)
+        worths = {n["id"]: {i["name"]: i["log_worth"] for i in n["items"]} for n in self.leaves}
+        items = [i["name"] for i in self.leaves[0]["items"]]
+        out = pd.DataFrame(
+            [[leaf] + [worths[leaf][it] if leaf is not None else float("nan") for it in items] for leaf in leaves],
+            columns=["node"] + items, index=index)
+        out["node"] = out["node"].astype("Int64")
+        if any(reasons):
+            out["reason"] = reasons
+        return out
+
+    def __repr__(self) -> str:
+        return repr(self._native)
+
+
+def tree(
+    data: Any,
+    covariates: Any,
+    *,
+    ranker: str = "ranker",
+    rankers: Optional[Sequence[Any]] = None,
+    key: Optional[str] = None,
+    categorical: Optional[Sequence[str]] = None,
+    ordered: Optional[dict] = None,
+    partition_by: Optional[Sequence[str]] = None,
+    alpha: float = 0.05,
+    minsize: Optional[int] = None,
+    maxdepth: Optional[int] = None,
+    bonferroni: bool = True,
+    prune: Optional[str] = None,
+    pseudo: float = 0.5,
+    reference: Optional[str] = None,
+    ties: Optional[str] = None,
+) -> Tree:
+    """Grow a Plackett-Luce tree (``plackett tree``; docs/trees.md).
+
+    ``data``: a Dataset read with its ranker column (``read_file(...,
+    ranker_col=...)``), a long data frame with a ``ranker`` column (name it
+    with ``ranker``), or any rankings with ``rankers=`` (one name per
+    ranking). ``covariates``: a pandas DataFrame or a CSV path, one row per
+    ranker, its ``key`` column (default: ``ranker``) naming them; non-numeric
+    columns are categorical, ``categorical`` makes numeric ones so,
+    ``ordered={"col": [levels, lowest first]}`` declares ordered ones.
+    ``alpha``, ``minsize`` (default 10 per item), ``maxdepth`` (root = 1),
+    ``bonferroni``, ``prune`` ("aic"/"bic"), ``pseudo`` (PlackettLuce's
+    ``npseudo``, 0.5) and ``reference`` are ``plackett tree``'s options;
+    the same data give the same JSON (``Tree.to_json()``).
+    """
+    if rankers is None:
+        rankers = _frame_rankers(data, ranker=ranker)
+    data = _as_dataset(data, ties)
+    if hasattr(covariates, "to_csv"):
+        text, source = covariates.to_csv(index=False), "covariates"
+    elif isinstance(covariates, (str, os.PathLike)):
+        source = _path(covariates)
+        with open(source, encoding="utf-8") as fh:
+            text = fh.read()
+    else:
+        raise TypeError("covariates: expected a pandas DataFrame or a CSV path")
+    kw = {}
+    if rankers is not None:
+        if isinstance(rankers, (str, bytes)):
+            raise TypeError("rankers: expected a sequence of names, one per ranking")
+        kw["rankers"] = _names("rankers", rankers)
+    if ordered is not None:
+        if not isinstance(ordered, dict):
+            raise TypeError("ordered: expected a dict {column: [levels, lowest first]}")
+        kw["ordered"] = [(str(k), [str(x) for x in v]) for k, v in ordered.items()]
+    return Tree(_plackett.fit_tree(
+        data, text, key=key or ranker, categorical=[str(c) for c in categorical or []],
+        partition_by=[str(c) for c in partition_by or []], alpha=_real("alpha", alpha),
+        minsize=_count_or_none("minsize", minsize), maxdepth=_count_or_none("maxdepth", maxdepth),
+        bonferroni=bool(bonferroni), prune=prune, pseudo=_real("pseudo", pseudo),
+        reference=reference, source=source, **kw))
 
 
 class FeatureCv:

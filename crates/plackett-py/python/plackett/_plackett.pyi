@@ -473,3 +473,28 @@ def simulate(
     features: Optional[int] = ...,
     feature_sd: float = ...,
 ) -> tuple[Dataset, npt.NDArray[np.float64], Optional[tuple[list[str], npt.NDArray[np.float64], npt.NDArray[np.float64]]]]: ...
+
+class TreeResult:
+    def to_json(self) -> str: ...
+    def model_json(self) -> str: ...
+    def route(self, rows: list[dict[str, Any]]) -> tuple[list[Optional[int]], list[Optional[str]]]: ...
+    def covariate_kinds(self) -> list[tuple[str, str]]: ...
+
+def fit_tree(
+    data: Dataset,
+    covariates_csv: str,
+    *,
+    key: str = ...,
+    categorical: list[str] = ...,
+    ordered: list[tuple[str, list[str]]] = ...,
+    partition_by: list[str] = ...,
+    rankers: Optional[list[str]] = ...,
+    alpha: Optional[float] = ...,
+    minsize: Optional[int] = ...,
+    maxdepth: Optional[int] = ...,
+    bonferroni: bool = ...,
+    prune: Optional[str] = ...,
+    pseudo: Optional[float] = ...,
+    reference: Optional[str] = ...,
+    source: str = ...,
+) -> TreeResult: ...
