@@ -38,7 +38,12 @@ nodes <- lapply(ids, function(i) {
       out$split <- list(variable = v, left = I(lv[which(sp$index == 1)]), right = I(lv[which(sp$index == 2)]))
     }
   }
-  if (is.null(sp)) out$log_worth <- as.list(cf[as.character(i), ])
+  if (is.null(sp)) {
+    out$log_worth <- as.list(cf[as.character(i), ])
+    qv <- qvcalc(info$object, ref = 1)$qvframe
+    out$quasi_se <- as.list(setNames(qv$quasiSE, rownames(qv)))
+    out$se <- as.list(setNames(qv$SE, rownames(qv)))
+  }
   out
 })
 res <- list(seconds = secs, nodes = nodes, log_likelihood = as.numeric(logLik(tree)),

@@ -22,7 +22,7 @@ pub const EXAMPLES: &[(&str, &[&str], &str)] = &[
         "tree",
         &[
             "plackett tree data/tricot-sim/rankings.csv --ranking-col trial --item-col variety --ranker-col farmer --covariates data/tricot-sim/covariates.csv --covariate-key farmer",
-            "plackett tree data/tricot-sim/rankings.csv --ranking-col trial --item-col variety --ranker-col farmer --covariates data/tricot-sim/covariates.csv --covariate-key farmer --minsize 30 --maxdepth 2 --output json --model-out out/tree.json",
+            "plackett tree data/tricot-sim/rankings.csv --ranking-col trial --item-col variety --ranker-col farmer --covariates data/tricot-sim/covariates.csv --covariate-key farmer --minsize 30 --maxdepth 2 --output json --model-out out/tree.json --report out/tree.html",
         ],
         "docs/trees.md",
     ),
@@ -31,6 +31,7 @@ pub const EXAMPLES: &[(&str, &[&str], &str)] = &[
         &[
             "plackett predict out/pudding.json data/pudding/pairs.csv --format pairs --ties event",
             "plackett predict out/pudding.json data/pudding/pairs.csv --format pairs --ties event --output csv",
+            "plackett predict out/tree.json data/tricot-sim/covariates.csv --covariate-key farmer --compare Amani,Chapa",
         ],
         "docs/cli.md",
     ),

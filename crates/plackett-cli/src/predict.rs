@@ -38,6 +38,10 @@ pub struct PredictArgs {
     /// Write the output to this file instead of standard output.
     #[arg(value_hint = clap::ValueHint::FilePath, long, value_name = "FILE")]
     pub out: Option<String>,
+    /// Tree models (`tree --model-out`): the data file is a covariate table of new rankers;
+    /// this column names them.
+    #[arg(long, value_name = "COL", default_value = "ranker")]
+    pub covariate_key: String,
 }
 
 /// Which kind of model predicted.
@@ -108,6 +112,22 @@ impl Predicted {
 
 pub fn run(a: &PredictArgs) -> Result<()> {
     let text = plackett::io::read_text(&a.model)?;
+    if plackett::io::model_file::family_of(&text)
+        == Some(plackett::io::model_file::ModelFamily::Tree)
+    {
+        if a.as_ranker.is_some() {
+            bail!("invalid option --as-ranker: only with a model saved by fit --adherence");
+        }
+        let args = crate::tree::TreePredict {
+            model: &a.model,
+            file: &a.data.file,
+            covariate_key: &a.covariate_key,
+            compare: &a.compare,
+            output: a.output,
+            out: a.out.as_ref(),
+        };
+        return crate::tree::predict(&args, &text);
+    }
     let p = match AnyModel::from_json(&a.model, &text)? {
         AnyModel::Single(m) => single(a, &m)?,
         AnyModel::Mixture(m) => mixture(a, &m)?,

@@ -62,9 +62,12 @@ pub struct TreeArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Output::Table, help_heading = "Output")]
     pub output: Output,
-    /// Save the tree (for `plackett predict`-style routing of new rankers).
+    /// Save the tree (`plackett predict MODEL.json NEW_RANKERS.csv` routes new rankers).
     #[arg(value_hint = clap::ValueHint::FilePath, long, value_name = "MODEL.json", help_heading = "Output")]
     pub model_out: Option<String>,
+    /// Write an HTML report: the tree drawn, leaves' worths, the instability tests.
+    #[arg(value_hint = clap::ValueHint::FilePath, long, value_name = "FILE.html", help_heading = "Output")]
+    pub report: Option<String>,
 }
 
 fn list(s: &Option<String>) -> Vec<String> {
@@ -130,6 +133,11 @@ pub fn run(a: &TreeArgs) -> Result<()> {
     let tree = spec.fit(&ds, &cov)?;
     if let Some(path) = &a.model_out {
         crate::outputs::write(path, plackett::tree::saved_json(&tree).as_bytes())?;
+    }
+    if let Some(path) = &a.report {
+        let page =
+            plackett::report::tree::tree_html(&tree, "Plackett–Luce tree", Some(&a.data.file));
+        crate::outputs::write(path, page.as_bytes())?;
     }
     let doc = TreeDocument::new(&tree);
     match a.output {
@@ -262,4 +270,157 @@ fn table(tree: &PlTree) -> String {
         out.push_str(&format!("note: {n}\n"));
     }
     out
+}
+
+/// `plackett predict TREE.json NEW_RANKERS.csv`: each new ranker's leaf and
+/// log-worths, and with `--compare A,B` the probability that A beats B for
+/// that ranker (the leaf's Bradley–Terry probability).
+pub fn predict(a: &TreePredict, text: &str) -> Result<()> {
+    let tree = plackett::tree::load_saved(a.model, text)?;
+    let cov_text =
+        std::fs::read_to_string(a.file).with_context(|| format!("cannot read {}", a.file))?;
+    let cov = read_covariates(a.file, &cov_text, &tree.covariate_options(a.covariate_key))?;
+    let mut pairs = Vec::new();
+    for spec in a.compare {
+        let (x, y) = crate::fit_args::compare_names(spec)?;
+        let find = |n: &str| {
+            tree.items.iter().position(|i| i == n).ok_or_else(|| {
+                anyhow::anyhow!("invalid option --compare: no item named {n:?} in the tree")
+            })
+        };
+        pairs.push((x.to_string(), y.to_string(), find(x)?, find(y)?));
+    }
+    let routes = tree.route_table(&cov);
+    let mut rows = Vec::new();
+    for (r, route) in routes.iter().enumerate() {
+        let (node, reason, lw) = match route {
+            Ok(id) => {
+                let s = tree.nodes[id - 1]
+                    .summary
+                    .as_ref()
+                    .expect("leaves carry summaries");
+                (
+                    Some(*id),
+                    None,
+                    Some(s.items.iter().map(|i| i.log_worth).collect::<Vec<f64>>()),
+                )
+            }
+            Err(e) => (None, Some(e.clone()), None),
+        };
+        let comparisons: Vec<serde_json::Value> = pairs
+            .iter()
+            .map(|(x, y, i, j)| {
+                let p = lw.as_ref().map(|t| 1.0 / (1.0 + (t[*j] - t[*i]).exp()));
+                serde_json::json!({"a": x, "b": y, "p_a_beats_b": p})
+            })
+            .collect();
+        rows.push((cov.keys[r].clone(), node, reason, lw, comparisons));
+    }
+    let out = match a.output {
+        Output::Json => {
+            let doc = serde_json::json!({
+                "family": "tree",
+                "items": tree.items,
+                "rankers": rows.iter().map(|(k, node, reason, lw, comp)| serde_json::json!({
+                    "ranker": k,
+                    "node": node,
+                    "reason": reason,
+                    "log_worth": lw,
+                    "comparisons": comp,
+                })).collect::<Vec<_>>(),
+            });
+            serde_json::to_string_pretty(&doc)? + "\n"
+        }
+        Output::Csv => {
+            let mut t = String::from("ranker,node");
+            for i in &tree.items {
+                t.push(',');
+                t.push_str(&plackett::io::output::csv_field(&format!("log_worth_{i}")));
+            }
+            for (x, y, _, _) in &pairs {
+                t.push(',');
+                t.push_str(&plackett::io::output::csv_field(&format!(
+                    "p_{x}_beats_{y}"
+                )));
+            }
+            t.push('\n');
+            for (k, node, _, lw, comp) in &rows {
+                t.push_str(&plackett::io::output::csv_field(k));
+                t.push(',');
+                t.push_str(&node.map_or(String::new(), |n| n.to_string()));
+                for v in lw
+                    .clone()
+                    .unwrap_or_else(|| vec![f64::NAN; tree.items.len()])
+                {
+                    t.push(',');
+                    if v.is_finite() {
+                        t.push_str(&v.to_string());
+                    }
+                }
+                for c in comp {
+                    t.push(',');
+                    if let Some(p) = c["p_a_beats_b"].as_f64() {
+                        t.push_str(&p.to_string());
+                    }
+                }
+                t.push('\n');
+            }
+            t
+        }
+        Output::Table => {
+            let w = rows
+                .iter()
+                .map(|r| r.0.chars().count())
+                .max()
+                .unwrap_or(6)
+                .max(6);
+            let mut t = format!("{:w$}  node  {}\n", "ranker", "best item (log-worth)");
+            for (k, node, reason, lw, comp) in &rows {
+                match (node, lw) {
+                    (Some(n), Some(lw)) => {
+                        let best = (0..lw.len())
+                            .max_by(|&i, &j| lw[i].total_cmp(&lw[j]))
+                            .expect("items");
+                        let mut line =
+                            format!("{k:w$}  {n:>4}  {} ({:.3})", tree.items[best], lw[best]);
+                        for c in comp {
+                            line.push_str(&format!(
+                                "; P({} beats {}) {:.4}",
+                                c["a"].as_str().unwrap_or(""),
+                                c["b"].as_str().unwrap_or(""),
+                                c["p_a_beats_b"].as_f64().unwrap_or(f64::NAN)
+                            ));
+                        }
+                        t.push_str(&line);
+                    }
+                    _ => t.push_str(&format!(
+                        "{k:w$}     -  not routed: {}",
+                        reason.as_deref().unwrap_or("")
+                    )),
+                }
+                t.push('\n');
+            }
+            t
+        }
+    };
+    match a.out {
+        Some(p) => crate::outputs::write(p, out.as_bytes()),
+        None => crate::emit(&out),
+    }
+}
+
+/// What `plackett predict` hands over for a tree model.
+pub struct TreePredict<'a> {
+    /// The model file's name.
+    pub model: &'a str,
+    /// The covariate table of new rankers.
+    pub file: &'a str,
+    /// Its key column.
+    pub covariate_key: &'a str,
+    /// `--compare` pairs.
+    pub compare: &'a [String],
+    /// Output format.
+    pub output: Output,
+    /// `--out`.
+    pub out: Option<&'a String>,
 }

@@ -134,7 +134,7 @@ fn model_error(
             let reads = match found {
                 ModelFamily::Rankings => "plackett.load_model reads it",
                 ModelFamily::MultipleInstance => "plackett.load_mil_model reads it",
-                ModelFamily::Classifier => found.origin(),
+                ModelFamily::Classifier | ModelFamily::Tree => found.origin(),
             };
             PyValueError::new_err(format!(
                 "{source}: this is {} ({reads}), not {}",

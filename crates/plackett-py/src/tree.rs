@@ -24,6 +24,11 @@ impl TreeResult {
         TreeDocument::new(&self.tree).to_json()
     }
 
+    /// The page `plackett tree --report` writes.
+    fn report_html(&self, title: &str) -> String {
+        plackett::report::tree::tree_html(&self.tree, title, None)
+    }
+
     /// The file `plackett tree --model-out` writes.
     fn model_json(&self) -> String {
         plackett::tree::saved_json(&self.tree)

@@ -69,6 +69,61 @@ fn tree_json_contract_and_saved_model() {
     assert!(v["aic"].is_number());
     let saved = std::fs::read_to_string(&model).unwrap();
     assert!(saved.contains("\"format\": \"plackett-tree-model/1\""));
+    // New rankers routed by the saved tree: leaf, log-worths, P(A beats B).
+    let new = d.join("new.csv");
+    std::fs::write(
+        &new,
+        "farmer,night_temp,region\nn1,16.5,north\nn2,20.1,east\nn3,,west\n",
+    )
+    .unwrap();
+    let out = bin()
+        .args(["predict", model.to_str().unwrap(), new.to_str().unwrap()])
+        .args([
+            "--covariate-key",
+            "farmer",
+            "--compare",
+            "Amani,Chapa",
+            "--output",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    assert_ok(&out);
+    let p = json(&out);
+    let rankers = p["rankers"].as_array().unwrap();
+    assert_eq!(rankers[0]["node"], 2);
+    assert_eq!(rankers[1]["node"], 4);
+    assert!(rankers[2]["node"].is_null());
+    assert!(
+        rankers[2]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("night_temp")
+    );
+    let leaf4 = nodes[3]["items"].as_array().unwrap();
+    let lw = |n: &str| {
+        leaf4.iter().find(|i| i["name"] == n).unwrap()["log_worth"]
+            .as_f64()
+            .unwrap()
+    };
+    let want = 1.0 / (1.0 + (lw("Chapa") - lw("Amani")).exp());
+    let got = rankers[1]["comparisons"][0]["p_a_beats_b"]
+        .as_f64()
+        .unwrap();
+    assert!((got - want).abs() < 1e-12, "{got} vs {want}");
+    // A covariate table without a split variable is refused, naming it.
+    std::fs::write(&new, "farmer,region\nn1,north\n").unwrap();
+    let out = bin()
+        .args([
+            "predict",
+            model.to_str().unwrap(),
+            new.to_str().unwrap(),
+            "--covariate-key",
+            "farmer",
+        ])
+        .output()
+        .unwrap();
+    fails(&out, "no covariate column \"night_temp\"");
 }
 
 #[test]

@@ -734,6 +734,12 @@ class Tree:
         """The document ``plackett tree --output json`` prints."""
         return self._native.to_json()
 
+    def report(self, path: str, title: str = "Plackett–Luce tree") -> None:
+        """Write the HTML page ``plackett tree --report`` writes: the tree
+        drawn with each leaf's log-worths, the instability tests."""
+        with open(_path(path), "w", encoding="utf-8") as fh:
+            fh.write(self._native.report_html(title))
+
     def save(self, path: str) -> None:
         """Write the model file ``plackett tree --model-out`` writes."""
         with open(_path(path), "w", encoding="utf-8") as fh:

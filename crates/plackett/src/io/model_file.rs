@@ -16,6 +16,9 @@ pub const ADHERENCE_FORMAT: &str = "plackett-adherence-model";
 pub const CLASSIFIER_FORMAT: &str = "plackett-classifier/1";
 /// The `format` tag of a saved multiple-instance model file.
 pub const MIL_MODEL_FORMAT: &str = "plackett-mil-model/1";
+/// The `format` tag of a saved Plackett–Luce tree (`plackett tree
+/// --model-out`).
+pub const TREE_FORMAT: &str = "plackett-tree-model/1";
 
 /// The families of model file plackett writes; each family has one reader.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -28,6 +31,9 @@ pub enum ModelFamily {
     Classifier,
     /// Multiple-instance models (`mil fit --out`; `mil predict`).
     MultipleInstance,
+    /// Plackett–Luce trees (`tree --model-out`; `predict` with a
+    /// covariate table of new rankers).
+    Tree,
 }
 
 impl ModelFamily {
@@ -37,6 +43,7 @@ impl ModelFamily {
             ModelFamily::Rankings => "a Plackett–Luce model of rankings",
             ModelFamily::Classifier => "a classifier model",
             ModelFamily::MultipleInstance => "a multiple-instance model",
+            ModelFamily::Tree => "a Plackett–Luce tree",
         }
     }
 
@@ -52,6 +59,10 @@ impl ModelFamily {
             }
             ModelFamily::MultipleInstance => {
                 "written by `plackett mil fit --out`; read it with `plackett mil predict`"
+            }
+            ModelFamily::Tree => {
+                "written by `plackett tree --model-out`; read it with `plackett predict` and a \
+                 covariate table of new rankers"
             }
         }
     }
@@ -69,6 +80,7 @@ pub fn family_of_tag(tag: &str) -> Option<ModelFamily> {
         RANKING_FORMAT | MIXTURE_FORMAT | ADHERENCE_FORMAT => Some(ModelFamily::Rankings),
         CLASSIFIER_FORMAT => Some(ModelFamily::Classifier),
         MIL_MODEL_FORMAT => Some(ModelFamily::MultipleInstance),
+        TREE_FORMAT => Some(ModelFamily::Tree),
         _ => None,
     }
 }

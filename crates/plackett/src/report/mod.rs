@@ -12,6 +12,7 @@ pub mod keywords;
 pub mod mil;
 pub mod mixture;
 pub mod style;
+pub mod tree;
 
 use std::fmt::Write as _;
 

@@ -15,6 +15,9 @@ pub struct LeafItem {
     pub log_worth: f64,
     /// Its standard error (observed information of the leaf's rankings).
     pub log_worth_se: Option<f64>,
+    /// Quasi standard error (Firth & de Menezes 2004; `null` with fewer
+    /// than three items).
+    pub quasi_se: Option<f64>,
     /// Normalised worth (sums to 1 over the items).
     pub worth: f64,
 }
@@ -88,10 +91,16 @@ impl TreeDocument {
                     items: n.summary.as_ref().map(|s| {
                         s.items
                             .iter()
-                            .map(|i| LeafItem {
+                            .enumerate()
+                            .map(|(k, i)| LeafItem {
                                 name: i.name.clone(),
                                 log_worth: i.log_worth,
                                 log_worth_se: i.log_worth_se,
+                                quasi_se: n
+                                    .quasi_se
+                                    .as_ref()
+                                    .map(|q| q[k])
+                                    .filter(|v| v.is_finite()),
                                 worth: i.worth,
                             })
                             .collect()

@@ -151,6 +151,13 @@ pub struct TreeNode {
     pub stop: Option<String>,
     /// Whether the node's fit converged.
     pub converged: bool,
+    /// Quasi standard errors of the leaf's log-worths (Firth & de Menezes
+    /// 2004, as `qvcalc` on a `pltree` leaf): one per item, so that
+    /// `√(qse_i² + qse_j²)` approximates the standard error of any
+    /// difference; `None` for inner nodes and leaves of fewer than three
+    /// items.
+    #[serde(default)]
+    pub quasi_se: Option<Vec<f64>>,
 }
 
 impl TreeNode {
@@ -486,8 +493,17 @@ impl TreeSpec {
             let mut in_node = vec![false; cov.len()];
             rows.iter().for_each(|&r| in_node[r] = true);
             let data = joined.node_data(&in_node);
-            let fit = fit_point(&data, &self.point_options(true, n_items))?;
+            let opts = PointOptions {
+                covariance: true,
+                ..self.point_options(true, n_items)
+            };
+            let fit = fit_point(&data, &opts)?;
             let node = &mut nodes[id - 1];
+            node.quasi_se = fit
+                .covariance
+                .as_ref()
+                .and_then(|v| crate::posterior::quasi::quasi_variances(v).ok())
+                .map(|q| q.quasi_se);
             node.summary = Some(Summary::from_point_se(
                 &names,
                 &fit.theta,
@@ -594,6 +610,7 @@ impl Grower<'_> {
             summary: None,
             stop: None,
             converged: fit.converged,
+            quasi_se: None,
         };
         if rows.len() < 2 * self.minsize {
             node.stop = Some(format!("fewer than 2 × minsize ({}) rankers", self.minsize));
@@ -768,8 +785,7 @@ fn prune(nodes: &mut Vec<TreeNode>, how: Prune, n_items: usize) {
     }
 }
 
-/// Format tag of a saved tree.
-pub const TREE_FORMAT: &str = "plackett-tree-model/1";
+pub use crate::io::model_file::TREE_FORMAT;
 
 /// A saved tree as JSON (tagged with [`TREE_FORMAT`]).
 pub fn saved_json(tree: &PlTree) -> String {
@@ -785,4 +801,99 @@ pub fn saved_json(tree: &PlTree) -> String {
     })
     .expect("trees serialise")
         + "\n"
+}
+
+/// Read a tree saved by [`saved_json`] (`plackett tree --model-out`); a
+/// file of another kind is named for what it is.
+pub fn load_saved(name: &str, text: &str) -> Result<PlTree> {
+    use crate::io::model_file::{ModelFamily, other_family};
+    if let Some(msg) = other_family(text, ModelFamily::Tree) {
+        return Err(Error::input(name, None, msg));
+    }
+    let mut v: serde_json::Value = serde_json::from_str(text.trim_start_matches('\u{feff}'))
+        .map_err(|e| Error::input(name, Some(e.line()), format!("not JSON: {e}")))?;
+    let tag = v.get("format").and_then(|t| t.as_str()).map(str::to_string);
+    if tag.as_deref() != Some(TREE_FORMAT) {
+        return Err(Error::input(
+            name,
+            None,
+            format!("not a saved tree (its \"format\" is {tag:?}, expected {TREE_FORMAT:?})"),
+        ));
+    }
+    if let Some(o) = v.as_object_mut() {
+        o.remove("format");
+    }
+    let tree: PlTree = serde_json::from_value(v)
+        .map_err(|e| Error::input(name, None, format!("damaged tree file: {e}")))?;
+    if tree.nodes.is_empty()
+        || tree.nodes.iter().enumerate().any(|(k, n)| {
+            n.id != k + 1
+                || n.children
+                    .iter()
+                    .any(|&c| c <= n.id || c > tree.nodes.len())
+                || (n.children.is_empty() != n.split.is_none())
+                || (n.children.is_empty()
+                    && n.summary
+                        .as_ref()
+                        .is_none_or(|s| s.items.len() != tree.items.len()))
+        })
+    {
+        return Err(Error::input(
+            name,
+            None,
+            "damaged tree file: inconsistent nodes",
+        ));
+    }
+    Ok(tree)
+}
+
+impl PlTree {
+    /// The covariates the tree splits on, each once, in node order.
+    pub fn split_variables(&self) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for n in &self.nodes {
+            if let Some(r) = &n.split
+                && !out.iter().any(|v| v == r.variable())
+            {
+                out.push(r.variable().to_string());
+            }
+        }
+        out
+    }
+
+    /// Route every row of a covariate table of new rankers: the leaf id, or
+    /// why the row cannot be routed.
+    pub fn route_table(&self, cov: &Covariates) -> Vec<std::result::Result<usize, String>> {
+        (0..cov.len())
+            .map(|r| {
+                self.route(|name| {
+                    let c = cov.column(name)?;
+                    match &cov.columns[c] {
+                        Column::Numeric { values } => {
+                            (!values[r].is_nan()).then(|| CovariateValue::Number(values[r]))
+                        }
+                        Column::Factor { levels, codes, .. } => (codes[r] != MISSING_LEVEL)
+                            .then(|| CovariateValue::Level(levels[codes[r] as usize].clone())),
+                    }
+                })
+            })
+            .collect()
+    }
+
+    /// How to read a covariate table of new rankers for [`PlTree::route_table`]:
+    /// the split variables only, categorical ones as categories.
+    pub fn covariate_options(&self, key: &str) -> crate::io::covariates::CovariateOptions {
+        let vars = self.split_variables();
+        crate::io::covariates::CovariateOptions {
+            key: key.to_string(),
+            categorical: self
+                .covariates
+                .iter()
+                .filter(|(n, k)| k != "numeric" && vars.contains(n))
+                .map(|(n, _)| n.clone())
+                .collect(),
+            ordered: Vec::new(),
+            columns: vars,
+        }
+    }
 }

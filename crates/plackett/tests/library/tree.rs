@@ -37,6 +37,12 @@ fn tricot() -> (plackett::data::Dataset, Covariates) {
     (ds, cov)
 }
 
+/// The gauge of R's output: log-worths relative to the first item in R's
+/// (alphabetical) order.
+fn amani(ds: &plackett::data::Dataset) -> plackett::posterior::Gauge {
+    plackett::posterior::Gauge::Reference(ds.items().get("Amani").unwrap())
+}
+
 fn fixture(name: &str) -> Value {
     let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/data/pltree")
@@ -160,6 +166,7 @@ fn tricot_tree_matches_r_pltree() {
     let (ds, cov) = tricot();
     let spec = TreeSpec {
         minsize: Some(80),
+        gauge: amani(&ds),
         ..TreeSpec::default()
     };
     let tree = spec.fit(&ds, &cov).unwrap();
@@ -179,6 +186,7 @@ fn depth_limited_tree_matches_r_pltree() {
     let spec = TreeSpec {
         minsize: Some(30),
         maxdepth: Some(2),
+        gauge: amani(&ds),
         ..TreeSpec::default()
     };
     let tree = spec.fit(&ds, &cov).unwrap();
