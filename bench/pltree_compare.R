@@ -3,14 +3,18 @@
 # instability tests (sctest) and per-leaf log-worths relative to the first
 # item in R's order, total log-likelihood and AIC. Usage:
 # Rscript bench/pltree_compare.R RANKINGS.csv RANKER_COL RANKING_COL ITEM_COL RANK_COL
-#   COVARIATES.csv KEY_COL MINSIZE MAXDEPTH [FACTOR_COLS]
+#   COVARIATES.csv KEY_COL MINSIZE MAXDEPTH [FACTOR_COLS [ORDERED_COL=L1,L2,…]]
 suppressMessages({library(PlackettLuce); library(strucchange)})
 a <- commandArgs(TRUE)
 long <- read.csv(a[1], stringsAsFactors = FALSE, check.names = FALSE)
 cov <- read.csv(a[6], stringsAsFactors = TRUE, check.names = FALSE)
 key <- a[7]
 minsize <- as.numeric(a[8]); maxdepth <- as.numeric(a[9])
-if (length(a) >= 10) for (f in strsplit(a[10], ",")[[1]]) cov[[f]] <- factor(cov[[f]])
+if (length(a) >= 10 && nzchar(a[10])) for (f in strsplit(a[10], ",")[[1]]) cov[[f]] <- factor(cov[[f]])
+if (length(a) >= 11) {
+  o <- strsplit(a[11], "=")[[1]]
+  cov[[o[1]]] <- factor(as.character(cov[[o[1]]]), levels = strsplit(o[2], ",")[[1]], ordered = TRUE)
+}
 R <- rankings(long, id = a[3], item = a[4], rank = a[5])
 ranking_ranker <- long[[a[2]]][match(rownames(R), as.character(long[[a[3]]]))]
 cov <- cov[match(unique(ranking_ranker), as.character(cov[[key]])), ]
@@ -32,7 +36,10 @@ nodes <- lapply(ids, function(i) {
   out <- list(id = i, n = info$nobs, objfun = info$objfun)
   if (!is.null(sp)) {
     v <- names(tree$data)[sp$varid]
-    if (!is.null(sp$breaks)) out$split <- list(variable = v, threshold = sp$breaks)
+    if (!is.null(sp$breaks) && is.ordered(tree$data[[v]])) {
+      lv <- levels(tree$data[[v]])
+      out$split <- list(variable = v, left = I(lv[seq_len(sp$breaks)]), right = I(lv[-seq_len(sp$breaks)]))
+    } else if (!is.null(sp$breaks)) out$split <- list(variable = v, threshold = sp$breaks)
     else {
       lv <- levels(d[[v]])
       out$split <- list(variable = v, left = I(lv[which(sp$index == 1)]), right = I(lv[which(sp$index == 2)]))

@@ -63,13 +63,14 @@ for j, v in enumerate(r["root_tests"]["variable"]):
 EOF_PY
 }
 
-run_case() { # label, rankings, ranker, ranking, item, rank, covariates, key, minsize, maxdepth, factors
+run_case() { # label, rankings, ranker, ranking, item, rank, covariates, key, minsize, maxdepth, factors, ordered
     local label=$1; shift
     Rscript bench/pltree_compare.R "$@" > "$scratch/r.json"
     local depth=()
     [ "$9" != Inf ] && depth=(--maxdepth "$9")
     local cat=()
     [ -n "${10:-}" ] && cat=(--categorical "${10}")
+    [ -n "${11:-}" ] && cat+=(--ordered "${11}")
     local start end
     start=$(date +%s.%N)
     $bin tree "$1" --ranker-col "$2" --ranking-col "$3" --item-col "$4" --rank-col "$5" \
@@ -86,3 +87,5 @@ run_case "tricot-sim, minsize 80" data/tricot-sim/rankings.csv farmer trial vari
     data/tricot-sim/covariates.csv farmer 80 Inf
 run_case "tricot-sim, minsize 30, maxdepth 2" data/tricot-sim/rankings.csv farmer trial variety rank \
     data/tricot-sim/covariates.csv farmer 30 2
+run_case "tricot-sim, region ordered, minsize 40" data/tricot-sim/rankings.csv farmer trial variety rank \
+    data/tricot-sim/covariates.csv farmer 40 Inf "" "region=north,east,south,west"

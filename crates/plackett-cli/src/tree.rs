@@ -53,6 +53,10 @@ pub struct TreeArgs {
     /// Post-prune splits that do not lower AIC or BIC.
     #[arg(long, value_name = "aic|bic", help_heading = "Tree")]
     pub prune: Option<String>,
+    /// Numeric covariates with more distinct values: zoom in with K thresholds a round
+    /// instead of trying every value [default: every value, as pltree].
+    #[arg(long, value_name = "K", help_heading = "Tree")]
+    pub max_thresholds: Option<usize>,
     /// Pseudo-rankings per node fit: W wins and W losses per item against a ghost item.
     #[arg(long, value_name = "W", default_value_t = 0.5, help_heading = "Tree")]
     pub pseudo: f64,
@@ -128,6 +132,7 @@ pub fn run(a: &TreeArgs) -> Result<()> {
         pseudo: Some(a.pseudo),
         gauge,
         prune,
+        max_thresholds: a.max_thresholds,
         ..TreeSpec::default()
     };
     let tree = spec.fit(&ds, &cov)?;

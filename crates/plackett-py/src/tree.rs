@@ -96,7 +96,7 @@ impl TreeResult {
 #[pyfunction]
 #[pyo3(signature = (data, covariates_csv, *, key = "ranker", categorical = Vec::new(),
     ordered = Vec::new(), partition_by = Vec::new(), rankers = None, alpha = None, minsize = None,
-    maxdepth = None, bonferroni = true, prune = None, pseudo = None, reference = None,
+    maxdepth = None, bonferroni = true, prune = None, max_thresholds = None, pseudo = None, reference = None,
     source = "covariates"))]
 #[allow(clippy::too_many_arguments)]
 pub fn fit_tree(
@@ -112,6 +112,7 @@ pub fn fit_tree(
     maxdepth: Option<usize>,
     bonferroni: bool,
     prune: Option<&str>,
+    max_thresholds: Option<usize>,
     pseudo: Option<f64>,
     reference: Option<String>,
     source: &str,
@@ -151,6 +152,7 @@ pub fn fit_tree(
         pseudo: Some(pseudo.unwrap_or(0.5)),
         gauge,
         prune,
+        max_thresholds,
         ..d
     };
     let tree = spec.fit(&ds, &cov).map_err(err)?;

@@ -57,5 +57,7 @@ def test_tree_bad_input_is_a_value_error():
         plackett.tree(r, cov.iloc[:10], ranker="farmer")
     with pytest.raises(ValueError, match="alpha"):
         plackett.tree(r, cov, ranker="farmer", alpha=2.0)
+    with pytest.raises(ValueError, match="max_thresholds"):
+        plackett.tree(r, cov, ranker="farmer", max_thresholds=2)
     with pytest.raises(TypeError, match="covariates"):
         plackett.tree(r, 42, ranker="farmer")

@@ -821,6 +821,7 @@ def tree(
     maxdepth: Optional[int] = None,
     bonferroni: bool = True,
     prune: Optional[str] = None,
+    max_thresholds: Optional[int] = None,
     pseudo: float = 0.5,
     reference: Optional[str] = None,
     ties: Optional[str] = None,
@@ -835,7 +836,8 @@ def tree(
     columns are categorical, ``categorical`` makes numeric ones so,
     ``ordered={"col": [levels, lowest first]}`` declares ordered ones.
     ``alpha``, ``minsize`` (default 10 per item), ``maxdepth`` (root = 1),
-    ``bonferroni``, ``prune`` ("aic"/"bic"), ``pseudo`` (PlackettLuce's
+    ``bonferroni``, ``prune`` ("aic"/"bic"), ``max_thresholds`` (zooming
+    threshold search for large data), ``pseudo`` (PlackettLuce's
     ``npseudo``, 0.5) and ``reference`` are ``plackett tree``'s options;
     the same data give the same JSON (``Tree.to_json()``).
     """
@@ -863,7 +865,8 @@ def tree(
         data, text, key=key or ranker, categorical=[str(c) for c in categorical or []],
         partition_by=[str(c) for c in partition_by or []], alpha=_real("alpha", alpha),
         minsize=_count_or_none("minsize", minsize), maxdepth=_count_or_none("maxdepth", maxdepth),
-        bonferroni=bool(bonferroni), prune=prune, pseudo=_real("pseudo", pseudo),
+        bonferroni=bool(bonferroni), prune=prune,
+        max_thresholds=_count_or_none("max_thresholds", max_thresholds), pseudo=_real("pseudo", pseudo),
         reference=reference, source=source, **kw))
 
 

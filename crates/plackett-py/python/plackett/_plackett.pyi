@@ -495,6 +495,7 @@ def fit_tree(
     maxdepth: Optional[int] = ...,
     bonferroni: bool = ...,
     prune: Optional[str] = ...,
+    max_thresholds: Optional[int] = ...,
     pseudo: Optional[float] = ...,
     reference: Optional[str] = ...,
     source: str = ...,

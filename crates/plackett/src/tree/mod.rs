@@ -71,6 +71,10 @@ pub struct TreeSpec {
     pub gauge: Gauge,
     /// Post-pruning.
     pub prune: Prune,
+    /// Largest number of thresholds tried per round on a numeric covariate
+    /// (`None`: every distinct value, as `partykit`; see
+    /// [`split::best_split`] for the zooming search beyond).
+    pub max_thresholds: Option<usize>,
 }
 
 impl Default for TreeSpec {
@@ -85,6 +89,7 @@ impl Default for TreeSpec {
             prior: Prior::Flat,
             gauge: Gauge::MeanCentred,
             prune: Prune::None,
+            max_thresholds: None,
         }
     }
 }
@@ -391,6 +396,9 @@ impl TreeSpec {
         if self.minsize == Some(0) {
             return Err(Error::param("minsize", "must be at least 1"));
         }
+        if self.max_thresholds.is_some_and(|k| k < 3) {
+            return Err(Error::param("max_thresholds", "must be at least 3"));
+        }
         if self.maxdepth == Some(0) {
             return Err(Error::param(
                 "maxdepth",
@@ -693,6 +701,7 @@ impl Grower<'_> {
             &cov.columns[best],
             self.minsize,
             &self.spec.point_options(false, self.joined.ds.n_items()),
+            self.spec.max_thresholds,
         );
         let Some(found) = found else {
             node.stop = Some(format!(

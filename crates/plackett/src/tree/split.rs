@@ -85,6 +85,14 @@ fn objective(
 
 /// The best split of the node's rankers (`rows`, covariate rows) on `col`,
 /// or `None` when no split leaves `minsize` rankers on each side.
+///
+/// `max_thresholds`: `None` searches every distinct value of a numeric
+/// covariate (as `partykit`); `Some(K)` with more than `K` distinct values
+/// zooms instead — `K` thresholds evenly spaced over the sorted distinct
+/// values, then `K` between the best one's neighbours, until the bracket
+/// holds at most `K` values, searched exhaustively. Exact when the summed
+/// log-likelihood is unimodal in the threshold; an approximation otherwise
+/// (for data too large for the exhaustive search).
 pub fn best_split(
     ds: &Dataset,
     obs_row: &[Option<usize>],
@@ -92,6 +100,7 @@ pub fn best_split(
     col: &Column,
     minsize: usize,
     opts: &PointOptions,
+    max_thresholds: Option<usize>,
 ) -> Option<Found> {
     let n_rows = obs_row
         .iter()
@@ -99,11 +108,33 @@ pub fn best_split(
         .max()
         .map_or(0, |m| m + 1)
         .max(rows.iter().max().map_or(0, |m| m + 1));
+    let score = |cands: &[Found]| -> Vec<Option<f64>> {
+        cands
+            .par_iter()
+            .map(|cand| {
+                let mut side = vec![0i8; n_rows];
+                let (mut nl, mut nr) = (0, 0);
+                for &r in rows {
+                    if cand.goes_left(col, r) {
+                        side[r] = 1;
+                        nl += 1;
+                    } else {
+                        side[r] = 2;
+                        nr += 1;
+                    }
+                }
+                objective(ds, obs_row, &side, nl, nr, minsize, opts)
+            })
+            .collect()
+    };
     let candidates: Vec<Found> = match col {
         Column::Numeric { values } => {
             let mut uz: Vec<f64> = rows.iter().map(|&r| values[r]).collect();
             uz.sort_by(f64::total_cmp);
             uz.dedup();
+            if let Some(k) = max_thresholds.filter(|&k| k >= 3 && uz.len() > k) {
+                return zoom(&uz, k, &score);
+            }
             uz.into_iter().map(Found::Threshold).collect()
         }
         Column::Factor {
@@ -148,23 +179,7 @@ pub fn best_split(
             }
         }
     };
-    let scores: Vec<Option<f64>> = candidates
-        .par_iter()
-        .map(|cand| {
-            let mut side = vec![0i8; n_rows];
-            let (mut nl, mut nr) = (0, 0);
-            for &r in rows {
-                if cand.goes_left(col, r) {
-                    side[r] = 1;
-                    nl += 1;
-                } else {
-                    side[r] = 2;
-                    nr += 1;
-                }
-            }
-            objective(ds, obs_row, &side, nl, nr, minsize, opts)
-        })
-        .collect();
+    let scores = score(&candidates);
     let mut best: Option<(usize, f64)> = None;
     for (i, s) in scores.iter().enumerate() {
         if let Some(v) = s
@@ -174,4 +189,42 @@ pub fn best_split(
         }
     }
     best.map(|(i, _)| candidates.into_iter().nth(i).expect("index of a candidate"))
+}
+
+/// Index of the first smallest score.
+fn first_best(scores: &[Option<f64>]) -> Option<usize> {
+    let mut best: Option<(usize, f64)> = None;
+    for (i, s) in scores.iter().enumerate() {
+        if let Some(v) = s
+            && best.is_none_or(|(_, b)| *v < b)
+        {
+            best = Some((i, *v));
+        }
+    }
+    best.map(|(i, _)| i)
+}
+
+/// The zooming threshold search of [`best_split`] over sorted distinct
+/// values `uz`, `k` candidates a round.
+fn zoom(uz: &[f64], k: usize, score: &dyn Fn(&[Found]) -> Vec<Option<f64>>) -> Option<Found> {
+    let (mut lo, mut hi) = (0usize, uz.len() - 1);
+    loop {
+        let span = hi - lo;
+        let mut idx: Vec<usize> = if span < k {
+            (lo..=hi).collect()
+        } else {
+            (0..k).map(|j| lo + j * span / (k - 1)).collect()
+        };
+        idx.dedup();
+        let cands: Vec<Found> = idx.iter().map(|&i| Found::Threshold(uz[i])).collect();
+        let j = first_best(&score(&cands))?;
+        if span < k {
+            return Some(Found::Threshold(uz[idx[j]]));
+        }
+        let (nlo, nhi) = (idx[j.saturating_sub(1)], idx[(j + 1).min(idx.len() - 1)]);
+        if (nlo, nhi) == (lo, hi) {
+            return Some(Found::Threshold(uz[idx[j]]));
+        }
+        (lo, hi) = (nlo, nhi);
+    }
 }

@@ -117,6 +117,12 @@ fn same_tree(ours: &PlTree, r: &Value) {
                 // The same partition (which side R calls left follows its
                 // factor's level order).
                 let (l, rr) = (names(&sp["left"]), names(&sp["right"]));
+                let sorted = |v: &Vec<String>| {
+                    let mut v = v.clone();
+                    v.sort();
+                    v
+                };
+                let (left_levels, right_levels) = (&sorted(left_levels), &sorted(right_levels));
                 assert!(
                     (l == *left_levels && rr == *right_levels)
                         || (l == *right_levels && rr == *left_levels),
@@ -191,6 +197,71 @@ fn depth_limited_tree_matches_r_pltree() {
     };
     let tree = spec.fit(&ds, &cov).unwrap();
     same_tree(&tree, &fixture("tricot_minsize30_depth2.json"));
+}
+
+/// An ordered covariate (region declared north < east < south < west):
+/// tested by χ² as R's `mob` does by default, split between consecutive
+/// levels.
+#[test]
+fn ordered_covariate_tree_matches_r_pltree() {
+    let (ds, _) = tricot();
+    let dir = data_dir();
+    let file = path(&dir, "tricot-sim/covariates.csv");
+    let cov = read_covariates(
+        &file,
+        &std::fs::read_to_string(&file).unwrap(),
+        &CovariateOptions {
+            key: "farmer".into(),
+            ordered: vec![(
+                "region".into(),
+                ["north", "east", "south", "west"]
+                    .map(String::from)
+                    .to_vec(),
+            )],
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(cov.columns[1].kind(), "ordered");
+    let spec = TreeSpec {
+        minsize: Some(40),
+        gauge: amani(&ds),
+        ..TreeSpec::default()
+    };
+    let tree = spec.fit(&ds, &cov).unwrap();
+    same_tree(&tree, &fixture("tricot_ordered_region.json"));
+}
+
+/// The zooming threshold search (`max_thresholds`, for data too large for
+/// the exhaustive one) lands on the exhaustive search's thresholds here,
+/// with far fewer refits.
+#[test]
+fn zooming_threshold_search_finds_the_exhaustive_split() {
+    let (ds, cov) = tricot();
+    let exact = TreeSpec {
+        minsize: Some(80),
+        ..TreeSpec::default()
+    }
+    .fit(&ds, &cov)
+    .unwrap();
+    let zoom = TreeSpec {
+        minsize: Some(80),
+        max_thresholds: Some(12),
+        ..TreeSpec::default()
+    }
+    .fit(&ds, &cov)
+    .unwrap();
+    assert_eq!(exact.nodes.len(), zoom.nodes.len());
+    for (a, b) in exact.nodes.iter().zip(&zoom.nodes) {
+        assert_eq!(a.split, b.split, "node {}", a.id);
+    }
+    let e = TreeSpec {
+        max_thresholds: Some(2),
+        ..TreeSpec::default()
+    }
+    .fit(&ds, &cov)
+    .unwrap_err();
+    assert!(e.to_string().contains("max_thresholds"), "{e}");
 }
 
 #[test]
