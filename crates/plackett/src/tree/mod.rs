@@ -375,9 +375,8 @@ fn join<'a>(ds: &'a Dataset, cov: &'a Covariates, notes: &mut Vec<String>) -> Re
 }
 
 impl Joined<'_> {
-    /// The node's dataset: the observations of the rankers at `rows`
-    /// (covariate rows, sorted), and each observation's position among
-    /// them.
+    /// The node's dataset: the observations of the rankers whose
+    /// covariate rows are marked in `in_node`.
     fn node_data(&self, in_node: &[bool]) -> Dataset {
         self.ds
             .subset(|o| self.obs_row[o].is_some_and(|r| in_node[r]))
@@ -764,7 +763,13 @@ fn prune(nodes: &mut Vec<TreeNode>, how: Prune, n_items: usize) {
             if split >= parent {
                 nodes[i].children.clear();
                 nodes[i].split = None;
-                nodes[i].stop = Some(format!("pruned ({how:?})"));
+                nodes[i].stop = Some(
+                    match how {
+                        Prune::Aic => "pruned: the split did not lower AIC",
+                        _ => "pruned: the split did not lower BIC",
+                    }
+                    .into(),
+                );
                 changed = true;
             }
         }
